@@ -1,0 +1,184 @@
+//! Answers approval requests from the terminal: JSON lines on stdin with
+//! `--json`, a y/n prompt naming the agent on a terminal, or a refusal (with a
+//! note) when there is no way to ask.
+
+use crate::printer::{Printer, summarize_args};
+use arbor_core::Session;
+use arbor_protocol::{AgentId, ApprovalAnswer, ApprovalRequest, ApprovalScope, Command};
+use serde::Deserialize;
+use std::collections::VecDeque;
+use std::io::{BufRead, IsTerminal};
+use tokio::sync::mpsc;
+
+/// A line a script may send on stdin in `--json` mode.
+#[derive(Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum Input {
+    Approval {
+        request_id: String,
+        approved: bool,
+        #[serde(default)]
+        scope: ApprovalScope,
+    },
+    Message {
+        #[serde(default)]
+        agent_id: Option<AgentId>,
+        text: String,
+    },
+    Cancel {
+        agent_id: AgentId,
+    },
+}
+
+enum Mode {
+    Json,
+    Prompt,
+    /// Nobody can answer: requests are denied, once explained.
+    Refuse {
+        explained: bool,
+    },
+}
+
+pub struct Answerer {
+    mode: Mode,
+    lines: Option<mpsc::UnboundedReceiver<String>>,
+    queue: VecDeque<(ApprovalRequest, AgentId)>,
+    stdin_closed: bool,
+}
+
+impl Answerer {
+    /// Only `--approve ask` ever sees a request; the other modes decide by policy.
+    pub fn new(json: bool) -> Self {
+        let mode = if json {
+            Mode::Json
+        } else if std::io::stdin().is_terminal() {
+            Mode::Prompt
+        } else {
+            Mode::Refuse { explained: false }
+        };
+        let lines = match mode {
+            Mode::Json | Mode::Prompt => Some(read_stdin_lines()),
+            Mode::Refuse { .. } => None,
+        };
+        Self { mode, lines, queue: VecDeque::new(), stdin_closed: false }
+    }
+
+    /// The next line from stdin; pending forever when stdin is not read.
+    pub async fn next_line(&mut self) -> Option<String> {
+        match &mut self.lines {
+            Some(rx) => rx.recv().await,
+            None => std::future::pending().await,
+        }
+    }
+
+    pub fn on_request(&mut self, req: &ApprovalRequest, agent: &AgentId, session: &Session, printer: &mut Printer) {
+        match &mut self.mode {
+            Mode::Json if !self.stdin_closed => {}
+            Mode::Prompt if !self.stdin_closed => {
+                self.queue.push_back((req.clone(), agent.clone()));
+                if self.queue.len() == 1 {
+                    prompt(printer, req, agent);
+                }
+            }
+            Mode::Refuse { explained } => {
+                if !*explained {
+                    warn(
+                        "approval needed but stdin is not a terminal: denying (use --approve all, or --json to answer on stdin)",
+                    );
+                    *explained = true;
+                }
+                answer(session, &req.request_id, false, ApprovalScope::Once);
+            }
+            Mode::Json | Mode::Prompt => answer(session, &req.request_id, false, ApprovalScope::Once),
+        }
+    }
+
+    /// Handles one stdin line, or its end (None).
+    pub fn on_line(&mut self, line: Option<String>, session: &Session, printer: &mut Printer) {
+        let Some(line) = line else {
+            self.stdin_closed = true;
+            self.lines = None;
+            // Nobody is left to answer what is queued.
+            for (req, _) in self.queue.drain(..) {
+                answer(session, &req.request_id, false, ApprovalScope::Once);
+            }
+            return;
+        };
+        match self.mode {
+            Mode::Json => json_line(&line, session),
+            Mode::Prompt => {
+                let Some((req, agent)) = self.queue.front().cloned() else { return };
+                let (approved, scope) = match line.trim().to_lowercase().as_str() {
+                    "y" | "yes" => (true, ApprovalScope::Once),
+                    "n" | "no" => (false, ApprovalScope::Once),
+                    "a" | "always" => (true, ApprovalScope::Agent),
+                    "s" | "session" => (true, ApprovalScope::Session),
+                    _ => {
+                        printer
+                            .note("  answer y (yes), n (no), a (always for this agent) or s (for the whole session)");
+                        prompt(printer, &req, &agent);
+                        return;
+                    }
+                };
+                self.queue.pop_front();
+                answer(session, &req.request_id, approved, scope);
+                if let Some((next, agent)) = self.queue.front() {
+                    prompt(printer, next, agent);
+                }
+            }
+            Mode::Refuse { .. } => {}
+        }
+    }
+}
+
+fn prompt(printer: &mut Printer, req: &ApprovalRequest, agent: &AgentId) {
+    printer.note(&format!(
+        "? Allow {} {} for {} ({agent})? [y]es / [n]o / [a]lways for this agent / [s]ession",
+        req.tool_name,
+        summarize_args(&req.tool_name, &req.tool_args),
+        req.agent_path.join(" › "),
+    ));
+}
+
+fn json_line(line: &str, session: &Session) {
+    if line.trim().is_empty() {
+        return;
+    }
+    let command = match serde_json::from_str::<Input>(line) {
+        Ok(Input::Approval { request_id, approved, scope }) => {
+            Command::ResolveApproval(ApprovalAnswer { request_id, approved, scope })
+        }
+        Ok(Input::Message { agent_id, text }) => Command::SendMessage { agent_id, text },
+        Ok(Input::Cancel { agent_id }) => Command::Cancel { agent_id },
+        Err(e) => return warn(&format!("ignored a stdin line that is not a known command ({e}): {line}")),
+    };
+    if let Err(e) = session.submit(command) {
+        warn(&e.to_string());
+    }
+}
+
+fn answer(session: &Session, request_id: &str, approved: bool, scope: ApprovalScope) {
+    let a = ApprovalAnswer { request_id: request_id.to_string(), approved, scope };
+    if let Err(e) = session.submit(Command::ResolveApproval(a)) {
+        warn(&e.to_string());
+    }
+}
+
+#[allow(clippy::print_stderr)]
+fn warn(msg: &str) {
+    eprintln!("arbor: {msg}");
+}
+
+/// Stdin is blocking; a thread reads it and hands lines to the async side.
+fn read_stdin_lines() -> mpsc::UnboundedReceiver<String> {
+    let (tx, rx) = mpsc::unbounded_channel();
+    std::thread::spawn(move || {
+        for line in std::io::stdin().lock().lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    rx
+}

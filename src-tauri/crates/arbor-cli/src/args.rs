@@ -1,0 +1,94 @@
+//! The command line's shape (clap).
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "arbor",
+    version,
+    about = "Run LLM agents and their subagents from the terminal",
+    propagate_version = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Run an agent on a prompt in a workspace.
+    Run(RunArgs),
+    /// Watch a scripted demonstration: no API key, no network, no real model.
+    Demo(DemoArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct Common {
+    /// One JSON event per line on stdout, nothing else; approvals are answered by JSON lines on stdin.
+    #[arg(long)]
+    pub json: bool,
+    /// The folder the agents work in.
+    #[arg(long, value_name = "DIR")]
+    pub workspace: Option<PathBuf>,
+    /// Which tool calls run without asking.
+    #[arg(long, value_enum, default_value_t = ApproveMode::Ask)]
+    pub approve: ApproveMode,
+    /// Turn limit of the main agent.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_turns: Option<u32>,
+    /// Where Arbor keeps its data and logs (default: $ARBOR_DATA_DIR, else the platform's data dir).
+    #[arg(long, value_name = "DIR", env = "ARBOR_DATA_DIR")]
+    pub data_dir: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub common: Common,
+    /// Model provider (default: anthropic when ANTHROPIC_API_KEY is set, else openai).
+    #[arg(long, value_enum)]
+    pub provider: Option<ProviderKind>,
+    /// Model name (default: claude-sonnet-4-5 / gpt-4.1).
+    #[arg(long, value_name = "M")]
+    pub model: Option<String>,
+    /// What to ask the agent.
+    #[arg(required = true, value_name = "PROMPT")]
+    pub prompt: Vec<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct DemoArgs {
+    #[command(flatten)]
+    pub common: Common,
+    /// Speak the OpenAI wire format instead of Anthropic's.
+    #[arg(long)]
+    pub openai: bool,
+}
+
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProviderKind {
+    Anthropic,
+    Openai,
+}
+
+impl ProviderKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Anthropic => "anthropic",
+            Self::Openai => "openai",
+        }
+    }
+}
+
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ApproveMode {
+    /// Reads run; writes and commands ask (a y/n prompt, or JSON lines on stdin with --json).
+    Ask,
+    /// Everything runs without asking.
+    All,
+    /// Only read-only tools are offered; anything else is refused.
+    ReadOnly,
+    /// Writes and commands are refused without asking.
+    Deny,
+}

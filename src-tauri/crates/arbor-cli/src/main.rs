@@ -1,0 +1,33 @@
+//! `arbor`: Arbor's headless command line. Drives the same runtime as the desktop
+//! app from a terminal or a script.
+
+mod approvals;
+mod args;
+mod demo;
+mod printer;
+mod providers;
+mod run;
+mod setup;
+
+use clap::Parser;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let cli = args::Cli::parse();
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => return setup::fail(&format!("cannot start the async runtime: {e}")),
+    };
+    let result = runtime.block_on(async {
+        match cli.command {
+            args::Command::Run(a) => run::run(a).await,
+            args::Command::Demo(a) => demo::demo(a).await,
+        }
+    });
+    // Agents' tasks must not keep the process alive once the answer is printed.
+    runtime.shutdown_timeout(std::time::Duration::from_millis(500));
+    match result {
+        Ok(code) => code,
+        Err(e) => setup::fail(&format!("{e:#}")),
+    }
+}

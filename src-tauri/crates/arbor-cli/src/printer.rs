@@ -1,0 +1,264 @@
+//! Renders the event stream: one JSON event per line (`--json`), or a readable
+//! live view with the agent id on every line. Colours come from anstream, which
+//! drops them when stdout is not a terminal or NO_COLOR is set.
+
+use anstyle::{AnsiColor, Style};
+use arbor_protocol::{AgentEvent, AgentId, AgentStatus, EventKind, Usage};
+use serde_json::Value;
+use std::collections::HashMap;
+use std::io::Write;
+
+const DIM: Style = Style::new().dimmed();
+const BOLD: Style = Style::new().bold();
+const TOOL: Style = AnsiColor::Cyan.on_default();
+const OK: Style = AnsiColor::Green.on_default();
+const ERR: Style = AnsiColor::Red.on_default();
+const ASK: Style = AnsiColor::Yellow.on_default().bold();
+
+/// Which streamed line is open, so chunks of different agents do not run together.
+#[derive(PartialEq, Clone)]
+enum Open {
+    Response(AgentId),
+    Thoughts(AgentId),
+    Output(AgentId, String),
+}
+
+pub struct Printer {
+    json: bool,
+    out: anstream::AutoStream<std::io::Stdout>,
+    open: Option<Open>,
+    /// The open stream ended with a newline: the next piece starts with the prefix.
+    at_line_start: bool,
+    /// Agents whose thinking is hidden: subagents (their parents never see it either).
+    hidden_thoughts: Vec<AgentId>,
+    descriptions: HashMap<AgentId, String>,
+    tool_names: HashMap<String, String>,
+    usage: Usage,
+}
+
+impl Printer {
+    pub fn new(json: bool) -> Self {
+        Self {
+            json,
+            out: anstream::AutoStream::auto(std::io::stdout()),
+            open: None,
+            at_line_start: false,
+            hidden_thoughts: Vec::new(),
+            descriptions: HashMap::new(),
+            tool_names: HashMap::new(),
+            usage: Usage::default(),
+        }
+    }
+
+    /// Total usage of every agent so far.
+    pub fn usage(&self) -> &Usage {
+        &self.usage
+    }
+
+    /// Prints a line that is not an event (banners, notes) in the human view.
+    pub fn note(&mut self, text: &str) {
+        if self.json {
+            return;
+        }
+        self.close_line();
+        let _ = writeln!(self.out, "{DIM}{text}{DIM:#}");
+        let _ = self.out.flush();
+    }
+
+    pub fn print(&mut self, ev: &AgentEvent) {
+        if let EventKind::Usage(u) = &ev.kind {
+            self.usage.add(u);
+        }
+        if self.json {
+            if let Ok(line) = serde_json::to_string(ev) {
+                let _ = writeln!(self.out, "{line}");
+                let _ = self.out.flush();
+            }
+            return;
+        }
+        self.render(ev);
+        let _ = self.out.flush();
+    }
+
+    fn render(&mut self, ev: &AgentEvent) {
+        let id = &ev.agent_id;
+        match &ev.kind {
+            EventKind::AgentStarted(s) => {
+                self.descriptions.insert(id.clone(), s.description.clone());
+                if s.parent_id.is_some() {
+                    self.hidden_thoughts.push(id.clone());
+                }
+                let kind = s.subagent_type.as_deref().map(|t| format!(" ({t})")).unwrap_or_default();
+                self.line(
+                    id,
+                    &format!("{BOLD}▶ {}{kind}{BOLD:#} {DIM}· {} via {}{DIM:#}", s.description, s.model, s.provider),
+                );
+            }
+            EventKind::ResponseChunk(t) => self.stream(Open::Response(id.clone()), &t.content, Style::new()),
+            EventKind::ThoughtsChunk(t) if !self.hidden_thoughts.contains(id) => {
+                if self.open != Some(Open::Thoughts(id.clone())) {
+                    self.stream(Open::Thoughts(id.clone()), "(thinking) ", DIM);
+                }
+                self.stream(Open::Thoughts(id.clone()), &t.content, DIM.italic())
+            }
+            EventKind::ToolCall(c) => {
+                self.tool_names.insert(c.call_id.clone(), c.tool_name.clone());
+                let summary = summarize_args(&c.tool_name, &c.tool_args);
+                self.line(id, &format!("{TOOL}⚙ {}{TOOL:#} {summary}", c.tool_name));
+            }
+            EventKind::ToolOutputChunk(c) => self.stream(Open::Output(id.clone(), c.call_id.clone()), &c.content, DIM),
+            EventKind::ToolOutput(o) => {
+                let name = self.tool_names.get(&o.call_id).cloned().unwrap_or_default();
+                let (mark, style) = if o.is_error { ("✗", ERR) } else { ("✓", OK) };
+                let streamed = self.tool_streamed(id, &o.call_id);
+                let body = match (streamed, o.is_error, name.as_str()) {
+                    // The output itself was streamed above; only its verdict is new.
+                    (true, true, _) => last_line(&o.content),
+                    (true, false, _) => String::new(),
+                    (false, false, "Read") => {
+                        format!("{DIM}{} lines{DIM:#}", o.content.lines().filter(|l| l.contains('\t')).count())
+                    }
+                    (false, _, _) => first_lines(&o.content, 4),
+                };
+                let line = format!("{style}{mark} {name}{style:#} {body}");
+                self.line(id, line.trim_end());
+            }
+            EventKind::ApprovalRequest(r) => {
+                let summary = summarize_args(&r.tool_name, &r.tool_args);
+                self.line(
+                    id,
+                    &format!(
+                        "{ASK}? approval needed{ASK:#} for {} ({}): {} {summary}",
+                        r.agent_path.join(" › "),
+                        id,
+                        r.tool_name
+                    ),
+                );
+            }
+            EventKind::ApprovalResolved(r) => {
+                let verdict = if r.approved { format!("{OK}approved{OK:#}") } else { format!("{ERR}denied{ERR:#}") };
+                self.line(id, &format!("{DIM}approval {}{DIM:#} {verdict}", r.request_id));
+            }
+            EventKind::AgentStatus(s) if s.status == AgentStatus::WaitingApproval => {}
+            EventKind::AgentFinished(f) => {
+                let (mark, style) = match f.status {
+                    AgentStatus::Completed => ("■", OK),
+                    _ => ("■", ERR),
+                };
+                let mut text = format!(
+                    "{style}{mark} {}{style:#} {DIM}· {} turn{} · {:.1}s",
+                    f.status.as_str(),
+                    f.turns,
+                    if f.turns == 1 { "" } else { "s" },
+                    f.duration_ms as f64 / 1000.0
+                );
+                if !f.files_modified.is_empty() {
+                    text.push_str(&format!(" · modified {}", f.files_modified.join(", ")));
+                }
+                text.push_str(&format!("{DIM:#}"));
+                if let Some(e) = &f.error {
+                    text.push_str(&format!("\n{ERR}{e}{ERR:#}"));
+                }
+                self.line(id, &text);
+            }
+            EventKind::TaskNotification(n) => {
+                self.line(id, &format!("{DIM}background task {} {}{DIM:#}", n.task_id, n.status.as_str()));
+            }
+            // Complete texts repeat what was streamed; statuses show in the lines above.
+            _ => {}
+        }
+    }
+
+    fn tool_streamed(&self, id: &AgentId, call_id: &str) -> bool {
+        self.open == Some(Open::Output(id.clone(), call_id.to_string()))
+            || self.tool_names.get(call_id).is_some_and(|n| n == "Bash")
+    }
+
+    fn prefix(&self, id: &AgentId) -> String {
+        format!("{DIM}[{id}]{DIM:#} ")
+    }
+
+    fn close_line(&mut self) {
+        if self.open.take().is_some() && !self.at_line_start {
+            let _ = writeln!(self.out);
+        }
+        self.at_line_start = false;
+    }
+
+    fn line(&mut self, id: &AgentId, text: &str) {
+        self.close_line();
+        let prefix = self.prefix(id);
+        for l in text.lines() {
+            let _ = writeln!(self.out, "{prefix}{l}");
+        }
+    }
+
+    fn stream(&mut self, kind: Open, chunk: &str, style: Style) {
+        let id = match &kind {
+            Open::Response(id) | Open::Thoughts(id) | Open::Output(id, _) => id.clone(),
+        };
+        if self.open.as_ref() != Some(&kind) {
+            self.close_line();
+            self.open = Some(kind);
+            self.at_line_start = true;
+        }
+        let prefix = self.prefix(&id);
+        for piece in chunk.split_inclusive('\n') {
+            if self.at_line_start {
+                let _ = write!(self.out, "{prefix}");
+            }
+            let text = piece.strip_suffix('\n');
+            let _ = write!(self.out, "{style}{}{style:#}", text.unwrap_or(piece));
+            if text.is_some() {
+                let _ = writeln!(self.out);
+            }
+            self.at_line_start = text.is_some();
+        }
+    }
+
+    /// Ends an open streamed line before the program exits.
+    pub fn finish(&mut self) {
+        self.close_line();
+        let _ = self.out.flush();
+    }
+}
+
+/// The argument a person wants to see for a tool call.
+pub fn summarize_args(tool: &str, args: &Value) -> String {
+    let s = |k: &str| args.get(k).and_then(Value::as_str).map(str::to_string);
+    let text = match tool {
+        "Read" | "Write" | "Edit" => s("file_path"),
+        "Glob" | "Grep" => s("pattern").map(|p| match s("path") {
+            Some(path) => format!("{p} in {path}"),
+            None => p,
+        }),
+        "Bash" => s("command"),
+        "Task" => s("description").or_else(|| s("prompt")),
+        _ => None,
+    }
+    .unwrap_or_else(|| args.to_string());
+    one_line(&text, 120)
+}
+
+fn one_line(s: &str, max: usize) -> String {
+    let first = s.lines().next().unwrap_or_default();
+    let more = s.lines().nth(1).is_some();
+    match first.char_indices().nth(max) {
+        Some((i, _)) => format!("{}…", &first[..i]),
+        None if more => format!("{first} …"),
+        None => first.to_string(),
+    }
+}
+
+fn first_lines(s: &str, n: usize) -> String {
+    let lines: Vec<&str> = s.lines().collect();
+    let mut out: Vec<String> = lines.iter().take(n).map(|l| one_line(l, 160)).collect();
+    if lines.len() > n {
+        out.push(format!("{DIM}… {} more lines{DIM:#}", lines.len() - n));
+    }
+    out.join("\n  ")
+}
+
+fn last_line(s: &str) -> String {
+    one_line(s.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or_default(), 160)
+}

@@ -1,0 +1,211 @@
+//! The `arbor` binary as a user or a script drives it, against the scripted
+//! model server: live view, `--json`, approvals on stdin, exit codes, the demo.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use arbor_testkit::{Scenario, ScriptedServer};
+use serde_json::Value;
+use std::path::Path;
+use std::process::{Output, Stdio};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::process::Command;
+
+struct Cli {
+    server: ScriptedServer,
+    workspace: tempfile::TempDir,
+    data: tempfile::TempDir,
+}
+
+impl Cli {
+    async fn new() -> Self {
+        let server = ScriptedServer::start(Scenario::load("tools_tour").unwrap()).await.unwrap();
+        Self { server, workspace: tempfile::tempdir().unwrap(), data: tempfile::tempdir().unwrap() }
+    }
+
+    /// `arbor` with a clean environment pointing at the scripted server.
+    fn cmd(&self, args: &[&str]) -> Command {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_arbor"));
+        c.args(args)
+            .env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("HOME", self.data.path())
+            .env("NO_COLOR", "1")
+            .env("ARBOR_DATA_DIR", self.data.path())
+            .env("ANTHROPIC_API_KEY", "sk-test-secret-key")
+            .env("ANTHROPIC_BASE_URL", self.server.anthropic_base_url())
+            .current_dir(self.workspace.path())
+            .stdin(Stdio::null())
+            .kill_on_drop(true);
+        c
+    }
+
+    async fn run(&self, args: &[&str]) -> Output {
+        tokio::time::timeout(std::time::Duration::from_secs(60), self.cmd(args).output())
+            .await
+            .expect("arbor finished")
+            .unwrap()
+    }
+
+    fn file(&self, rel: &str) -> Option<String> {
+        std::fs::read_to_string(self.workspace.path().join(rel)).ok()
+    }
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+#[tokio::test]
+async fn run_streams_a_reply_and_executes_every_builtin_tool() {
+    let cli = Cli::new().await;
+    let out = cli.run(&["run", "--approve", "all", "please", "tour the tools"]).await;
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "exit {:?}\n{stdout}\n{}", out.status, text(&out.stderr));
+    assert_eq!(cli.file("hello.txt").as_deref(), Some("hello arbor\nsecond line\n"));
+    assert!(stdout.contains("HELLO ARBOR"), "Bash output shown:\n{stdout}");
+    assert!(stdout.contains("All six tools worked"));
+    for tool in ["Write", "Read", "Edit", "Glob", "Grep", "Bash"] {
+        assert!(stdout.contains(&format!("⚙ {tool}")), "{tool} call shown:\n{stdout}");
+    }
+    let id = stdout.lines().find_map(|l| l.strip_prefix('[').and_then(|l| l.split(']').next())).expect("an agent line");
+    assert!(arbor_protocol::AgentId::is_valid(id));
+    for line in stdout.lines().filter(|l| !l.is_empty() && !l.starts_with("session ") && !l.starts_with("tokens:")) {
+        assert!(line.starts_with(&format!("[{id}] ")), "every event line names its agent: {line:?}");
+    }
+    assert!(!stdout.contains('\u{1b}'), "NO_COLOR means no escape codes");
+    let log = std::fs::read_to_string(cli.data.path().join("arbor.log")).unwrap();
+    assert!(log.contains("agent finished"), "logs go to the data dir");
+    assert!(!log.contains("sk-test-secret-key") && !stdout.contains("sk-test-secret-key"), "the key is never written");
+}
+
+#[tokio::test]
+async fn json_mode_prints_exactly_one_event_per_line() {
+    let cli = Cli::new().await;
+    let out = cli.run(&["run", "--json", "--approve", "all", "tour the tools"]).await;
+    assert!(out.status.success());
+    let stdout = text(&out.stdout);
+    let events: Vec<Value> = stdout.lines().map(|l| serde_json::from_str(l).expect("each line is JSON")).collect();
+    assert!(events.len() > 20);
+    for (i, e) in events.iter().enumerate() {
+        assert!(e["type"].is_string() && e["agent_id"].is_string() && e["session_id"].is_string(), "{e}");
+        assert_eq!(e["seq"].as_u64(), Some(i as u64 + 1));
+    }
+    let types: Vec<&str> = events.iter().map(|e| e["type"].as_str().unwrap()).collect();
+    for t in [
+        "agent_started",
+        "agent_status",
+        "response_chunk",
+        "response",
+        "tool_call",
+        "tool_output_chunk",
+        "tool_output",
+        "usage",
+    ] {
+        assert!(types.contains(&t), "{t} missing");
+    }
+    assert_eq!(*types.last().unwrap(), "agent_finished");
+}
+
+#[tokio::test]
+async fn json_mode_takes_approvals_on_stdin() {
+    let cli = Cli::new().await;
+    let mut child = cli
+        .cmd(&["run", "--json", "--approve", "ask", "two writes"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut answers = vec![true, false].into_iter();
+    let mut seen = Vec::new();
+    let read_all = async {
+        while let Some(line) = lines.next_line().await.unwrap() {
+            let e: Value = serde_json::from_str(&line).unwrap();
+            if e["type"] == "approval_request" {
+                assert_eq!(e["agent_path"], serde_json::json!(["main"]));
+                let reply = serde_json::json!({"type": "approval", "request_id": e["request_id"], "approved": answers.next().unwrap()});
+                stdin.write_all(format!("{reply}\n").as_bytes()).await.unwrap();
+            }
+            seen.push(e);
+        }
+    };
+    tokio::time::timeout(std::time::Duration::from_secs(60), read_all).await.expect("run ends");
+    assert!(child.wait().await.unwrap().success());
+    assert_eq!(cli.file("a.txt").as_deref(), Some("A"));
+    assert_eq!(cli.file("b.txt"), None);
+    let resolved: Vec<bool> =
+        seen.iter().filter(|e| e["type"] == "approval_resolved").map(|e| e["approved"].as_bool().unwrap()).collect();
+    assert_eq!(resolved, vec![true, false]);
+    let last = seen.last().unwrap();
+    assert!(last["result"].as_str().unwrap().contains("user denied"), "{last}");
+}
+
+#[tokio::test]
+async fn ask_without_a_terminal_or_json_denies_and_says_why() {
+    let cli = Cli::new().await;
+    let out = cli.run(&["run", "two writes"]).await;
+    assert!(out.status.success());
+    assert_eq!(cli.file("a.txt"), None);
+    assert!(text(&out.stderr).contains("stdin is not a terminal"), "{}", text(&out.stderr));
+}
+
+#[tokio::test]
+async fn failures_exit_non_zero_with_one_clear_line() {
+    let cli = Cli::new().await;
+    let out = cli.run(&["run", "--approve", "all", "to be rejected"]).await;
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("failed") && err.contains("HTTP 400"), "{err}");
+
+    let out = cli.run(&["run", "--approve", "all", "--max-turns", "2", "never stop"]).await;
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("turn limit (2 turns)"), "{}", text(&out.stderr));
+
+    let out = cli.run(&["run", "--bogus-flag", "x"]).await;
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("--bogus-flag"));
+
+    let out = cli.run(&["run", "--workspace", "/nonexistent/place", "hi"]).await;
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("/nonexistent/place is not a directory"));
+
+    let mut cmd = cli.cmd(&["run", "hi"]);
+    cmd.env_remove("ANTHROPIC_API_KEY");
+    let out = cmd.output().await.unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(err.contains("no model provider configured") && err.contains("arbor demo"), "{err}");
+    assert!(!err.contains("panicked"));
+}
+
+#[tokio::test]
+async fn the_openai_provider_is_chosen_by_flag_and_base_url() {
+    let cli = Cli::new().await;
+    let mut cmd =
+        cli.cmd(&["run", "--provider", "openai", "--model", "llama3.2", "--approve", "all", "tour the tools"]);
+    cmd.env_remove("ANTHROPIC_API_KEY").env("OPENAI_BASE_URL", cli.server.openai_base_url()).env("OPENAI_API_KEY", "k");
+    let out = cmd.output().await.unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("llama3.2 via openai"));
+    assert!(
+        cli.server.requests().iter().all(|r| r.path.ends_with("/chat/completions") && r.body["model"] == "llama3.2")
+    );
+}
+
+#[tokio::test]
+async fn the_demo_runs_without_a_key_and_says_it_is_scripted() {
+    let cli = Cli::new().await;
+    let ws = cli.workspace.path().join("demo");
+    std::fs::create_dir(&ws).unwrap();
+    let mut cmd = cli.cmd(&["demo", "--workspace", ws.to_str().unwrap()]);
+    cmd.env_remove("ANTHROPIC_API_KEY");
+    let out = cmd.output().await.unwrap();
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
+    assert!(stdout.contains("SCRIPTED"), "{stdout}");
+    assert!(stdout.contains("■ completed"));
+    assert!(std::fs::read_to_string(Path::new(&ws).join("src/inventory.py")).unwrap().contains("raise ValueError"));
+    assert!(Path::new(&ws).join("NOTES.md").exists());
+}

@@ -1,0 +1,136 @@
+//! The tool calls of one model response: announced in call order, approved or
+//! denied by the policy or a person, run concurrently, results returned in call order.
+
+use super::AgentRun;
+use crate::approval::Decision;
+use crate::session::Shared;
+use crate::tools::{ToolContext, ToolResult};
+use arbor_protocol::{AgentId, EventKind, ToolCall, ToolOutput, ToolOutputChunk, UserBlock};
+use serde_json::Value;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+use tracing::{Instrument, info_span};
+
+/// How long a cancelled tool gets to clean up after itself (kill its processes)
+/// before the agent stops waiting for it.
+const CANCEL_GRACE: Duration = Duration::from_secs(3);
+
+pub(crate) struct Call {
+    pub id: String,
+    pub name: String,
+    pub input: Value,
+    /// Why the model's arguments could not be used, if they could not.
+    pub invalid: Option<String>,
+}
+
+pub(crate) async fn run_calls(shared: &Arc<Shared>, agent: &AgentRun, calls: Vec<Call>) -> Vec<UserBlock> {
+    for c in &calls {
+        shared.events.emit(
+            &agent.id,
+            EventKind::ToolCall(ToolCall {
+                call_id: c.id.clone(),
+                tool_name: c.name.clone(),
+                tool_args: c.input.clone(),
+            }),
+        );
+    }
+    let handles: Vec<_> = calls
+        .into_iter()
+        .map(|call| {
+            let id = call.id.clone();
+            let span = info_span!("tool", name = %call.name, call_id = %call.id);
+            let task = run_one(
+                shared.clone(),
+                agent.id.clone(),
+                agent.tools.get(&call.name).cloned(),
+                agent.tool_names(),
+                agent.cancel.clone(),
+                call,
+            );
+            (id, tokio::spawn(task.instrument(span)))
+        })
+        .collect();
+    let mut results = Vec::with_capacity(handles.len());
+    for (call_id, handle) in handles {
+        let result = match handle.await {
+            Ok(r) => r,
+            // A panicking tool is a bug in that tool, not the end of the agent.
+            Err(e) => ToolResult::error(format!("The tool crashed: {e}")),
+        };
+        shared.events.emit(
+            &agent.id,
+            EventKind::ToolOutput(ToolOutput {
+                call_id: call_id.clone(),
+                content: result.content.clone(),
+                is_error: result.is_error,
+            }),
+        );
+        shared.add_files(&agent.id, &result.files_modified);
+        results.push(UserBlock::ToolResult { call_id, content: result.content, is_error: result.is_error });
+    }
+    results
+}
+
+async fn run_one(
+    shared: Arc<Shared>,
+    agent_id: AgentId,
+    tool: Option<Arc<dyn crate::tools::Tool>>,
+    available: String,
+    cancel: CancellationToken,
+    call: Call,
+) -> ToolResult {
+    if let Some(reason) = call.invalid {
+        return ToolResult::error(format!(
+            "Invalid arguments for {}: {reason}. Call it again with a JSON object that matches its input schema.",
+            call.name
+        ));
+    }
+    let Some(tool) = tool else {
+        return ToolResult::error(format!("Unknown tool: {}. Available tools: {available}.", call.name));
+    };
+    match shared.policy.decide(&call.name, tool.class()) {
+        Decision::Allow => {}
+        Decision::Deny => {
+            return ToolResult::error(format!(
+                "{} is not allowed by the approval policy; the call was not run. Do the task without it or tell the user what you need.",
+                call.name
+            ));
+        }
+        Decision::Ask => match shared.ask_approval(&agent_id, &call.id, &call.name, &call.input, &cancel).await {
+            Some(true) => {}
+            Some(false) => {
+                return ToolResult::error(format!(
+                    "The user denied this {} call; it was not run. Do not retry it as it is: choose another way or ask the user.",
+                    call.name
+                ));
+            }
+            None => return ToolResult::error("Cancelled before the user answered; the call was not run."),
+        },
+    }
+    let (tx, mut rx) = mpsc::unbounded_channel::<String>();
+    let ctx = ToolContext { workspace: shared.workspace.clone(), cancel: cancel.clone(), chunks: Some(tx) };
+    let forward = {
+        let shared = shared.clone();
+        let agent_id = agent_id.clone();
+        let call_id = call.id.clone();
+        tokio::spawn(async move {
+            while let Some(content) = rx.recv().await {
+                shared
+                    .events
+                    .emit(&agent_id, EventKind::ToolOutputChunk(ToolOutputChunk { call_id: call_id.clone(), content }));
+            }
+        })
+    };
+    let result = tokio::select! {
+        r = tool.call(call.input, &ctx) => r,
+        _ = async { cancel.cancelled().await; tokio::time::sleep(CANCEL_GRACE).await } => {
+            ToolResult::error("Cancelled; the tool did not stop in time and was abandoned.")
+        }
+    };
+    drop(ctx);
+    // Every chunk is out before the tool_output that ends them.
+    let _ = forward.await;
+    result
+}

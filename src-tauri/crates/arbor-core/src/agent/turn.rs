@@ -1,0 +1,107 @@
+//! One model turn: stream a response, passing its deltas on as events, and retry
+//! with backoff on retryable failures, but only while nothing has been shown yet.
+
+use super::AgentRun;
+use crate::provider::{ModelRequest, ModelResponse, ProviderError, StreamEvent, ToolSpec};
+use crate::session::Shared;
+use arbor_protocol::{AssistantBlock, EventKind, Text};
+use futures::StreamExt;
+use tracing::{Instrument, info_span, warn};
+
+pub(crate) enum TurnError {
+    Cancelled,
+    Provider(ProviderError),
+}
+
+pub(crate) async fn model_turn(
+    shared: &Shared,
+    agent: &AgentRun,
+    tools: &[ToolSpec],
+    number: u32,
+) -> Result<ModelResponse, TurnError> {
+    let span = info_span!("turn", n = number);
+    async move {
+        let mut attempt = 0u32;
+        loop {
+            let mut shown = false;
+            match stream_once(shared, agent, tools, &mut shown).await {
+                Err(TurnError::Provider(e)) if e.is_retryable() && !shown && attempt < shared.retry.max_retries => {
+                    let delay = shared.retry.delay(attempt, e.retry_after(), shared.jitter());
+                    warn!(error = %e, attempt = attempt + 1, delay_ms = delay.as_millis() as u64, "retrying model request");
+                    tokio::select! {
+                        _ = agent.cancel.cancelled() => return Err(TurnError::Cancelled),
+                        _ = tokio::time::sleep(delay) => {}
+                    }
+                    attempt += 1;
+                }
+                other => return other,
+            }
+        }
+    }
+    .instrument(span)
+    .await
+}
+
+async fn stream_once(
+    shared: &Shared,
+    agent: &AgentRun,
+    tools: &[ToolSpec],
+    shown: &mut bool,
+) -> Result<ModelResponse, TurnError> {
+    let request = ModelRequest {
+        model: &agent.model,
+        system: &agent.system,
+        messages: &agent.history,
+        tools,
+        max_tokens: shared.max_tokens,
+    };
+    let mut stream = tokio::select! {
+        _ = agent.cancel.cancelled() => return Err(TurnError::Cancelled),
+        s = agent.provider.stream(request) => s.map_err(TurnError::Provider)?,
+    };
+    loop {
+        let item = tokio::select! {
+            biased;
+            _ = agent.cancel.cancelled() => return Err(TurnError::Cancelled),
+            item = stream.next() => item,
+        };
+        match item {
+            Some(Ok(StreamEvent::TextDelta(d))) => {
+                *shown = true;
+                shared.events.emit(&agent.id, EventKind::ResponseChunk(Text { content: d }));
+            }
+            Some(Ok(StreamEvent::ThinkingDelta(d))) => {
+                *shown = true;
+                shared.events.emit(&agent.id, EventKind::ThoughtsChunk(Text { content: d }));
+            }
+            Some(Ok(StreamEvent::Completed(mut response))) => {
+                let thinking: String = response
+                    .content
+                    .iter()
+                    .filter_map(|b| match b {
+                        AssistantBlock::Thinking { thinking, .. } => Some(thinking.as_str()),
+                        _ => None,
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n\n");
+                if !thinking.is_empty() {
+                    shared.events.emit(&agent.id, EventKind::Thoughts(Text { content: thinking }));
+                }
+                let text = arbor_protocol::Message::Assistant { content: response.content.clone() }.assistant_text();
+                if !text.is_empty() {
+                    shared.events.emit(&agent.id, EventKind::Response(Text { content: text }));
+                }
+                response.usage.cost_usd = crate::provider::price_usage(&agent.model, &response.usage);
+                shared.events.emit(&agent.id, EventKind::Usage(response.usage.clone()));
+                return Ok(response);
+            }
+            Some(Err(e)) => return Err(TurnError::Provider(e)),
+            None => {
+                return Err(TurnError::Provider(ProviderError::StreamBroken {
+                    provider: "model",
+                    reason: "the stream ended without a complete response".to_string(),
+                }));
+            }
+        }
+    }
+}

@@ -1,0 +1,177 @@
+//! Approvals: the policy that decides which tool calls need a person, the grants
+//! a person's scoped answers leave behind, and the broker that suspends only the
+//! asking agent until its own request is answered (design.md §3.4).
+
+use crate::tools::ToolClass;
+use arbor_protocol::{AgentId, ApprovalAnswer, ApprovalScope};
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Mutex, PoisonError};
+use tokio::sync::oneshot;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Decision {
+    Allow,
+    Ask,
+    Deny,
+}
+
+/// Per tool class, overridable per tool by name.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ApprovalPolicy {
+    pub read_only: Decision,
+    pub mutating: Decision,
+    pub per_tool: BTreeMap<String, Decision>,
+}
+
+impl Default for ApprovalPolicy {
+    /// Reads run; anything that can change something asks.
+    fn default() -> Self {
+        Self { read_only: Decision::Allow, mutating: Decision::Ask, per_tool: BTreeMap::new() }
+    }
+}
+
+impl ApprovalPolicy {
+    pub fn allow_all() -> Self {
+        Self { mutating: Decision::Allow, ..Self::default() }
+    }
+
+    pub fn deny_mutating() -> Self {
+        Self { mutating: Decision::Deny, ..Self::default() }
+    }
+
+    pub fn decide(&self, tool: &str, class: ToolClass) -> Decision {
+        self.per_tool.get(tool).copied().unwrap_or(match class {
+            ToolClass::ReadOnly => self.read_only,
+            ToolClass::Mutating => self.mutating,
+        })
+    }
+}
+
+/// What scoped answers left behind: (scope owner, tool) → approved.
+#[derive(Default)]
+struct Grants {
+    session: HashMap<String, bool>,
+    agent: HashMap<(AgentId, String), bool>,
+    subtree: HashMap<(AgentId, String), bool>,
+}
+
+struct Pending {
+    agent_id: AgentId,
+    tool_name: String,
+    answer: oneshot::Sender<ApprovalAnswer>,
+}
+
+#[derive(Default)]
+pub(crate) struct ApprovalBroker {
+    grants: Mutex<Grants>,
+    pending: Mutex<HashMap<String, Pending>>,
+    next_id: Mutex<u64>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl ApprovalBroker {
+    /// A standing answer for this tool and agent, from an earlier scoped answer.
+    /// `ancestors` are the agent's ancestors, nearest first.
+    pub(crate) fn granted(&self, agent: &AgentId, ancestors: &[AgentId], tool: &str) -> Option<bool> {
+        let g = lock(&self.grants);
+        let key = |a: &AgentId| (a.clone(), tool.to_string());
+        g.agent
+            .get(&key(agent))
+            .or_else(|| std::iter::once(agent).chain(ancestors).find_map(|a| g.subtree.get(&key(a))))
+            .or_else(|| g.session.get(tool))
+            .copied()
+    }
+
+    /// Registers a request; the receiver yields the person's answer.
+    pub(crate) fn open(&self, agent_id: &AgentId, tool_name: &str) -> (String, oneshot::Receiver<ApprovalAnswer>) {
+        let id = {
+            let mut n = lock(&self.next_id);
+            *n += 1;
+            format!("approval-{}", *n)
+        };
+        let (tx, rx) = oneshot::channel();
+        lock(&self.pending)
+            .insert(id.clone(), Pending { agent_id: agent_id.clone(), tool_name: tool_name.to_string(), answer: tx });
+        (id, rx)
+    }
+
+    /// Delivers an answer to its request and records its scope. Returns the asking
+    /// agent, or None when no such request is pending (answered, cancelled or unknown).
+    pub(crate) fn resolve(&self, answer: ApprovalAnswer) -> Option<AgentId> {
+        let pending = lock(&self.pending).remove(&answer.request_id)?;
+        let tool = pending.tool_name.clone();
+        {
+            let mut g = lock(&self.grants);
+            match answer.scope {
+                ApprovalScope::Once => {}
+                ApprovalScope::Agent => {
+                    g.agent.insert((pending.agent_id.clone(), tool), answer.approved);
+                }
+                ApprovalScope::Subtree => {
+                    g.subtree.insert((pending.agent_id.clone(), tool), answer.approved);
+                }
+                ApprovalScope::Session => {
+                    g.session.insert(tool, answer.approved);
+                }
+            }
+        }
+        let agent = pending.agent_id.clone();
+        // The agent may have been cancelled a moment ago; then nobody waits for this.
+        let _ = pending.answer.send(answer);
+        Some(agent)
+    }
+
+    /// Withdraws a request whose agent stopped waiting; true if it was still pending.
+    pub(crate) fn withdraw(&self, request_id: &str) -> bool {
+        lock(&self.pending).remove(request_id).is_some()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn id(s: &str) -> AgentId {
+        AgentId(s.to_string())
+    }
+
+    #[test]
+    fn policy_defaults_by_class_and_overrides_by_tool() {
+        let mut p = ApprovalPolicy::default();
+        assert_eq!(p.decide("Read", ToolClass::ReadOnly), Decision::Allow);
+        assert_eq!(p.decide("Write", ToolClass::Mutating), Decision::Ask);
+        p.per_tool.insert("Bash".into(), Decision::Deny);
+        assert_eq!(p.decide("Bash", ToolClass::Mutating), Decision::Deny);
+    }
+
+    #[test]
+    fn answers_resolve_only_their_own_request_and_leave_scoped_grants() {
+        let b = ApprovalBroker::default();
+        let (a_id, mut a_rx) = b.open(&id("agent-000a"), "Write");
+        let (b_id, mut b_rx) = b.open(&id("agent-000b"), "Write");
+        assert_ne!(a_id, b_id);
+        let who = b.resolve(ApprovalAnswer { request_id: a_id.clone(), approved: true, scope: ApprovalScope::Agent });
+        assert_eq!(who, Some(id("agent-000a")));
+        assert!(a_rx.try_recv().is_ok());
+        assert!(b_rx.try_recv().is_err(), "the other request stays pending");
+        assert_eq!(b.resolve(ApprovalAnswer { request_id: a_id, approved: true, scope: ApprovalScope::Once }), None);
+        assert_eq!(b.granted(&id("agent-000a"), &[], "Write"), Some(true));
+        assert_eq!(b.granted(&id("agent-000b"), &[], "Write"), None);
+        assert_eq!(b.granted(&id("agent-000a"), &[], "Bash"), None);
+    }
+
+    #[test]
+    fn subtree_grants_reach_descendants_and_session_grants_everyone() {
+        let b = ApprovalBroker::default();
+        let (r, _rx) = b.open(&id("agent-0001"), "Bash");
+        b.resolve(ApprovalAnswer { request_id: r, approved: false, scope: ApprovalScope::Subtree });
+        assert_eq!(b.granted(&id("agent-0002"), &[id("agent-0001")], "Bash"), Some(false));
+        assert_eq!(b.granted(&id("agent-0003"), &[], "Bash"), None);
+        let (r, _rx) = b.open(&id("agent-0003"), "Edit");
+        b.resolve(ApprovalAnswer { request_id: r, approved: true, scope: ApprovalScope::Session });
+        assert_eq!(b.granted(&id("agent-0009"), &[], "Edit"), Some(true));
+    }
+}

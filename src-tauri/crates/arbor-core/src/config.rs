@@ -1,0 +1,85 @@
+//! What a session is started with. Everything the runtime depends on is here,
+//! passed in: no environment variables, no global clock, no default data dir.
+
+use crate::approval::ApprovalPolicy;
+use crate::clock::{Clock, SystemClock};
+use crate::provider::{Provider, RetryPolicy};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// The providers a session may use, by the name agents refer to them with.
+pub type Providers = BTreeMap<String, Arc<dyn Provider>>;
+
+/// Which tools of the registry an agent is offered.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ToolFilter {
+    /// Only these, when given (Claude Code's `tools`).
+    pub allow: Option<Vec<String>>,
+    /// Never these (Claude Code's `disallowedTools`).
+    pub deny: Vec<String>,
+}
+
+impl ToolFilter {
+    pub fn admits(&self, name: &str) -> bool {
+        self.allow.as_ref().is_none_or(|a| a.iter().any(|n| n == name)) && !self.deny.iter().any(|n| n == name)
+    }
+}
+
+/// How an agent is made: prompt, model, provider, tools, turn limit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AgentDefinition {
+    pub name: String,
+    pub description: String,
+    pub system_prompt: String,
+    pub model: String,
+    /// A key of the session's `Providers`.
+    pub provider: String,
+    pub tools: ToolFilter,
+    pub max_turns: u32,
+}
+
+pub struct SessionConfig {
+    pub workspace: PathBuf,
+    /// Directories outside the workspace that tools may also touch.
+    pub allowed_paths: Vec<PathBuf>,
+    pub providers: Providers,
+    pub main_agent: AgentDefinition,
+    pub approval: ApprovalPolicy,
+    pub retry: RetryPolicy,
+    /// Output token limit of one model response.
+    pub max_tokens: u32,
+    /// Add the workspace's AGENTS.md / CLAUDE.md to the main agent's system prompt.
+    pub project_instructions: bool,
+    pub clock: Arc<dyn Clock>,
+    /// Seeds agent ids and retry jitter; None draws one.
+    pub seed: Option<u64>,
+}
+
+impl SessionConfig {
+    /// A session in `workspace` whose main agent runs `model` on `provider`.
+    pub fn new(workspace: impl Into<PathBuf>, provider_name: &str, provider: Arc<dyn Provider>, model: &str) -> Self {
+        let mut providers = Providers::new();
+        providers.insert(provider_name.to_string(), provider);
+        Self {
+            workspace: workspace.into(),
+            allowed_paths: Vec::new(),
+            providers,
+            main_agent: AgentDefinition {
+                name: "main".to_string(),
+                description: "main".to_string(),
+                system_prompt: crate::prompt::DEFAULT_SYSTEM_PROMPT.to_string(),
+                model: model.to_string(),
+                provider: provider_name.to_string(),
+                tools: ToolFilter::default(),
+                max_turns: 100,
+            },
+            approval: ApprovalPolicy::default(),
+            retry: RetryPolicy::default(),
+            max_tokens: 8192,
+            project_instructions: true,
+            clock: Arc::new(SystemClock),
+            seed: None,
+        }
+    }
+}

@@ -1,0 +1,24 @@
+//! Arbor's agent runtime: the agent loop, model providers, built-in tools,
+//! approvals and the session that ties them into one ordered event stream.
+//!
+//! No Tauri and no SQL here: the desktop shell, the CLI and the store are clients
+//! of [`Session`] (design.md §1). No hidden inputs: clock, workspace, providers
+//! and keys arrive in [`SessionConfig`].
+
+mod agent;
+pub mod approval;
+pub mod clock;
+pub mod config;
+mod events;
+pub mod prompt;
+pub mod provider;
+pub mod registry;
+mod session;
+pub mod tools;
+pub mod workspace;
+
+pub use approval::{ApprovalPolicy, Decision};
+pub use clock::{Clock, SystemClock};
+pub use config::{AgentDefinition, Providers, SessionConfig, ToolFilter};
+pub use events::EventStream;
+pub use session::{Session, SessionError};

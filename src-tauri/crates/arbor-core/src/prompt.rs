@@ -1,0 +1,77 @@
+//! The main agent's default system prompt, and the project instructions
+//! (AGENTS.md, CLAUDE.md) that well-known coding agents add to it.
+
+use std::path::Path;
+
+pub const DEFAULT_SYSTEM_PROMPT: &str = "\
+You are Arbor's main agent: a careful software engineer working in the user's workspace.
+Use the tools to read, search, edit and create files and to run commands. Paths may be \
+absolute or relative to the workspace root; tools refuse paths outside it.
+Read before you edit; keep changes small and focused; run the project's checks when you \
+change code. When the task is done, answer with a short summary of what you did and found.";
+
+/// Files read from the workspace root, in this order, when present.
+const INSTRUCTION_FILES: [&str; 2] = ["AGENTS.md", "CLAUDE.md"];
+
+/// Instructions longer than this are cut, so a stray huge file cannot fill the context.
+const MAX_INSTRUCTIONS: usize = 40_000;
+
+/// `base` plus the workspace's location and its project instruction files.
+pub fn main_system_prompt(base: &str, workspace: &Path, today: &str, with_instructions: bool) -> String {
+    let mut prompt = format!("{base}\n\nWorkspace root: {}\nToday's date: {today}", workspace.display());
+    if with_instructions {
+        for name in INSTRUCTION_FILES {
+            let Ok(text) = std::fs::read_to_string(workspace.join(name)) else { continue };
+            let text = text.trim();
+            if text.is_empty() {
+                continue;
+            }
+            let text = crate::tools::cap_output(text, MAX_INSTRUCTIONS);
+            prompt.push_str(&format!(
+                "\n\n# Project instructions ({name})\nThe user keeps these in {name} at the workspace root; follow them.\n\n{text}"
+            ));
+        }
+    }
+    prompt
+}
+
+/// `YYYY-MM-DD` of a Unix time in milliseconds (UTC), without a date crate.
+pub fn iso_date(ms: i64) -> String {
+    // Howard Hinnant's days-from-civil inverse.
+    let z = ms.div_euclid(86_400_000) + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_are_computed_in_utc() {
+        assert_eq!(iso_date(0), "1970-01-01");
+        assert_eq!(iso_date(1_795_305_600_000), "2026-11-22");
+        assert_eq!(iso_date(951_782_400_000), "2000-02-29");
+    }
+
+    #[test]
+    fn project_instructions_are_appended_when_present() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("AGENTS.md"), "Use tabs.").unwrap();
+        std::fs::write(dir.path().join("CLAUDE.md"), "Run make test.").unwrap();
+        let p = main_system_prompt("base", dir.path(), "2026-11-22", true);
+        assert!(p.starts_with("base"));
+        assert!(p.contains("(AGENTS.md)") && p.contains("Use tabs."));
+        assert!(p.contains("(CLAUDE.md)") && p.contains("Run make test."));
+        assert!(p.find("Use tabs.") < p.find("Run make test."));
+        let without = main_system_prompt("base", dir.path(), "2026-11-22", false);
+        assert!(!without.contains("Use tabs."));
+    }
+}

@@ -1,0 +1,391 @@
+//! Anthropic's Messages API, streamed: text, thinking and tool_use blocks
+//! (input_json_delta), usage with cache tokens, stop reasons, and prompt caching
+//! on the system prompt and tools.
+
+use super::http::{self, Decoder, Timeouts};
+use super::{
+    ApiKey, ModelRequest, ModelResponse, Provider, ProviderError, ResponseStream, StopReason, StreamEvent, ToolSpec,
+};
+use arbor_protocol::{AssistantBlock, Message, Usage, UserBlock};
+use async_trait::async_trait;
+use eventsource_stream::Event;
+use serde_json::{Value, json};
+
+pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
+const API_VERSION: &str = "2023-06-01";
+const PROVIDER: &str = "anthropic";
+
+#[derive(Debug, Clone)]
+pub struct AnthropicConfig {
+    /// Without the `/v1/messages` path, as `ANTHROPIC_BASE_URL` is given to the SDKs.
+    pub base_url: String,
+    pub api_key: Option<ApiKey>,
+    /// cache_control on the system prompt and the tools.
+    pub prompt_caching: bool,
+    /// Extended thinking budget; None leaves thinking off.
+    pub thinking_budget: Option<u32>,
+    pub timeouts: Timeouts,
+}
+
+impl Default for AnthropicConfig {
+    fn default() -> Self {
+        Self {
+            base_url: DEFAULT_BASE_URL.to_string(),
+            api_key: None,
+            prompt_caching: true,
+            thinking_budget: None,
+            timeouts: Timeouts::default(),
+        }
+    }
+}
+
+pub struct AnthropicProvider {
+    config: AnthropicConfig,
+    client: reqwest::Client,
+}
+
+impl AnthropicProvider {
+    pub fn new(config: AnthropicConfig) -> Result<Self, ProviderError> {
+        let client = http::client(&config.timeouts)?;
+        Ok(Self { config, client })
+    }
+
+    fn body(&self, req: &ModelRequest<'_>) -> Value {
+        let cache = |mut v: Value| {
+            if self.config.prompt_caching {
+                v["cache_control"] = json!({"type": "ephemeral"});
+            }
+            v
+        };
+        let mut body = json!({
+            "model": req.model,
+            "max_tokens": req.max_tokens,
+            "stream": true,
+            "messages": messages(req.messages),
+        });
+        if !req.system.is_empty() {
+            body["system"] = json!([cache(json!({"type": "text", "text": req.system}))]);
+        }
+        if !req.tools.is_empty() {
+            let n = req.tools.len();
+            let tools: Vec<Value> = req
+                .tools
+                .iter()
+                .enumerate()
+                .map(|(i, t)| {
+                    let v = tool(t);
+                    // One breakpoint after the last tool caches the whole tool list.
+                    if i + 1 == n { cache(v) } else { v }
+                })
+                .collect();
+            body["tools"] = Value::Array(tools);
+        }
+        if let Some(budget) = self.config.thinking_budget {
+            body["thinking"] = json!({"type": "enabled", "budget_tokens": budget});
+        }
+        body
+    }
+}
+
+#[async_trait]
+impl Provider for AnthropicProvider {
+    fn name(&self) -> &str {
+        PROVIDER
+    }
+
+    async fn stream(&self, req: ModelRequest<'_>) -> Result<ResponseStream, ProviderError> {
+        let key = self
+            .config
+            .api_key
+            .as_ref()
+            .ok_or(ProviderError::MissingApiKey { provider: PROVIDER, env_var: "ANTHROPIC_API_KEY" })?;
+        let url = format!("{}/v1/messages", self.config.base_url.trim_end_matches('/'));
+        let request = self
+            .client
+            .post(&url)
+            .header("x-api-key", key.expose())
+            .header("anthropic-version", API_VERSION)
+            .header("accept", "text/event-stream")
+            .json(&self.body(&req));
+        let response = http::send(PROVIDER, &url, request, &self.config.timeouts).await?;
+        Ok(http::decode(response, AnthropicDecoder::default(), self.config.timeouts.idle))
+    }
+}
+
+fn tool(t: &ToolSpec) -> Value {
+    json!({"name": t.name, "description": t.description, "input_schema": t.input_schema})
+}
+
+/// The history in Anthropic's shape. Empty text blocks are dropped (the API
+/// rejects them) and consecutive messages of one role merged (it wants turns to alternate).
+fn messages(history: &[Message]) -> Vec<Value> {
+    let mut out: Vec<Value> = Vec::new();
+    for msg in history {
+        let (role, blocks): (&str, Vec<Value>) = match msg {
+            Message::User { content } => ("user", content.iter().filter_map(user_block).collect()),
+            Message::Assistant { content } => ("assistant", content.iter().filter_map(assistant_block).collect()),
+        };
+        if blocks.is_empty() {
+            continue;
+        }
+        match out.last_mut() {
+            Some(last) if last["role"] == role => {
+                if let Some(arr) = last["content"].as_array_mut() {
+                    arr.extend(blocks);
+                }
+            }
+            _ => out.push(json!({"role": role, "content": blocks})),
+        }
+    }
+    out
+}
+
+fn user_block(b: &UserBlock) -> Option<Value> {
+    match b {
+        UserBlock::Text { text } if text.is_empty() => None,
+        UserBlock::Text { text } => Some(json!({"type": "text", "text": text})),
+        UserBlock::ToolResult { call_id, content, is_error } => Some(json!({
+            "type": "tool_result", "tool_use_id": call_id, "content": content, "is_error": is_error,
+        })),
+    }
+}
+
+fn assistant_block(b: &AssistantBlock) -> Option<Value> {
+    match b {
+        AssistantBlock::Text { text } if text.is_empty() => None,
+        AssistantBlock::Text { text } => Some(json!({"type": "text", "text": text})),
+        // Thinking without a signature came from another provider; Anthropic would reject it.
+        AssistantBlock::Thinking { signature: None, .. } => None,
+        AssistantBlock::Thinking { thinking, signature: Some(sig) } => {
+            Some(json!({"type": "thinking", "thinking": thinking, "signature": sig}))
+        }
+        AssistantBlock::RedactedThinking { data } => Some(json!({"type": "redacted_thinking", "data": data})),
+        AssistantBlock::ToolUse { id, name, input } => {
+            Some(json!({"type": "tool_use", "id": id, "name": name, "input": input}))
+        }
+    }
+}
+
+/// A content block while it streams.
+enum Block {
+    Text(String),
+    Thinking {
+        text: String,
+        signature: Option<String>,
+    },
+    Redacted(String),
+    ToolUse {
+        id: String,
+        name: String,
+        json: String,
+    },
+    /// Server tools and future block types: kept out of the history.
+    Other,
+}
+
+#[derive(Default)]
+struct AnthropicDecoder {
+    blocks: Vec<Block>,
+    usage: Usage,
+    stop_reason: Option<String>,
+}
+
+impl AnthropicDecoder {
+    fn block_mut(&mut self, index: &Value) -> Result<&mut Block, ProviderError> {
+        let i = index.as_u64().and_then(|i| usize::try_from(i).ok()).unwrap_or(usize::MAX);
+        self.blocks.get_mut(i).ok_or_else(|| decode_err(format!("delta for unknown content block {index}")))
+    }
+
+    fn read_usage(&mut self, u: &Value) {
+        let n = |k: &str| u.get(k).and_then(Value::as_u64);
+        if let Some(v) = n("input_tokens") {
+            self.usage.input_tokens = v;
+        }
+        if let Some(v) = n("output_tokens") {
+            self.usage.output_tokens = v;
+        }
+        if let Some(v) = n("cache_read_input_tokens") {
+            self.usage.cache_read_tokens = v;
+        }
+        if let Some(v) = n("cache_creation_input_tokens") {
+            self.usage.cache_write_tokens = v;
+        }
+    }
+}
+
+fn decode_err(reason: String) -> ProviderError {
+    ProviderError::Decode { provider: PROVIDER, reason }
+}
+
+fn str_of(v: &Value, key: &str) -> String {
+    v.get(key).and_then(Value::as_str).unwrap_or_default().to_string()
+}
+
+impl Decoder for AnthropicDecoder {
+    const PROVIDER: &'static str = PROVIDER;
+
+    fn on_event(&mut self, event: &Event) -> Result<(Vec<StreamEvent>, bool), ProviderError> {
+        let data = http::json::<Self>(event)?;
+        let kind = data.get("type").and_then(Value::as_str).unwrap_or(event.event.as_str());
+        let mut out = Vec::new();
+        match kind {
+            "message_start" => {
+                if let Some(u) = data.pointer("/message/usage") {
+                    self.read_usage(u);
+                }
+            }
+            "content_block_start" => {
+                let b = data.get("content_block").cloned().unwrap_or(Value::Null);
+                let block = match b.get("type").and_then(Value::as_str) {
+                    Some("text") => {
+                        let text = str_of(&b, "text");
+                        if !text.is_empty() {
+                            out.push(StreamEvent::TextDelta(text.clone()));
+                        }
+                        Block::Text(text)
+                    }
+                    Some("thinking") => Block::Thinking { text: str_of(&b, "thinking"), signature: None },
+                    Some("redacted_thinking") => Block::Redacted(str_of(&b, "data")),
+                    Some("tool_use") => {
+                        Block::ToolUse { id: str_of(&b, "id"), name: str_of(&b, "name"), json: String::new() }
+                    }
+                    _ => Block::Other,
+                };
+                let index = data.get("index").and_then(Value::as_u64).unwrap_or(self.blocks.len() as u64);
+                if index as usize != self.blocks.len() {
+                    return Err(decode_err(format!("content block {index} started out of order")));
+                }
+                self.blocks.push(block);
+            }
+            "content_block_delta" => {
+                let delta = data.get("delta").cloned().unwrap_or(Value::Null);
+                let block = self.block_mut(data.get("index").unwrap_or(&Value::Null))?;
+                match (delta.get("type").and_then(Value::as_str), block) {
+                    (Some("text_delta"), Block::Text(text)) => {
+                        let d = str_of(&delta, "text");
+                        text.push_str(&d);
+                        out.push(StreamEvent::TextDelta(d));
+                    }
+                    (Some("thinking_delta"), Block::Thinking { text, .. }) => {
+                        let d = str_of(&delta, "thinking");
+                        text.push_str(&d);
+                        out.push(StreamEvent::ThinkingDelta(d));
+                    }
+                    (Some("signature_delta"), Block::Thinking { signature, .. }) => {
+                        signature.get_or_insert_with(String::new).push_str(&str_of(&delta, "signature"));
+                    }
+                    (Some("input_json_delta"), Block::ToolUse { json, .. }) => {
+                        json.push_str(&str_of(&delta, "partial_json"))
+                    }
+                    _ => {}
+                }
+            }
+            "message_delta" => {
+                if let Some(r) = data.pointer("/delta/stop_reason").and_then(Value::as_str) {
+                    self.stop_reason = Some(r.to_string());
+                }
+                if let Some(u) = data.get("usage") {
+                    self.read_usage(u);
+                }
+            }
+            "message_stop" => return Ok((out, true)),
+            "error" => {
+                let err = data.get("error").cloned().unwrap_or(Value::Null);
+                return Err(ProviderError::Api {
+                    provider: PROVIDER,
+                    kind: str_of(&err, "type"),
+                    message: str_of(&err, "message"),
+                });
+            }
+            // ping, content_block_stop and event types added later carry nothing we need.
+            _ => {}
+        }
+        Ok((out, false))
+    }
+
+    fn finish(self, saw_end: bool) -> Result<ModelResponse, ProviderError> {
+        if !saw_end {
+            return Err(ProviderError::StreamBroken {
+                provider: PROVIDER,
+                reason: "the stream ended before message_stop".to_string(),
+            });
+        }
+        let mut content = Vec::new();
+        let mut invalid_tool_inputs = Vec::new();
+        for block in self.blocks {
+            match block {
+                Block::Text(text) => content.push(AssistantBlock::Text { text }),
+                Block::Thinking { text, signature } => {
+                    content.push(AssistantBlock::Thinking { thinking: text, signature })
+                }
+                Block::Redacted(data) => content.push(AssistantBlock::RedactedThinking { data }),
+                Block::ToolUse { id, name, json } => {
+                    let input = if json.trim().is_empty() {
+                        Value::Object(Default::default())
+                    } else {
+                        match serde_json::from_str::<Value>(&json) {
+                            Ok(v @ Value::Object(_)) => v,
+                            Ok(_) => {
+                                invalid_tool_inputs.push((id.clone(), "arguments are not a JSON object".to_string()));
+                                Value::Object(Default::default())
+                            }
+                            Err(e) => {
+                                invalid_tool_inputs.push((id.clone(), format!("arguments are not valid JSON ({e})")));
+                                Value::Object(Default::default())
+                            }
+                        }
+                    };
+                    content.push(AssistantBlock::ToolUse { id, name, input });
+                }
+                Block::Other => {}
+            }
+        }
+        let stop_reason = self.stop_reason.as_deref().map(StopReason::from_wire).unwrap_or(StopReason::EndTurn);
+        Ok(ModelResponse { content, usage: self.usage, stop_reason, invalid_tool_inputs })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn history_is_converted_with_alternating_roles_and_no_empty_blocks() {
+        let history = vec![
+            Message::user_text("hi"),
+            Message::Assistant {
+                content: vec![
+                    AssistantBlock::Text { text: String::new() },
+                    AssistantBlock::Thinking { thinking: "t".into(), signature: None },
+                    AssistantBlock::ToolUse { id: "t1".into(), name: "Read".into(), input: json!({"file_path": "a"}) },
+                ],
+            },
+            Message::User {
+                content: vec![UserBlock::ToolResult { call_id: "t1".into(), content: "x".into(), is_error: false }],
+            },
+            Message::user_text("and then"),
+        ];
+        let v = messages(&history);
+        assert_eq!(v.len(), 3);
+        assert_eq!(v[1]["content"].as_array().map(Vec::len), Some(1));
+        assert_eq!(v[1]["content"][0]["type"], "tool_use");
+        assert_eq!(v[2]["content"][0]["type"], "tool_result");
+        assert_eq!(v[2]["content"][1]["text"], "and then");
+    }
+
+    #[test]
+    fn system_and_last_tool_carry_cache_control() {
+        let p = AnthropicProvider::new(AnthropicConfig::default()).unwrap();
+        let tools = vec![
+            ToolSpec { name: "A".into(), description: "a".into(), input_schema: json!({"type": "object"}) },
+            ToolSpec { name: "B".into(), description: "b".into(), input_schema: json!({"type": "object"}) },
+        ];
+        let history = vec![Message::user_text("hi")];
+        let req = ModelRequest { model: "m", system: "sys", messages: &history, tools: &tools, max_tokens: 100 };
+        let body = p.body(&req);
+        assert_eq!(body["system"][0]["cache_control"]["type"], "ephemeral");
+        assert!(body["tools"][0].get("cache_control").is_none());
+        assert_eq!(body["tools"][1]["cache_control"]["type"], "ephemeral");
+        assert_eq!(body["stream"], true);
+    }
+}

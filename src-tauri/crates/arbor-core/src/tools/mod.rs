@@ -1,0 +1,144 @@
+//! The one tool trait and the registry of tools an agent is offered.
+//!
+//! Built-in tools are named and shaped as Claude Code's so models trained on
+//! them, and agent files that list them, work unchanged (design.md §3.2).
+
+mod bash;
+mod edit;
+mod glob;
+mod grep;
+mod output;
+mod read;
+mod write;
+
+pub use bash::BashTool;
+pub use edit::EditTool;
+pub use glob::GlobTool;
+pub use grep::GrepTool;
+pub use output::cap_output;
+pub use read::ReadTool;
+pub use write::WriteTool;
+
+use crate::workspace::Workspace;
+use async_trait::async_trait;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+/// Whether a tool can change anything; the approval policy's default depends on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ToolClass {
+    ReadOnly,
+    Mutating,
+}
+
+/// What a running tool gets from the agent that calls it.
+#[derive(Clone)]
+pub struct ToolContext {
+    pub workspace: Workspace,
+    /// Cancelled when the agent is stopped; long-running tools must honour it.
+    pub cancel: CancellationToken,
+    /// Streamed output (Bash); each chunk becomes a `tool_output_chunk` event.
+    pub chunks: Option<mpsc::UnboundedSender<String>>,
+}
+
+impl ToolContext {
+    pub fn send_chunk(&self, chunk: impl Into<String>) {
+        if let Some(tx) = &self.chunks {
+            // The receiver is gone only when the agent stopped listening; nothing to do then.
+            let _ = tx.send(chunk.into());
+        }
+    }
+}
+
+/// A tool's answer to the model. Errors are results too: the model reads them and goes on.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ToolResult {
+    pub content: String,
+    pub is_error: bool,
+    /// Files this call wrote, absolute.
+    pub files_modified: Vec<PathBuf>,
+}
+
+impl ToolResult {
+    pub fn ok(content: impl Into<String>) -> Self {
+        Self { content: content.into(), ..Self::default() }
+    }
+
+    pub fn error(content: impl Into<String>) -> Self {
+        Self { content: content.into(), is_error: true, ..Self::default() }
+    }
+}
+
+#[async_trait]
+pub trait Tool: Send + Sync {
+    fn name(&self) -> &str;
+    /// What the model reads to decide when and how to call it.
+    fn description(&self) -> &str;
+    /// JSON schema of the input object.
+    fn input_schema(&self) -> Value;
+    fn class(&self) -> ToolClass;
+    async fn call(&self, input: Value, ctx: &ToolContext) -> ToolResult;
+}
+
+/// Parses a tool's input, or says clearly what is wrong with it.
+pub fn parse_input<T: DeserializeOwned>(tool: &str, input: Value) -> Result<T, ToolResult> {
+    serde_json::from_value(input).map_err(|e| ToolResult::error(format!("Invalid input for {tool}: {e}")))
+}
+
+/// The tools an agent may call, by name, in a stable order for the model.
+#[derive(Clone, Default)]
+pub struct ToolRegistry {
+    tools: BTreeMap<String, Arc<dyn Tool>>,
+}
+
+impl ToolRegistry {
+    /// Read, Write, Edit, Glob, Grep and Bash.
+    pub fn builtins() -> Self {
+        let mut r = Self::default();
+        r.insert(Arc::new(ReadTool));
+        r.insert(Arc::new(WriteTool));
+        r.insert(Arc::new(EditTool));
+        r.insert(Arc::new(GlobTool));
+        r.insert(Arc::new(GrepTool));
+        r.insert(Arc::new(BashTool::default()));
+        r
+    }
+
+    pub fn insert(&mut self, tool: Arc<dyn Tool>) {
+        self.tools.insert(tool.name().to_string(), tool);
+    }
+
+    pub fn remove(&mut self, name: &str) -> Option<Arc<dyn Tool>> {
+        self.tools.remove(name)
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Arc<dyn Tool>> {
+        self.tools.get(name)
+    }
+
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.tools.keys().map(String::as_str)
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &Arc<dyn Tool>> {
+        self.tools.values()
+    }
+
+    pub fn len(&self) -> usize {
+        self.tools.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.tools.is_empty()
+    }
+
+    /// Keeps only the tools `keep` accepts.
+    pub fn retain(&mut self, mut keep: impl FnMut(&dyn Tool) -> bool) {
+        self.tools.retain(|_, t| keep(t.as_ref()));
+    }
+}

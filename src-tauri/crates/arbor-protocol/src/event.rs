@@ -1,0 +1,207 @@
+//! The one event enum (design.md §3.1): everything the runtime tells its
+//! subscribers (the store, the UI, the CLI printer, tests), one ordered stream
+//! per session.
+
+use crate::{AgentId, AgentStatus, ApprovalScope, SessionId};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// One event. `seq` is per session and gap-free; `ts` is milliseconds since the
+/// Unix epoch from the session's clock.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+pub struct AgentEvent {
+    pub agent_id: AgentId,
+    pub session_id: SessionId,
+    pub seq: u64,
+    pub ts: i64,
+    #[serde(flatten)]
+    pub kind: EventKind,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum EventKind {
+    AgentStarted(AgentStarted),
+    AgentStatus(StatusChanged),
+    ThoughtsChunk(Text),
+    Thoughts(Text),
+    ResponseChunk(Text),
+    Response(Text),
+    ToolCall(ToolCall),
+    ToolOutputChunk(ToolOutputChunk),
+    ToolOutput(ToolOutput),
+    ApprovalRequest(ApprovalRequest),
+    ApprovalResolved(ApprovalResolved),
+    Usage(Usage),
+    TaskNotification(TaskNotification),
+    AgentFinished(AgentFinished),
+}
+
+impl EventKind {
+    /// The `type` tag as it appears on the wire.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Self::AgentStarted(_) => "agent_started",
+            Self::AgentStatus(_) => "agent_status",
+            Self::ThoughtsChunk(_) => "thoughts_chunk",
+            Self::Thoughts(_) => "thoughts",
+            Self::ResponseChunk(_) => "response_chunk",
+            Self::Response(_) => "response",
+            Self::ToolCall(_) => "tool_call",
+            Self::ToolOutputChunk(_) => "tool_output_chunk",
+            Self::ToolOutput(_) => "tool_output",
+            Self::ApprovalRequest(_) => "approval_request",
+            Self::ApprovalResolved(_) => "approval_resolved",
+            Self::Usage(_) => "usage",
+            Self::TaskNotification(_) => "task_notification",
+            Self::AgentFinished(_) => "agent_finished",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+pub struct AgentStarted {
+    /// None for the main agent.
+    pub parent_id: Option<AgentId>,
+    /// The Task call that spawned this agent.
+    pub parent_call_id: Option<String>,
+    /// 0 for the main agent, 1 for its children, and so on.
+    pub depth: u32,
+    pub description: String,
+    pub subagent_type: Option<String>,
+    /// The model actually used.
+    pub model: String,
+    pub provider: String,
+    pub background: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+pub struct StatusChanged {
+    pub status: AgentStatus,
+}
+
+/// Streamed or complete text: thinking or response.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+pub struct Text {
+    pub content: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+pub struct ToolCall {
+    pub call_id: String,
+    pub tool_name: String,
+    pub tool_args: Value,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+pub struct ToolOutputChunk {
+    pub call_id: String,
+    pub content: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+pub struct ToolOutput {
+    pub call_id: String,
+    pub content: String,
+    pub is_error: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+pub struct ApprovalRequest {
+    pub request_id: String,
+    /// The tool call this request is about.
+    pub call_id: String,
+    pub tool_name: String,
+    pub tool_args: Value,
+    /// Descriptions from the root agent down to the requesting agent.
+    pub agent_path: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+pub struct ApprovalResolved {
+    pub request_id: String,
+    pub approved: bool,
+    pub scope: ApprovalScope,
+}
+
+/// Token usage of one model response (not cumulative).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, specta::Type)]
+pub struct Usage {
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    pub cache_read_tokens: u64,
+    pub cache_write_tokens: u64,
+    /// When the model's price is known.
+    pub cost_usd: Option<f64>,
+}
+
+impl Usage {
+    pub fn add(&mut self, other: &Usage) {
+        self.input_tokens += other.input_tokens;
+        self.output_tokens += other.output_tokens;
+        self.cache_read_tokens += other.cache_read_tokens;
+        self.cache_write_tokens += other.cache_write_tokens;
+        self.cost_usd = match (self.cost_usd, other.cost_usd) {
+            (Some(a), Some(b)) => Some(a + b),
+            (a, b) => a.or(b),
+        };
+    }
+
+    pub fn total_tokens(&self) -> u64 {
+        self.input_tokens + self.output_tokens + self.cache_read_tokens + self.cache_write_tokens
+    }
+}
+
+/// A background child finished.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+pub struct TaskNotification {
+    pub task_id: AgentId,
+    pub status: AgentStatus,
+    pub summary: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+pub struct AgentFinished {
+    pub status: AgentStatus,
+    /// The agent's last response text, in full.
+    pub result: String,
+    /// Why it failed, when it failed.
+    pub error: Option<String>,
+    pub turns: u32,
+    pub duration_ms: u64,
+    /// Workspace-relative paths this agent wrote or edited.
+    pub files_modified: Vec<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn events_serialize_flat_with_a_snake_case_type_tag() {
+        let ev = AgentEvent {
+            agent_id: AgentId("agent-a3f2".into()),
+            session_id: SessionId("s-1".into()),
+            seq: 7,
+            ts: 1_700_000_000_000,
+            kind: EventKind::ToolOutput(ToolOutput { call_id: "c1".into(), content: "ok".into(), is_error: false }),
+        };
+        let v = serde_json::to_value(&ev).unwrap();
+        assert_eq!(
+            v,
+            json!({"agent_id":"agent-a3f2","session_id":"s-1","seq":7,"ts":1_700_000_000_000i64,
+                   "type":"tool_output","call_id":"c1","content":"ok","is_error":false})
+        );
+        let back: AgentEvent = serde_json::from_value(v).unwrap();
+        assert_eq!(back, ev);
+        assert_eq!(back.kind.type_name(), "tool_output");
+    }
+
+    #[test]
+    fn status_event_uses_snake_case_values() {
+        let kind = EventKind::AgentStatus(StatusChanged { status: AgentStatus::WaitingApproval });
+        let v = serde_json::to_value(&kind).unwrap();
+        assert_eq!(v, json!({"type":"agent_status","status":"waiting_approval"}));
+    }
+}

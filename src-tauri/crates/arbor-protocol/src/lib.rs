@@ -1,0 +1,17 @@
+//! Arbor's wire types, shared by the runtime, the CLI, the store and the UI.
+//!
+//! Types only: no I/O, no async runtime. Everything here derives serde and
+//! `specta::Type` so the UI's TypeScript bindings are generated from these very
+//! definitions (design.md §3.1).
+
+pub mod command;
+pub mod event;
+pub mod history;
+pub mod ids;
+pub mod status;
+
+pub use command::{ApprovalAnswer, Command};
+pub use event::*;
+pub use history::{AssistantBlock, Message, UserBlock};
+pub use ids::{AgentId, SessionId};
+pub use status::{AgentStatus, ApprovalScope};
