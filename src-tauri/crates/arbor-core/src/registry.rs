@@ -1,7 +1,7 @@
 //! The session's registry of agents: the tree (parent, depth), what each agent
 //! is, its status, usage and files, and the handles to stop or steer it.
 
-use arbor_protocol::{AgentId, AgentStatus, Message, Usage};
+use arbor_protocol::{AgentId, AgentStarted, AgentStatus, Message, Usage};
 use std::collections::{HashMap, HashSet};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -10,14 +10,8 @@ use tokio_util::sync::CancellationToken;
 #[derive(Debug)]
 pub struct AgentRecord {
     pub id: AgentId,
-    pub parent_id: Option<AgentId>,
-    pub parent_call_id: Option<String>,
-    pub depth: u32,
-    pub description: String,
-    pub subagent_type: Option<String>,
-    pub model: String,
-    pub provider: String,
-    pub background: bool,
+    /// What the agent is and where it sits in the tree, exactly as `agent_started` said.
+    pub started: AgentStarted,
     pub status: AgentStatus,
     pub started_at: i64,
     pub finished_at: Option<i64>,
@@ -67,13 +61,13 @@ impl Registry {
     /// The agent's ancestors, nearest first.
     pub fn ancestors(&self, id: &AgentId) -> Vec<AgentId> {
         let mut out = Vec::new();
-        let mut cur = self.agents.get(id).and_then(|r| r.parent_id.clone());
+        let mut cur = self.agents.get(id).and_then(|r| r.started.parent_id.clone());
         while let Some(p) = cur {
             // A cycle cannot be built through the public API; guard anyway so a bug cannot hang.
             if out.contains(&p) {
                 break;
             }
-            cur = self.agents.get(&p).and_then(|r| r.parent_id.clone());
+            cur = self.agents.get(&p).and_then(|r| r.started.parent_id.clone());
             out.push(p);
         }
         out
@@ -86,7 +80,7 @@ impl Registry {
             .iter()
             .rev()
             .chain(std::iter::once(id))
-            .filter_map(|a| self.agents.get(a).map(|r| r.description.clone()))
+            .filter_map(|a| self.agents.get(a).map(|r| r.started.description.clone()))
             .collect();
         if path.is_empty() {
             path.push(id.to_string());
@@ -101,7 +95,7 @@ impl Registry {
         while grew {
             grew = false;
             for r in self.agents.values() {
-                if let Some(p) = &r.parent_id
+                if let Some(p) = &r.started.parent_id
                     && out.contains(p)
                     && out.insert(r.id.clone())
                 {

@@ -115,11 +115,25 @@ impl Shared {
     }
 
     /// Marks the agent finished and emits its final status and `agent_finished`.
-    pub(crate) fn finish_agent(&self, id: &AgentId, mut finished: AgentFinished) {
+    /// Closing the inbox, folding in messages that raced the end, and storing the
+    /// history happen under one lock, so a message arriving now starts a new run
+    /// with the whole history rather than getting lost.
+    pub(crate) fn finish_agent(
+        &self,
+        id: &AgentId,
+        mut finished: AgentFinished,
+        inbox: &mut mpsc::UnboundedReceiver<String>,
+        mut history: Vec<Message>,
+    ) {
         if let Some(r) = self.registry().get_mut(id) {
+            r.inbox = None;
+            let late = crate::agent::drain_texts(inbox);
+            if !late.is_empty() {
+                crate::agent::append_user(&mut history, late);
+            }
+            r.history = history;
             r.finished_at = Some(self.events.now_ms());
             r.result = Some(finished.result.clone());
-            r.inbox = None;
             finished.files_modified = r.files_modified.clone();
         }
         self.set_status(id, finished.status);
@@ -279,24 +293,21 @@ impl Session {
     }
 
     fn send_message(&self, target: &AgentId, text: String) -> Result<(), SessionError> {
-        let mut reg = self.shared.registry();
-        match reg.get_mut(target) {
-            Some(r) if r.inbox.is_some() => {
-                if let Some(inbox) = &r.inbox {
-                    inbox.send(text).map_err(|_| SessionError::AgentNotRunning(target.clone()))?;
-                }
-                Ok(())
-            }
-            _ if *target == self.main.id => {
-                drop(reg);
-                self.start_main(text)
-            }
-            Some(_) => Err(SessionError::AgentNotRunning(target.clone())),
+        if *target == self.main.id {
+            return self.start_main(text);
+        }
+        match self.shared.registry().get(target) {
+            Some(r) => match &r.inbox {
+                Some(inbox) => inbox.send(text).map_err(|_| SessionError::AgentNotRunning(target.clone())),
+                None => Err(SessionError::AgentNotRunning(target.clone())),
+            },
             None => Err(SessionError::UnknownAgent(target.clone())),
         }
     }
 
-    /// Starts the main agent's next run: its first, or a continuation with its history.
+    /// A message for the main agent: steering while it runs, else its next run (its
+    /// first, or a continuation with its history). Decided under one lock, so two
+    /// messages at once cannot start two runs.
     fn start_main(&self, text: String) -> Result<(), SessionError> {
         let def = &self.main.definition;
         let provider = self
@@ -313,15 +324,20 @@ impl Session {
         let (history, first_run) = {
             let mut reg = self.shared.registry();
             match reg.get_mut(&id) {
+                Some(r) if r.inbox.is_some() => {
+                    if let Some(inbox) = &r.inbox {
+                        inbox.send(text).map_err(|_| SessionError::AgentNotRunning(id.clone()))?;
+                    }
+                    return Ok(());
+                }
                 Some(r) => {
                     r.inbox = Some(inbox_tx);
                     r.cancel = cancel.clone();
                     r.finished_at = None;
-                    (std::mem::take(&mut r.history), false)
+                    (std::mem::take(&mut r.history), None)
                 }
                 None => {
-                    reg.insert(AgentRecord {
-                        id: id.clone(),
+                    let started = AgentStarted {
                         parent_id: None,
                         parent_call_id: None,
                         depth: 0,
@@ -330,6 +346,10 @@ impl Session {
                         model: def.model.clone(),
                         provider: provider.name().to_string(),
                         background: false,
+                    };
+                    reg.insert(AgentRecord {
+                        id: id.clone(),
+                        started: started.clone(),
                         status: AgentStatus::Queued,
                         started_at: self.shared.events.now_ms(),
                         finished_at: None,
@@ -342,30 +362,15 @@ impl Session {
                         history: Vec::new(),
                         pending_approvals: 0,
                     });
-                    (Vec::new(), true)
+                    (Vec::new(), Some(started))
                 }
             }
         };
-        if first_run {
-            self.shared.events.emit(
-                &id,
-                EventKind::AgentStarted(AgentStarted {
-                    parent_id: None,
-                    parent_call_id: None,
-                    depth: 0,
-                    description: def.description.clone(),
-                    subagent_type: None,
-                    model: def.model.clone(),
-                    provider: provider.name().to_string(),
-                    background: false,
-                }),
-            );
+        if let Some(started) = first_run {
+            self.shared.events.emit(&id, EventKind::AgentStarted(started));
         }
         let mut history = history;
-        match history.last_mut() {
-            Some(Message::User { content }) => content.push(arbor_protocol::UserBlock::Text { text }),
-            _ => history.push(Message::user_text(text)),
-        }
+        crate::agent::append_user(&mut history, vec![arbor_protocol::UserBlock::Text { text }]);
         let run = AgentRun {
             id: id.clone(),
             system: self.main.system_prompt.clone(),
@@ -379,15 +384,7 @@ impl Session {
         };
         let shared = self.shared.clone();
         let span = info_span!("session", session_id = %self.shared.id);
-        tokio::spawn(
-            async move {
-                let history = run.run(shared.clone()).await;
-                if let Some(r) = shared.registry().get_mut(&id) {
-                    r.history = history;
-                }
-            }
-            .instrument(span),
-        );
+        tokio::spawn(run.run(shared).instrument(span));
         Ok(())
     }
 

@@ -39,17 +39,18 @@ pub(crate) async fn run_calls(shared: &Arc<Shared>, agent: &AgentRun, calls: Vec
     let handles: Vec<_> = calls
         .into_iter()
         .map(|call| {
-            let id = call.id.clone();
+            let (id, call_id) = (call.id.clone(), call.id.clone());
             let span = info_span!("tool", name = %call.name, call_id = %call.id);
-            let task = run_one(
-                shared.clone(),
-                agent.id.clone(),
-                agent.tools.get(&call.name).cloned(),
-                agent.tool_names(),
-                agent.cancel.clone(),
-                call,
-            );
-            (id, tokio::spawn(task.instrument(span)))
+            let tool = agent.tools.get(&call.name).cloned();
+            let (shared, agent_id, available, cancel) =
+                (shared.clone(), agent.id.clone(), agent.tool_names(), agent.cancel.clone());
+            let task = async move {
+                let result = run_one(shared.clone(), agent_id.clone(), tool, available, cancel, call).await;
+                // Each output is shown as soon as its call ends; the model gets them in call order below.
+                report(&shared, &agent_id, &id, &result);
+                result
+            };
+            (call_id, tokio::spawn(task.instrument(span)))
         })
         .collect();
     let mut results = Vec::with_capacity(handles.len());
@@ -57,20 +58,27 @@ pub(crate) async fn run_calls(shared: &Arc<Shared>, agent: &AgentRun, calls: Vec
         let result = match handle.await {
             Ok(r) => r,
             // A panicking tool is a bug in that tool, not the end of the agent.
-            Err(e) => ToolResult::error(format!("The tool crashed: {e}")),
+            Err(e) => {
+                let r = ToolResult::error(format!("The tool crashed: {e}"));
+                report(shared, &agent.id, &call_id, &r);
+                r
+            }
         };
-        shared.events.emit(
-            &agent.id,
-            EventKind::ToolOutput(ToolOutput {
-                call_id: call_id.clone(),
-                content: result.content.clone(),
-                is_error: result.is_error,
-            }),
-        );
-        shared.add_files(&agent.id, &result.files_modified);
         results.push(UserBlock::ToolResult { call_id, content: result.content, is_error: result.is_error });
     }
     results
+}
+
+fn report(shared: &Shared, agent_id: &AgentId, call_id: &str, result: &ToolResult) {
+    shared.events.emit(
+        agent_id,
+        EventKind::ToolOutput(ToolOutput {
+            call_id: call_id.to_string(),
+            content: result.content.clone(),
+            is_error: result.is_error,
+        }),
+    );
+    shared.add_files(agent_id, &result.files_modified);
 }
 
 async fn run_one(

@@ -29,9 +29,9 @@ pub(crate) struct AgentRun {
 }
 
 impl AgentRun {
-    /// Runs to the end, emitting every step, and reports `agent_finished`. Returns
-    /// the history, for the next run; how it ended is in the registry and the events.
-    pub(crate) async fn run(mut self, shared: Arc<Shared>) -> Vec<Message> {
+    /// Runs to the end, emitting every step, and reports `agent_finished`. The
+    /// history goes back to the registry, for a later run.
+    pub(crate) async fn run(mut self, shared: Arc<Shared>) {
         let span = info_span!("agent", agent_id = %self.id, model = %self.model);
         async move {
             let started = Instant::now();
@@ -95,18 +95,15 @@ impl AgentRun {
             };
             let result = self.history.last().map(Message::assistant_text).unwrap_or_default();
             info!(status = status.as_str(), turns, "agent finished");
-            shared.finish_agent(
-                &self.id,
-                AgentFinished {
-                    status,
-                    result,
-                    error,
-                    turns,
-                    duration_ms: started.elapsed().as_millis() as u64,
-                    files_modified: Vec::new(),
-                },
-            );
-            self.history
+            let finished = AgentFinished {
+                status,
+                result,
+                error,
+                turns,
+                duration_ms: started.elapsed().as_millis() as u64,
+                files_modified: Vec::new(),
+            };
+            shared.finish_agent(&self.id, finished, &mut self.inbox, self.history);
         }
         .instrument(span)
         .await
@@ -120,21 +117,30 @@ impl AgentRun {
     /// Moves waiting steering messages into the history: into `content` (after
     /// tool results) when given, else as a user message. True if there were any.
     fn take_steering(&mut self, content: Option<&mut Vec<UserBlock>>) -> bool {
-        let mut texts = Vec::new();
-        while let Ok(t) = self.inbox.try_recv() {
-            texts.push(UserBlock::Text { text: t });
-        }
+        let texts = drain_texts(&mut self.inbox);
         if texts.is_empty() {
             return false;
         }
         match content {
             Some(c) => c.extend(texts),
-            None => match self.history.last_mut() {
-                // Two user messages in a row would not alternate; merge them.
-                Some(Message::User { content }) => content.extend(texts),
-                _ => self.history.push(Message::User { content: texts }),
-            },
+            None => append_user(&mut self.history, texts),
         }
         true
+    }
+}
+
+pub(crate) fn drain_texts(inbox: &mut mpsc::UnboundedReceiver<String>) -> Vec<UserBlock> {
+    let mut texts = Vec::new();
+    while let Ok(text) = inbox.try_recv() {
+        texts.push(UserBlock::Text { text });
+    }
+    texts
+}
+
+/// Adds user blocks at the end, merged into a trailing user message so roles alternate.
+pub(crate) fn append_user(history: &mut Vec<Message>, blocks: Vec<UserBlock>) {
+    match history.last_mut() {
+        Some(Message::User { content }) => content.extend(blocks),
+        _ => history.push(Message::User { content: blocks }),
     }
 }

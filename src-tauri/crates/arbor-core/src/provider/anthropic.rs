@@ -320,21 +320,10 @@ impl Decoder for AnthropicDecoder {
                 }
                 Block::Redacted(data) => content.push(AssistantBlock::RedactedThinking { data }),
                 Block::ToolUse { id, name, json } => {
-                    let input = if json.trim().is_empty() {
-                        Value::Object(Default::default())
-                    } else {
-                        match serde_json::from_str::<Value>(&json) {
-                            Ok(v @ Value::Object(_)) => v,
-                            Ok(_) => {
-                                invalid_tool_inputs.push((id.clone(), "arguments are not a JSON object".to_string()));
-                                Value::Object(Default::default())
-                            }
-                            Err(e) => {
-                                invalid_tool_inputs.push((id.clone(), format!("arguments are not valid JSON ({e})")));
-                                Value::Object(Default::default())
-                            }
-                        }
-                    };
+                    let (input, invalid) = super::parse_tool_input(&json);
+                    if let Some(reason) = invalid {
+                        invalid_tool_inputs.push((id.clone(), reason));
+                    }
                     content.push(AssistantBlock::ToolUse { id, name, input });
                 }
                 Block::Other => {}

@@ -81,6 +81,20 @@ impl StopReason {
     }
 }
 
+/// A tool call's streamed arguments as an input object; an empty object and the
+/// reason when the model sent something else (the agent answers with that reason).
+fn parse_tool_input(raw: &str) -> (Value, Option<String>) {
+    let empty = || Value::Object(Default::default());
+    if raw.trim().is_empty() {
+        return (empty(), None);
+    }
+    match serde_json::from_str::<Value>(raw) {
+        Ok(v @ Value::Object(_)) => (v, None),
+        Ok(_) => (empty(), Some("arguments are not a JSON object".to_string())),
+        Err(e) => (empty(), Some(format!("arguments are not valid JSON ({e})"))),
+    }
+}
+
 pub type ResponseStream = BoxStream<'static, Result<StreamEvent, ProviderError>>;
 
 #[async_trait]

@@ -245,21 +245,10 @@ impl Decoder for OpenAiDecoder {
                 continue;
             }
             let id = if call.id.is_empty() { format!("call_{i}") } else { call.id };
-            let input = match serde_json::from_str::<Value>(if call.arguments.trim().is_empty() {
-                "{}"
-            } else {
-                &call.arguments
-            }) {
-                Ok(v @ Value::Object(_)) => v,
-                Ok(_) => {
-                    invalid_tool_inputs.push((id.clone(), "arguments are not a JSON object".to_string()));
-                    Value::Object(Default::default())
-                }
-                Err(e) => {
-                    invalid_tool_inputs.push((id.clone(), format!("arguments are not valid JSON ({e})")));
-                    Value::Object(Default::default())
-                }
-            };
+            let (input, invalid) = super::parse_tool_input(&call.arguments);
+            if let Some(reason) = invalid {
+                invalid_tool_inputs.push((id.clone(), reason));
+            }
             content.push(AssistantBlock::ToolUse { id, name: call.name, input });
         }
         let has_calls = content.iter().any(|b| matches!(b, AssistantBlock::ToolUse { .. }));

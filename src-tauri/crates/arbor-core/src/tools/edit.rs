@@ -161,16 +161,11 @@ fn matching_pair(text: &str, old: &str, new: &str) -> Option<(String, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::workspace::Workspace;
+    use crate::tools::test_ctx;
     use std::path::Path;
-    use tokio_util::sync::CancellationToken;
-
-    fn ctx(dir: &Path) -> ToolContext {
-        ToolContext { workspace: Workspace::new(dir, &[]).unwrap(), cancel: CancellationToken::new(), chunks: None }
-    }
 
     async fn edit(dir: &Path, input: Value) -> ToolResult {
-        EditTool.call(input, &ctx(dir)).await
+        EditTool.call(input, &test_ctx(dir)).await
     }
 
     #[tokio::test]

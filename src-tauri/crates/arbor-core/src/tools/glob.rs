@@ -144,14 +144,9 @@ impl Tool for GlobTool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::workspace::Workspace;
+    use crate::tools::test_ctx;
     use std::path::Path;
     use std::time::Duration;
-    use tokio_util::sync::CancellationToken;
-
-    fn ctx(dir: &Path) -> ToolContext {
-        ToolContext { workspace: Workspace::new(dir, &[]).unwrap(), cancel: CancellationToken::new(), chunks: None }
-    }
 
     fn touch(dir: &Path, rel: &str, age_secs: u64) {
         let p = dir.join(rel);
@@ -161,7 +156,7 @@ mod tests {
     }
 
     async fn glob(dir: &Path, input: Value) -> ToolResult {
-        GlobTool.call(input, &ctx(dir)).await
+        GlobTool.call(input, &test_ctx(dir)).await
     }
 
     #[tokio::test]

@@ -85,6 +85,12 @@ pub trait Tool: Send + Sync {
     async fn call(&self, input: Value, ctx: &ToolContext) -> ToolResult;
 }
 
+/// A context over `dir` with nothing streamed and nothing cancelled, for tools' tests.
+#[cfg(test)]
+pub(crate) fn test_ctx(dir: &std::path::Path) -> ToolContext {
+    ToolContext { workspace: Workspace::new(dir, &[]).unwrap(), cancel: CancellationToken::new(), chunks: None }
+}
+
 /// Parses a tool's input, or says clearly what is wrong with it.
 pub fn parse_input<T: DeserializeOwned>(tool: &str, input: Value) -> Result<T, ToolResult> {
     serde_json::from_value(input).map_err(|e| ToolResult::error(format!("Invalid input for {tool}: {e}")))

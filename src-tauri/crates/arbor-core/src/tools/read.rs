@@ -217,15 +217,10 @@ fn render(page: &Page, offset: usize, shown: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::workspace::Workspace;
-    use tokio_util::sync::CancellationToken;
-
-    fn ctx(dir: &Path) -> ToolContext {
-        ToolContext { workspace: Workspace::new(dir, &[]).unwrap(), cancel: CancellationToken::new(), chunks: None }
-    }
+    use crate::tools::test_ctx;
 
     async fn read(dir: &Path, input: Value) -> ToolResult {
-        ReadTool.call(input, &ctx(dir)).await
+        ReadTool.call(input, &test_ctx(dir)).await
     }
 
     #[tokio::test]

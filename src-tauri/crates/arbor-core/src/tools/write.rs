@@ -95,18 +95,12 @@ impl Tool for WriteTool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::workspace::Workspace;
-    use std::path::Path;
-    use tokio_util::sync::CancellationToken;
-
-    fn ctx(dir: &Path) -> ToolContext {
-        ToolContext { workspace: Workspace::new(dir, &[]).unwrap(), cancel: CancellationToken::new(), chunks: None }
-    }
+    use crate::tools::test_ctx;
 
     #[tokio::test]
     async fn creates_nested_file_then_updates_it() {
         let dir = tempfile::tempdir().unwrap();
-        let c = ctx(dir.path());
+        let c = test_ctx(dir.path());
         let r = WriteTool.call(json!({"file_path": "a/b/c.txt", "content": "x\ny\n"}), &c).await;
         assert!(!r.is_error, "{}", r.content);
         assert_eq!(r.content, "Created a/b/c.txt (2 lines)");
@@ -123,7 +117,7 @@ mod tests {
     async fn empty_content_and_directories() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir(dir.path().join("d")).unwrap();
-        let c = ctx(dir.path());
+        let c = test_ctx(dir.path());
         let r = WriteTool.call(json!({"file_path": "e", "content": ""}), &c).await;
         assert_eq!(r.content, "Created e (0 lines)");
         let r = WriteTool.call(json!({"file_path": "d", "content": "x"}), &c).await;
@@ -139,7 +133,7 @@ mod tests {
         let outside = tempfile::tempdir().unwrap();
         let dir = tempfile::tempdir().unwrap();
         std::os::unix::fs::symlink(outside.path(), dir.path().join("link")).unwrap();
-        let c = ctx(dir.path());
+        let c = test_ctx(dir.path());
         for p in ["../x", "/etc/passwd", "link/new.txt"] {
             let r = WriteTool.call(json!({"file_path": p, "content": "pwned"}), &c).await;
             assert!(r.is_error, "{p}");

@@ -138,13 +138,22 @@ impl Run {
         self.events.iter().map(|e| e.kind.type_name()).collect()
     }
 
-    /// (content, is_error) of every tool_output, in order.
+    /// (content, is_error) of every call's tool_output, in call order (events
+    /// themselves arrive as calls complete).
     pub fn outputs(&self) -> Vec<(String, bool)> {
-        self.events
-            .iter()
-            .filter_map(|e| match &e.kind {
-                EventKind::ToolOutput(o) => Some((o.content.clone(), o.is_error)),
-                _ => None,
+        let calls = self.events.iter().filter_map(|e| match &e.kind {
+            EventKind::ToolCall(c) => Some(c.call_id.clone()),
+            _ => None,
+        });
+        calls
+            .map(|id| {
+                self.events
+                    .iter()
+                    .find_map(|e| match &e.kind {
+                        EventKind::ToolOutput(o) if o.call_id == id => Some((o.content.clone(), o.is_error)),
+                        _ => None,
+                    })
+                    .expect("every call has an output")
             })
             .collect()
     }

@@ -1,16 +1,11 @@
 //! Tests of the Bash tool, kept apart so bash.rs stays readable.
 
 use super::*;
-use crate::workspace::Workspace;
+use crate::tools::test_ctx;
 use std::time::Instant;
-use tokio_util::sync::CancellationToken;
-
-fn ctx(dir: &Path) -> ToolContext {
-    ToolContext { workspace: Workspace::new(dir, &[]).unwrap(), cancel: CancellationToken::new(), chunks: None }
-}
 
 async fn bash(dir: &Path, input: Value) -> ToolResult {
-    BashTool::default().call(input, &ctx(dir)).await
+    BashTool::default().call(input, &test_ctx(dir)).await
 }
 
 /// Whether `pid` is gone; a zombie counts, as nothing may reap orphans in a container.
@@ -76,7 +71,7 @@ async fn non_zero_exit_is_an_error_with_its_code() {
 async fn output_is_streamed_as_it_comes() {
     let dir = tempfile::tempdir().unwrap();
     let (tx, mut rx) = mpsc::unbounded_channel();
-    let ctx = ToolContext { chunks: Some(tx), ..ctx(dir.path()) };
+    let ctx = ToolContext { chunks: Some(tx), ..test_ctx(dir.path()) };
     let input = json!({"command": "echo one; sleep 0.3; echo two >&2; sleep 0.2; printf 'caf\\303'; printf '\\251'"});
     let r = BashTool::default().call(input, &ctx).await;
     assert_eq!(r.content, "one\ntwo\ncafé");
@@ -102,7 +97,7 @@ async fn timeout_kills_the_command() {
 #[tokio::test]
 async fn cancel_kills_the_whole_process_group() {
     let dir = tempfile::tempdir().unwrap();
-    let ctx = ctx(dir.path());
+    let ctx = test_ctx(dir.path());
     let cancel = ctx.cancel.clone();
     let command = "sleep 60 & echo $! > bg.pid; echo $$ > shell.pid; sleep 60";
     let run = tokio::spawn(async move { BashTool::default().call(json!({"command": command}), &ctx).await });
@@ -122,7 +117,7 @@ async fn cancel_kills_the_whole_process_group() {
 #[tokio::test]
 async fn dropping_the_call_kills_the_process_group() {
     let dir = tempfile::tempdir().unwrap();
-    let c = ctx(dir.path());
+    let c = test_ctx(dir.path());
     let input = json!({"command": "sleep 60 & echo $! > bg.pid; sleep 60"});
     let tool = BashTool::default();
     let call = tool.call(input, &c);
@@ -164,7 +159,7 @@ async fn api_keys_are_removed_from_the_environment() {
         ("ARBOR_VISIBLE".into(), "yes".into()),
     ];
     let command = "env | grep -i api_key; echo visible=$ARBOR_VISIBLE";
-    let r = BashTool::default().run(command, 5_000, &ctx(dir.path()), env).await;
+    let r = BashTool::default().run(command, 5_000, &test_ctx(dir.path()), env).await;
     assert!(!r.is_error, "{}", r.content);
     assert_eq!(r.content, "visible=yes");
     assert!(is_secret(OsStr::new("ANTHROPIC_API_KEY")));
@@ -177,7 +172,7 @@ async fn api_keys_are_removed_from_the_environment() {
 async fn output_is_capped() {
     let dir = tempfile::tempdir().unwrap();
     let (tx, mut rx) = mpsc::unbounded_channel();
-    let ctx = ToolContext { chunks: Some(tx), ..ctx(dir.path()) };
+    let ctx = ToolContext { chunks: Some(tx), ..test_ctx(dir.path()) };
     let tool = BashTool { max_output_chars: 100, ..BashTool::default() };
     let r = tool.call(json!({"command": "seq 1 100000"}), &ctx).await;
     assert!(!r.is_error);

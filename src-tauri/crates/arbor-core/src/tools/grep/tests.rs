@@ -1,11 +1,8 @@
 //! Tests of the Grep tool, kept apart so grep.rs stays readable.
 
 use super::*;
+use crate::tools::test_ctx;
 use std::time::Duration;
-
-fn ctx(dir: &Path) -> ToolContext {
-    ToolContext { workspace: Workspace::new(dir, &[]).unwrap(), cancel: CancellationToken::new(), chunks: None }
-}
 
 fn write(dir: &Path, rel: &str, text: &str, age_secs: u64) {
     let p = dir.join(rel);
@@ -16,7 +13,7 @@ fn write(dir: &Path, rel: &str, text: &str, age_secs: u64) {
 }
 
 async fn grep(dir: &Path, input: Value) -> ToolResult {
-    GrepTool.call(input, &ctx(dir)).await
+    GrepTool.call(input, &test_ctx(dir)).await
 }
 
 /// A small tree: two Rust files, a TypeScript one, an ignored one and a binary one.
