@@ -2,7 +2,7 @@
 //! `--json`, a y/n prompt naming the agent on a terminal, or a refusal (with a
 //! note) when there is no way to ask.
 
-use crate::printer::{Printer, summarize_args};
+use crate::printer::Printer;
 use arbor_core::Session;
 use arbor_protocol::{AgentId, ApprovalAnswer, ApprovalRequest, ApprovalScope, Command};
 use serde::Deserialize;
@@ -131,11 +131,11 @@ impl Answerer {
     }
 }
 
+/// The request itself is on the line above (the event); the prompt adds the choices.
 fn prompt(printer: &mut Printer, req: &ApprovalRequest, agent: &AgentId) {
     printer.note(&format!(
-        "? Allow {} {} for {} ({agent})? [y]es / [n]o / [a]lways for this agent / [s]ession",
+        "  allow {} for {} ({agent})? [y]es · [n]o · [a]lways for this agent · [s]ession",
         req.tool_name,
-        summarize_args(&req.tool_name, &req.tool_args),
         req.agent_path.join(" › "),
     ));
 }
