@@ -205,6 +205,14 @@ impl Shared {
     }
 }
 
+/// Hands steering to a running agent; gives the text back when it is not running.
+fn steer(r: &AgentRecord, text: String) -> Result<(), String> {
+    match &r.inbox {
+        Some(inbox) => inbox.send(text).map_err(|e| e.0),
+        None => Err(text),
+    }
+}
+
 /// A running session. Cheap to clone; dropping the last clone does not stop agents,
 /// [`Session::shutdown`] does.
 #[derive(Clone)]
@@ -297,10 +305,7 @@ impl Session {
             return self.start_main(text);
         }
         match self.shared.registry().get(target) {
-            Some(r) => match &r.inbox {
-                Some(inbox) => inbox.send(text).map_err(|_| SessionError::AgentNotRunning(target.clone())),
-                None => Err(SessionError::AgentNotRunning(target.clone())),
-            },
+            Some(r) => steer(r, text).map_err(|_| SessionError::AgentNotRunning(target.clone())),
             None => Err(SessionError::UnknownAgent(target.clone())),
         }
     }
@@ -309,6 +314,15 @@ impl Session {
     /// first, or a continuation with its history). Decided under one lock, so two
     /// messages at once cannot start two runs.
     fn start_main(&self, text: String) -> Result<(), SessionError> {
+        let id = self.main.id.clone();
+        let mut reg = self.shared.registry();
+        let text = match reg.get(&id) {
+            Some(r) => match steer(r, text) {
+                Ok(()) => return Ok(()),
+                Err(text) => text,
+            },
+            None => text,
+        };
         let def = &self.main.definition;
         let provider = self
             .main
@@ -320,16 +334,8 @@ impl Session {
         tools.retain(|t| def.tools.admits(t.name()));
         let (inbox_tx, inbox) = mpsc::unbounded_channel();
         let cancel = self.root_cancel.child_token();
-        let id = self.main.id.clone();
-        let (history, first_run) = {
-            let mut reg = self.shared.registry();
+        let (history, announce) = {
             match reg.get_mut(&id) {
-                Some(r) if r.inbox.is_some() => {
-                    if let Some(inbox) = &r.inbox {
-                        inbox.send(text).map_err(|_| SessionError::AgentNotRunning(id.clone()))?;
-                    }
-                    return Ok(());
-                }
                 Some(r) => {
                     r.inbox = Some(inbox_tx);
                     r.cancel = cancel.clone();
@@ -366,7 +372,8 @@ impl Session {
                 }
             }
         };
-        if let Some(started) = first_run {
+        drop(reg);
+        if let Some(started) = announce {
             self.shared.events.emit(&id, EventKind::AgentStarted(started));
         }
         let mut history = history;
