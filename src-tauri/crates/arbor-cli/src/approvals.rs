@@ -4,7 +4,7 @@
 
 use crate::printer::Printer;
 use arbor_core::Session;
-use arbor_protocol::{AgentId, ApprovalAnswer, ApprovalRequest, ApprovalScope, Command};
+use arbor_protocol::{AgentId, ApprovalAnswer, ApprovalRequest, ApprovalScope, Command, DelegateRequest};
 use serde::Deserialize;
 use std::collections::VecDeque;
 use std::io::{BufRead, IsTerminal};
@@ -27,6 +27,20 @@ enum Input {
     },
     Cancel {
         agent_id: AgentId,
+    },
+    /// A subagent under `parent_id` (default: the main agent), as the UI's "Delegate…".
+    Delegate {
+        #[serde(default)]
+        parent_id: Option<AgentId>,
+        prompt: String,
+        #[serde(default)]
+        description: Option<String>,
+        #[serde(default)]
+        subagent_type: Option<String>,
+        #[serde(default)]
+        model: Option<String>,
+        #[serde(default)]
+        max_turns: Option<u32>,
     },
 }
 
@@ -150,6 +164,16 @@ fn json_line(line: &str, session: &Session) {
         }
         Ok(Input::Message { agent_id, text }) => Command::SendMessage { agent_id, text },
         Ok(Input::Cancel { agent_id }) => Command::Cancel { agent_id },
+        Ok(Input::Delegate { parent_id, prompt, description, subagent_type, model, max_turns }) => {
+            Command::Delegate(DelegateRequest {
+                parent_id: parent_id.unwrap_or_else(|| session.main_agent_id().clone()),
+                prompt,
+                description,
+                subagent_type,
+                model,
+                max_turns,
+            })
+        }
         Err(e) => return warn(&format!("ignored a stdin line that is not a known command ({e}): {line}")),
     };
     if let Err(e) = session.submit(command) {

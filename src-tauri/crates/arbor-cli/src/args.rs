@@ -21,6 +21,18 @@ pub enum Command {
     Run(RunArgs),
     /// Watch a scripted demonstration: no API key, no network, no real model.
     Demo(DemoArgs),
+    /// List the subagent types found for a workspace (agent files), and any that failed to load.
+    Agents(AgentsArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct AgentsArgs {
+    /// The workspace whose .claude/agents and .arbor/agents are read (default: the current directory).
+    #[arg(long, value_name = "DIR")]
+    pub workspace: Option<PathBuf>,
+    /// One JSON object per type on stdout.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -37,6 +49,15 @@ pub struct Common {
     /// Turn limit of the main agent.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub max_turns: Option<u32>,
+    /// Subagents that run at once; more wait in a queue.
+    #[arg(long, value_name = "N", default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub max_parallel: u32,
+    /// How deep subagents may nest: 1 lets only the main agent start them, 0 turns them off.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(0..=8))]
+    pub max_depth: u32,
+    /// Subagents the models may start in the whole session.
+    #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u32).range(0..=1000))]
+    pub max_subagents: u32,
     /// Where Arbor keeps its data and logs (default: $ARBOR_DATA_DIR, else the platform's data dir).
     #[arg(long, value_name = "DIR", env = "ARBOR_DATA_DIR")]
     pub data_dir: Option<PathBuf>,

@@ -1,6 +1,7 @@
 //! `arbor`: Arbor's headless command line. Drives the same runtime as the desktop
 //! app from a terminal or a script.
 
+mod agents;
 mod approvals;
 mod args;
 mod demo;
@@ -22,6 +23,7 @@ fn main() -> ExitCode {
         match cli.command {
             args::Command::Run(a) => run::run(a).await,
             args::Command::Demo(a) => demo::demo(a).await,
+            args::Command::Agents(a) => agents::list(a),
         }
     });
     // Agents' tasks must not keep the process alive once the answer is printed.

@@ -29,9 +29,15 @@ pub struct Printer {
     open: Option<Open>,
     /// The open stream ended with a newline: the next piece starts with the prefix.
     at_line_start: bool,
-    /// Agents whose thinking is hidden: subagents (their parents never see it either).
-    hidden_thoughts: Vec<AgentId>,
-    descriptions: HashMap<AgentId, String>,
+    /// Subagents: their thinking is hidden (their parents never see it either), and
+    /// their streams are printed by whole lines so parallel children do not interleave mid-word.
+    subagents: Vec<AgentId>,
+    /// A subagent's streamed tool output not yet ended by a newline, per call.
+    partial: HashMap<String, String>,
+    /// Line prefixes: the id, and for a subagent its description, indented by depth.
+    labels: HashMap<AgentId, String>,
+    /// When each subagent was queued, to say how long it waited for a slot.
+    queued_at: HashMap<AgentId, i64>,
     tool_names: HashMap<String, String>,
     usage: Usage,
 }
@@ -43,8 +49,10 @@ impl Printer {
             out: anstream::AutoStream::auto(std::io::stdout()),
             open: None,
             at_line_start: false,
-            hidden_thoughts: Vec::new(),
-            descriptions: HashMap::new(),
+            subagents: Vec::new(),
+            partial: HashMap::new(),
+            labels: HashMap::new(),
+            queued_at: HashMap::new(),
             tool_names: HashMap::new(),
             usage: Usage::default(),
         }
@@ -84,18 +92,43 @@ impl Printer {
         let id = &ev.agent_id;
         match &ev.kind {
             EventKind::AgentStarted(s) => {
-                self.descriptions.insert(id.clone(), s.description.clone());
-                if s.parent_id.is_some() {
-                    self.hidden_thoughts.push(id.clone());
-                }
+                let indent = "  ".repeat(s.depth as usize);
+                let label = match &s.parent_id {
+                    None => format!("{DIM}[{id}]{DIM:#} "),
+                    Some(_) => {
+                        self.subagents.push(id.clone());
+                        format!("{indent}{DIM}[{id} {}]{DIM:#} ", one_line(&s.description, 32))
+                    }
+                };
+                self.labels.insert(id.clone(), label);
                 let kind = s.subagent_type.as_deref().map(|t| format!(" ({t})")).unwrap_or_default();
+                let bg = if s.background && s.parent_id.is_some() { " · background" } else { "" };
+                let parent = s.parent_id.as_ref().map(|p| format!(" · under {p}")).unwrap_or_default();
                 self.line(
                     id,
-                    &format!("{BOLD}▶ {}{kind}{BOLD:#} {DIM}· {} via {}{DIM:#}", s.description, s.model, s.provider),
+                    &format!(
+                        "{BOLD}▶ {}{kind}{BOLD:#} {DIM}· {} via {}{parent}{bg}{DIM:#}",
+                        s.description, s.model, s.provider
+                    ),
                 );
             }
-            EventKind::ResponseChunk(t) => self.stream(Open::Response(id.clone()), &t.content, Style::new()),
-            EventKind::ThoughtsChunk(t) if !self.hidden_thoughts.contains(id) => {
+            EventKind::AgentStatus(s) if s.status == AgentStatus::Queued => {
+                self.queued_at.insert(id.clone(), ev.ts);
+            }
+            EventKind::AgentStatus(s) if s.status == AgentStatus::Running => {
+                // Only a wait someone would notice is worth a line.
+                if let Some(q) = self.queued_at.remove(id)
+                    && ev.ts - q >= 200
+                {
+                    let waited = (ev.ts - q) as f64 / 1000.0;
+                    self.line(id, &format!("{DIM}started after {waited:.1}s in the queue{DIM:#}"));
+                }
+            }
+            EventKind::ResponseChunk(t) if !self.subagents.contains(id) => {
+                self.stream(Open::Response(id.clone()), &t.content, Style::new())
+            }
+            EventKind::Response(t) if self.subagents.contains(id) => self.line(id, &t.content),
+            EventKind::ThoughtsChunk(t) if !self.subagents.contains(id) => {
                 if self.open != Some(Open::Thoughts(id.clone())) {
                     self.stream(Open::Thoughts(id.clone()), "(thinking) ", DIM);
                 }
@@ -106,8 +139,21 @@ impl Printer {
                 let summary = summarize_args(&c.tool_name, &c.tool_args);
                 self.line(id, &format!("{TOOL}⚙ {}{TOOL:#} {summary}", c.tool_name));
             }
+            EventKind::ToolOutputChunk(c) if self.subagents.contains(id) => {
+                let buf = self.partial.entry(c.call_id.clone()).or_default();
+                buf.push_str(&c.content);
+                if let Some(end) = buf.rfind('\n') {
+                    let done: String = buf.drain(..=end).collect();
+                    for l in done.lines() {
+                        self.line(id, &format!("{DIM}{l}{DIM:#}"));
+                    }
+                }
+            }
             EventKind::ToolOutputChunk(c) => self.stream(Open::Output(id.clone(), c.call_id.clone()), &c.content, DIM),
             EventKind::ToolOutput(o) => {
+                if let Some(rest) = self.partial.remove(&o.call_id).filter(|r| !r.is_empty()) {
+                    self.line(id, &format!("{DIM}{rest}{DIM:#}"));
+                }
                 let name = self.tool_names.get(&o.call_id).cloned().unwrap_or_default();
                 let (mark, style) = if o.is_error { ("✗", ERR) } else { ("✓", OK) };
                 let streamed = self.tool_streamed(id, &o.call_id);
@@ -162,7 +208,7 @@ impl Printer {
                 self.line(id, &text);
             }
             EventKind::TaskNotification(n) => {
-                self.line(id, &format!("{DIM}background task {} {}{DIM:#}", n.task_id, n.status.as_str()));
+                self.line(id, &format!("{DIM}⤶ result of {}: {}{DIM:#}", n.task_id, one_line(&n.summary, 140)));
             }
             // Complete texts repeat what was streamed; statuses show in the lines above.
             _ => {}
@@ -175,7 +221,7 @@ impl Printer {
     }
 
     fn prefix(&self, id: &AgentId) -> String {
-        format!("{DIM}[{id}]{DIM:#} ")
+        self.labels.get(id).cloned().unwrap_or_else(|| format!("{DIM}[{id}]{DIM:#} "))
     }
 
     fn close_line(&mut self) {
@@ -233,7 +279,13 @@ pub fn summarize_args(tool: &str, args: &Value) -> String {
             None => p,
         }),
         "Bash" => s("command"),
-        "Task" => s("description").or_else(|| s("prompt")),
+        "Task" => s("description").or_else(|| s("prompt")).map(|d| {
+            let kind = s("subagent_type").unwrap_or_else(|| "general-purpose".to_string());
+            let bg =
+                if args.get("run_in_background").and_then(Value::as_bool) == Some(true) { ", background" } else { "" };
+            format!("{d} ({kind}{bg})")
+        }),
+        "TaskOutput" | "TaskStop" => s("task_id"),
         _ => None,
     }
     .unwrap_or_else(|| args.to_string());

@@ -1,6 +1,7 @@
 //! `arbor run`: one prompt to the main agent, its events printed live, approvals
 //! answered from the terminal, and an exit code that says how it ended.
 
+use crate::agents;
 use crate::approvals::Answerer;
 use crate::args::{ApproveMode, Common, RunArgs};
 use crate::printer::Printer;
@@ -8,7 +9,7 @@ use crate::providers::{self, Chosen};
 use crate::setup;
 use anyhow::{Context, Result};
 use arbor_core::tools::{ToolClass, ToolRegistry};
-use arbor_core::{ApprovalPolicy, EventStream, Session, SessionConfig};
+use arbor_core::{ApprovalPolicy, EventStream, Limits, Session, SessionConfig};
 use arbor_protocol::{AgentStatus, Command, EventKind};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -46,10 +47,22 @@ pub async fn execute(
     if let Some(n) = common.max_turns {
         config.main_agent.max_turns = n;
     }
+    config.limits = Limits {
+        max_parallel: common.max_parallel as usize,
+        max_depth: common.max_depth,
+        max_subagents: common.max_subagents,
+        ..Limits::default()
+    };
+    let catalog = agents::load(&workspace);
+    config.agent_types = catalog.definitions;
     let (session, events) = Session::start(config).context("cannot start the session")?;
     let mut printer = Printer::new(common.json);
     if let Some(b) = banner {
         printer.note(b);
+    }
+    for p in &catalog.problems {
+        // A bad agent file must not go unnoticed, nor stop the run.
+        warn(&format!("agent file: {p}"));
     }
     printer.note(&format!(
         "session {} · {} · {} · workspace {}",
@@ -63,11 +76,12 @@ pub async fn execute(
     Ok(drive(&session, events, &mut printer, answerer).await)
 }
 
-/// Prints events until the main agent finishes; answers approvals; Ctrl-C stops
-/// the agents (a second Ctrl-C exits at once).
+/// Prints events until the main agent has finished and no agent is left
+/// running; answers approvals; Ctrl-C stops the agents (a second Ctrl-C exits at once).
 async fn drive(session: &Session, mut events: EventStream, printer: &mut Printer, mut answerer: Answerer) -> ExitCode {
     let main = session.main_agent_id().clone();
     let mut interrupted = false;
+    let mut main_end = None;
     let outcome = loop {
         tokio::select! {
             ev = events.recv() => {
@@ -75,8 +89,12 @@ async fn drive(session: &Session, mut events: EventStream, printer: &mut Printer
                 printer.print(&ev);
                 match &ev.kind {
                     EventKind::ApprovalRequest(r) => answerer.on_request(r, &ev.agent_id, session, printer),
-                    EventKind::AgentFinished(f) if ev.agent_id == main => break Some(f.clone()),
+                    EventKind::AgentFinished(f) if ev.agent_id == main => main_end = Some(f.clone()),
                     _ => {}
+                }
+                // The main agent may be woken again (a delegated subagent's result): wait until all is quiet.
+                if main_end.is_some() && session.is_idle() {
+                    break main_end;
                 }
             }
             line = answerer.next_line() => answerer.on_line(line, session, printer),
@@ -118,4 +136,9 @@ async fn drive(session: &Session, mut events: EventStream, printer: &mut Printer
 fn report(msg: &str) -> ExitCode {
     eprintln!("arbor: {msg}");
     ExitCode::FAILURE
+}
+
+#[allow(clippy::print_stderr)]
+fn warn(msg: &str) {
+    eprintln!("arbor: {msg}");
 }

@@ -54,3 +54,12 @@ pub fn workspace(given: Option<&Path>) -> Result<PathBuf> {
     }
     Ok(dir)
 }
+
+/// Where the user's own agent types live: `$ARBOR_CONFIG_DIR/agents`, else the
+/// platform's config dir (`~/.config/arbor/agents` on Linux).
+pub fn user_agents_dir() -> Option<PathBuf> {
+    match std::env::var_os("ARBOR_CONFIG_DIR") {
+        Some(d) if !d.is_empty() => Some(PathBuf::from(d).join("agents")),
+        _ => dirs::config_dir().map(|d| d.join("arbor").join("agents")),
+    }
+}

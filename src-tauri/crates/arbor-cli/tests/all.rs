@@ -209,3 +209,121 @@ async fn the_demo_runs_without_a_key_and_says_it_is_scripted() {
     assert!(std::fs::read_to_string(Path::new(&ws).join("src/inventory.py")).unwrap().contains("raise ValueError"));
     assert!(Path::new(&ws).join("NOTES.md").exists());
 }
+
+/// A workspace with a Claude Code agent file (`reviewer`) and a broken one.
+async fn subagent_cli() -> Cli {
+    let server = ScriptedServer::start(Scenario::load("subagents_cli").unwrap()).await.unwrap();
+    let cli = Cli { server, workspace: tempfile::tempdir().unwrap(), data: tempfile::tempdir().unwrap() };
+    let agents = cli.workspace.path().join(".claude/agents");
+    std::fs::create_dir_all(&agents).unwrap();
+    std::fs::write(
+        agents.join("reviewer.md"),
+        "---\nname: reviewer\ndescription: Reviews code for quality.\ntools: Read, Grep, Glob, Write\nmodel: inherit\n---\n\nYou review code and write your review to a file.\n",
+    )
+    .unwrap();
+    std::fs::write(
+        agents.join("broken.md"),
+        "---\nname: broken\ndescription: Broken on purpose.\nmaxTurns: ten\n---\nbody\n",
+    )
+    .unwrap();
+    cli
+}
+
+fn json_events(stdout: &[u8]) -> Vec<Value> {
+    text(stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+#[tokio::test]
+async fn run_shows_children_labelled_by_id_and_description_with_their_thinking_hidden() {
+    let cli = subagent_cli().await;
+    let out = cli.run(&["run", "--approve", "all", "delegate two"]).await;
+    let stdout = text(&out.stdout);
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    let child_line =
+        stdout.lines().find(|l| l.contains(" Do A] ")).expect("a line labelled with the child's description");
+    let label = child_line.trim_start().split(']').next().unwrap();
+    assert!(label.starts_with("[agent-") && label.ends_with(" Do A"), "{child_line}");
+    assert!(stdout.contains("A is done"), "{stdout}");
+    assert!(stdout.contains("▶ Review code (reviewer)"), "{stdout}");
+    assert!(stdout.contains("MAIN-THOUGHT"), "the main agent's thinking is shown:\n{stdout}");
+    assert!(!stdout.contains("SECRET-CHILD-THOUGHT"), "a child's thinking is hidden:\n{stdout}");
+    assert_eq!(cli.file("review.txt").as_deref(), Some("looks fine"));
+    assert!(stderr.contains("broken.md") && stderr.contains("maxTurns"), "a bad agent file is reported:\n{stderr}");
+}
+
+#[tokio::test]
+async fn a_childs_approval_names_its_agent_path_and_is_answered_on_stdin() {
+    let cli = subagent_cli().await;
+    let mut child = cli
+        .cmd(&["run", "--json", "--approve", "ask", "delegate two"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut seen = Vec::new();
+    let read_all = async {
+        while let Some(line) = lines.next_line().await.unwrap() {
+            let e: Value = serde_json::from_str(&line).unwrap();
+            if e["type"] == "approval_request" {
+                let reply = serde_json::json!({"type": "approval", "request_id": e["request_id"], "approved": true});
+                stdin.write_all(format!("{reply}\n").as_bytes()).await.unwrap();
+            }
+            seen.push(e);
+        }
+    };
+    tokio::time::timeout(std::time::Duration::from_secs(60), read_all).await.expect("run ends");
+    assert!(child.wait().await.unwrap().success());
+    let main = seen[0]["agent_id"].clone();
+    let req = seen.iter().find(|e| e["type"] == "approval_request").expect("the reviewer asked");
+    assert_eq!(req["agent_path"], serde_json::json!(["main", "Review code"]));
+    assert_ne!(req["agent_id"], main, "tagged with the child's id");
+    let started = seen
+        .iter()
+        .find(|e| e["type"] == "agent_started" && e["agent_id"] == req["agent_id"])
+        .expect("the child was announced");
+    assert_eq!(started["parent_id"], main);
+    assert_eq!(started["subagent_type"], "reviewer");
+    assert_eq!(started["depth"], 1);
+    assert_eq!(cli.file("review.txt").as_deref(), Some("looks fine"));
+}
+
+#[tokio::test]
+async fn limit_flags_reach_the_scheduler() {
+    let cli = subagent_cli().await;
+    let out = cli.run(&["run", "--json", "--approve", "all", "--max-parallel", "1", "delegate two"]).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let events = json_events(&out.stdout);
+    let main = events[0]["agent_id"].clone();
+    // With one slot, the second child starts running only after the first finished.
+    let order: Vec<(String, String)> = events
+        .iter()
+        .filter(|e| e["agent_id"] != main)
+        .filter(|e| e["type"] == "agent_finished" || (e["type"] == "agent_status" && e["status"] == "running"))
+        .map(|e| (e["agent_id"].as_str().unwrap().to_string(), e["type"].as_str().unwrap().to_string()))
+        .collect();
+    assert_eq!(order.len(), 4, "{order:?}");
+    assert_eq!(order[0].0, order[1].0, "one child runs to its end before the next starts: {order:?}");
+    assert_eq!(order[1].1, "agent_finished");
+
+    let out = cli.run(&["run", "--json", "--approve", "all", "--max-depth", "0", "delegate two"]).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let events = json_events(&out.stdout);
+    assert!(!events.iter().any(|e| e["type"] == "agent_started" && e["agent_id"] != events[0]["agent_id"]));
+    let outputs: Vec<&str> =
+        events.iter().filter(|e| e["type"] == "tool_output").map(|e| e["content"].as_str().unwrap()).collect();
+    assert_eq!(outputs, vec!["subagent depth limit reached: do this subtask yourself"; 2]);
+}
+
+#[tokio::test]
+async fn agents_lists_the_types_found_and_the_files_that_failed() {
+    let cli = subagent_cli().await;
+    let out = cli.run(&["agents"]).await;
+    let stdout = text(&out.stdout);
+    assert!(out.status.success());
+    assert!(stdout.contains("general-purpose"), "{stdout}");
+    assert!(stdout.contains("reviewer  (workspace .claude/agents) Reviews code for quality."), "{stdout}");
+    assert!(stdout.contains("error: ") && stdout.contains("broken.md: field `maxTurns`"), "{stdout}");
+}

@@ -2,33 +2,52 @@
 //! a person's scoped answers leave behind, and the broker that suspends only the
 //! asking agent until its own request is answered (design.md §3.4).
 
+use crate::definitions::PermissionMode;
 use crate::tools::ToolClass;
 use arbor_protocol::{AgentId, ApprovalAnswer, ApprovalScope};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Mutex, PoisonError};
 use tokio::sync::oneshot;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Ordered from loosest to strictest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Decision {
     Allow,
     Ask,
     Deny,
 }
 
-/// Per tool class, overridable per tool by name.
+/// Per tool class, overridable per tool by name, with limits a subagent type
+/// may add but never lift.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ApprovalPolicy {
     pub read_only: Decision,
     pub mutating: Decision,
+    /// Task and the tools that manage subagents (a Task call can be made to ask).
+    pub delegation: Decision,
     pub per_tool: BTreeMap<String, Decision>,
+    /// Mutating calls are never looser than this, whatever `per_tool` says (`permissionMode: plan`).
+    pub mutating_floor: Decision,
+    /// What would ask is refused instead (`permissionMode: dontAsk`).
+    pub ask_denies: bool,
 }
 
 impl Default for ApprovalPolicy {
-    /// Reads run; anything that can change something asks.
+    /// Reads run; anything that can change something asks; subagents start.
     fn default() -> Self {
-        Self { read_only: Decision::Allow, mutating: Decision::Ask, per_tool: BTreeMap::new() }
+        Self {
+            read_only: Decision::Allow,
+            mutating: Decision::Ask,
+            delegation: Decision::Allow,
+            per_tool: BTreeMap::new(),
+            mutating_floor: Decision::Allow,
+            ask_denies: false,
+        }
     }
 }
+
+/// Claude Code's edit tools, which `permissionMode: acceptEdits` lets run.
+const EDIT_TOOLS: [&str; 4] = ["Edit", "Write", "MultiEdit", "NotebookEdit"];
 
 impl ApprovalPolicy {
     pub fn allow_all() -> Self {
@@ -40,10 +59,40 @@ impl ApprovalPolicy {
     }
 
     pub fn decide(&self, tool: &str, class: ToolClass) -> Decision {
-        self.per_tool.get(tool).copied().unwrap_or(match class {
+        let d = self.per_tool.get(tool).copied().unwrap_or(match class {
             ToolClass::ReadOnly => self.read_only,
             ToolClass::Mutating => self.mutating,
-        })
+            ToolClass::Delegation => self.delegation,
+        });
+        let d = if class == ToolClass::Mutating { d.max(self.mutating_floor) } else { d };
+        if self.ask_denies && d == Decision::Ask { Decision::Deny } else { d }
+    }
+
+    /// The policy of a child whose type asks for `mode`. Stricter modes always
+    /// apply; looser ones only when `trusted` (the type comes from the user's own
+    /// config dir), so a file checked into a workspace cannot lift the user's policy.
+    pub fn for_child(&self, mode: PermissionMode, trusted: bool) -> ApprovalPolicy {
+        let mut p = self.clone();
+        match mode {
+            PermissionMode::Default => {}
+            PermissionMode::Plan => p.mutating_floor = Decision::Deny,
+            PermissionMode::DontAsk => p.ask_denies = true,
+            PermissionMode::AcceptEdits if trusted => {
+                for t in EDIT_TOOLS {
+                    p.per_tool.insert(t.to_string(), Decision::Allow);
+                }
+            }
+            PermissionMode::BypassPermissions if trusted => {
+                p.read_only = Decision::Allow;
+                p.mutating = Decision::Allow;
+                p.delegation = Decision::Allow;
+                p.per_tool.retain(|_, d| *d == Decision::Deny);
+            }
+            PermissionMode::AcceptEdits | PermissionMode::BypassPermissions => {
+                tracing::warn!(?mode, "a workspace agent type asked for a looser policy; the parent's applies");
+            }
+        }
+        p
     }
 }
 
@@ -145,6 +194,29 @@ mod tests {
         assert_eq!(p.decide("Write", ToolClass::Mutating), Decision::Ask);
         p.per_tool.insert("Bash".into(), Decision::Deny);
         assert_eq!(p.decide("Bash", ToolClass::Mutating), Decision::Deny);
+    }
+
+    #[test]
+    fn a_child_is_never_looser_unless_its_type_is_the_users_own() {
+        let parent = ApprovalPolicy::default();
+        let plan = parent.for_child(PermissionMode::Plan, false);
+        assert_eq!(plan.decide("Write", ToolClass::Mutating), Decision::Deny);
+        assert_eq!(plan.decide("Read", ToolClass::ReadOnly), Decision::Allow);
+        let mut loose_parent = ApprovalPolicy::allow_all();
+        loose_parent.per_tool.insert("Bash".into(), Decision::Allow);
+        assert_eq!(
+            loose_parent.for_child(PermissionMode::Plan, false).decide("Bash", ToolClass::Mutating),
+            Decision::Deny,
+            "a per-tool allow does not lift plan mode"
+        );
+        let workspace_bypass = parent.for_child(PermissionMode::BypassPermissions, false);
+        assert_eq!(workspace_bypass.decide("Bash", ToolClass::Mutating), Decision::Ask);
+        let user_edits = parent.for_child(PermissionMode::AcceptEdits, true);
+        assert_eq!(user_edits.decide("Edit", ToolClass::Mutating), Decision::Allow);
+        assert_eq!(user_edits.decide("Bash", ToolClass::Mutating), Decision::Ask);
+        let dont_ask = parent.for_child(PermissionMode::DontAsk, false);
+        assert_eq!(dont_ask.decide("Bash", ToolClass::Mutating), Decision::Deny);
+        assert_eq!(dont_ask.decide("Task", ToolClass::Delegation), Decision::Allow);
     }
 
     #[test]

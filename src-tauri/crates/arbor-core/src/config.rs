@@ -3,6 +3,7 @@
 
 use crate::approval::ApprovalPolicy;
 use crate::clock::{Clock, SystemClock};
+use crate::definitions::AgentDefinition;
 use crate::provider::{Provider, RetryPolicy};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -26,10 +27,11 @@ impl ToolFilter {
     }
 }
 
-/// How an agent is made: prompt, model, provider, tools, turn limit.
+/// How the main agent is made: prompt, model, provider, tools, turn limit.
+/// Subagent types are [`crate::definitions::AgentDefinition`]s.
 #[derive(Debug, Clone, PartialEq)]
-pub struct AgentDefinition {
-    pub name: String,
+pub struct MainAgentConfig {
+    /// Its label in the tree and at the root of every agent path.
     pub description: String,
     pub system_prompt: String,
     pub model: String,
@@ -44,7 +46,10 @@ pub struct SessionConfig {
     /// Directories outside the workspace that tools may also touch.
     pub allowed_paths: Vec<PathBuf>,
     pub providers: Providers,
-    pub main_agent: AgentDefinition,
+    pub main_agent: MainAgentConfig,
+    /// The subagent types a Task call may name (loaded agent files).
+    pub agent_types: Vec<AgentDefinition>,
+    pub limits: Limits,
     pub approval: ApprovalPolicy,
     pub retry: RetryPolicy,
     /// Output token limit of one model response.
@@ -65,8 +70,7 @@ impl SessionConfig {
             workspace: workspace.into(),
             allowed_paths: Vec::new(),
             providers,
-            main_agent: AgentDefinition {
-                name: "main".to_string(),
+            main_agent: MainAgentConfig {
                 description: "main".to_string(),
                 system_prompt: crate::prompt::DEFAULT_SYSTEM_PROMPT.to_string(),
                 model: model.to_string(),
@@ -74,12 +78,45 @@ impl SessionConfig {
                 tools: ToolFilter::default(),
                 max_turns: 100,
             },
+            agent_types: Vec::new(),
+            limits: Limits::default(),
             approval: ApprovalPolicy::default(),
             retry: RetryPolicy::default(),
             max_tokens: 8192,
             project_instructions: true,
             clock: Arc::new(SystemClock),
             seed: None,
+        }
+    }
+}
+
+/// The scheduler's limits (design.md §3.3). The limits on depth and count bind
+/// the models; a person delegating from outside is not held to them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Limits {
+    /// Subagents running at once; more wait, queued.
+    pub max_parallel: usize,
+    /// How deep the tree may grow: the main agent is depth 0; at the limit `Task` is not offered.
+    pub max_depth: u32,
+    /// Subagents a session's models may start in all.
+    pub max_subagents: u32,
+    /// A child's turn limit when neither its definition nor the call gives one.
+    pub subagent_max_turns: u32,
+    /// Turn limits asked for above this are clamped to it.
+    pub max_turns_cap: u32,
+    /// A child's result is cut to this many characters for its parent's model.
+    pub result_chars: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            max_parallel: 5,
+            max_depth: 1,
+            max_subagents: 10,
+            subagent_max_turns: 10,
+            max_turns_cap: 100,
+            result_chars: 50_000,
         }
     }
 }

@@ -1,10 +1,39 @@
 //! The session's registry of agents: the tree (parent, depth), what each agent
 //! is, its status, usage and files, and the handles to stop or steer it.
 
-use arbor_protocol::{AgentId, AgentStarted, AgentStatus, Message, Usage};
+use crate::approval::ApprovalPolicy;
+use crate::config::ToolFilter;
+use crate::provider::Provider;
+use arbor_protocol::{AgentFinished, AgentId, AgentStarted, AgentStatus, Message, Usage};
 use std::collections::{HashMap, HashSet};
-use tokio::sync::mpsc;
+use std::sync::Arc;
+use tokio::sync::{mpsc, watch};
 use tokio_util::sync::CancellationToken;
+
+/// How to run an agent: fixed when it is created, reused by every run of it.
+pub(crate) struct AgentSpec {
+    pub system: String,
+    pub model: String,
+    pub provider: Arc<dyn Provider>,
+    pub tools: ToolFilter,
+    pub max_turns: u32,
+    pub policy: Arc<ApprovalPolicy>,
+    pub depth: u32,
+    /// Waits for a scheduler slot (subagents do; the main agent does not).
+    pub scheduled: bool,
+}
+
+impl std::fmt::Debug for AgentSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AgentSpec")
+            .field("model", &self.model)
+            .field("provider", &self.provider.name())
+            .field("tools", &self.tools)
+            .field("max_turns", &self.max_turns)
+            .field("depth", &self.depth)
+            .finish_non_exhaustive()
+    }
+}
 
 /// What the registry knows of one agent.
 #[derive(Debug)]
@@ -20,12 +49,43 @@ pub struct AgentRecord {
     pub files_modified: Vec<String>,
     /// The last response text, once finished.
     pub result: Option<String>,
+    pub(crate) spec: Arc<AgentSpec>,
     pub(crate) cancel: CancellationToken,
     /// Steering messages for the running agent; None when it is not running.
     pub(crate) inbox: Option<mpsc::UnboundedSender<String>>,
     /// The conversation so far, kept between runs so the agent can be continued.
     pub(crate) history: Vec<Message>,
     pub(crate) pending_approvals: u32,
+    /// The end of its latest run; None while it runs. Task and TaskOutput wait on it.
+    pub(crate) outcome: watch::Sender<Option<AgentFinished>>,
+    /// Its result goes to its parent as a notification (background or delegated
+    /// from outside) rather than as a Task call's result.
+    pub(crate) notifies_parent: bool,
+    /// TaskOutput already handed its result over; no notification needed.
+    pub(crate) collected: bool,
+}
+
+/// A snapshot of one agent for clients (the CLI, the UI's first paint, tests).
+#[derive(Debug, Clone, PartialEq)]
+pub struct AgentSummary {
+    pub id: AgentId,
+    pub parent_id: Option<AgentId>,
+    pub depth: u32,
+    pub description: String,
+    pub subagent_type: Option<String>,
+    pub model: String,
+    pub provider: String,
+    pub background: bool,
+    pub status: AgentStatus,
+    pub turns: u32,
+    pub usage: Usage,
+    /// Its own usage plus its descendants'.
+    pub subtree_usage: Usage,
+    pub files_modified: Vec<String>,
+    pub started_at: i64,
+    pub finished_at: Option<i64>,
+    /// The full last response text, once finished (never cut).
+    pub result: Option<String>,
 }
 
 #[derive(Debug, Default)]
@@ -71,6 +131,54 @@ impl Registry {
             out.push(p);
         }
         out
+    }
+
+    /// Children whose results `id` still waits for as notifications.
+    pub(crate) fn outstanding(&self, id: &AgentId) -> Vec<AgentId> {
+        self.agents
+            .values()
+            .filter(|r| r.notifies_parent && !r.status.is_terminal() && r.started.parent_id.as_ref() == Some(id))
+            .map(|r| r.id.clone())
+            .collect()
+    }
+
+    /// Every agent, parents before children, in order of creation.
+    pub fn all(&self) -> Vec<&AgentRecord> {
+        let mut v: Vec<&AgentRecord> = self.agents.values().collect();
+        v.sort_by_key(|r| (r.started.depth, r.started_at, r.id.0.clone()));
+        v
+    }
+
+    pub fn summary(&self, r: &AgentRecord) -> AgentSummary {
+        AgentSummary {
+            id: r.id.clone(),
+            parent_id: r.started.parent_id.clone(),
+            depth: r.started.depth,
+            description: r.started.description.clone(),
+            subagent_type: r.started.subagent_type.clone(),
+            model: r.started.model.clone(),
+            provider: r.started.provider.clone(),
+            background: r.started.background,
+            status: r.status,
+            turns: r.turns,
+            usage: r.usage.clone(),
+            subtree_usage: self.subtree_usage(&r.id),
+            files_modified: r.files_modified.clone(),
+            started_at: r.started_at,
+            finished_at: r.finished_at,
+            result: r.result.clone(),
+        }
+    }
+
+    /// Tokens and cost of `id` and all its descendants.
+    pub fn subtree_usage(&self, id: &AgentId) -> Usage {
+        let mut total = Usage::default();
+        for a in self.subtree(id) {
+            if let Some(r) = self.agents.get(&a) {
+                total.add(&r.usage);
+            }
+        }
+        total
     }
 
     /// Descriptions from the root agent down to `id`.

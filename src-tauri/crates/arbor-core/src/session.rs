@@ -2,24 +2,29 @@
 //! the ordered event stream. The runtime is a queue pair: [`Session::submit`]
 //! takes commands in, the [`EventStream`] carries events out (design.md §6.3).
 
-use crate::agent::AgentRun;
-use crate::approval::{ApprovalBroker, ApprovalPolicy};
-use crate::config::{AgentDefinition, Providers, SessionConfig};
+use crate::agent::{self, AgentRun};
+use crate::approval::ApprovalBroker;
+use crate::config::{Limits, Providers, SessionConfig};
+use crate::definitions::AgentDefinition;
 use crate::events::{EventSink, EventStream};
 use crate::prompt;
 use crate::provider::RetryPolicy;
-use crate::registry::{AgentRecord, Registry};
+use crate::registry::{AgentRecord, AgentSpec, AgentSummary, Registry};
+use crate::subagents::{self, SpawnError, SpawnRequest};
 use crate::tools::ToolRegistry;
 use crate::workspace::Workspace;
 use arbor_protocol::{
     AgentFinished, AgentId, AgentStarted, AgentStatus, ApprovalAnswer, ApprovalRequest, ApprovalResolved,
-    ApprovalScope, Command, EventKind, Message, SessionId, StatusChanged, Usage,
+    ApprovalScope, Command, DelegateRequest, EventKind, Message, SessionId, StatusChanged, TaskNotification, Usage,
+    UserBlock,
 };
 use serde_json::Value;
+use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::atomic::AtomicU32;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use thiserror::Error;
-use tokio::sync::mpsc;
+use tokio::sync::{Semaphore, mpsc, watch};
 use tokio_util::sync::CancellationToken;
 use tracing::{Instrument, info_span};
 
@@ -38,6 +43,8 @@ pub enum SessionError {
     UnknownApproval(String),
     #[error("a message must not be empty")]
     EmptyMessage,
+    #[error("cannot start the subagent: {0}")]
+    Spawn(#[from] SpawnError),
     #[error("the session was shut down")]
     Closed,
 }
@@ -47,16 +54,38 @@ pub(crate) struct Shared {
     pub(crate) id: SessionId,
     pub(crate) events: EventSink,
     pub(crate) approvals: ApprovalBroker,
-    pub(crate) policy: ApprovalPolicy,
     pub(crate) workspace: Workspace,
     pub(crate) retry: RetryPolicy,
     pub(crate) max_tokens: u32,
+    pub(crate) limits: Limits,
+    pub(crate) providers: Providers,
+    /// Loaded subagent types by name.
+    pub(crate) agent_types: BTreeMap<String, AgentDefinition>,
+    pub(crate) project_instructions: bool,
+    /// `YYYY-MM-DD` at the session's start, for system prompts.
+    pub(crate) today: String,
+    /// One permit per subagent that may run at once.
+    pub(crate) slots: Arc<Semaphore>,
+    /// Subagents the models have started so far (for `max_subagents`).
+    pub(crate) spawned: AtomicU32,
+    /// The Task tool's description: it lists the loaded types, so it is built once.
+    pub(crate) task_description: String,
+    pub(crate) root_cancel: CancellationToken,
     registry: Mutex<Registry>,
     rng: Mutex<fastrand::Rng>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// What an agent does when its model has stopped calling tools.
+pub(crate) enum EndStep {
+    /// Messages arrived meanwhile: answer them with another turn.
+    Continue(Vec<UserBlock>),
+    /// Children it started still run; their results are due as notifications.
+    Wait,
+    Finished,
 }
 
 impl Shared {
@@ -68,9 +97,8 @@ impl Shared {
         lock(&self.rng).f64()
     }
 
-    /// A fresh agent id, unique in this session.
-    pub(crate) fn new_agent_id(&self) -> AgentId {
-        let reg = self.registry();
+    /// A fresh agent id, unique in this session (checked against `reg`, which the caller holds).
+    pub(crate) fn new_agent_id(&self, reg: &Registry) -> AgentId {
         loop {
             let id = AgentId::from_suffix(lock(&self.rng).u32(..));
             if !reg.contains(&id) {
@@ -114,30 +142,170 @@ impl Shared {
         }
     }
 
-    /// Marks the agent finished and emits its final status and `agent_finished`.
-    /// Closing the inbox, folding in messages that raced the end, and storing the
-    /// history happen under one lock, so a message arriving now starts a new run
-    /// with the whole history rather than getting lost.
-    pub(crate) fn finish_agent(
-        &self,
+    /// The tools an agent of `spec` is offered: the built-ins, plus the subagent
+    /// tools below the depth limit, filtered by its type. Fresh instances per run.
+    pub(crate) fn tools_for(self: &Arc<Self>, id: &AgentId, spec: &AgentSpec) -> ToolRegistry {
+        let mut tools = ToolRegistry::builtins();
+        if spec.depth < self.limits.max_depth {
+            subagents::add_tools(&mut tools, self, id);
+        }
+        tools.retain(|t| spec.tools.admits(t.name()));
+        tools
+    }
+
+    /// Text for an agent: steering while it runs; otherwise, when `may_start`,
+    /// a new run that continues its history with the text (the main agent's next
+    /// prompt, or a notification to an agent that had finished). Decided under
+    /// one lock, so two texts at once cannot start two runs.
+    pub(crate) fn deliver(self: &Arc<Self>, id: &AgentId, text: String, may_start: bool) -> Result<(), SessionError> {
+        if self.root_cancel.is_cancelled() {
+            return Err(SessionError::Closed);
+        }
+        let mut reg = self.registry();
+        let r = reg.get(id).ok_or_else(|| SessionError::UnknownAgent(id.clone()))?;
+        let text = match &r.inbox {
+            Some(inbox) => match inbox.send(text) {
+                Ok(()) => return Ok(()),
+                Err(e) => e.0,
+            },
+            None => text,
+        };
+        if !may_start {
+            return Err(SessionError::AgentNotRunning(id.clone()));
+        }
+        // A new run hangs under its parent's current run, so stopping the parent stops it.
+        let parent_cancel = match r.started.parent_id.as_ref().and_then(|p| reg.get(p)) {
+            Some(p) => p.cancel.clone(),
+            None => self.root_cancel.clone(),
+        };
+        let Some(r) = reg.get_mut(id) else { return Err(SessionError::UnknownAgent(id.clone())) };
+        let (inbox_tx, inbox) = mpsc::unbounded_channel();
+        let cancel = parent_cancel.child_token();
+        r.inbox = Some(inbox_tx);
+        r.cancel = cancel.clone();
+        r.finished_at = None;
+        r.outcome.send_replace(None);
+        let mut history = std::mem::take(&mut r.history);
+        let spec = r.spec.clone();
+        drop(reg);
+        agent::append_user(&mut history, vec![UserBlock::Text { text }]);
+        self.launch(id.clone(), spec, history, inbox, cancel);
+        Ok(())
+    }
+
+    /// Starts a run of an agent whose record is in the registry.
+    pub(crate) fn launch(
+        self: &Arc<Self>,
+        id: AgentId,
+        spec: Arc<AgentSpec>,
+        history: Vec<Message>,
+        inbox: mpsc::UnboundedReceiver<String>,
+        cancel: CancellationToken,
+    ) {
+        let run = AgentRun {
+            tools: self.tools_for(&id, &spec),
+            depth_limited: spec.depth >= self.limits.max_depth,
+            slots: spec.scheduled.then(|| self.slots.clone()),
+            slot: None,
+            id,
+            spec,
+            history,
+            inbox,
+            cancel,
+        };
+        let span = info_span!("session", session_id = %self.id);
+        tokio::spawn(run.run(self.clone()).instrument(span));
+    }
+
+    /// Ends a run, unless there is more to do: messages that arrived while the
+    /// model answered, or children whose results are still due. Decided under
+    /// the registry lock, the same lock a finishing child delivers its result
+    /// under, so no message or result slips between the check and the end.
+    pub(crate) fn end_run(
+        self: &Arc<Self>,
         id: &AgentId,
         mut finished: AgentFinished,
         inbox: &mut mpsc::UnboundedReceiver<String>,
-        mut history: Vec<Message>,
-    ) {
-        if let Some(r) = self.registry().get_mut(id) {
-            r.inbox = None;
-            let late = crate::agent::drain_texts(inbox);
-            if !late.is_empty() {
-                crate::agent::append_user(&mut history, late);
+        history: &mut Vec<Message>,
+    ) -> EndStep {
+        let mut abandon = Vec::new();
+        let mut notice = None;
+        let mut status_changed = false;
+        {
+            let mut reg = self.registry();
+            if finished.status == AgentStatus::Completed {
+                let late = agent::drain_texts(inbox);
+                if !late.is_empty() {
+                    return EndStep::Continue(late);
+                }
+                if !reg.outstanding(id).is_empty() {
+                    return EndStep::Wait;
+                }
+            } else {
+                // Nobody will read their results now; stop them rather than let them run on unseen.
+                abandon = reg.outstanding(id);
             }
-            r.history = history;
-            r.finished_at = Some(self.events.now_ms());
+            let now = self.events.now_ms();
+            let Some(r) = reg.get_mut(id) else { return EndStep::Finished };
+            r.inbox = None;
+            let late = agent::drain_texts(inbox);
+            if !late.is_empty() {
+                agent::append_user(history, late);
+            }
+            r.history = std::mem::take(history);
+            r.finished_at = Some(now);
             r.result = Some(finished.result.clone());
             finished.files_modified = r.files_modified.clone();
+            if r.status != finished.status {
+                r.status = finished.status;
+                status_changed = true;
+            }
+            r.outcome.send_replace(Some(finished.clone()));
+            if r.notifies_parent
+                && !r.collected
+                && let Some(parent) = r.started.parent_id.clone()
+            {
+                let text =
+                    subagents::notification_text(id, &r.started.description, &finished, self.limits.result_chars);
+                let summary = subagents::summary(&r.started.description, &finished);
+                // Into the parent's inbox now, under the lock, if it is running.
+                let pending = match reg.get(&parent).and_then(|p| p.inbox.as_ref()) {
+                    Some(inbox) => inbox.send(text).err().map(|e| e.0),
+                    None => Some(text),
+                };
+                notice = Some((parent, summary, pending));
+            }
         }
-        self.set_status(id, finished.status);
+        if status_changed {
+            self.events.emit(id, EventKind::AgentStatus(StatusChanged { status: finished.status }));
+        }
+        let status = finished.status;
         self.events.emit(id, EventKind::AgentFinished(finished));
+        if let Some((parent, summary, pending)) = notice {
+            self.events
+                .emit(&parent, EventKind::TaskNotification(TaskNotification { task_id: id.clone(), status, summary }));
+            // An idle parent is woken to read it, unless the child was stopped (by
+            // the person, or because the parent itself ended).
+            if let Some(text) = pending
+                && status != AgentStatus::Cancelled
+            {
+                let _ = self.deliver(&parent, text, true);
+            }
+        }
+        for child in abandon {
+            self.cancel_subtree(&child);
+        }
+        EndStep::Finished
+    }
+
+    /// Stops an agent and its whole subtree.
+    pub(crate) fn cancel_subtree(&self, id: &AgentId) {
+        let reg = self.registry();
+        for a in reg.subtree(id) {
+            if let Some(r) = reg.get(&a) {
+                r.cancel.cancel();
+            }
+        }
     }
 
     /// Asks the person and waits for the answer (or a standing grant). None when
@@ -205,29 +373,20 @@ impl Shared {
     }
 }
 
-/// Hands steering to a running agent; gives the text back when it is not running.
-fn steer(r: &AgentRecord, text: String) -> Result<(), String> {
-    match &r.inbox {
-        Some(inbox) => inbox.send(text).map_err(|e| e.0),
-        None => Err(text),
-    }
-}
-
 /// A running session. Cheap to clone; dropping the last clone does not stop agents,
 /// [`Session::shutdown`] does.
 #[derive(Clone)]
 pub struct Session {
     shared: Arc<Shared>,
     main: Arc<MainAgent>,
-    root_cancel: CancellationToken,
 }
 
-/// How to (re)start the main agent when a message arrives for it.
+/// How to create the main agent when the first message arrives.
 struct MainAgent {
     id: AgentId,
-    definition: AgentDefinition,
-    system_prompt: String,
-    providers: Providers,
+    description: String,
+    spec: Arc<AgentSpec>,
+    provider_name: String,
 }
 
 impl Session {
@@ -236,38 +395,57 @@ impl Session {
     pub fn start(config: SessionConfig) -> Result<(Session, EventStream), SessionError> {
         let workspace = Workspace::new(&config.workspace, &config.allowed_paths)
             .map_err(|e| SessionError::Workspace { path: config.workspace.clone(), reason: e.to_string() })?;
-        if !config.providers.contains_key(&config.main_agent.provider) {
-            return Err(SessionError::UnknownProvider(config.main_agent.provider.clone()));
-        }
+        let main_def = config.main_agent;
+        let provider = config
+            .providers
+            .get(&main_def.provider)
+            .cloned()
+            .ok_or_else(|| SessionError::UnknownProvider(main_def.provider.clone()))?;
         let mut rng = config.seed.map(fastrand::Rng::with_seed).unwrap_or_default();
         let session_id = SessionId(format!("sess-{:016x}", rng.u64(..)));
-        let now = config.clock.now_ms();
+        let main_id = AgentId::from_suffix(rng.u32(..));
+        let today = prompt::iso_date(config.clock.now_ms());
         let (events, stream) = EventSink::new(session_id.clone(), config.clock.clone());
-        let system_prompt = prompt::main_system_prompt(
-            &config.main_agent.system_prompt,
-            workspace.root(),
-            &prompt::iso_date(now),
-            config.project_instructions,
-        );
+        let system =
+            prompt::main_system_prompt(&main_def.system_prompt, workspace.root(), &today, config.project_instructions);
+        let agent_types: BTreeMap<String, AgentDefinition> =
+            config.agent_types.into_iter().map(|d| (d.name.clone(), d)).collect();
+        let task_description = subagents::task_description(&agent_types);
         let shared = Arc::new(Shared {
             id: session_id,
             events,
             approvals: ApprovalBroker::default(),
-            policy: config.approval,
             workspace,
             retry: config.retry,
             max_tokens: config.max_tokens,
+            slots: Arc::new(Semaphore::new(config.limits.max_parallel.max(1))),
+            limits: config.limits,
+            providers: config.providers,
+            agent_types,
+            project_instructions: config.project_instructions,
+            today,
+            spawned: AtomicU32::new(0),
+            task_description,
+            root_cancel: CancellationToken::new(),
             registry: Mutex::new(Registry::default()),
             rng: Mutex::new(rng),
         });
         let main = MainAgent {
-            id: shared.new_agent_id(),
-            definition: config.main_agent,
-            system_prompt,
-            providers: config.providers,
+            id: main_id,
+            description: main_def.description,
+            spec: Arc::new(AgentSpec {
+                system,
+                model: main_def.model,
+                provider,
+                tools: main_def.tools,
+                max_turns: main_def.max_turns,
+                policy: Arc::new(config.approval),
+                depth: 0,
+                scheduled: false,
+            }),
+            provider_name: main_def.provider,
         };
-        let session = Session { shared, main: Arc::new(main), root_cancel: CancellationToken::new() };
-        Ok((session, stream))
+        Ok((Session { shared, main: Arc::new(main) }, stream))
     }
 
     pub fn id(&self) -> &SessionId {
@@ -282,9 +460,18 @@ impl Session {
         &self.shared.workspace
     }
 
+    pub fn limits(&self) -> &Limits {
+        &self.shared.limits
+    }
+
+    /// The subagent types Task calls and delegations may name.
+    pub fn agent_types(&self) -> impl Iterator<Item = &AgentDefinition> {
+        self.shared.agent_types.values()
+    }
+
     /// A command in. Refusals are immediate and typed; effects arrive as events.
     pub fn submit(&self, command: Command) -> Result<(), SessionError> {
-        if self.root_cancel.is_cancelled() {
+        if self.shared.root_cancel.is_cancelled() {
             return Err(SessionError::Closed);
         }
         match command {
@@ -293,106 +480,81 @@ impl Session {
                     return Err(SessionError::EmptyMessage);
                 }
                 let target = agent_id.unwrap_or_else(|| self.main.id.clone());
-                self.send_message(&target, text)
+                if target == self.main.id {
+                    self.ensure_main();
+                    self.shared.deliver(&target, text, true)
+                } else {
+                    self.shared.deliver(&target, text, false)
+                }
             }
             Command::ResolveApproval(answer) => self.resolve_approval(answer),
             Command::Cancel { agent_id } => self.cancel(&agent_id),
+            Command::Delegate(request) => self.delegate(request).map(|_| ()),
         }
     }
 
-    fn send_message(&self, target: &AgentId, text: String) -> Result<(), SessionError> {
-        if *target == self.main.id {
-            return self.start_main(text);
+    /// Starts a subagent under `request.parent_id` as the person asks (not a
+    /// model): the limits on depth and count do not apply, the queue does. Its
+    /// result reaches the parent as a task notification.
+    pub fn delegate(&self, request: DelegateRequest) -> Result<AgentId, SessionError> {
+        if self.shared.root_cancel.is_cancelled() {
+            return Err(SessionError::Closed);
         }
-        match self.shared.registry().get(target) {
-            Some(r) => steer(r, text).map_err(|_| SessionError::AgentNotRunning(target.clone())),
-            None => Err(SessionError::UnknownAgent(target.clone())),
+        if request.parent_id == self.main.id {
+            self.ensure_main();
         }
+        let spawned = self.shared.spawn(SpawnRequest {
+            parent: request.parent_id,
+            parent_call_id: None,
+            prompt: request.prompt,
+            description: request.description,
+            subagent_type: request.subagent_type,
+            model: request.model,
+            max_turns: request.max_turns,
+            background: true,
+            by_user: true,
+        })?;
+        Ok(spawned.id)
     }
 
-    /// A message for the main agent: steering while it runs, else its next run (its
-    /// first, or a continuation with its history). Decided under one lock, so two
-    /// messages at once cannot start two runs.
-    fn start_main(&self, text: String) -> Result<(), SessionError> {
-        let id = self.main.id.clone();
+    /// Creates the main agent's record (and announces it) the first time it is needed.
+    fn ensure_main(&self) {
+        let id = &self.main.id;
         let mut reg = self.shared.registry();
-        let text = match reg.get(&id) {
-            Some(r) => match steer(r, text) {
-                Ok(()) => return Ok(()),
-                Err(text) => text,
-            },
-            None => text,
-        };
-        let def = &self.main.definition;
-        let provider = self
-            .main
-            .providers
-            .get(&def.provider)
-            .cloned()
-            .ok_or_else(|| SessionError::UnknownProvider(def.provider.clone()))?;
-        let mut tools = ToolRegistry::builtins();
-        tools.retain(|t| def.tools.admits(t.name()));
-        let (inbox_tx, inbox) = mpsc::unbounded_channel();
-        let cancel = self.root_cancel.child_token();
-        let (history, announce) = {
-            match reg.get_mut(&id) {
-                Some(r) => {
-                    r.inbox = Some(inbox_tx);
-                    r.cancel = cancel.clone();
-                    r.finished_at = None;
-                    (std::mem::take(&mut r.history), None)
-                }
-                None => {
-                    let started = AgentStarted {
-                        parent_id: None,
-                        parent_call_id: None,
-                        depth: 0,
-                        description: def.description.clone(),
-                        subagent_type: None,
-                        model: def.model.clone(),
-                        provider: provider.name().to_string(),
-                        background: false,
-                    };
-                    reg.insert(AgentRecord {
-                        id: id.clone(),
-                        started: started.clone(),
-                        status: AgentStatus::Queued,
-                        started_at: self.shared.events.now_ms(),
-                        finished_at: None,
-                        turns: 0,
-                        usage: Usage::default(),
-                        files_modified: Vec::new(),
-                        result: None,
-                        cancel: cancel.clone(),
-                        inbox: Some(inbox_tx),
-                        history: Vec::new(),
-                        pending_approvals: 0,
-                    });
-                    (Vec::new(), Some(started))
-                }
-            }
-        };
-        drop(reg);
-        if let Some(started) = announce {
-            self.shared.events.emit(&id, EventKind::AgentStarted(started));
+        if reg.contains(id) {
+            return;
         }
-        let mut history = history;
-        crate::agent::append_user(&mut history, vec![arbor_protocol::UserBlock::Text { text }]);
-        let run = AgentRun {
-            id: id.clone(),
-            system: self.main.system_prompt.clone(),
-            model: def.model.clone(),
-            provider,
-            tools,
-            max_turns: def.max_turns,
-            history,
-            inbox,
-            cancel,
+        let started = AgentStarted {
+            parent_id: None,
+            parent_call_id: None,
+            depth: 0,
+            description: self.main.description.clone(),
+            subagent_type: None,
+            model: self.main.spec.model.clone(),
+            provider: self.main.provider_name.clone(),
+            background: false,
         };
-        let shared = self.shared.clone();
-        let span = info_span!("session", session_id = %self.shared.id);
-        tokio::spawn(run.run(shared).instrument(span));
-        Ok(())
+        reg.insert(AgentRecord {
+            id: id.clone(),
+            started: started.clone(),
+            status: AgentStatus::Queued,
+            started_at: self.shared.events.now_ms(),
+            finished_at: None,
+            turns: 0,
+            usage: Usage::default(),
+            files_modified: Vec::new(),
+            result: None,
+            spec: self.main.spec.clone(),
+            cancel: self.shared.root_cancel.child_token(),
+            inbox: None,
+            history: Vec::new(),
+            pending_approvals: 0,
+            outcome: watch::Sender::new(None),
+            notifies_parent: false,
+            collected: false,
+        });
+        // Emitted under the lock so no event of the main agent can precede it.
+        self.shared.events.emit(id, EventKind::AgentStarted(started));
     }
 
     fn resolve_approval(&self, answer: ApprovalAnswer) -> Result<(), SessionError> {
@@ -405,15 +567,10 @@ impl Session {
 
     /// Stops the agent and its whole subtree.
     fn cancel(&self, id: &AgentId) -> Result<(), SessionError> {
-        let reg = self.shared.registry();
-        if !reg.contains(id) {
+        if !self.shared.registry().contains(id) {
             return Err(SessionError::UnknownAgent(id.clone()));
         }
-        for a in reg.subtree(id) {
-            if let Some(r) = reg.get(&a) {
-                r.cancel.cancel();
-            }
-        }
+        self.shared.cancel_subtree(id);
         Ok(())
     }
 
@@ -422,15 +579,20 @@ impl Session {
         self.shared.registry().get(id).map(|r| r.status)
     }
 
+    /// Every agent of the session, parents first.
+    pub fn agents(&self) -> Vec<AgentSummary> {
+        let reg = self.shared.registry();
+        reg.all().into_iter().map(|r| reg.summary(r)).collect()
+    }
+
+    /// True when no agent of the session is queued, running or waiting.
+    pub fn is_idle(&self) -> bool {
+        self.shared.registry().all().iter().all(|r| r.status.is_terminal())
+    }
+
     /// Stops every agent; later commands are refused.
     pub fn shutdown(&self) {
-        self.root_cancel.cancel();
-        let reg = self.shared.registry();
-        let all: std::collections::HashSet<AgentId> = reg.subtree(&self.main.id);
-        for a in all {
-            if let Some(r) = reg.get(&a) {
-                r.cancel.cancel();
-            }
-        }
+        self.shared.root_cancel.cancel();
+        self.shared.cancel_subtree(&self.main.id);
     }
 }

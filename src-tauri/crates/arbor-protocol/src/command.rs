@@ -18,6 +18,27 @@ pub enum Command {
     ResolveApproval(ApprovalAnswer),
     /// Stop an agent and its whole subtree.
     Cancel { agent_id: AgentId },
+    /// Start a subagent under any agent, as the person rather than a model asks
+    /// (the UI's "Delegate…"). Its result reaches that parent as a task notification.
+    Delegate(DelegateRequest),
+}
+
+/// A subagent the person starts under `parent_id`; the fields mirror the Task tool's.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+pub struct DelegateRequest {
+    pub parent_id: AgentId,
+    pub prompt: String,
+    /// The 3–5 word label shown in the tree; derived from the prompt when absent.
+    #[serde(default)]
+    pub description: Option<String>,
+    /// A loaded agent definition's name; absent means general-purpose.
+    #[serde(default)]
+    pub subagent_type: Option<String>,
+    /// Overrides the definition's model.
+    #[serde(default)]
+    pub model: Option<String>,
+    #[serde(default)]
+    pub max_turns: Option<u32>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]

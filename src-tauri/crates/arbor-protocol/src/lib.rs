@@ -10,7 +10,7 @@ pub mod history;
 pub mod ids;
 pub mod status;
 
-pub use command::{ApprovalAnswer, Command};
+pub use command::{ApprovalAnswer, Command, DelegateRequest};
 pub use event::*;
 pub use history::{AssistantBlock, Message, UserBlock};
 pub use ids::{AgentId, SessionId};

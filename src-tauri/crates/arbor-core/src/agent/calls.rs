@@ -2,7 +2,7 @@
 //! denied by the policy or a person, run concurrently, results returned in call order.
 
 use super::AgentRun;
-use crate::approval::Decision;
+use crate::approval::{ApprovalPolicy, Decision};
 use crate::session::Shared;
 use crate::tools::{ToolContext, ToolResult};
 use arbor_protocol::{AgentId, EventKind, ToolCall, ToolOutput, ToolOutputChunk, UserBlock};
@@ -42,10 +42,16 @@ pub(crate) async fn run_calls(shared: &Arc<Shared>, agent: &AgentRun, calls: Vec
             let (id, call_id) = (call.id.clone(), call.id.clone());
             let span = info_span!("tool", name = %call.name, call_id = %call.id);
             let tool = agent.tools.get(&call.name).cloned();
-            let (shared, agent_id, available, cancel) =
-                (shared.clone(), agent.id.clone(), agent.tool_names(), agent.cancel.clone());
+            let ctx = CallContext {
+                shared: shared.clone(),
+                agent_id: agent.id.clone(),
+                policy: agent.spec.policy.clone(),
+                missing: agent.missing_tool_reason(&call.name),
+                cancel: agent.cancel.clone(),
+            };
+            let (shared, agent_id) = (shared.clone(), agent.id.clone());
             let task = async move {
-                let result = run_one(shared.clone(), agent_id.clone(), tool, available, cancel, call).await;
+                let result = run_one(ctx, tool, call).await;
                 // Each output is shown as soon as its call ends; the model gets them in call order below.
                 report(&shared, &agent_id, &id, &result);
                 result
@@ -81,14 +87,18 @@ fn report(shared: &Shared, agent_id: &AgentId, call_id: &str, result: &ToolResul
     shared.add_files(agent_id, &result.files_modified);
 }
 
-async fn run_one(
+/// What one call needs of its agent, owned so the call can run as its own task.
+struct CallContext {
     shared: Arc<Shared>,
     agent_id: AgentId,
-    tool: Option<Arc<dyn crate::tools::Tool>>,
-    available: String,
+    policy: Arc<ApprovalPolicy>,
+    /// Why the tool is not offered, should the model call one that is not.
+    missing: String,
     cancel: CancellationToken,
-    call: Call,
-) -> ToolResult {
+}
+
+async fn run_one(cx: CallContext, tool: Option<Arc<dyn crate::tools::Tool>>, call: Call) -> ToolResult {
+    let CallContext { shared, agent_id, policy, missing, cancel } = cx;
     if let Some(reason) = call.invalid {
         return ToolResult::error(format!(
             "Invalid arguments for {}: {reason}. Call it again with a JSON object that matches its input schema.",
@@ -96,9 +106,9 @@ async fn run_one(
         ));
     }
     let Some(tool) = tool else {
-        return ToolResult::error(format!("Unknown tool: {}. Available tools: {available}.", call.name));
+        return ToolResult::error(missing);
     };
-    match shared.policy.decide(&call.name, tool.class()) {
+    match policy.decide(&call.name, tool.class()) {
         Decision::Allow => {}
         Decision::Deny => {
             return ToolResult::error(format!(
@@ -118,7 +128,12 @@ async fn run_one(
         },
     }
     let (tx, mut rx) = mpsc::unbounded_channel::<String>();
-    let ctx = ToolContext { workspace: shared.workspace.clone(), cancel: cancel.clone(), chunks: Some(tx) };
+    let ctx = ToolContext {
+        workspace: shared.workspace.clone(),
+        cancel: cancel.clone(),
+        chunks: Some(tx),
+        call_id: call.id.clone(),
+    };
     let forward = {
         let shared = shared.clone();
         let agent_id = agent_id.clone();

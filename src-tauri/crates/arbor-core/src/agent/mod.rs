@@ -5,24 +5,28 @@
 mod calls;
 mod turn;
 
-use crate::provider::{Provider, ToolSpec};
-use crate::session::Shared;
+use crate::provider::ToolSpec;
+use crate::registry::AgentSpec;
+use crate::session::{EndStep, Shared};
+use crate::subagents;
 use crate::tools::ToolRegistry;
 use arbor_protocol::{AgentFinished, AgentId, AgentStatus, AssistantBlock, Message, UserBlock};
 use std::sync::Arc;
 use std::time::Instant;
-use tokio::sync::mpsc;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 use tokio_util::sync::CancellationToken;
 use tracing::{Instrument, info, info_span, warn};
 
 /// Everything one run of an agent needs.
 pub(crate) struct AgentRun {
     pub id: AgentId,
-    pub system: String,
-    pub model: String,
-    pub provider: Arc<dyn Provider>,
+    pub spec: Arc<AgentSpec>,
     pub tools: ToolRegistry,
-    pub max_turns: u32,
+    /// At the depth limit: the subagent tools are not offered.
+    pub depth_limited: bool,
+    /// The scheduler's slots, for a subagent; it runs only while it holds one.
+    pub slots: Option<Arc<Semaphore>>,
+    pub slot: Option<OwnedSemaphorePermit>,
     pub history: Vec<Message>,
     pub inbox: mpsc::UnboundedReceiver<String>,
     pub cancel: CancellationToken,
@@ -32,10 +36,16 @@ impl AgentRun {
     /// Runs to the end, emitting every step, and reports `agent_finished`. The
     /// history goes back to the registry, for a later run.
     pub(crate) async fn run(mut self, shared: Arc<Shared>) {
-        let span = info_span!("agent", agent_id = %self.id, model = %self.model);
+        let span = info_span!("agent", agent_id = %self.id, model = %self.spec.model);
         async move {
             let started = Instant::now();
-            shared.set_status(&self.id, AgentStatus::Running);
+            let mut turns = 0u32;
+            let mut outcome = if self.take_slot().await {
+                shared.set_status(&self.id, AgentStatus::Running);
+                None
+            } else {
+                Some((AgentStatus::Cancelled, None))
+            };
             let specs: Vec<ToolSpec> = self
                 .tools
                 .iter()
@@ -45,73 +55,134 @@ impl AgentRun {
                     input_schema: t.input_schema(),
                 })
                 .collect();
-            let mut turns = 0u32;
-            let (status, error) = loop {
-                self.take_steering(None);
-                if self.cancel.is_cancelled() {
-                    break (AgentStatus::Cancelled, None);
-                }
-                let response = match turn::model_turn(&shared, &self, &specs, turns + 1).await {
-                    Ok(r) => r,
-                    Err(turn::TurnError::Cancelled) => break (AgentStatus::Cancelled, None),
-                    Err(turn::TurnError::Provider(e)) => {
-                        warn!(error = %e, "model turn failed");
-                        break (AgentStatus::Failed, Some(e.to_string()));
-                    }
+            loop {
+                let (status, error) = match outcome.take() {
+                    Some(o) => o,
+                    None => self.turns(&shared, &specs, &mut turns).await,
                 };
-                turns += 1;
-                shared.add_turn(&self.id, &response.usage);
-                let calls: Vec<calls::Call> = response
-                    .content
-                    .iter()
-                    .filter_map(|b| match b {
-                        AssistantBlock::ToolUse { id, name, input } => Some(calls::Call {
-                            id: id.clone(),
-                            name: name.clone(),
-                            input: input.clone(),
-                            invalid: response.invalid_tool_inputs.iter().find(|(i, _)| i == id).map(|(_, r)| r.clone()),
-                        }),
-                        _ => None,
-                    })
-                    .collect();
-                self.history.push(Message::Assistant { content: response.content });
-                if calls.is_empty() {
-                    // Steering that arrived while the model answered deserves a reply of its own.
-                    if self.take_steering(None) {
-                        continue;
+                let finished = AgentFinished {
+                    status,
+                    result: last_text(&self.history),
+                    error,
+                    turns,
+                    duration_ms: started.elapsed().as_millis() as u64,
+                    files_modified: Vec::new(),
+                };
+                match shared.end_run(&self.id, finished, &mut self.inbox, &mut self.history) {
+                    EndStep::Finished => {
+                        info!(status = status.as_str(), turns, "agent finished");
+                        break;
                     }
-                    break (AgentStatus::Completed, None);
+                    EndStep::Continue(texts) => append_user(&mut self.history, texts),
+                    EndStep::Wait => {
+                        // Waiting on children costs nothing: give the slot to someone else meanwhile.
+                        let had_slot = self.slot.take().is_some();
+                        tokio::select! {
+                            text = self.inbox.recv() => match text {
+                                Some(text) => append_user(&mut self.history, vec![UserBlock::Text { text }]),
+                                // The registry holds the sender while the agent runs; gone means torn down.
+                                None => self.cancel.cancel(),
+                            },
+                            _ = self.cancel.cancelled() => {}
+                        }
+                        if had_slot && !self.take_slot().await {
+                            outcome = Some((AgentStatus::Cancelled, None));
+                        }
+                    }
                 }
-                let results = calls::run_calls(&shared, &self, calls).await;
-                let mut content: Vec<UserBlock> = results;
-                self.take_steering(Some(&mut content));
-                self.history.push(Message::User { content });
-                if self.cancel.is_cancelled() {
-                    break (AgentStatus::Cancelled, None);
-                }
-                if turns >= self.max_turns {
-                    break (AgentStatus::MaxTurns, None);
-                }
-            };
-            let result = self.history.last().map(Message::assistant_text).unwrap_or_default();
-            info!(status = status.as_str(), turns, "agent finished");
-            let finished = AgentFinished {
-                status,
-                result,
-                error,
-                turns,
-                duration_ms: started.elapsed().as_millis() as u64,
-                files_modified: Vec::new(),
-            };
-            shared.finish_agent(&self.id, finished, &mut self.inbox, self.history);
+            }
+            // The slot goes back now, not when the last handle to this run is dropped.
+            drop(self.slot.take());
         }
         .instrument(span)
         .await
     }
 
-    /// The offered tools' names, for a model that called one that does not exist.
-    pub(crate) fn tool_names(&self) -> String {
-        self.tools.names().collect::<Vec<_>>().join(", ")
+    /// Turns until the model stops calling tools, the turn limit, an error or cancellation.
+    async fn turns(
+        &mut self,
+        shared: &Arc<Shared>,
+        specs: &[ToolSpec],
+        turns: &mut u32,
+    ) -> (AgentStatus, Option<String>) {
+        loop {
+            self.take_steering(None);
+            if self.cancel.is_cancelled() {
+                return (AgentStatus::Cancelled, None);
+            }
+            if *turns >= self.spec.max_turns {
+                return (AgentStatus::MaxTurns, None);
+            }
+            let response = match turn::model_turn(shared, self, specs, *turns + 1).await {
+                Ok(r) => r,
+                Err(turn::TurnError::Cancelled) => return (AgentStatus::Cancelled, None),
+                Err(turn::TurnError::Provider(e)) => {
+                    warn!(error = %e, "model turn failed");
+                    return (AgentStatus::Failed, Some(e.to_string()));
+                }
+            };
+            *turns += 1;
+            shared.add_turn(&self.id, &response.usage);
+            let calls: Vec<calls::Call> = response
+                .content
+                .iter()
+                .filter_map(|b| match b {
+                    AssistantBlock::ToolUse { id, name, input } => Some(calls::Call {
+                        id: id.clone(),
+                        name: name.clone(),
+                        input: input.clone(),
+                        invalid: response.invalid_tool_inputs.iter().find(|(i, _)| i == id).map(|(_, r)| r.clone()),
+                    }),
+                    _ => None,
+                })
+                .collect();
+            self.history.push(Message::Assistant { content: response.content });
+            if calls.is_empty() {
+                return (AgentStatus::Completed, None);
+            }
+            // An agent that waits on its children lends its slot to them, or nesting could deadlock.
+            let lend = self.slot.is_some() && calls.iter().any(|c| subagents::waits_on_agents(&c.name));
+            if lend {
+                self.slot = None;
+            }
+            let mut content = calls::run_calls(shared, self, calls).await;
+            if lend && !self.take_slot().await {
+                return (AgentStatus::Cancelled, None);
+            }
+            self.take_steering(Some(&mut content));
+            self.history.push(Message::User { content });
+            if self.cancel.is_cancelled() {
+                return (AgentStatus::Cancelled, None);
+            }
+            if *turns >= self.spec.max_turns {
+                return (AgentStatus::MaxTurns, None);
+            }
+        }
+    }
+
+    /// Waits for a scheduler slot if this agent needs one; false when cancelled first.
+    async fn take_slot(&mut self) -> bool {
+        let Some(slots) = self.slots.clone() else { return true };
+        if self.slot.is_some() {
+            return true;
+        }
+        tokio::select! {
+            biased;
+            _ = self.cancel.cancelled() => false,
+            permit = slots.acquire_owned() => {
+                self.slot = permit.ok();
+                true
+            }
+        }
+    }
+
+    /// What to tell a model that called a tool it was not offered.
+    pub(crate) fn missing_tool_reason(&self, name: &str) -> String {
+        if self.depth_limited && subagents::is_subagent_tool(name) {
+            return subagents::DEPTH_LIMIT_MESSAGE.to_string();
+        }
+        let names = self.tools.names().collect::<Vec<_>>().join(", ");
+        format!("Unknown tool: {name}. Available tools: {names}.")
     }
 
     /// Moves waiting steering messages into the history: into `content` (after
@@ -127,6 +198,17 @@ impl AgentRun {
         }
         true
     }
+}
+
+/// The agent's last non-empty response text: its result.
+pub(crate) fn last_text(history: &[Message]) -> String {
+    history
+        .iter()
+        .rev()
+        .filter(|m| matches!(m, Message::Assistant { .. }))
+        .map(Message::assistant_text)
+        .find(|t| !t.is_empty())
+        .unwrap_or_default()
 }
 
 pub(crate) fn drain_texts(inbox: &mut mpsc::UnboundedReceiver<String>) -> Vec<UserBlock> {

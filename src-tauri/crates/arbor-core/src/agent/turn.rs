@@ -49,15 +49,15 @@ async fn stream_once(
     shown: &mut bool,
 ) -> Result<ModelResponse, TurnError> {
     let request = ModelRequest {
-        model: &agent.model,
-        system: &agent.system,
+        model: &agent.spec.model,
+        system: &agent.spec.system,
         messages: &agent.history,
         tools,
         max_tokens: shared.max_tokens,
     };
     let mut stream = tokio::select! {
         _ = agent.cancel.cancelled() => return Err(TurnError::Cancelled),
-        s = agent.provider.stream(request) => s.map_err(TurnError::Provider)?,
+        s = agent.spec.provider.stream(request) => s.map_err(TurnError::Provider)?,
     };
     loop {
         let item = tokio::select! {
@@ -91,7 +91,7 @@ async fn stream_once(
                 if !text.is_empty() {
                     shared.events.emit(&agent.id, EventKind::Response(Text { content: text }));
                 }
-                response.usage.cost_usd = crate::provider::price_usage(&agent.model, &response.usage);
+                response.usage.cost_usd = crate::provider::price_usage(&agent.spec.model, &response.usage);
                 shared.events.emit(&agent.id, EventKind::Usage(response.usage.clone()));
                 return Ok(response);
             }

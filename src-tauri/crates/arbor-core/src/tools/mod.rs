@@ -34,6 +34,8 @@ use tokio_util::sync::CancellationToken;
 pub enum ToolClass {
     ReadOnly,
     Mutating,
+    /// Starts or stops subagents: their own calls are checked, so the spawn itself runs by default.
+    Delegation,
 }
 
 /// What a running tool gets from the agent that calls it.
@@ -44,6 +46,8 @@ pub struct ToolContext {
     pub cancel: CancellationToken,
     /// Streamed output (Bash); each chunk becomes a `tool_output_chunk` event.
     pub chunks: Option<mpsc::UnboundedSender<String>>,
+    /// The model's id for this call (a child's `parent_call_id`).
+    pub call_id: String,
 }
 
 impl ToolContext {
@@ -88,7 +92,12 @@ pub trait Tool: Send + Sync {
 /// A context over `dir` with nothing streamed and nothing cancelled, for tools' tests.
 #[cfg(test)]
 pub(crate) fn test_ctx(dir: &std::path::Path) -> ToolContext {
-    ToolContext { workspace: Workspace::new(dir, &[]).unwrap(), cancel: CancellationToken::new(), chunks: None }
+    ToolContext {
+        workspace: Workspace::new(dir, &[]).unwrap(),
+        cancel: CancellationToken::new(),
+        chunks: None,
+        call_id: "call-test".to_string(),
+    }
 }
 
 /// Parses a tool's input, or says clearly what is wrong with it.

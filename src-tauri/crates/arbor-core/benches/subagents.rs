@@ -1,0 +1,264 @@
+//! Subagent figures against the scripted server on loopback (no MCP):
+//!
+//! 1. Spawn overhead: from the moment the parent's response carrying a Task call
+//!    is decoded to the moment the child's first model request is issued. The
+//!    parent calls Task 300 times in a row (one per turn); p50 and p99 are printed.
+//! 2. Fan-out: one response with 100 Task calls, `max_parallel` 20, every child
+//!    one model turn that takes 50 ms. Ideal wall time is 5 waves × 50 ms; the
+//!    time from the decoded response to the parent's next request (all 100
+//!    results in) is printed with its ratio to the ideal, median of 5 runs.
+//!
+//! Run: `cargo bench -p arbor-core --bench subagents` (prints figures; asserts nothing).
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
+
+use arbor_core::provider::{
+    AnthropicConfig, AnthropicProvider, ApiKey, ModelRequest, ModelResponse, Provider, ProviderError, ResponseStream,
+    StopReason, StreamEvent,
+};
+use arbor_core::{ApprovalPolicy, Limits, Session, SessionConfig};
+use arbor_protocol::{AssistantBlock, Command, EventKind, Message, Usage, UserBlock};
+use arbor_testkit::{Scenario, ScriptedServer};
+use futures::StreamExt;
+use serde_json::json;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Mark {
+    /// The parent's response with Task calls was decoded.
+    TaskDecoded,
+    /// A request issued; true for the parent's.
+    Request { parent: bool },
+}
+
+/// Wraps the real provider and notes when requests are issued and Task calls decoded.
+struct Timed {
+    inner: Arc<dyn Provider>,
+    marks: Arc<Mutex<Vec<(Instant, Mark)>>>,
+}
+
+#[async_trait::async_trait]
+impl Provider for Timed {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+
+    async fn stream(&self, req: ModelRequest<'_>) -> Result<ResponseStream, ProviderError> {
+        let parent = matches!(req.messages.first(), Some(Message::User { content })
+            if matches!(content.first(), Some(UserBlock::Text { text }) if text.starts_with("PARENT")));
+        self.marks.lock().unwrap().push((Instant::now(), Mark::Request { parent }));
+        let marks = self.marks.clone();
+        let stream = self.inner.stream(req).await?;
+        Ok(stream
+            .inspect(move |ev| {
+                if let Ok(StreamEvent::Completed(r)) = ev
+                    && r.content.iter().any(|b| matches!(b, AssistantBlock::ToolUse { name, .. } if name == "Task"))
+                {
+                    marks.lock().unwrap().push((Instant::now(), Mark::TaskDecoded));
+                }
+            })
+            .boxed())
+    }
+}
+
+/// The same script answered in process, without HTTP: the runtime's own share of the wall time.
+struct InProcess {
+    children: usize,
+    model_ms: u64,
+}
+
+#[async_trait::async_trait]
+impl Provider for InProcess {
+    fn name(&self) -> &str {
+        "anthropic"
+    }
+
+    async fn stream(&self, req: ModelRequest<'_>) -> Result<ResponseStream, ProviderError> {
+        let parent = matches!(req.messages.first(), Some(Message::User { content })
+            if matches!(content.first(), Some(UserBlock::Text { text }) if text.starts_with("PARENT")));
+        let content = if !parent {
+            tokio::time::sleep(std::time::Duration::from_millis(self.model_ms)).await;
+            vec![AssistantBlock::Text { text: "child done".into() }]
+        } else if req.messages.len() == 1 {
+            (0..self.children)
+                .map(|i| AssistantBlock::ToolUse {
+                    id: format!("toolu_{i}"),
+                    name: "Task".into(),
+                    input: json!({"description": format!("Child {i}"), "prompt": format!("CHILD {i}: answer")}),
+                })
+                .collect()
+        } else {
+            vec![AssistantBlock::Text { text: "all done".into() }]
+        };
+        let response = ModelResponse {
+            content,
+            usage: Usage::default(),
+            stop_reason: StopReason::EndTurn,
+            invalid_tool_inputs: Vec::new(),
+        };
+        Ok(futures::stream::iter([Ok(StreamEvent::Completed(response))]).boxed())
+    }
+}
+
+async fn fan_out_in_process(dir: &std::path::Path, children: usize, parallel: usize, model_ms: u64) -> f64 {
+    let marks = Arc::new(Mutex::new(Vec::new()));
+    let provider = Arc::new(Timed { inner: Arc::new(InProcess { children, model_ms }), marks: marks.clone() });
+    let mut c = SessionConfig::new(dir, "anthropic", provider, "bench-model");
+    c.approval = ApprovalPolicy::allow_all();
+    c.project_instructions = false;
+    c.limits = Limits { max_parallel: parallel, max_subagents: children as u32, ..Limits::default() };
+    run_to_end(c, "PARENT: fan out").await;
+    let marks = marks.lock().unwrap().clone();
+    let start = marks.iter().find(|(_, m)| *m == Mark::TaskDecoded).map(|(t, _)| *t).unwrap();
+    let end = marks.iter().rev().find(|(_, m)| *m == Mark::Request { parent: true }).map(|(t, _)| *t).unwrap();
+    (end - start).as_secs_f64()
+}
+
+fn config(server: &ScriptedServer, dir: &std::path::Path, marks: &Arc<Mutex<Vec<(Instant, Mark)>>>) -> SessionConfig {
+    let inner: Arc<dyn Provider> = Arc::new(
+        AnthropicProvider::new(AnthropicConfig {
+            base_url: server.anthropic_base_url(),
+            api_key: Some(ApiKey::new("bench")),
+            ..Default::default()
+        })
+        .unwrap(),
+    );
+    let provider = Arc::new(Timed { inner, marks: marks.clone() });
+    let mut c = SessionConfig::new(dir, "anthropic", provider, "bench-model");
+    c.approval = ApprovalPolicy::allow_all();
+    c.project_instructions = false;
+    c
+}
+
+async fn run_to_end(config: SessionConfig, prompt: &str) {
+    let (session, mut events) = Session::start(config).unwrap();
+    let main = session.main_agent_id().clone();
+    session.submit(Command::SendMessage { agent_id: None, text: prompt.into() }).unwrap();
+    while let Some(ev) = events.recv().await {
+        if matches!(ev.kind, EventKind::AgentFinished(_)) && ev.agent_id == main {
+            break;
+        }
+    }
+    session.shutdown();
+}
+
+fn pct(v: &[f64], p: f64) -> f64 {
+    let mut v = v.to_vec();
+    v.sort_by(f64::total_cmp);
+    v[((v.len() as f64 - 1.0) * p).round() as usize]
+}
+
+async fn spawn_overhead(dir: &std::path::Path) -> Vec<f64> {
+    let server = ScriptedServer::start(
+        Scenario::from_json(
+            &json!({"rules": [
+                {"match": {"first_user_contains": "CHILD"}, "turns": [{"text": "child done"}]},
+                {"match": {}, "repeat_last": true, "turns": [
+                    {"tool_calls": [{"name": "Task", "input": {"description": "Measure a spawn", "prompt": "CHILD: answer at once"}}]}
+                ]}
+            ]})
+            .to_string(),
+        )
+        .unwrap(),
+    )
+    .await
+    .unwrap();
+    let marks = Arc::new(Mutex::new(Vec::new()));
+    let spawns = 300u32;
+    let mut c = config(&server, dir, &marks);
+    c.main_agent.max_turns = spawns + 20;
+    c.limits = Limits { max_subagents: spawns + 20, ..Limits::default() };
+    run_to_end(c, "PARENT: spawn children one after another").await;
+    server.shutdown().await;
+    let marks = marks.lock().unwrap().clone();
+    // One Task at a time: each decoded Task pairs with the next child request.
+    let mut out = Vec::new();
+    let mut decoded = None;
+    for (t, m) in marks {
+        match m {
+            Mark::TaskDecoded => decoded = Some(t),
+            Mark::Request { parent: false } => {
+                if let Some(d) = decoded.take() {
+                    out.push((t - d).as_secs_f64());
+                }
+            }
+            Mark::Request { parent: true } => {}
+        }
+    }
+    // The first spawns warm the connection pool and the allocator; keep the steady state.
+    out.split_off(20.min(out.len()))
+}
+
+async fn fan_out(dir: &std::path::Path, children: usize, parallel: usize, model_ms: u64) -> f64 {
+    let calls: Vec<_> = (0..children)
+        .map(|i| json!({"name": "Task", "input": {"description": format!("Child {i}"), "prompt": format!("CHILD {i}: answer")}}))
+        .collect();
+    let server = ScriptedServer::start(
+        Scenario::from_json(
+            &json!({"rules": [
+                {"match": {"first_user_contains": "CHILD"}, "turns": [{"text": "child done", "delay_ms": model_ms}]},
+                {"match": {}, "turns": [{"tool_calls": calls}, {"text": "all done"}]}
+            ]})
+            .to_string(),
+        )
+        .unwrap(),
+    )
+    .await
+    .unwrap();
+    let marks = Arc::new(Mutex::new(Vec::new()));
+    let mut c = config(&server, dir, &marks);
+    c.limits = Limits { max_parallel: parallel, max_subagents: children as u32, ..Limits::default() };
+    run_to_end(c, "PARENT: fan out").await;
+    server.shutdown().await;
+    let marks = marks.lock().unwrap().clone();
+    let start = marks.iter().find(|(_, m)| *m == Mark::TaskDecoded).map(|(t, _)| *t).unwrap();
+    let end = marks.iter().rev().find(|(_, m)| *m == Mark::Request { parent: true }).map(|(t, _)| *t).unwrap();
+    (end - start).as_secs_f64()
+}
+
+#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+async fn main() {
+    let dir = tempfile::tempdir().unwrap();
+    let spawn = spawn_overhead(dir.path()).await;
+    println!(
+        "spawn overhead (Task decoded → child's first request issued, {} spawns, loopback): p50 {:.3} ms · p99 {:.3} ms · max {:.3} ms",
+        spawn.len(),
+        pct(&spawn, 0.5) * 1e3,
+        pct(&spawn, 0.99) * 1e3,
+        pct(&spawn, 1.0) * 1e3
+    );
+    let (children, parallel, model_ms) = (100usize, 20usize, 50u64);
+    let ideal = children.div_ceil(parallel) as f64 * model_ms as f64 / 1e3;
+    let mut walls = Vec::new();
+    for _ in 0..5 {
+        walls.push(fan_out(dir.path(), children, parallel, model_ms).await);
+    }
+    let wall = pct(&walls, 0.5);
+    println!(
+        "fan-out ({children} children, max_parallel {parallel}, {model_ms} ms model): median wall {:.1} ms · ideal {:.1} ms · ratio {:.3} (runs: {})",
+        wall * 1e3,
+        ideal * 1e3,
+        wall / ideal,
+        walls.iter().map(|w| format!("{:.1}", w * 1e3)).collect::<Vec<_>>().join(", ")
+    );
+    // The same with a model that answers at once: what 100 children cost beyond the model's time.
+    let mut zero = Vec::new();
+    for _ in 0..5 {
+        zero.push(fan_out(dir.path(), children, parallel, 0).await);
+    }
+    let mut local = Vec::new();
+    for _ in 0..5 {
+        local.push(fan_out_in_process(dir.path(), children, parallel, model_ms).await);
+    }
+    println!(
+        "fan-out, the same answered in process (no HTTP): median wall {:.1} ms · ratio {:.3}",
+        pct(&local, 0.5) * 1e3,
+        pct(&local, 0.5) / ideal
+    );
+    println!(
+        "fan-out with a 0 ms model: median {:.1} ms for {children} children ({:.3} ms each, client and scripted server on the same cores)",
+        pct(&zero, 0.5) * 1e3,
+        pct(&zero, 0.5) * 1e3 / children as f64
+    );
+}

@@ -1,0 +1,415 @@
+//! Subagents: how a child is made from its parent and its type, the limits on
+//! making them, and how a child's end reads to the model that waits for it
+//! (design.md §3.2–3.3). The tools models use to manage them are in [`tools`].
+
+mod tools;
+
+use crate::definitions::{AgentDefinition, DefinitionSource, GENERAL_PURPOSE};
+use crate::prompt;
+use crate::registry::{AgentRecord, AgentSpec};
+use crate::session::Shared;
+use arbor_protocol::{
+    AgentFinished, AgentId, AgentStarted, AgentStatus, EventKind, Message, StatusChanged, Usage, UserBlock,
+};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use thiserror::Error;
+use tokio::sync::{mpsc, watch};
+
+pub(crate) use tools::add_tools;
+
+/// What a model that calls Task at the depth limit is told.
+pub(crate) const DEPTH_LIMIT_MESSAGE: &str = "subagent depth limit reached: do this subtask yourself";
+
+const TASK: &str = "Task";
+const TASK_OUTPUT: &str = "TaskOutput";
+const TASK_STOP: &str = "TaskStop";
+const LIST_AGENTS: &str = "ListAgents";
+
+/// The tools that exist only below the depth limit.
+pub(crate) fn is_subagent_tool(name: &str) -> bool {
+    matches!(name, TASK | TASK_OUTPUT | TASK_STOP | LIST_AGENTS)
+}
+
+/// Calls that may wait for other agents to finish.
+pub(crate) fn waits_on_agents(name: &str) -> bool {
+    matches!(name, TASK | TASK_OUTPUT)
+}
+
+/// Why no child was started. The text is what the calling model reads.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum SpawnError {
+    #[error("prompt is missing or blank: say what the subagent should do")]
+    EmptyPrompt,
+    #[error("Unknown agent type \"{name}\". Available: {available}")]
+    UnknownType { name: String, available: String },
+    #[error("{DEPTH_LIMIT_MESSAGE}")]
+    DepthLimit,
+    #[error(
+        "subagent limit reached: this session has started {max} subagents, the most it may; do this subtask yourself"
+    )]
+    SubagentLimit { max: u32 },
+    #[error("agent type \"{agent_type}\" runs on provider \"{provider}\", which is not configured")]
+    UnknownProvider { agent_type: String, provider: String },
+    #[error("agent type \"{0}\" runs on another provider than its parent but names no model: add `model:` to its file")]
+    NoModel(String),
+    #[error("no agent {0} in this session")]
+    UnknownParent(AgentId),
+    #[error("the session was shut down")]
+    Closed,
+}
+
+/// A child to start.
+pub(crate) struct SpawnRequest {
+    pub parent: AgentId,
+    /// The Task call that asks for it; None when the person delegates.
+    pub parent_call_id: Option<String>,
+    pub prompt: String,
+    pub description: Option<String>,
+    pub subagent_type: Option<String>,
+    pub model: Option<String>,
+    pub max_turns: Option<u32>,
+    /// Its result goes to the parent as a notification, not as the call's result.
+    pub background: bool,
+    /// The person, not a model, asks: the limits on depth and count do not apply.
+    pub by_user: bool,
+}
+
+pub(crate) struct Spawned {
+    pub id: AgentId,
+    pub description: String,
+    pub subagent_type: String,
+    pub outcome: watch::Receiver<Option<AgentFinished>>,
+}
+
+impl Shared {
+    /// Validates, registers and starts a child (queued until a slot is free).
+    /// Nothing is registered or counted when it fails.
+    pub(crate) fn spawn(self: &Arc<Self>, req: SpawnRequest) -> Result<Spawned, SpawnError> {
+        if self.root_cancel.is_cancelled() {
+            return Err(SpawnError::Closed);
+        }
+        if req.prompt.trim().is_empty() {
+            return Err(SpawnError::EmptyPrompt);
+        }
+        let def = match req.subagent_type.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
+            None => None,
+            Some(name) => match self.agent_types.get(name) {
+                Some(d) => Some(d),
+                None if name == GENERAL_PURPOSE => None,
+                None => {
+                    return Err(SpawnError::UnknownType {
+                        name: name.to_string(),
+                        available: type_names(&self.agent_types).join(", "),
+                    });
+                }
+            },
+        };
+        let mut reg = self.registry();
+        let parent = reg.get(&req.parent).ok_or_else(|| SpawnError::UnknownParent(req.parent.clone()))?;
+        let depth = parent.started.depth + 1;
+        if !req.by_user && depth > self.limits.max_depth {
+            return Err(SpawnError::DepthLimit);
+        }
+        let (spec, provider_name) = self.child_spec(&parent.spec, &parent.started.provider, def, &req, depth)?;
+        let parent_cancel = parent.cancel.clone();
+        if !req.by_user {
+            let max = self.limits.max_subagents;
+            self.spawned
+                .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| (n < max).then_some(n + 1))
+                .map_err(|_| SpawnError::SubagentLimit { max })?;
+        }
+        let id = self.new_agent_id(&reg);
+        let description = match req.description.as_deref().map(str::trim).filter(|d| !d.is_empty()) {
+            Some(d) => d.to_string(),
+            None => describe(&req.prompt),
+        };
+        let subagent_type = def.map_or(GENERAL_PURPOSE, |d| d.name.as_str()).to_string();
+        let started = AgentStarted {
+            parent_id: Some(req.parent.clone()),
+            parent_call_id: req.parent_call_id.clone(),
+            depth,
+            description: description.clone(),
+            subagent_type: Some(subagent_type.clone()),
+            model: spec.model.clone(),
+            provider: provider_name,
+            background: req.background,
+        };
+        let (inbox_tx, inbox) = mpsc::unbounded_channel();
+        let cancel = parent_cancel.child_token();
+        let outcome = watch::Sender::new(None);
+        let outcome_rx = outcome.subscribe();
+        let spec = Arc::new(spec);
+        reg.insert(AgentRecord {
+            id: id.clone(),
+            started: started.clone(),
+            status: AgentStatus::Queued,
+            started_at: self.events.now_ms(),
+            finished_at: None,
+            turns: 0,
+            usage: Usage::default(),
+            files_modified: Vec::new(),
+            result: None,
+            spec: spec.clone(),
+            cancel: cancel.clone(),
+            inbox: Some(inbox_tx),
+            history: Vec::new(),
+            pending_approvals: 0,
+            outcome,
+            notifies_parent: req.background,
+            collected: false,
+        });
+        // Under the lock: nothing of this agent can be emitted before it is announced.
+        self.events.emit(&id, EventKind::AgentStarted(started));
+        self.events.emit(&id, EventKind::AgentStatus(StatusChanged { status: AgentStatus::Queued }));
+        drop(reg);
+        let history = vec![Message::User { content: vec![UserBlock::Text { text: req.prompt }] }];
+        self.launch(id.clone(), spec, history, inbox, cancel);
+        Ok(Spawned { id, description, subagent_type, outcome: outcome_rx })
+    }
+
+    /// How the child runs: its type's prompt, model, provider, tools and policy,
+    /// or its parent's for general-purpose. Returns the provider's name too.
+    fn child_spec(
+        &self,
+        parent: &AgentSpec,
+        parent_provider: &str,
+        def: Option<&AgentDefinition>,
+        req: &SpawnRequest,
+        depth: u32,
+    ) -> Result<(AgentSpec, String), SpawnError> {
+        let type_name = def.map_or(GENERAL_PURPOSE, |d| d.name.as_str());
+        let (provider_name, provider) = match def.and_then(|d| d.provider.as_deref()) {
+            Some(p) if p != parent_provider => {
+                let provider = self.providers.get(p).cloned().ok_or_else(|| SpawnError::UnknownProvider {
+                    agent_type: type_name.to_string(),
+                    provider: p.to_string(),
+                })?;
+                (p.to_string(), provider)
+            }
+            _ => (parent_provider.to_string(), parent.provider.clone()),
+        };
+        let asked = req.model.clone().or_else(|| def.and_then(|d| d.model.clone()));
+        let model = match asked.and_then(|m| resolve_model(&m, provider.name())) {
+            Some(m) => m,
+            None if provider_name == parent_provider => parent.model.clone(),
+            None => return Err(SpawnError::NoModel(type_name.to_string())),
+        };
+        let max_turns = req
+            .max_turns
+            .or_else(|| def.and_then(|d| d.max_turns))
+            .unwrap_or(self.limits.subagent_max_turns)
+            .clamp(1, self.limits.max_turns_cap.max(1));
+        let (system, tools, policy) = match def {
+            None => (parent.system.clone(), parent.tools.clone(), parent.policy.clone()),
+            Some(d) => {
+                let system = prompt::main_system_prompt(
+                    &d.system_prompt,
+                    self.workspace.root(),
+                    &self.today,
+                    self.project_instructions,
+                );
+                // What the parent may never call, the child may not either.
+                let mut tools = d.tools.clone();
+                for t in &parent.tools.deny {
+                    if !tools.deny.contains(t) {
+                        tools.deny.push(t.clone());
+                    }
+                }
+                let trusted = d.source == Some(DefinitionSource::User);
+                (system, tools, Arc::new(parent.policy.for_child(d.permission_mode, trusted)))
+            }
+        };
+        let spec = AgentSpec { system, model, provider, tools, max_turns, policy, depth, scheduled: true };
+        Ok((spec, provider_name))
+    }
+}
+
+/// Claude Code's model aliases on Anthropic; elsewhere an alias means the parent's model.
+fn resolve_model(model: &str, provider_kind: &str) -> Option<String> {
+    let model = model.trim();
+    let alias = match model {
+        "" | "inherit" => return None,
+        "sonnet" => "claude-sonnet-4-5",
+        "opus" => "claude-opus-4-1",
+        "haiku" => "claude-haiku-4-5",
+        other => return Some(other.to_string()),
+    };
+    (provider_kind == "anthropic").then(|| alias.to_string())
+}
+
+/// The types a Task call may name, general-purpose included.
+pub(crate) fn type_names(types: &BTreeMap<String, AgentDefinition>) -> Vec<&str> {
+    let mut names: Vec<&str> = types.keys().map(String::as_str).collect();
+    if !types.contains_key(GENERAL_PURPOSE) {
+        names.push(GENERAL_PURPOSE);
+    }
+    names.sort_unstable();
+    names
+}
+
+/// A tree label from the prompt's first words, when the caller gave none.
+fn describe(prompt: &str) -> String {
+    let words: Vec<&str> = prompt.split_whitespace().take(5).collect();
+    let mut label = words.join(" ");
+    if label.chars().count() > 48 {
+        label = label.chars().take(47).collect::<String>() + "…";
+    }
+    label
+}
+
+/// Cuts a result for the parent's model; the full text stays in the registry and the store.
+fn cap_result(text: &str, max_chars: usize) -> String {
+    let total = text.chars().count();
+    if total <= max_chars {
+        return text.to_string();
+    }
+    let kept: String = text.chars().take(max_chars).collect();
+    format!(
+        "{kept}\n\n[Result truncated: the first {max_chars} of {total} characters are shown; the full text is kept in the transcript.]"
+    )
+}
+
+/// How a child's end reads to the model that waits for it: its last text
+/// verbatim, or `Subagent error: …` with the error flag.
+pub(crate) fn result_for_model(id: &AgentId, finished: &AgentFinished, max_chars: usize) -> (String, bool) {
+    let text = || {
+        if finished.result.trim().is_empty() {
+            "(no result text)".to_string()
+        } else {
+            cap_result(&finished.result, max_chars)
+        }
+    };
+    match finished.status {
+        AgentStatus::Completed => (text(), false),
+        AgentStatus::MaxTurns => (
+            format!(
+                "{}\n\n[Subagent {id} stopped at its turn limit ({} turns); its work may be unfinished.]",
+                text(),
+                finished.turns
+            ),
+            false,
+        ),
+        AgentStatus::Cancelled => ("Subagent error: cancelled by the user".to_string(), true),
+        status => {
+            let why = finished.error.as_deref().unwrap_or("it ended without a result");
+            (format!("Subagent error: {why} (status {})", status.as_str()), true)
+        }
+    }
+}
+
+/// The notice a parent's next model request carries when a background child ends.
+pub(crate) fn notification_text(id: &AgentId, description: &str, finished: &AgentFinished, max_chars: usize) -> String {
+    let (result, _) = result_for_model(id, finished, max_chars);
+    format!(
+        "<task-notification>\n<task-id>{id}</task-id>\n<description>{description}</description>\n<status>{}</status>\n<result>\n{result}\n</result>\n</task-notification>\nA subagent you started has finished; its result is above.",
+        finished.status.as_str()
+    )
+}
+
+/// One line for the task_notification event.
+pub(crate) fn summary(description: &str, finished: &AgentFinished) -> String {
+    let detail = match finished.status {
+        AgentStatus::Completed | AgentStatus::MaxTurns => finished.result.lines().find(|l| !l.trim().is_empty()),
+        _ => finished.error.as_deref(),
+    };
+    let mut s = format!("\"{description}\" {}", finished.status.as_str());
+    if let Some(d) = detail {
+        let d: String = d.trim().chars().take(200).collect();
+        s.push_str(": ");
+        s.push_str(&d);
+    }
+    s
+}
+
+/// The Task tool's description, listing the types a call may name.
+pub(crate) fn task_description(types: &BTreeMap<String, AgentDefinition>) -> String {
+    let mut list = String::new();
+    if !types.contains_key(GENERAL_PURPOSE) {
+        list.push_str(
+            "- general-purpose: a copy of you (same model, instructions and tools) for research, searching code \
+             and multi-step tasks. The default when subagent_type is omitted.\n",
+        );
+    }
+    for d in types.values() {
+        let tools = match &d.tools.allow {
+            Some(a) => a.join(", "),
+            None => "all of yours".to_string(),
+        };
+        list.push_str(&format!("- {}: {} (Tools: {tools})\n", d.name, d.description.trim()));
+    }
+    format!(
+        "Launch a subagent: a fresh agent with its own context window that works on a self-contained, multi-step \
+task in your workspace and returns only its final response to you. It sees none of this conversation.
+
+Available agent types (subagent_type):
+{list}
+Usage notes:
+- Write a complete, self-contained prompt: the subagent knows only what you tell it. Say exactly what it should \
+return, and whether it should change files or only research.
+- description is a short (3-5 word) label the user sees in the agent tree.
+- To run several subagents in parallel, make several Task calls in one response.
+- The result comes back to you, not to the user: summarise what matters in your own answer.
+- With run_in_background: true the call returns at once with the subagent's id, and you get its result as a \
+task notification when it finishes; TaskOutput waits for it, TaskStop stops it, ListAgents lists all agents.
+- Do the work yourself when it is a single quick step; a subagent costs a new context."
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn finished(status: AgentStatus, result: &str) -> AgentFinished {
+        AgentFinished {
+            status,
+            result: result.to_string(),
+            error: Some("provider anthropic: HTTP 500".to_string()),
+            turns: 3,
+            duration_ms: 1,
+            files_modified: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn results_read_as_the_design_says() {
+        let id = AgentId("agent-0000beef".into());
+        assert_eq!(result_for_model(&id, &finished(AgentStatus::Completed, "done"), 10), ("done".into(), false));
+        assert_eq!(
+            result_for_model(&id, &finished(AgentStatus::Completed, "  "), 10),
+            ("(no result text)".into(), false)
+        );
+        let (text, err) = result_for_model(&id, &finished(AgentStatus::MaxTurns, "partial"), 10);
+        assert!(!err && text.starts_with("partial\n\n") && text.contains("turn limit (3 turns)"), "{text}");
+        let (text, err) = result_for_model(&id, &finished(AgentStatus::Failed, ""), 10);
+        assert!(err && text.starts_with("Subagent error: provider anthropic: HTTP 500"), "{text}");
+        assert_eq!(
+            result_for_model(&id, &finished(AgentStatus::Cancelled, ""), 10),
+            ("Subagent error: cancelled by the user".into(), true)
+        );
+    }
+
+    #[test]
+    fn long_results_are_cut_on_a_char_boundary_with_a_marker() {
+        let text = "é".repeat(60_000);
+        let cut = cap_result(&text, 50_000);
+        assert!(cut.starts_with(&"é".repeat(50_000)));
+        assert!(cut.contains("the first 50000 of 60000 characters"));
+        assert_eq!(cap_result("short", 50_000), "short");
+    }
+
+    #[test]
+    fn aliases_resolve_on_anthropic_only() {
+        assert_eq!(resolve_model("sonnet", "anthropic").as_deref(), Some("claude-sonnet-4-5"));
+        assert_eq!(resolve_model("sonnet", "openai"), None);
+        assert_eq!(resolve_model("inherit", "anthropic"), None);
+        assert_eq!(resolve_model("gpt-4.1-mini", "openai").as_deref(), Some("gpt-4.1-mini"));
+    }
+
+    #[test]
+    fn labels_come_from_the_prompt_when_missing() {
+        assert_eq!(describe("Find every TODO in the src folder and list them"), "Find every TODO in the");
+        assert!(describe(&"x".repeat(100)).ends_with('…'));
+    }
+}

@@ -1,0 +1,372 @@
+//! The tools a model manages subagents with, shaped as Claude Code's: Task
+//! (start one and, in the foreground, wait for its result), TaskOutput, TaskStop
+//! and ListAgents. Each agent gets its own instances, bound to it.
+
+use super::{LIST_AGENTS, SpawnRequest, TASK, TASK_OUTPUT, TASK_STOP, result_for_model};
+use crate::session::Shared;
+use crate::tools::{Tool, ToolClass, ToolContext, ToolRegistry, ToolResult, parse_input};
+use arbor_protocol::{AgentFinished, AgentId};
+use async_trait::async_trait;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::watch;
+
+/// TaskOutput waits this long by default, and never longer than the maximum.
+const DEFAULT_WAIT_MS: u64 = 30_000;
+const MAX_WAIT_MS: u64 = 600_000;
+/// TaskStop waits this long for the stopped agent to wind down before it answers.
+const STOP_WAIT: Duration = Duration::from_secs(5);
+
+/// Adds the four tools, bound to agent `id`.
+pub(crate) fn add_tools(tools: &mut ToolRegistry, shared: &Arc<Shared>, id: &AgentId) {
+    let bound = || Bound { shared: shared.clone(), agent: id.clone() };
+    tools.insert(Arc::new(TaskTool(bound())));
+    tools.insert(Arc::new(TaskOutputTool(bound())));
+    tools.insert(Arc::new(TaskStopTool(bound())));
+    tools.insert(Arc::new(ListAgentsTool(bound())));
+}
+
+/// The session and the agent a tool instance belongs to.
+struct Bound {
+    shared: Arc<Shared>,
+    agent: AgentId,
+}
+
+impl Bound {
+    /// Waits for an agent's run to end; None if the record went away.
+    async fn finished(outcome: &mut watch::Receiver<Option<AgentFinished>>) -> Option<AgentFinished> {
+        outcome.wait_for(Option::is_some).await.ok().and_then(|f| f.clone())
+    }
+
+    fn result(&self, id: &AgentId, finished: &AgentFinished) -> ToolResult {
+        let (text, is_error) = result_for_model(id, finished, self.shared.limits.result_chars);
+        ToolResult { content: text, is_error, files_modified: Vec::new() }
+    }
+
+    /// The agent's description and a watch on its end, or the error the model reads.
+    fn lookup(&self, id: &AgentId) -> Result<(String, watch::Receiver<Option<AgentFinished>>), ToolResult> {
+        if *id == self.agent {
+            return Err(ToolResult::error(format!("{id} is you; give the id of a subagent (see ListAgents).")));
+        }
+        match self.shared.registry().get(id) {
+            Some(r) => Ok((r.started.description.clone(), r.outcome.subscribe())),
+            None => Err(ToolResult::error(format!(
+                "No agent {id} in this session. ListAgents lists the session's agents and their ids."
+            ))),
+        }
+    }
+
+    fn set_collected(&self, id: &AgentId, collected: bool) {
+        if let Some(r) = self.shared.registry().get_mut(id) {
+            r.collected = collected;
+        }
+    }
+}
+
+fn task_id(raw: &str) -> AgentId {
+    AgentId(raw.trim().to_string())
+}
+
+struct TaskTool(Bound);
+
+#[derive(Deserialize)]
+struct TaskInput {
+    prompt: Option<String>,
+    description: Option<String>,
+    subagent_type: Option<String>,
+    model: Option<String>,
+    max_turns: Option<Value>,
+    run_in_background: Option<bool>,
+}
+
+/// `max_turns` as the model wrote it: an integer of at least 1 (`3.0` counts as 3).
+fn parse_max_turns(v: &Value) -> Result<u32, ToolResult> {
+    let n = v.as_u64().or_else(|| v.as_f64().filter(|f| f.fract() == 0.0 && *f >= 1.0).map(|f| f as u64));
+    match n {
+        Some(n) if n >= 1 => Ok(u32::try_from(n).unwrap_or(u32::MAX)),
+        _ => Err(ToolResult::error(format!(
+            "Invalid input for Task: max_turns must be an integer of at least 1 (got {v})."
+        ))),
+    }
+}
+
+#[async_trait]
+impl Tool for TaskTool {
+    fn name(&self) -> &str {
+        TASK
+    }
+
+    fn description(&self) -> &str {
+        &self.0.shared.task_description
+    }
+
+    fn input_schema(&self) -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "description": {"type": "string", "description": "A short (3-5 word) label for the task, shown in the agent tree"},
+                "prompt": {"type": "string", "description": "The complete task for the subagent: it sees nothing else"},
+                "subagent_type": {"type": "string", "description": "The type of agent to use (default general-purpose)"},
+                "model": {"type": "string", "description": "A model for this subagent instead of its type's (optional)"},
+                "max_turns": {"type": "integer", "minimum": 1, "description": "Turn limit for the subagent (optional)"},
+                "run_in_background": {"type": "boolean", "description": "Return at once with the subagent's id; its result arrives as a notification"}
+            },
+            "required": ["description", "prompt"],
+            "additionalProperties": false
+        })
+    }
+
+    fn class(&self) -> ToolClass {
+        ToolClass::Delegation
+    }
+
+    async fn call(&self, input: Value, ctx: &ToolContext) -> ToolResult {
+        let input: TaskInput = match parse_input(TASK, input) {
+            Ok(i) => i,
+            Err(e) => return e,
+        };
+        let max_turns = match input.max_turns.as_ref().filter(|v| !v.is_null()).map(parse_max_turns).transpose() {
+            Ok(n) => n,
+            Err(e) => return e,
+        };
+        let background = input.run_in_background.unwrap_or(false);
+        let request = SpawnRequest {
+            parent: self.0.agent.clone(),
+            parent_call_id: Some(ctx.call_id.clone()),
+            prompt: input.prompt.unwrap_or_default(),
+            description: input.description,
+            subagent_type: input.subagent_type,
+            model: input.model,
+            max_turns,
+            background,
+            by_user: false,
+        };
+        let mut spawned = match self.0.shared.spawn(request) {
+            Ok(s) => s,
+            Err(e) => return ToolResult::error(e.to_string()),
+        };
+        let id = spawned.id.clone();
+        if background {
+            return ToolResult::ok(format!(
+                "Started {id} in the background (\"{}\", {}). Its result will arrive as a task notification when it \
+                 finishes; TaskOutput with task_id \"{id}\" waits for it, TaskStop stops it.",
+                spawned.description, spawned.subagent_type
+            ));
+        }
+        // The child hangs under this agent's cancellation, so a stop reaches it and it ends promptly.
+        match Bound::finished(&mut spawned.outcome).await {
+            Some(f) => self.0.result(&id, &f),
+            None => ToolResult::error(format!("Subagent error: {id} vanished from the session")),
+        }
+    }
+}
+
+struct TaskOutputTool(Bound);
+
+#[derive(Deserialize)]
+struct TaskOutputInput {
+    task_id: String,
+    block: Option<bool>,
+    timeout_ms: Option<u64>,
+}
+
+#[async_trait]
+impl Tool for TaskOutputTool {
+    fn name(&self) -> &str {
+        TASK_OUTPUT
+    }
+
+    fn description(&self) -> &str {
+        "Gets the result of a subagent started with run_in_background (or any agent of this session) by its id. \
+         By default it waits until the agent finishes (up to timeout_ms, default 30000, at most 600000); with \
+         block: false it answers at once. It says when the agent is still running, timed out, failed, was stopped \
+         or does not exist."
+    }
+
+    fn input_schema(&self) -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "task_id": {"type": "string", "description": "The agent's id, as Task returned it (agent-…)"},
+                "block": {"type": "boolean", "description": "Wait for the agent to finish (default true)"},
+                "timeout_ms": {"type": "integer", "minimum": 0, "description": "How long to wait, in milliseconds (default 30000)"}
+            },
+            "required": ["task_id"],
+            "additionalProperties": false
+        })
+    }
+
+    fn class(&self) -> ToolClass {
+        ToolClass::ReadOnly
+    }
+
+    async fn call(&self, input: Value, ctx: &ToolContext) -> ToolResult {
+        let input: TaskOutputInput = match parse_input(TASK_OUTPUT, input) {
+            Ok(i) => i,
+            Err(e) => return e,
+        };
+        let id = task_id(&input.task_id);
+        let (description, mut outcome) = match self.0.lookup(&id) {
+            Ok(found) => found,
+            Err(e) => return e,
+        };
+        let done = outcome.borrow().clone();
+        if let Some(f) = done {
+            self.0.set_collected(&id, true);
+            return self.0.result(&id, &f);
+        }
+        if !input.block.unwrap_or(true) {
+            let status = self.0.shared.registry().get(&id).map(|r| r.status.as_str()).unwrap_or("gone");
+            return ToolResult::ok(format!(
+                "{id} (\"{description}\") is still {status}. Call TaskOutput again later, or with block: true to wait."
+            ));
+        }
+        // While we wait, its end must not also arrive as a notification.
+        self.0.set_collected(&id, true);
+        let wait = Duration::from_millis(input.timeout_ms.unwrap_or(DEFAULT_WAIT_MS).min(MAX_WAIT_MS));
+        tokio::select! {
+            f = Bound::finished(&mut outcome) => if let Some(f) = f {
+                return self.0.result(&id, &f);
+            },
+            _ = tokio::time::sleep(wait) => {}
+            _ = ctx.cancel.cancelled() => {}
+        }
+        // Decided under the lock a finishing agent takes: either it ended just now
+        // (answer with it) or its notification will follow.
+        let mut reg = self.0.shared.registry();
+        let Some(r) = reg.get_mut(&id) else {
+            return ToolResult::error(format!("No agent {id} in this session."));
+        };
+        if let Some(f) = r.outcome.borrow().clone() {
+            return self.0.result(&id, &f);
+        }
+        r.collected = false;
+        let status = r.status.as_str();
+        if ctx.cancel.is_cancelled() {
+            return ToolResult::error("Cancelled while waiting for the subagent.");
+        }
+        ToolResult::ok(format!(
+            "Timed out after {} ms: {id} (\"{description}\") is still {status}. Its result will arrive as a task \
+             notification; call TaskOutput again to keep waiting.",
+            wait.as_millis()
+        ))
+    }
+}
+
+struct TaskStopTool(Bound);
+
+#[derive(Deserialize)]
+struct TaskStopInput {
+    task_id: String,
+}
+
+#[async_trait]
+impl Tool for TaskStopTool {
+    fn name(&self) -> &str {
+        TASK_STOP
+    }
+
+    fn description(&self) -> &str {
+        "Stops a subagent you started (and every agent it started) by its id: its model stream is closed and its \
+         commands are killed. Use it when a background subagent is no longer needed or has gone wrong."
+    }
+
+    fn input_schema(&self) -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "task_id": {"type": "string", "description": "The subagent's id (agent-…)"}
+            },
+            "required": ["task_id"],
+            "additionalProperties": false
+        })
+    }
+
+    fn class(&self) -> ToolClass {
+        ToolClass::Delegation
+    }
+
+    async fn call(&self, input: Value, _ctx: &ToolContext) -> ToolResult {
+        let input: TaskStopInput = match parse_input(TASK_STOP, input) {
+            Ok(i) => i,
+            Err(e) => return e,
+        };
+        let id = task_id(&input.task_id);
+        let (description, mut outcome) = match self.0.lookup(&id) {
+            Ok(found) => found,
+            Err(e) => return e,
+        };
+        let subtree = {
+            let mut reg = self.0.shared.registry();
+            if !reg.ancestors(&id).contains(&self.0.agent) {
+                return ToolResult::error(format!(
+                    "{id} is not one of your subagents; you can stop only agents you started, and theirs."
+                ));
+            }
+            let Some(r) = reg.get_mut(&id) else { return ToolResult::error(format!("No agent {id} in this session.")) };
+            if r.status.is_terminal() {
+                return ToolResult::ok(format!(
+                    "{id} (\"{description}\") had already finished ({}); nothing to stop.",
+                    r.status.as_str()
+                ));
+            }
+            // The caller knows it stopped; a notification saying so would be noise.
+            r.collected = true;
+            reg.subtree(&id).len()
+        };
+        self.0.shared.cancel_subtree(&id);
+        let _ = tokio::time::timeout(STOP_WAIT, Bound::finished(&mut outcome)).await;
+        let others = match subtree - 1 {
+            0 => String::new(),
+            1 => " and the 1 agent it started".to_string(),
+            n => format!(" and the {n} agents it started"),
+        };
+        ToolResult::ok(format!("Stopped {id} (\"{description}\"){others}."))
+    }
+}
+
+struct ListAgentsTool(Bound);
+
+#[async_trait]
+impl Tool for ListAgentsTool {
+    fn name(&self) -> &str {
+        LIST_AGENTS
+    }
+
+    fn description(&self) -> &str {
+        "Lists every agent of this session (you, the subagents and theirs) with id, status, type, description, \
+         parent and turns."
+    }
+
+    fn input_schema(&self) -> Value {
+        json!({"type": "object", "properties": {}, "additionalProperties": false})
+    }
+
+    fn class(&self) -> ToolClass {
+        ToolClass::ReadOnly
+    }
+
+    async fn call(&self, _input: Value, _ctx: &ToolContext) -> ToolResult {
+        let reg = self.0.shared.registry();
+        let all = reg.all();
+        let mut out = format!("{} agents in this session:\n", all.len());
+        for r in all {
+            let s = &r.started;
+            let parent = s.parent_id.as_ref().map_or_else(|| "none (main agent)".to_string(), |p| p.to_string());
+            let you = if r.id == self.0.agent { " (you)" } else { "" };
+            let bg = if s.background { ", background" } else { "" };
+            out.push_str(&format!(
+                "- {}{you}: {} · type {} · \"{}\" · parent {parent} · depth {} · {} turns{bg}\n",
+                r.id,
+                r.status.as_str(),
+                s.subagent_type.as_deref().unwrap_or("main"),
+                s.description,
+                s.depth,
+                r.turns,
+            ));
+        }
+        ToolResult::ok(out.trim_end().to_string())
+    }
+}
