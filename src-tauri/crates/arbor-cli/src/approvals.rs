@@ -90,8 +90,12 @@ impl Answerer {
             Mode::Json if !self.stdin_closed => {}
             Mode::Prompt if !self.stdin_closed => {
                 self.queue.push_back((req.clone(), agent.clone()));
-                if self.queue.len() == 1 {
-                    prompt(printer, req, agent);
+                // Answers go to the oldest request; with output in between, say again which one that is.
+                if let Some((front, front_agent)) = self.queue.front() {
+                    if self.queue.len() > 1 {
+                        printer.note(&format!("  {} approvals waiting; answering them in order:", self.queue.len()));
+                    }
+                    prompt(printer, front, front_agent);
                 }
             }
             Mode::Refuse { explained } => {

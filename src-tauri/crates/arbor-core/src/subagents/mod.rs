@@ -113,7 +113,12 @@ impl Shared {
             return Err(SpawnError::DepthLimit);
         }
         let (spec, provider_name) = self.child_spec(&parent.spec, &parent.started.provider, def, &req, depth)?;
-        let parent_cancel = parent.cancel.clone();
+        // A person may delegate to an agent that is not running: its last run's token
+        // may be cancelled (it was stopped), and a child under it would be born stopped.
+        // Such a child hangs under the session; stopping the parent still reaches it
+        // through the registry (`cancel_subtree`).
+        let parent_cancel =
+            if req.by_user && parent.inbox.is_none() { self.root_cancel.clone() } else { parent.cancel.clone() };
         if !req.by_user {
             let max = self.limits.max_subagents;
             self.spawned

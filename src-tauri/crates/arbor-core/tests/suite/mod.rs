@@ -5,6 +5,13 @@ mod agent_loop;
 mod approvals;
 mod cancel;
 mod faults;
+mod subagents;
+mod subagents_approvals;
+mod subagents_background;
+mod subagents_limits;
+mod subagents_scheduler;
+mod subagents_stop;
+mod subagents_types;
 mod tools;
 
 use arbor_core::provider::{
@@ -18,6 +25,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub const WAIT: Duration = Duration::from_secs(20);
+
+/// The seed of [`Harness::config`]'s sessions, so tests can predict agent ids.
+pub const SEED: u64 = 7;
 
 pub struct Harness {
     pub server: ScriptedServer,
@@ -54,7 +64,7 @@ impl Harness {
         c.approval = ApprovalPolicy::allow_all();
         c.retry =
             RetryPolicy { max_retries: 3, base_delay: Duration::from_millis(5), max_delay: Duration::from_millis(50) };
-        c.seed = Some(7);
+        c.seed = Some(SEED);
         c
     }
 
