@@ -25,3 +25,4 @@ pub use config::{Limits, MainAgentConfig, Providers, SessionConfig, ToolFilter};
 pub use definitions::AgentDefinition;
 pub use events::EventStream;
 pub use session::{Session, SessionError};
+pub use subagents::SpawnError;

@@ -75,6 +75,16 @@ pub(crate) struct Shared {
     rng: Mutex<fastrand::Rng>,
 }
 
+/// How long a parent that ends waits for the children it stops to wind down.
+const CHILDREN_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
+
+fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
+    match payload.downcast::<String>() {
+        Ok(s) => *s,
+        Err(p) => p.downcast_ref::<&str>().map_or_else(|| "no message".to_string(), |s| s.to_string()),
+    }
+}
+
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
@@ -185,6 +195,11 @@ impl Shared {
         r.cancel = cancel.clone();
         r.finished_at = None;
         r.outcome.send_replace(None);
+        // A subagent's later runs answer no Task call: their results go to the parent as notifications.
+        if r.started.parent_id.is_some() {
+            r.notifies_parent = true;
+            r.collected = false;
+        }
         let mut history = std::mem::take(&mut r.history);
         let spec = r.spec.clone();
         drop(reg);
@@ -202,6 +217,7 @@ impl Shared {
         inbox: mpsc::UnboundedReceiver<String>,
         cancel: CancellationToken,
     ) {
+        let id_for_panic = id.clone();
         let run = AgentRun {
             tools: self.tools_for(&id, &spec),
             depth_limited: spec.depth >= self.limits.max_depth,
@@ -214,7 +230,58 @@ impl Shared {
             cancel,
         };
         let span = info_span!("session", session_id = %self.id);
-        tokio::spawn(run.run(self.clone()).instrument(span));
+        let handle = tokio::spawn(run.run(self.clone()).instrument(span));
+        // A bug that panics an agent's task must still end the agent, or whoever waits
+        // for it (a Task call, a parent, the CLI) would wait forever.
+        let shared = self.clone();
+        tokio::spawn(async move {
+            if let Err(e) = handle.await
+                && e.is_panic()
+            {
+                shared.fail_after_panic(&id_for_panic, panic_message(e.into_panic()));
+            }
+        });
+    }
+
+    /// Ends an agent whose task panicked: failed, with what the panic said.
+    fn fail_after_panic(self: &Arc<Self>, id: &AgentId, message: String) {
+        tracing::error!(agent_id = %id, panic = %message, "an agent's task panicked");
+        let turns = match self.registry().get(id) {
+            Some(r) if r.outcome.borrow().is_none() => r.turns,
+            _ => return,
+        };
+        let finished = AgentFinished {
+            status: AgentStatus::Failed,
+            result: String::new(),
+            error: Some(format!("internal error: the agent's task panicked: {message}")),
+            turns,
+            duration_ms: 0,
+            files_modified: Vec::new(),
+        };
+        let (_tx, mut inbox) = mpsc::unbounded_channel();
+        self.end_run(id, finished, &mut inbox, &mut Vec::new());
+    }
+
+    /// Stops the agent's children that still run and waits (briefly) until they
+    /// have ended, so a stopped or failed parent is the last of its subtree to finish.
+    pub(crate) async fn stop_children(&self, id: &AgentId) {
+        let running: Vec<(AgentId, watch::Receiver<Option<AgentFinished>>)> = self
+            .registry()
+            .all()
+            .into_iter()
+            .filter(|r| r.started.parent_id.as_ref() == Some(id) && !r.status.is_terminal())
+            .map(|r| (r.id.clone(), r.outcome.subscribe()))
+            .collect();
+        if running.is_empty() {
+            return;
+        }
+        for (child, _) in &running {
+            self.cancel_subtree(child);
+        }
+        let ends = running.into_iter().map(|(_, mut rx)| async move {
+            let _ = rx.wait_for(Option::is_some).await;
+        });
+        let _ = tokio::time::timeout(CHILDREN_GRACE, futures::future::join_all(ends)).await;
     }
 
     /// Ends a run, unless there is more to do: messages that arrived while the

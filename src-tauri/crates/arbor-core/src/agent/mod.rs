@@ -60,6 +60,9 @@ impl AgentRun {
                     Some(o) => o,
                     None => self.turns(&shared, &specs, &mut turns).await,
                 };
+                if status != AgentStatus::Completed {
+                    shared.stop_children(&self.id).await;
+                }
                 let finished = AgentFinished {
                     status,
                     result: last_text(&self.history),

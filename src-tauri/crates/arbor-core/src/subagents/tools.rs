@@ -179,7 +179,7 @@ impl Tool for TaskOutputTool {
     }
 
     fn description(&self) -> &str {
-        "Gets the result of a subagent started with run_in_background (or any agent of this session) by its id. \
+        "Gets the result of a subagent you started with run_in_background (or one of its subagents) by its id. \
          By default it waits until the agent finishes (up to timeout_ms, default 30000, at most 600000); with \
          block: false it answers at once. It says when the agent is still running, timed out, failed, was stopped \
          or does not exist."
@@ -212,6 +212,12 @@ impl Tool for TaskOutputTool {
             Ok(found) => found,
             Err(e) => return e,
         };
+        // Waiting on an ancestor would wait on ourselves.
+        if !self.0.shared.registry().ancestors(&id).contains(&self.0.agent) {
+            return ToolResult::error(format!(
+                "{id} is not one of your subagents; TaskOutput reads the results of agents you started, and theirs."
+            ));
+        }
         let done = outcome.borrow().clone();
         if let Some(f) = done {
             self.0.set_collected(&id, true);

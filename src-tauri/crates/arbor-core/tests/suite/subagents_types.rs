@@ -216,3 +216,39 @@ async fn only_the_users_own_agent_type_may_loosen_the_policy() {
         }
     }
 }
+
+/// A provider whose every request panics: a stand-in for a bug in an agent's task.
+struct Panicking;
+
+#[async_trait::async_trait]
+impl arbor_core::provider::Provider for Panicking {
+    fn name(&self) -> &str {
+        "anthropic"
+    }
+
+    async fn stream(
+        &self,
+        _req: arbor_core::provider::ModelRequest<'_>,
+    ) -> Result<arbor_core::provider::ResponseStream, arbor_core::provider::ProviderError> {
+        panic!("PANIC-IN-CHILD")
+    }
+}
+
+#[tokio::test]
+async fn a_child_whose_task_panics_fails_and_its_parent_goes_on() {
+    let h = Harness::new(one_typed_child("boom", json!([{"text": "never"}])), Api::Anthropic).await;
+    let mut config = h.config();
+    config.providers.insert("broken".into(), std::sync::Arc::new(Panicking));
+    let mut boom = agent_type("boom", "You crash.");
+    boom.provider = Some("broken".into());
+    boom.model = Some("boom-model".into());
+    config.agent_types = vec![boom];
+    let run = h.run_with(config, "PARENT: ask boom").await;
+    assert_eq!(run.finished().status, AgentStatus::Completed);
+    let (out, is_error, _) = output_of(&run.events, "typed");
+    assert!(is_error, "{out}");
+    assert!(out.starts_with("Subagent error: internal error: the agent's task panicked: PANIC-IN-CHILD"), "{out}");
+    let (id, _) = child(&run.events, "Typed child");
+    assert_eq!(run.session.status(&id), Some(AgentStatus::Failed));
+    assert_eq!(run.finished().result, out, "the parent went on and answered with it");
+}
