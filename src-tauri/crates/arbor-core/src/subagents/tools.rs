@@ -45,17 +45,25 @@ impl Bound {
         ToolResult { content: text, is_error, files_modified: Vec::new() }
     }
 
-    /// The agent's description and a watch on its end, or the error the model reads.
-    fn lookup(&self, id: &AgentId) -> Result<(String, watch::Receiver<Option<AgentFinished>>), ToolResult> {
+    /// The description of one of this agent's subagents (or theirs) and a watch on
+    /// its end, or the error the model reads. Only descendants: waiting on an
+    /// ancestor would wait on ourselves, and stopping one is not ours to do.
+    fn own_subagent(&self, id: &AgentId) -> Result<(String, watch::Receiver<Option<AgentFinished>>), ToolResult> {
         if *id == self.agent {
             return Err(ToolResult::error(format!("{id} is you; give the id of a subagent (see ListAgents).")));
         }
-        match self.shared.registry().get(id) {
-            Some(r) => Ok((r.started.description.clone(), r.outcome.subscribe())),
-            None => Err(ToolResult::error(format!(
+        let reg = self.shared.registry();
+        let Some(r) = reg.get(id) else {
+            return Err(ToolResult::error(format!(
                 "No agent {id} in this session. ListAgents lists the session's agents and their ids."
-            ))),
+            )));
+        };
+        if !reg.ancestors(id).contains(&self.agent) {
+            return Err(ToolResult::error(format!(
+                "{id} is not one of your subagents; you can only reach agents you started, and theirs."
+            )));
         }
+        Ok((r.started.description.clone(), r.outcome.subscribe()))
     }
 
     fn set_collected(&self, id: &AgentId, collected: bool) {
@@ -208,16 +216,10 @@ impl Tool for TaskOutputTool {
             Err(e) => return e,
         };
         let id = task_id(&input.task_id);
-        let (description, mut outcome) = match self.0.lookup(&id) {
+        let (description, mut outcome) = match self.0.own_subagent(&id) {
             Ok(found) => found,
             Err(e) => return e,
         };
-        // Waiting on an ancestor would wait on ourselves.
-        if !self.0.shared.registry().ancestors(&id).contains(&self.0.agent) {
-            return ToolResult::error(format!(
-                "{id} is not one of your subagents; TaskOutput reads the results of agents you started, and theirs."
-            ));
-        }
         let done = outcome.borrow().clone();
         if let Some(f) = done {
             self.0.set_collected(&id, true);
@@ -300,17 +302,12 @@ impl Tool for TaskStopTool {
             Err(e) => return e,
         };
         let id = task_id(&input.task_id);
-        let (description, mut outcome) = match self.0.lookup(&id) {
+        let (description, mut outcome) = match self.0.own_subagent(&id) {
             Ok(found) => found,
             Err(e) => return e,
         };
         let subtree = {
             let mut reg = self.0.shared.registry();
-            if !reg.ancestors(&id).contains(&self.0.agent) {
-                return ToolResult::error(format!(
-                    "{id} is not one of your subagents; you can stop only agents you started, and theirs."
-                ));
-            }
             let Some(r) = reg.get_mut(&id) else { return ToolResult::error(format!("No agent {id} in this session.")) };
             if r.status.is_terminal() {
                 return ToolResult::ok(format!(
