@@ -65,6 +65,47 @@ pub struct AgentRecord {
     pub(crate) collected: bool,
 }
 
+impl AgentRecord {
+    /// A new agent, queued: nothing run, nothing used, no result yet.
+    pub(crate) fn queued(
+        id: AgentId,
+        started: AgentStarted,
+        spec: Arc<AgentSpec>,
+        started_at: i64,
+        cancel: CancellationToken,
+        inbox: Option<mpsc::UnboundedSender<String>>,
+        notifies_parent: bool,
+    ) -> Self {
+        Self {
+            id,
+            started,
+            status: AgentStatus::Queued,
+            started_at,
+            finished_at: None,
+            turns: 0,
+            usage: Usage::default(),
+            files_modified: Vec::new(),
+            result: None,
+            spec,
+            cancel,
+            inbox,
+            history: Vec::new(),
+            pending_approvals: 0,
+            outcome: watch::Sender::new(None),
+            notifies_parent,
+            collected: false,
+        }
+    }
+
+    /// The token a new run of this agent's child hangs under: this agent's current
+    /// run while it runs, so stopping it stops the child; otherwise `idle`, because
+    /// the token of a run that ended (perhaps stopped) would stop the child at birth.
+    /// Stopping this agent later still reaches such a child through the registry.
+    pub(crate) fn cancel_for_child(&self, idle: &CancellationToken) -> CancellationToken {
+        if self.inbox.is_some() { self.cancel.clone() } else { idle.clone() }
+    }
+}
+
 /// A snapshot of one agent for clients (the CLI, the UI's first paint, tests).
 #[derive(Debug, Clone, PartialEq)]
 pub struct AgentSummary {
@@ -135,16 +176,22 @@ impl Registry {
 
     /// Children whose results `id` still waits for as notifications.
     pub(crate) fn outstanding(&self, id: &AgentId) -> Vec<AgentId> {
-        self.agents
-            .values()
-            .filter(|r| r.notifies_parent && !r.status.is_terminal() && r.started.parent_id.as_ref() == Some(id))
-            .map(|r| r.id.clone())
-            .collect()
+        self.children(id).filter(|r| r.notifies_parent && !r.status.is_terminal()).map(|r| r.id.clone()).collect()
+    }
+
+    /// The agents `id` started (directly).
+    pub fn children<'a>(&'a self, id: &'a AgentId) -> impl Iterator<Item = &'a AgentRecord> {
+        self.iter().filter(move |r| r.started.parent_id.as_ref() == Some(id))
+    }
+
+    /// Every agent, in no particular order.
+    pub fn iter(&self) -> impl Iterator<Item = &AgentRecord> {
+        self.agents.values()
     }
 
     /// Every agent, parents before children, in order of creation.
     pub fn all(&self) -> Vec<&AgentRecord> {
-        let mut v: Vec<&AgentRecord> = self.agents.values().collect();
+        let mut v: Vec<&AgentRecord> = self.iter().collect();
         v.sort_by_key(|r| (r.started.depth, r.started_at, r.id.0.clone()));
         v
     }

@@ -183,9 +183,8 @@ impl Shared {
         if !may_start {
             return Err(SessionError::AgentNotRunning(id.clone()));
         }
-        // A new run hangs under its parent's current run, so stopping the parent stops it.
         let parent_cancel = match r.started.parent_id.as_ref().and_then(|p| reg.get(p)) {
-            Some(p) => p.cancel.clone(),
+            Some(p) => p.cancel_for_child(&self.root_cancel),
             None => self.root_cancel.clone(),
         };
         let Some(r) = reg.get_mut(id) else { return Err(SessionError::UnknownAgent(id.clone())) };
@@ -267,9 +266,8 @@ impl Shared {
     pub(crate) async fn stop_children(&self, id: &AgentId) {
         let running: Vec<(AgentId, watch::Receiver<Option<AgentFinished>>)> = self
             .registry()
-            .all()
-            .into_iter()
-            .filter(|r| r.started.parent_id.as_ref() == Some(id) && !r.status.is_terminal())
+            .children(id)
+            .filter(|r| !r.status.is_terminal())
             .map(|r| (r.id.clone(), r.outcome.subscribe()))
             .collect();
         if running.is_empty() {
@@ -601,25 +599,15 @@ impl Session {
             provider: self.main.provider_name.clone(),
             background: false,
         };
-        reg.insert(AgentRecord {
-            id: id.clone(),
-            started: started.clone(),
-            status: AgentStatus::Queued,
-            started_at: self.shared.events.now_ms(),
-            finished_at: None,
-            turns: 0,
-            usage: Usage::default(),
-            files_modified: Vec::new(),
-            result: None,
-            spec: self.main.spec.clone(),
-            cancel: self.shared.root_cancel.child_token(),
-            inbox: None,
-            history: Vec::new(),
-            pending_approvals: 0,
-            outcome: watch::Sender::new(None),
-            notifies_parent: false,
-            collected: false,
-        });
+        reg.insert(AgentRecord::queued(
+            id.clone(),
+            started.clone(),
+            self.main.spec.clone(),
+            self.shared.events.now_ms(),
+            self.shared.root_cancel.child_token(),
+            None,
+            false,
+        ));
         // Emitted under the lock so no event of the main agent can precede it.
         self.shared.events.emit(id, EventKind::AgentStarted(started));
     }
@@ -654,7 +642,7 @@ impl Session {
 
     /// True when no agent of the session is queued, running or waiting.
     pub fn is_idle(&self) -> bool {
-        self.shared.registry().all().iter().all(|r| r.status.is_terminal())
+        self.shared.registry().iter().all(|r| r.status.is_terminal())
     }
 
     /// Stops every agent; later commands are refused.

@@ -41,12 +41,11 @@ pub(crate) async fn run_calls(shared: &Arc<Shared>, agent: &AgentRun, calls: Vec
         .map(|call| {
             let (id, call_id) = (call.id.clone(), call.id.clone());
             let span = info_span!("tool", name = %call.name, call_id = %call.id);
-            let tool = agent.tools.get(&call.name).cloned();
+            let tool = agent.tools.get(&call.name).cloned().ok_or_else(|| agent.missing_tool_reason(&call.name));
             let ctx = CallContext {
                 shared: shared.clone(),
                 agent_id: agent.id.clone(),
                 policy: agent.spec.policy.clone(),
-                missing: agent.missing_tool_reason(&call.name),
                 cancel: agent.cancel.clone(),
             };
             let (shared, agent_id) = (shared.clone(), agent.id.clone());
@@ -92,21 +91,21 @@ struct CallContext {
     shared: Arc<Shared>,
     agent_id: AgentId,
     policy: Arc<ApprovalPolicy>,
-    /// Why the tool is not offered, should the model call one that is not.
-    missing: String,
     cancel: CancellationToken,
 }
 
-async fn run_one(cx: CallContext, tool: Option<Arc<dyn crate::tools::Tool>>, call: Call) -> ToolResult {
-    let CallContext { shared, agent_id, policy, missing, cancel } = cx;
+/// Runs one call; `tool` is the tool, or why the agent is not offered one of that name.
+async fn run_one(cx: CallContext, tool: Result<Arc<dyn crate::tools::Tool>, String>, call: Call) -> ToolResult {
+    let CallContext { shared, agent_id, policy, cancel } = cx;
     if let Some(reason) = call.invalid {
         return ToolResult::error(format!(
             "Invalid arguments for {}: {reason}. Call it again with a JSON object that matches its input schema.",
             call.name
         ));
     }
-    let Some(tool) = tool else {
-        return ToolResult::error(missing);
+    let tool = match tool {
+        Ok(tool) => tool,
+        Err(missing) => return ToolResult::error(missing),
     };
     match policy.decide(&call.name, tool.class()) {
         Decision::Allow => {}

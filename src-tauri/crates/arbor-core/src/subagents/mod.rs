@@ -8,9 +8,7 @@ use crate::definitions::{AgentDefinition, DefinitionSource, GENERAL_PURPOSE};
 use crate::prompt;
 use crate::registry::{AgentRecord, AgentSpec};
 use crate::session::Shared;
-use arbor_protocol::{
-    AgentFinished, AgentId, AgentStarted, AgentStatus, EventKind, Message, StatusChanged, Usage, UserBlock,
-};
+use arbor_protocol::{AgentFinished, AgentId, AgentStarted, AgentStatus, EventKind, Message, StatusChanged, UserBlock};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -113,12 +111,8 @@ impl Shared {
             return Err(SpawnError::DepthLimit);
         }
         let (spec, provider_name) = self.child_spec(&parent.spec, &parent.started.provider, def, &req, depth)?;
-        // A person may delegate to an agent that is not running: its last run's token
-        // may be cancelled (it was stopped), and a child under it would be born stopped.
-        // Such a child hangs under the session; stopping the parent still reaches it
-        // through the registry (`cancel_subtree`).
-        let parent_cancel =
-            if req.by_user && parent.inbox.is_none() { self.root_cancel.clone() } else { parent.cancel.clone() };
+        // A model's parent is running (it is calling Task); a person may delegate under an idle one.
+        let parent_cancel = parent.cancel_for_child(&self.root_cancel);
         if !req.by_user {
             let max = self.limits.max_subagents;
             self.spawned
@@ -143,28 +137,18 @@ impl Shared {
         };
         let (inbox_tx, inbox) = mpsc::unbounded_channel();
         let cancel = parent_cancel.child_token();
-        let outcome = watch::Sender::new(None);
-        let outcome_rx = outcome.subscribe();
         let spec = Arc::new(spec);
-        reg.insert(AgentRecord {
-            id: id.clone(),
-            started: started.clone(),
-            status: AgentStatus::Queued,
-            started_at: self.events.now_ms(),
-            finished_at: None,
-            turns: 0,
-            usage: Usage::default(),
-            files_modified: Vec::new(),
-            result: None,
-            spec: spec.clone(),
-            cancel: cancel.clone(),
-            inbox: Some(inbox_tx),
-            history: Vec::new(),
-            pending_approvals: 0,
-            outcome,
-            notifies_parent: req.background,
-            collected: false,
-        });
+        let record = AgentRecord::queued(
+            id.clone(),
+            started.clone(),
+            spec.clone(),
+            self.events.now_ms(),
+            cancel.clone(),
+            Some(inbox_tx),
+            req.background,
+        );
+        let outcome_rx = record.outcome.subscribe();
+        reg.insert(record);
         // Under the lock: nothing of this agent can be emitted before it is announced.
         self.events.emit(&id, EventKind::AgentStarted(started));
         self.events.emit(&id, EventKind::AgentStatus(StatusChanged { status: AgentStatus::Queued }));

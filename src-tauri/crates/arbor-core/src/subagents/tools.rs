@@ -48,7 +48,8 @@ impl Bound {
     /// The description of one of this agent's subagents (or theirs) and a watch on
     /// its end, or the error the model reads. Only descendants: waiting on an
     /// ancestor would wait on ourselves, and stopping one is not ours to do.
-    fn own_subagent(&self, id: &AgentId) -> Result<(String, watch::Receiver<Option<AgentFinished>>), ToolResult> {
+    fn own_subagent(&self, raw_id: &str) -> Result<(AgentId, String, Watch), ToolResult> {
+        let id = &AgentId(raw_id.trim().to_string());
         if *id == self.agent {
             return Err(ToolResult::error(format!("{id} is you; give the id of a subagent (see ListAgents).")));
         }
@@ -63,7 +64,7 @@ impl Bound {
                 "{id} is not one of your subagents; you can only reach agents you started, and theirs."
             )));
         }
-        Ok((r.started.description.clone(), r.outcome.subscribe()))
+        Ok((id.clone(), r.started.description.clone(), r.outcome.subscribe()))
     }
 
     fn set_collected(&self, id: &AgentId, collected: bool) {
@@ -73,9 +74,8 @@ impl Bound {
     }
 }
 
-fn task_id(raw: &str) -> AgentId {
-    AgentId(raw.trim().to_string())
-}
+/// A watch on an agent's end.
+type Watch = watch::Receiver<Option<AgentFinished>>;
 
 struct TaskTool(Bound);
 
@@ -215,8 +215,7 @@ impl Tool for TaskOutputTool {
             Ok(i) => i,
             Err(e) => return e,
         };
-        let id = task_id(&input.task_id);
-        let (description, mut outcome) = match self.0.own_subagent(&id) {
+        let (id, description, mut outcome) = match self.0.own_subagent(&input.task_id) {
             Ok(found) => found,
             Err(e) => return e,
         };
@@ -301,8 +300,7 @@ impl Tool for TaskStopTool {
             Ok(i) => i,
             Err(e) => return e,
         };
-        let id = task_id(&input.task_id);
-        let (description, mut outcome) = match self.0.own_subagent(&id) {
+        let (id, description, mut outcome) = match self.0.own_subagent(&input.task_id) {
             Ok(found) => found,
             Err(e) => return e,
         };
