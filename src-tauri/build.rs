@@ -1,5 +1,20 @@
-//! Generates Tauri's context; capabilities live in src-tauri/capabilities.
+//! Generates Tauri's context; capabilities live in src-tauri/capabilities. The
+//! app manifest lists our commands so a capability must grant each one.
 fn main() {
-    tauri_build::try_build(tauri_build::Attributes::new().capabilities_path_pattern("./src-tauri/capabilities/**/*"))
-        .unwrap_or_else(|e| panic!("tauri-build failed: {e:#}"));
+    let commands = &[
+        "app_state",
+        "start_session",
+        "start_demo",
+        "send_command",
+        "save_settings",
+        "set_api_key",
+        "clear_api_key",
+        "agent_catalog",
+    ];
+    tauri_build::try_build(
+        tauri_build::Attributes::new()
+            .capabilities_path_pattern("./src-tauri/capabilities/**/*")
+            .app_manifest(tauri_build::AppManifest::new().commands(commands)),
+    )
+    .unwrap_or_else(|e| panic!("tauri-build failed: {e:#}"));
 }

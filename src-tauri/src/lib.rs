@@ -1,15 +1,123 @@
-//! The desktop shell: a thin Tauri layer over `arbor-core` (filled in by the desktop issue).
+//! The desktop shell: a thin Tauri layer over `arbor-app`'s [`Host`]. It wires
+//! commands, the event bridge and plugins; the logic lives in the crates.
+
+mod bridge;
+mod commands;
+
+use arbor_app::host::{Host, HostConfig};
+use arbor_app::keys::OsKeyring;
+use arbor_app::paths;
+use std::path::PathBuf;
+use tauri::Manager;
+
+/// The one place that lists every command the UI may call; `ui/src/bindings.ts`
+/// is generated from it (see `tests` below: a stale file fails the build).
+pub fn specta_builder() -> tauri_specta::Builder<tauri::Wry> {
+    tauri_specta::Builder::<tauri::Wry>::new()
+        .commands(tauri_specta::collect_commands![
+            commands::app_state,
+            commands::start_session,
+            commands::start_demo,
+            commands::send_command,
+            commands::save_settings,
+            commands::set_api_key,
+            commands::clear_api_key,
+            commands::agent_catalog,
+        ])
+        // Token counts, sequence numbers and timestamps stay far below 2^53.
+        .dangerously_cast_bigints_to_number()
+        // One TypeScript type per Rust type: the wire types serialize and deserialize alike.
+        .disable_serde_phases()
+}
+
+/// The bindings as they would be written now.
+pub fn render_bindings() -> Result<String, String> {
+    let dir = std::env::temp_dir().join(format!("arbor-bindings-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let path = dir.join("bindings.ts");
+    specta_builder()
+        .export(
+            specta_typescript::Typescript::default()
+                .header("// Generated from the Rust types by tauri-specta (src-tauri/src/lib.rs). Do not edit."),
+            &path,
+        )
+        .map_err(|e| e.to_string())?;
+    let text = std::fs::read_to_string(&path).map_err(|e| e.to_string());
+    let _ = std::fs::remove_dir_all(&dir);
+    text
+}
+
+/// The workspace offered first: the first argument, else the current directory.
+fn default_workspace() -> PathBuf {
+    std::env::args_os()
+        .nth(1)
+        .map(PathBuf::from)
+        .filter(|p| p.is_dir())
+        .or_else(|| std::env::current_dir().ok())
+        .unwrap_or_else(std::env::temp_dir)
+}
 
 /// Opens the main window and runs the event loop until it closes.
 pub fn run() {
-    let result = tauri::Builder::default().run(tauri::generate_context!());
-    if let Err(e) = result {
-        tracing_fallback(&format!("Arbor could not start its window: {e}"));
-        std::process::exit(1);
+    let builder = specta_builder();
+    let data_dir = match paths::data_dir(None) {
+        Ok(d) => d,
+        Err(e) => fail(&format!("Arbor cannot start: {e}")),
+    };
+    if let Err(e) = paths::init_logging(&data_dir, "arbor-desktop.log") {
+        fail(&format!("Arbor cannot start: {e}"));
+    }
+    let host = Host::new(HostConfig {
+        config_dir: paths::config_dir(),
+        secrets: Box::new(OsKeyring),
+        default_workspace: default_workspace(),
+        scratch_dir: std::env::temp_dir(),
+    });
+    let result = tauri::Builder::default()
+        .plugin(tauri_plugin_window_state::Builder::default().build())
+        .plugin(tauri_plugin_dialog::init())
+        .plugin(tauri_plugin_notification::init())
+        .manage(host)
+        .invoke_handler(builder.invoke_handler())
+        .setup(move |app| {
+            builder.mount_events(app);
+            tracing::info!(version = env!("CARGO_PKG_VERSION"), "Arbor desktop started");
+            Ok(())
+        })
+        .build(tauri::generate_context!());
+    match result {
+        Ok(app) => app.run(|handle, event| {
+            if let tauri::RunEvent::Exit = event {
+                handle.state::<Host>().stop();
+            }
+        }),
+        Err(e) => fail(&format!("Arbor could not start its window: {e}")),
     }
 }
 
 #[allow(clippy::print_stderr)]
-fn tracing_fallback(msg: &str) {
+fn fail(msg: &str) -> ! {
+    tracing::error!("{msg}");
     eprintln!("{msg}");
+    std::process::exit(1);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `UPDATE_BINDINGS=1 cargo test -p arbor-desktop bindings` rewrites the file.
+    #[test]
+    fn ui_bindings_are_generated_from_the_current_rust_types() {
+        let fresh = render_bindings().unwrap();
+        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("ui/src/bindings.ts");
+        if std::env::var_os("UPDATE_BINDINGS").is_some() {
+            std::fs::write(&path, &fresh).unwrap();
+        }
+        let committed = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            committed == fresh,
+            "ui/src/bindings.ts is stale: run `UPDATE_BINDINGS=1 cargo test -p arbor-desktop bindings` and commit it"
+        );
+    }
 }

@@ -4,26 +4,10 @@
 use crate::args::AgentsArgs;
 use crate::setup;
 use anyhow::Result;
-use arbor_core::definitions::{self, Catalog, DefinitionSource};
+use arbor_app::catalog::{load, source_name};
 use serde_json::json;
 use std::io::Write;
-use std::path::Path;
 use std::process::ExitCode;
-
-/// The types in `<workspace>/.claude/agents`, `<workspace>/.arbor/agents` and the user's dir.
-pub fn load(workspace: &Path) -> Catalog {
-    let user = setup::user_agents_dir();
-    definitions::load(&definitions::search_dirs(workspace, user.as_deref()))
-}
-
-fn source_name(s: Option<DefinitionSource>) -> &'static str {
-    match s {
-        Some(DefinitionSource::ClaudeProject) => "workspace .claude/agents",
-        Some(DefinitionSource::ArborProject) => "workspace .arbor/agents",
-        Some(DefinitionSource::User) => "user config",
-        None => "built in",
-    }
-}
 
 #[allow(clippy::print_stdout)]
 pub fn list(args: AgentsArgs) -> Result<ExitCode> {

@@ -1,7 +1,6 @@
 //! `arbor run`: one prompt to the main agent, its events printed live, approvals
 //! answered from the terminal, and an exit code that says how it ended.
 
-use crate::agents;
 use crate::approvals::Answerer;
 use crate::args::{ApproveMode, Common, RunArgs};
 use crate::printer::Printer;
@@ -15,8 +14,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 pub async fn run(args: RunArgs) -> Result<ExitCode> {
-    let data_dir = setup::data_dir(args.common.data_dir.as_deref())?;
-    setup::init_logging(&data_dir)?;
+    setup::init(args.common.data_dir.as_deref())?;
     let workspace = setup::workspace(args.common.workspace.as_deref())?;
     let chosen = providers::from_env(args.provider, args.model.clone())?;
     let prompt = args.prompt.join(" ");
@@ -53,7 +51,7 @@ pub async fn execute(
         max_subagents: common.max_subagents,
         ..Limits::default()
     };
-    let catalog = agents::load(&workspace);
+    let catalog = arbor_app::catalog::load(&workspace);
     config.agent_types = catalog.definitions;
     let (session, events) = Session::start(config).context("cannot start the session")?;
     let mut printer = Printer::new(common.json);

@@ -1,0 +1,80 @@
+//! The subagent types found for a workspace (agent files in Claude Code's
+//! format), shaped for the UI, with every file that failed to load.
+
+use crate::paths;
+use arbor_core::definitions::{self, AgentDefinition, Catalog, DefinitionSource};
+use serde::Serialize;
+use std::path::Path;
+
+/// Reads `<workspace>/.claude/agents`, `<workspace>/.arbor/agents` and the user's dir.
+pub fn load(workspace: &Path) -> Catalog {
+    let user = paths::user_agents_dir();
+    definitions::load(&definitions::search_dirs(workspace, user.as_deref()))
+}
+
+pub fn source_name(s: Option<DefinitionSource>) -> &'static str {
+    match s {
+        Some(DefinitionSource::ClaudeProject) => "workspace .claude/agents",
+        Some(DefinitionSource::ArborProject) => "workspace .arbor/agents",
+        Some(DefinitionSource::User) => "user config",
+        None => "built in",
+    }
+}
+
+/// One subagent type as the UI lists it.
+#[derive(Debug, Clone, PartialEq, Serialize, specta::Type)]
+pub struct AgentTypeInfo {
+    pub name: String,
+    pub description: String,
+    /// None: inherits the parent's model.
+    pub model: Option<String>,
+    pub provider: Option<String>,
+    pub source: String,
+    pub file: Option<String>,
+}
+
+impl AgentTypeInfo {
+    pub fn from_definition(d: &AgentDefinition) -> Self {
+        Self {
+            name: d.name.clone(),
+            description: d.description.clone(),
+            model: d.model.clone(),
+            provider: d.provider.clone(),
+            source: source_name(d.source).to_string(),
+            file: d.file.as_ref().map(|f| f.display().to_string()),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, specta::Type)]
+pub struct DefinitionProblemInfo {
+    pub file: String,
+    pub field: Option<String>,
+    pub reason: String,
+    /// True: the file was not loaded; false: a warning.
+    pub skipped: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, specta::Type)]
+pub struct CatalogReport {
+    pub definitions: Vec<AgentTypeInfo>,
+    pub problems: Vec<DefinitionProblemInfo>,
+}
+
+impl From<&Catalog> for CatalogReport {
+    fn from(c: &Catalog) -> Self {
+        Self {
+            definitions: c.definitions.iter().map(AgentTypeInfo::from_definition).collect(),
+            problems: c
+                .problems
+                .iter()
+                .map(|p| DefinitionProblemInfo {
+                    file: p.file.display().to_string(),
+                    field: p.field.clone(),
+                    reason: p.reason.clone(),
+                    skipped: p.skipped,
+                })
+                .collect(),
+        }
+    }
+}

@@ -1,0 +1,30 @@
+//! The typed error every desktop command returns: a kind the UI can branch on
+//! and a message a person can read.
+
+use serde::Serialize;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, specta::Type)]
+#[serde(rename_all = "snake_case")]
+pub enum AppErrorKind {
+    /// The command needs a session and none is running.
+    NoSession,
+    Workspace,
+    Provider,
+    Keyring,
+    Settings,
+    Session,
+    Demo,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, specta::Type, thiserror::Error)]
+#[error("{message}")]
+pub struct AppError {
+    pub kind: AppErrorKind,
+    pub message: String,
+}
+
+impl AppError {
+    pub fn new(kind: AppErrorKind, message: impl Into<String>) -> Self {
+        Self { kind, message: message.into() }
+    }
+}

@@ -1,0 +1,431 @@
+//! The desktop app's command API, free of Tauri: the state the UI renders
+//! first (settings, providers, keyring, the running session), starting a
+//! session or the demo, the commands a person sends to agents, and settings
+//! and keys. `src-tauri` wraps each method in a one-line command.
+
+use crate::catalog::{self, AgentTypeInfo, CatalogReport};
+use crate::demo;
+use crate::error::{AppError, AppErrorKind};
+use crate::keys::{self, KeySource, SecretStore};
+use crate::providers::{self, ProviderKind};
+use crate::settings::{ApprovalChoice, Settings};
+use arbor_core::approval::Decision;
+use arbor_core::provider::ApiKey;
+use arbor_core::tools::{ToolClass, ToolRegistry};
+use arbor_core::{ApprovalPolicy, EventStream, Providers, Session, SessionConfig};
+use arbor_protocol::{AgentId, Command, SessionId};
+use arbor_testkit::ScriptedServer;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
+
+/// What the UI needs to draw its first screen.
+#[derive(Debug, Clone, Serialize, specta::Type)]
+pub struct AppState {
+    pub settings: Settings,
+    /// A settings file that could not be read (the app runs on defaults, the file is left alone).
+    pub settings_problem: Option<String>,
+    pub providers: Vec<ProviderState>,
+    pub keyring: KeyringState,
+    pub session: Option<SessionInfo>,
+    pub default_workspace: String,
+    /// The tools whose approval can be chosen in settings.
+    pub tools: Vec<ToolInfo>,
+}
+
+#[derive(Debug, Clone, Serialize, specta::Type)]
+pub struct ProviderState {
+    pub kind: ProviderKind,
+    pub label: String,
+    pub key_source: KeySource,
+    pub base_url: String,
+    pub default_model: String,
+    /// A session can start on it.
+    pub ready: bool,
+    pub problem: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, specta::Type)]
+pub struct KeyringState {
+    pub available: bool,
+    pub problem: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, specta::Type)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolClassName {
+    ReadOnly,
+    Mutating,
+    Delegation,
+}
+
+#[derive(Debug, Clone, Serialize, specta::Type)]
+pub struct ToolInfo {
+    pub name: String,
+    pub class: ToolClassName,
+    /// What applies when settings do not name the tool.
+    pub default: ApprovalChoice,
+}
+
+#[derive(Debug, Clone, Deserialize, specta::Type)]
+pub struct StartRequest {
+    pub workspace: String,
+    pub provider: ProviderKind,
+    /// Empty: the provider's default model.
+    pub model: String,
+    pub prompt: String,
+}
+
+#[derive(Debug, Clone, Serialize, specta::Type)]
+pub struct SessionInfo {
+    pub session_id: SessionId,
+    pub main_agent_id: AgentId,
+    pub workspace: String,
+    pub provider: String,
+    pub model: String,
+    /// The scripted demonstration rather than a real model.
+    pub demo: bool,
+    /// The subagent types a Delegate… form may offer.
+    pub agent_types: Vec<AgentTypeInfo>,
+}
+
+#[derive(Debug, Clone, Serialize, specta::Type)]
+pub struct CommandReply {
+    /// The subagent a `delegate` command started.
+    pub delegated: Option<AgentId>,
+}
+
+struct Running {
+    session: Session,
+    info: SessionInfo,
+    /// The demo's scripted model, alive as long as its session.
+    server: Option<ScriptedServer>,
+}
+
+pub struct HostConfig {
+    /// Where settings.json lives; None: settings are not saved.
+    pub config_dir: Option<PathBuf>,
+    pub secrets: Box<dyn SecretStore>,
+    /// The workspace offered first when settings name none.
+    pub default_workspace: PathBuf,
+    /// Where demo projects are written.
+    pub scratch_dir: PathBuf,
+}
+
+pub struct Host {
+    config: HostConfig,
+    settings: Mutex<(Settings, Option<String>)>,
+    running: Mutex<Option<Running>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+fn err(kind: AppErrorKind, e: impl std::fmt::Display) -> AppError {
+    AppError::new(kind, e.to_string())
+}
+
+impl Host {
+    pub fn new(config: HostConfig) -> Host {
+        let loaded = match config.config_dir.as_deref().map(|d| Settings::load(&d.join("settings.json"))) {
+            Some(Ok(s)) => (s, None),
+            Some(Err(e)) => {
+                tracing::warn!("{e}");
+                (Settings::default(), Some(e.to_string()))
+            }
+            None => (Settings::default(), None),
+        };
+        Host { config, settings: Mutex::new(loaded), running: Mutex::new(None) }
+    }
+
+    fn settings_path(&self) -> Option<PathBuf> {
+        self.config.config_dir.as_ref().map(|d| d.join("settings.json"))
+    }
+
+    pub fn settings(&self) -> Settings {
+        lock(&self.settings).0.clone()
+    }
+
+    pub fn state(&self) -> AppState {
+        let (settings, settings_problem) = lock(&self.settings).clone();
+        let keyring = match self.config.secrets.status() {
+            Ok(()) => KeyringState { available: true, problem: None },
+            Err(e) => KeyringState { available: false, problem: Some(e.to_string()) },
+        };
+        let providers = ProviderKind::ALL.iter().map(|k| self.provider_state(*k, &settings)).collect();
+        let default_workspace = settings
+            .last_workspace
+            .clone()
+            .filter(|w| Path::new(w).is_dir())
+            .unwrap_or_else(|| self.config.default_workspace.display().to_string());
+        AppState {
+            settings,
+            settings_problem,
+            providers,
+            keyring,
+            session: lock(&self.running).as_ref().map(|r| r.info.clone()),
+            default_workspace,
+            tools: tool_infos(),
+        }
+    }
+
+    fn base_url(kind: ProviderKind, settings: &Settings) -> String {
+        settings
+            .provider(kind)
+            .base_url
+            .clone()
+            .filter(|u| !u.trim().is_empty())
+            .or_else(|| providers::env(kind.base_url_var()))
+            .unwrap_or_else(|| kind.default_base_url().to_string())
+    }
+
+    fn provider_state(&self, kind: ProviderKind, settings: &Settings) -> ProviderState {
+        let base_url = Self::base_url(kind, settings);
+        let (key, mut key_source) = keys::resolve(self.config.secrets.as_ref(), kind);
+        let needs_key = kind.needs_key(&base_url);
+        if key.is_none() && !needs_key {
+            key_source = KeySource::NotNeeded;
+        }
+        let ready = key.is_some() || !needs_key;
+        let problem = (!ready).then(|| format!("no API key: save one here or set {}", kind.key_var()));
+        ProviderState {
+            kind,
+            label: kind.label().to_string(),
+            key_source,
+            base_url,
+            default_model: settings
+                .provider(kind)
+                .default_model
+                .clone()
+                .filter(|m| !m.trim().is_empty())
+                .unwrap_or_else(|| kind.default_model().to_string()),
+            ready,
+            problem,
+        }
+    }
+
+    /// Every provider that can be built now, so agent types may name another one than the main agent's.
+    fn build_providers(&self, settings: &Settings) -> Providers {
+        let mut out = Providers::new();
+        for kind in ProviderKind::ALL {
+            let (key, _) = keys::resolve(self.config.secrets.as_ref(), kind);
+            match providers::build(kind, Some(Self::base_url(kind, settings)), key) {
+                Ok(p) => {
+                    out.insert(kind.name().to_string(), p);
+                }
+                Err(e) => tracing::debug!("provider {} not available: {e}", kind.name()),
+            }
+        }
+        out
+    }
+
+    /// Stops the running session (if any) and starts one on `request`, whose
+    /// prompt goes to the new main agent. The caller forwards the returned events.
+    pub fn start_session(&self, request: StartRequest) -> Result<(SessionInfo, EventStream), AppError> {
+        let workspace = PathBuf::from(request.workspace.trim());
+        if !workspace.is_dir() {
+            return Err(AppError::new(
+                AppErrorKind::Workspace,
+                format!("the workspace {} is not a folder", workspace.display()),
+            ));
+        }
+        if request.prompt.trim().is_empty() {
+            return Err(AppError::new(AppErrorKind::Session, "write a prompt for the main agent first"));
+        }
+        let mut settings = self.settings();
+        let kind = request.provider;
+        let state = self.provider_state(kind, &settings);
+        if !state.ready {
+            return Err(AppError::new(
+                AppErrorKind::Provider,
+                format!("{}: {}", kind.label(), state.problem.unwrap_or_default()),
+            ));
+        }
+        let model = Some(request.model.trim().to_string()).filter(|m| !m.is_empty()).unwrap_or(state.default_model);
+        let providers = self.build_providers(&settings);
+        let (info, events) = self.launch(
+            &workspace,
+            kind.name(),
+            &model,
+            providers,
+            settings.approval_policy(),
+            &settings,
+            &request.prompt,
+            None,
+        )?;
+        settings.last_workspace = Some(workspace.display().to_string());
+        if let Err(e) = self.store_settings(settings) {
+            tracing::warn!("remembering the workspace: {}", e.message);
+        }
+        Ok((info, events))
+    }
+
+    /// Starts the scripted demonstration in a fresh sample project. Nothing
+    /// leaves loopback and no key is needed.
+    pub async fn start_demo(&self) -> Result<(SessionInfo, EventStream), AppError> {
+        let stamp = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis());
+        let workspace = self.config.scratch_dir.join(format!("arbor-demo-{stamp}"));
+        std::fs::create_dir_all(&workspace).map_err(|e| {
+            AppError::new(AppErrorKind::Demo, format!("cannot create the demo project {}: {e}", workspace.display()))
+        })?;
+        demo::write_sample(&workspace).map_err(|e| err(AppErrorKind::Demo, e))?;
+        let server = demo::start_server().await.map_err(|e| err(AppErrorKind::Demo, e))?;
+        let provider =
+            providers::build(ProviderKind::Anthropic, Some(server.anthropic_base_url()), Some(ApiKey::new(demo::KEY)))
+                .map_err(|e| err(AppErrorKind::Demo, e))?;
+        let mut providers = Providers::new();
+        providers.insert(ProviderKind::Anthropic.name().to_string(), provider);
+        let settings = self.settings();
+        self.launch(
+            &workspace,
+            ProviderKind::Anthropic.name(),
+            demo::MODEL,
+            providers,
+            ApprovalPolicy::default(),
+            &settings,
+            demo::PROMPT,
+            Some(server),
+        )
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn launch(
+        &self,
+        workspace: &Path,
+        provider: &str,
+        model: &str,
+        providers: Providers,
+        approval: ApprovalPolicy,
+        settings: &Settings,
+        prompt: &str,
+        server: Option<ScriptedServer>,
+    ) -> Result<(SessionInfo, EventStream), AppError> {
+        let Some(main_provider) = providers.get(provider).cloned() else {
+            return Err(AppError::new(AppErrorKind::Provider, format!("the {provider} provider is not set up")));
+        };
+        let mut config = SessionConfig::new(workspace, provider, main_provider, model);
+        config.providers = providers;
+        config.approval = approval;
+        config.limits = settings.runtime_limits();
+        config.main_agent.max_turns = settings.limits.main_max_turns;
+        let catalog = catalog::load(workspace);
+        for p in &catalog.problems {
+            tracing::warn!("agent file: {p}");
+        }
+        let agent_types = catalog.definitions.iter().map(AgentTypeInfo::from_definition).collect();
+        config.agent_types = catalog.definitions;
+        self.stop();
+        let (session, events) = Session::start(config).map_err(|e| err(AppErrorKind::Session, e))?;
+        session
+            .submit(Command::SendMessage { agent_id: None, text: prompt.to_string() })
+            .map_err(|e| err(AppErrorKind::Session, e))?;
+        let info = SessionInfo {
+            session_id: session.id().clone(),
+            main_agent_id: session.main_agent_id().clone(),
+            workspace: session.workspace().root().display().to_string(),
+            provider: provider.to_string(),
+            model: model.to_string(),
+            demo: server.is_some(),
+            agent_types,
+        };
+        tracing::info!(session = %info.session_id, provider, model, "session started");
+        *lock(&self.running) = Some(Running { session, info: info.clone(), server });
+        Ok((info, events))
+    }
+
+    /// A person's command to the running session.
+    pub fn send(&self, command: Command) -> Result<CommandReply, AppError> {
+        let guard = lock(&self.running);
+        let Some(running) = guard.as_ref() else {
+            return Err(AppError::new(AppErrorKind::NoSession, "no session is running: start one first"));
+        };
+        match command {
+            Command::Delegate(request) => running
+                .session
+                .delegate(request)
+                .map(|id| CommandReply { delegated: Some(id) })
+                .map_err(|e| err(AppErrorKind::Session, e)),
+            other => running
+                .session
+                .submit(other)
+                .map(|()| CommandReply { delegated: None })
+                .map_err(|e| err(AppErrorKind::Session, e)),
+        }
+    }
+
+    /// Stops every agent of the running session.
+    pub fn stop(&self) {
+        if let Some(old) = lock(&self.running).take() {
+            old.session.shutdown();
+            if let Some(server) = old.server {
+                // Let the stopped agents' last requests fail quietly, then close the port.
+                tokio::spawn(async move {
+                    tokio::time::sleep(std::time::Duration::from_secs(5)).await;
+                    server.shutdown().await;
+                });
+            }
+        }
+    }
+
+    pub fn catalog(&self, workspace: Option<String>) -> CatalogReport {
+        let ws = workspace
+            .filter(|w| !w.trim().is_empty())
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from(self.state().default_workspace));
+        CatalogReport::from(&catalog::load(&ws))
+    }
+
+    fn store_settings(&self, settings: Settings) -> Result<(), AppError> {
+        settings.validate().map_err(|e| err(AppErrorKind::Settings, e))?;
+        if let Some(path) = self.settings_path() {
+            settings.save(&path).map_err(|e| err(AppErrorKind::Settings, e))?;
+        }
+        *lock(&self.settings) = (settings, None);
+        Ok(())
+    }
+
+    pub fn save_settings(&self, settings: Settings) -> Result<AppState, AppError> {
+        self.store_settings(settings)?;
+        Ok(self.state())
+    }
+
+    pub fn set_api_key(&self, kind: ProviderKind, key: String) -> Result<AppState, AppError> {
+        let key = key.trim();
+        if key.is_empty() {
+            return Err(AppError::new(AppErrorKind::Keyring, "the API key is empty"));
+        }
+        self.config.secrets.set(kind, key).map_err(|e| err(AppErrorKind::Keyring, e))?;
+        tracing::info!(provider = kind.name(), "API key saved in the keyring");
+        Ok(self.state())
+    }
+
+    pub fn clear_api_key(&self, kind: ProviderKind) -> Result<AppState, AppError> {
+        self.config.secrets.delete(kind).map_err(|e| err(AppErrorKind::Keyring, e))?;
+        tracing::info!(provider = kind.name(), "API key removed from the keyring");
+        Ok(self.state())
+    }
+}
+
+fn tool_infos() -> Vec<ToolInfo> {
+    let policy = ApprovalPolicy::default();
+    let builtins = ToolRegistry::builtins();
+    let mut tools: Vec<(String, ToolClass)> = builtins.iter().map(|t| (t.name().to_string(), t.class())).collect();
+    tools.push(("Task".to_string(), ToolClass::Delegation));
+    tools.push(("TaskStop".to_string(), ToolClass::Delegation));
+    tools
+        .into_iter()
+        .map(|(name, class)| {
+            let decision: Decision = policy.decide(&name, class);
+            ToolInfo {
+                class: match class {
+                    ToolClass::ReadOnly => ToolClassName::ReadOnly,
+                    ToolClass::Mutating => ToolClassName::Mutating,
+                    ToolClass::Delegation => ToolClassName::Delegation,
+                },
+                default: decision.into(),
+                name,
+            }
+        })
+        .collect()
+}

@@ -1,0 +1,215 @@
+//! The user's settings (`<config dir>/settings.json`): provider base URLs and
+//! models, limits, approval choices per tool, the last workspace. Never keys:
+//! those live in the keyring. A file that cannot be read is reported and left
+//! untouched; the app runs on defaults until the user saves.
+
+use crate::providers::ProviderKind;
+use arbor_core::approval::Decision;
+use arbor_core::{ApprovalPolicy, Limits};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, specta::Type)]
+#[serde(default)]
+pub struct ProviderSettings {
+    /// None: the environment's base URL variable, else the vendor's endpoint.
+    pub base_url: Option<String>,
+    pub default_model: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+#[serde(default)]
+pub struct LimitSettings {
+    pub max_parallel: u32,
+    pub max_depth: u32,
+    pub max_subagents: u32,
+    pub subagent_max_turns: u32,
+    pub main_max_turns: u32,
+}
+
+impl Default for LimitSettings {
+    fn default() -> Self {
+        let l = Limits::default();
+        Self {
+            max_parallel: u32::try_from(l.max_parallel).unwrap_or(5),
+            max_depth: l.max_depth,
+            max_subagents: l.max_subagents,
+            subagent_max_turns: l.subagent_max_turns,
+            main_max_turns: 100,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "snake_case")]
+pub enum ApprovalChoice {
+    Allow,
+    Ask,
+    Deny,
+}
+
+impl From<ApprovalChoice> for Decision {
+    fn from(c: ApprovalChoice) -> Self {
+        match c {
+            ApprovalChoice::Allow => Decision::Allow,
+            ApprovalChoice::Ask => Decision::Ask,
+            ApprovalChoice::Deny => Decision::Deny,
+        }
+    }
+}
+
+impl From<Decision> for ApprovalChoice {
+    fn from(d: Decision) -> Self {
+        match d {
+            Decision::Allow => ApprovalChoice::Allow,
+            Decision::Ask => ApprovalChoice::Ask,
+            Decision::Deny => ApprovalChoice::Deny,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, specta::Type)]
+#[serde(default)]
+pub struct Settings {
+    /// None: the first provider that is ready.
+    pub default_provider: Option<ProviderKind>,
+    pub anthropic: ProviderSettings,
+    pub openai: ProviderSettings,
+    pub limits: LimitSettings,
+    /// Per tool name; tools not listed follow their class's default.
+    pub approvals: BTreeMap<String, ApprovalChoice>,
+    pub last_workspace: Option<String>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SettingsError {
+    #[error("cannot read the settings file {path}: {reason}")]
+    Read { path: PathBuf, reason: String },
+    #[error("cannot save the settings file {path}: {reason}")]
+    Write { path: PathBuf, reason: String },
+    #[error("{0}")]
+    Invalid(String),
+}
+
+impl Settings {
+    pub fn provider(&self, kind: ProviderKind) -> &ProviderSettings {
+        match kind {
+            ProviderKind::Anthropic => &self.anthropic,
+            ProviderKind::Openai => &self.openai,
+        }
+    }
+
+    /// Reads `path`; a missing file gives the defaults.
+    pub fn load(path: &Path) -> Result<Settings, SettingsError> {
+        let text = match std::fs::read_to_string(path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Settings::default()),
+            Err(e) => return Err(SettingsError::Read { path: path.to_path_buf(), reason: e.to_string() }),
+        };
+        let settings: Settings = serde_json::from_str(&text)
+            .map_err(|e| SettingsError::Read { path: path.to_path_buf(), reason: e.to_string() })?;
+        settings.validate()?;
+        Ok(settings)
+    }
+
+    /// Writes to a temporary file beside `path`, then renames it over: a full
+    /// disk or a crash leaves the old file whole.
+    pub fn save(&self, path: &Path) -> Result<(), SettingsError> {
+        self.validate()?;
+        let err = |reason: String| SettingsError::Write { path: path.to_path_buf(), reason };
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| err(e.to_string()))?;
+        }
+        let text = serde_json::to_string_pretty(self).map_err(|e| err(e.to_string()))?;
+        let tmp = path.with_extension("json.tmp");
+        std::fs::write(&tmp, text).map_err(|e| err(e.to_string()))?;
+        std::fs::rename(&tmp, path).map_err(|e| err(e.to_string()))
+    }
+
+    /// Values the runtime cannot honour are refused with the field named.
+    pub fn validate(&self) -> Result<(), SettingsError> {
+        let l = &self.limits;
+        let checks = [
+            ("limits.max_parallel", l.max_parallel, 1, 64),
+            ("limits.max_depth", l.max_depth, 0, 8),
+            ("limits.max_subagents", l.max_subagents, 0, 1000),
+            ("limits.subagent_max_turns", l.subagent_max_turns, 1, 1000),
+            ("limits.main_max_turns", l.main_max_turns, 1, 1000),
+        ];
+        for (field, value, min, max) in checks {
+            if !(min..=max).contains(&value) {
+                return Err(SettingsError::Invalid(format!("{field} must be between {min} and {max}, not {value}")));
+            }
+        }
+        for (kind, p) in [("anthropic", &self.anthropic), ("openai", &self.openai)] {
+            if let Some(url) = p.base_url.as_deref().filter(|u| !u.trim().is_empty()) {
+                if !(url.starts_with("http://") || url.starts_with("https://")) {
+                    return Err(SettingsError::Invalid(format!(
+                        "{kind}.base_url must start with http:// or https://, not {url:?}"
+                    )));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    pub fn runtime_limits(&self) -> Limits {
+        let l = &self.limits;
+        Limits {
+            max_parallel: l.max_parallel as usize,
+            max_depth: l.max_depth,
+            max_subagents: l.max_subagents,
+            subagent_max_turns: l.subagent_max_turns,
+            ..Limits::default()
+        }
+    }
+
+    pub fn approval_policy(&self) -> ApprovalPolicy {
+        let mut policy = ApprovalPolicy::default();
+        policy.per_tool = self.approvals.iter().map(|(tool, c)| (tool.clone(), Decision::from(*c))).collect();
+        policy
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_file_gives_defaults_and_a_saved_file_reads_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("nested/settings.json");
+        assert_eq!(Settings::load(&path).unwrap(), Settings::default());
+        let mut s = Settings::default();
+        s.default_provider = Some(ProviderKind::Openai);
+        s.openai.base_url = Some("http://127.0.0.1:11434/v1".into());
+        s.limits.max_parallel = 3;
+        s.approvals.insert("Bash".into(), ApprovalChoice::Deny);
+        s.save(&path).unwrap();
+        let back = Settings::load(&path).unwrap();
+        assert_eq!(back, s);
+        assert_eq!(back.runtime_limits().max_parallel, 3);
+        assert_eq!(back.approval_policy().per_tool.get("Bash"), Some(&Decision::Deny));
+    }
+
+    #[test]
+    fn a_broken_file_is_an_error_naming_it_and_is_left_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("settings.json");
+        std::fs::write(&path, "{ not json").unwrap();
+        let err = Settings::load(&path).unwrap_err().to_string();
+        assert!(err.contains("settings.json"), "{err}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "{ not json");
+    }
+
+    #[test]
+    fn out_of_range_values_are_refused_with_the_field_named() {
+        let mut s = Settings::default();
+        s.limits.max_parallel = 0;
+        assert!(s.validate().unwrap_err().to_string().contains("limits.max_parallel"));
+        let mut s = Settings::default();
+        s.anthropic.base_url = Some("ftp://x".into());
+        assert!(s.validate().unwrap_err().to_string().contains("anthropic.base_url"));
+    }
+}

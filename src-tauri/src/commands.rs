@@ -1,0 +1,76 @@
+//! The commands the UI calls: one-line wrappers over [`arbor_app::host::Host`].
+//! Errors cross to the UI typed ([`AppError`]).
+
+use crate::bridge;
+use arbor_app::catalog::CatalogReport;
+use arbor_app::host::{AppState, CommandReply, Host, SessionInfo, StartRequest};
+use arbor_app::settings::Settings;
+use arbor_app::{AppError, ProviderKind};
+use arbor_protocol::{AgentEvent, Command};
+use tauri::State;
+use tauri::ipc::Channel;
+
+type Result<T> = std::result::Result<T, AppError>;
+
+/// Everything the first screen needs.
+#[tauri::command]
+#[specta::specta]
+pub fn app_state(host: State<'_, Host>) -> AppState {
+    host.state()
+}
+
+/// Stops the running session, starts a new one and sends it the prompt; its
+/// events arrive on `on_events`, in order, a batch per frame.
+#[tauri::command]
+#[specta::specta]
+pub async fn start_session(
+    host: State<'_, Host>,
+    request: StartRequest,
+    on_events: Channel<Vec<AgentEvent>>,
+) -> Result<SessionInfo> {
+    let (info, events) = host.start_session(request)?;
+    bridge::forward(events, on_events);
+    Ok(info)
+}
+
+/// The built-in scripted demonstration (no key, no network).
+#[tauri::command]
+#[specta::specta]
+pub async fn start_demo(host: State<'_, Host>, on_events: Channel<Vec<AgentEvent>>) -> Result<SessionInfo> {
+    let (info, events) = host.start_demo().await?;
+    bridge::forward(events, on_events);
+    Ok(info)
+}
+
+/// A message, an approval answer, a stop or a delegation for the running session.
+#[tauri::command]
+#[specta::specta]
+pub async fn send_command(host: State<'_, Host>, command: Command) -> Result<CommandReply> {
+    host.send(command)
+}
+
+#[tauri::command]
+#[specta::specta]
+pub fn save_settings(host: State<'_, Host>, settings: Settings) -> Result<AppState> {
+    host.save_settings(settings)
+}
+
+/// Saves the key in the OS keyring; the UI never reads a saved key back.
+#[tauri::command]
+#[specta::specta]
+pub fn set_api_key(host: State<'_, Host>, provider: ProviderKind, key: String) -> Result<AppState> {
+    host.set_api_key(provider, key)
+}
+
+#[tauri::command]
+#[specta::specta]
+pub fn clear_api_key(host: State<'_, Host>, provider: ProviderKind) -> Result<AppState> {
+    host.clear_api_key(provider)
+}
+
+/// The subagent types found for a workspace, and the files that failed to load.
+#[tauri::command]
+#[specta::specta]
+pub fn agent_catalog(host: State<'_, Host>, workspace: Option<String>) -> CatalogReport {
+    host.catalog(workspace)
+}
