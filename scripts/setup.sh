@@ -1,11 +1,24 @@
 #!/usr/bin/env bash
-# README command 1: install everything, then start Arbor's main job. Until the
-# desktop app lands this is the headless CLI's built-in scripted demo.
+# README command 1: install everything, build Arbor, then start it: the desktop
+# app when there is a display, else the headless CLI's built-in scripted demo.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
-export PATH="$HOME/.cargo/bin:$PATH"
-echo "==> building and installing the arbor CLI (cargo install)"
-cargo install --locked --quiet --path src-tauri/crates/arbor-cli
-echo "==> arbor is installed in $(dirname "$(command -v arbor)"); running the demo"
+. scripts/env.sh
+
+echo "==> building the web UI"
+npm --prefix ui install --no-audit --no-fund --loglevel=error
+npm --prefix ui run --silent build
+
+echo "==> building arbor (CLI) and arbor-desktop (app), release"
+cargo build --release --locked --quiet -p arbor-cli -p arbor-desktop --features arbor-desktop/custom-protocol
+mkdir -p "$HOME/.cargo/bin"
+install -m 755 target/release/arbor target/release/arbor-desktop "$HOME/.cargo/bin/"
+echo "==> installed arbor and arbor-desktop in $HOME/.cargo/bin"
+
+if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
+  echo "==> opening Arbor (no API key yet? press \"Try the demo\")"
+  exec arbor-desktop "$PWD"
+fi
+echo "==> no display: running the headless CLI's scripted demo instead (arbor demo)"
 exec arbor demo

@@ -1,0 +1,245 @@
+//! Runs the real app in the real webview: a private Xvfb display, `tauri-driver`
+//! (which drives Debian's WebKitWebDriver), a WebDriver session that launches
+//! `arbor-desktop`, and helpers that poll the page the way a person waits for it.
+
+use fantoccini::elements::Element;
+use fantoccini::{Client, ClientBuilder, Locator};
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// How long a step may take before the test fails (first paint alone can take seconds here).
+pub const PATIENCE: Duration = Duration::from_secs(40);
+
+/// Kills a child process (SIGTERM, so tauri-driver takes WebKitWebDriver and the app down with it).
+struct Proc(Child);
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        let _ = Command::new("kill").args(["-TERM", &self.0.id().to_string()]).status();
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while Instant::now() < deadline {
+            if matches!(self.0.try_wait(), Ok(Some(_))) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+fn tool(name: &str) -> PathBuf {
+    let cargo_bin = std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo/bin").join(name));
+    match cargo_bin {
+        Some(p) if p.is_file() => p,
+        _ => PathBuf::from(name),
+    }
+}
+
+/// The app under test and everything around it. Dropping it closes the window,
+/// tauri-driver and the display.
+pub struct App {
+    pub client: Client,
+    _dir: tempfile::TempDir,
+    pub workspace: PathBuf,
+    pub shots: PathBuf,
+    _driver: Proc,
+    _display: Proc,
+}
+
+impl App {
+    /// Starts the app on a fresh config and data dir, with `env` for its
+    /// providers (e.g. the scripted server's base URL) and `workspace` as its first argument.
+    pub async fn launch(env: &[(&str, String)]) -> App {
+        let dir = tempfile::tempdir().unwrap();
+        let workspace = dir.path().join("workspace");
+        std::fs::create_dir_all(&workspace).unwrap();
+        std::fs::write(workspace.join("README.md"), "# e2e workspace\n").unwrap();
+
+        // Xvfb picks a free display and writes its number on stdout (-displayfd 1).
+        let mut xvfb = Command::new("Xvfb")
+            .args(["-displayfd", "1", "-screen", "0", "1280x800x24", "-nolisten", "tcp"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("Xvfb is needed for the end-to-end tests (apt install xvfb; scripts/install-deps.sh does)");
+        let mut line = String::new();
+        BufReader::new(xvfb.stdout.take().unwrap()).read_line(&mut line).unwrap();
+        let display = format!(":{}", line.trim());
+        let display_proc = Proc(xvfb);
+
+        let port = free_port();
+        let native_port = free_port();
+        let mut cmd = Command::new(tool("tauri-driver"));
+        cmd.args(["--port", &port.to_string(), "--native-port", &native_port.to_string()])
+            .env("DISPLAY", &display)
+            .env_remove("WAYLAND_DISPLAY")
+            .env("ARBOR_CONFIG_DIR", dir.path().join("config"))
+            .env("ARBOR_DATA_DIR", dir.path().join("data"))
+            // No real provider or keyring from the machine running the tests.
+            .env_remove("ANTHROPIC_API_KEY")
+            .env_remove("OPENAI_API_KEY")
+            .env_remove("ANTHROPIC_BASE_URL")
+            .env_remove("OPENAI_BASE_URL")
+            .env_remove("DBUS_SESSION_BUS_ADDRESS")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let driver = Proc(
+            cmd.spawn()
+                .expect("tauri-driver is needed for the end-to-end tests (cargo install tauri-driver; scripts/install-deps.sh does)"),
+        );
+        // tauri-driver listens before WebKitWebDriver does: retry the session until both are up.
+        let caps: serde_json::Map<String, Value> = serde_json::from_value(json!({
+            "tauri:options": {
+                "application": env!("CARGO_BIN_EXE_arbor-desktop"),
+                "args": [workspace.display().to_string()],
+            }
+        }))
+        .unwrap();
+        let started = Instant::now();
+        let client = loop {
+            match ClientBuilder::native().capabilities(caps.clone()).connect(&format!("http://127.0.0.1:{port}")).await
+            {
+                Ok(c) => break c,
+                Err(e) if started.elapsed() < PATIENCE => {
+                    let _ = e;
+                    tokio::time::sleep(Duration::from_millis(250)).await;
+                }
+                Err(e) => panic!("no WebDriver session with the app: {e}"),
+            }
+        };
+        let shots = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/e2e-screenshots");
+        std::fs::create_dir_all(&shots).unwrap();
+        App { client, _dir: dir, workspace, shots, _driver: driver, _display: display_proc }
+    }
+
+    /// The first element matching `css`, waiting for it to appear.
+    pub async fn find(&self, css: &str) -> Element {
+        self.wait(&format!("an element {css}"), || async { self.client.find(Locator::Css(css)).await.ok() }).await
+    }
+
+    pub async fn all(&self, css: &str) -> Vec<Element> {
+        self.client.find_all(Locator::Css(css)).await.unwrap_or_default()
+    }
+
+    pub async fn click(&self, css: &str) {
+        let what = format!("a click on {css}");
+        self.wait(&what, || async {
+            let el = self.client.find(Locator::Css(css)).await.ok()?;
+            el.click().await.ok()
+        })
+        .await;
+    }
+
+    /// Polls `probe` until it gives a value; fails the test naming `what` after [`PATIENCE`].
+    pub async fn wait<T, F, Fut>(&self, what: &str, mut probe: F) -> T
+    where
+        F: FnMut() -> Fut,
+        Fut: std::future::Future<Output = Option<T>>,
+    {
+        let start = Instant::now();
+        loop {
+            if let Some(v) = probe().await {
+                return v;
+            }
+            if start.elapsed() > PATIENCE {
+                self.screenshot("failure").await;
+                let body = match self.client.find(Locator::Css("body")).await {
+                    Ok(b) => b.text().await.unwrap_or_default(),
+                    Err(_) => String::new(),
+                };
+                panic!("timed out waiting for {what}; the window showed:\n{body}");
+            }
+            tokio::time::sleep(Duration::from_millis(150)).await;
+        }
+    }
+
+    /// Text of `css` once it contains `needle`.
+    pub async fn wait_text(&self, css: &str, needle: &str) -> String {
+        self.wait(&format!("{css} to show {needle:?}"), || async {
+            let el = self.client.find(Locator::Css(css)).await.ok()?;
+            let t = self.text_of(&el).await;
+            t.contains(needle).then_some(t)
+        })
+        .await
+    }
+
+    /// Waits until the status bar's `what` (count-running, count-approvals, …) shows `n`.
+    pub async fn wait_count(&self, what: &str, n: u64) {
+        let css = format!("[data-testid={what}]");
+        self.wait(&format!("{what} to be {n}"), || async {
+            let el = self.client.find(Locator::Css(&css)).await.ok()?;
+            let text = self.text_of(&el).await;
+            let digits: String =
+                text.chars().skip_while(|c| !c.is_ascii_digit()).take_while(char::is_ascii_digit).collect();
+            (digits.parse::<u64>().ok()? == n).then_some(())
+        })
+        .await
+    }
+
+    /// The text of `el` as the DOM holds it (WebKitWebDriver's visible-text
+    /// algorithm drops some nested spans of the tree rows).
+    pub async fn text_of(&self, el: &Element) -> String {
+        let arg = serde_json::to_value(el).unwrap();
+        match self.client.execute("return arguments[0].textContent", vec![arg]).await {
+            Ok(Value::String(s)) => s,
+            _ => String::new(),
+        }
+    }
+
+    /// The tree rows as (agent id, description, status).
+    pub async fn rows(&self) -> Vec<(String, String, String)> {
+        let script = "return Array.from(document.querySelectorAll('[data-testid=tree-node]')).map(n => \
+                      [n.dataset.agentId, (n.querySelector('.desc') || n).textContent, n.dataset.status])";
+        let rows = self.client.execute(script, vec![]).await.unwrap_or(Value::Null);
+        serde_json::from_value(rows).unwrap_or_default()
+    }
+
+    /// The tree node whose description is `label`.
+    pub async fn node(&self, label: &str) -> Element {
+        self.wait(&format!("a tree node {label:?}"), || async {
+            let (id, _, _) = self.rows().await.into_iter().find(|(_, d, _)| d.trim() == label)?;
+            self.client.find(Locator::Css(&format!("[data-testid=tree-node][data-agent-id='{id}']"))).await.ok()
+        })
+        .await
+    }
+
+    /// Waits until the node labelled `label` has `status`; returns its agent id.
+    pub async fn node_status(&self, label: &str, status: &str) -> String {
+        self.wait(&format!("{label:?} to be {status}"), || async {
+            let (id, _, s) = self.rows().await.into_iter().find(|(_, d, _)| d.trim() == label)?;
+            (s == status).then_some(id)
+        })
+        .await
+    }
+
+    pub async fn screenshot(&self, name: &str) -> PathBuf {
+        let path = self.shots.join(format!("{name}.png"));
+        if let Ok(png) = self.client.screenshot().await {
+            let _ = std::fs::write(&path, png);
+        }
+        path
+    }
+
+    pub fn file(&self, rel: &str) -> PathBuf {
+        self.workspace.join(rel)
+    }
+
+    pub async fn close(self) {
+        let _ = self.client.clone().close().await;
+    }
+}
+
+pub fn exists(p: &Path) -> bool {
+    p.is_file()
+}

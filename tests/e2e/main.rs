@@ -1,0 +1,142 @@
+//! End-to-end tests of the desktop app in the real WebKit webview, through
+//! WebDriver, against the scripted model server (design.md §5). They need the
+//! web UI embedded in the binary: `scripts/test.sh` builds with
+//! `--features custom-protocol` after building `ui/dist`.
+
+mod harness;
+
+use arbor_testkit::{Scenario, ScriptedServer};
+use harness::{App, exists};
+
+async fn scripted(name: &str) -> ScriptedServer {
+    ScriptedServer::start(Scenario::load(name).unwrap()).await.unwrap()
+}
+
+/// Whether the main agent's model request number `turn` (0-based) contains `needle`.
+fn main_request_contains(server: &ScriptedServer, turn: usize, needle: &str) -> bool {
+    server
+        .requests()
+        .iter()
+        .any(|r| r.first_user_text.contains("E2E-START") && r.turn == turn && r.body.to_string().contains(needle))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(feature = "custom-protocol"),
+    ignore = "needs the UI embedded: run with --features custom-protocol (scripts/test.sh does)"
+)]
+async fn a_session_with_subagents_is_watched_approved_stopped_and_delegated_with_the_mouse() {
+    let server = scripted("desktop_e2e").await;
+    let app = App::launch(&[
+        ("ANTHROPIC_BASE_URL", server.anthropic_base_url()),
+        ("ANTHROPIC_API_KEY", "e2e-test-key".to_string()),
+    ])
+    .await;
+
+    // Start a session from the prompt box.
+    let prompt = app.find("[data-testid=prompt-input]").await;
+    prompt.send_keys("E2E-START: split this into subagents").await.unwrap();
+    app.click("[data-testid=send]").await;
+
+    // The main agent and its three subagents appear, nested under it, with their descriptions.
+    let main = app.node("main").await;
+    let main_id = main.attr("data-agent-id").await.unwrap().unwrap();
+    for label in ["Write the greeting", "Write the farewell", "Survey the repository"] {
+        let node = app.node(label).await;
+        assert_eq!(node.attr("data-parent-id").await.unwrap().as_deref(), Some(main_id.as_str()), "{label} under main");
+    }
+
+    // Both writes wait for approval at once; each card names its subagent.
+    let cards = app
+        .wait("two approval cards", || async {
+            let cards = app.all("[data-testid=approval]").await;
+            (cards.len() == 2).then_some(cards)
+        })
+        .await;
+    app.wait_count("count-approvals", 2).await;
+    app.wait_count("count-waiting", 2).await;
+    app.screenshot("approval-inbox").await;
+    let mut greeting = None;
+    let mut farewell = None;
+    for card in cards {
+        let label =
+            app.text_of(&card.find(fantoccini::Locator::Css("[data-testid=approval-agent]")).await.unwrap()).await;
+        let agent = card.attr("data-agent-id").await.unwrap().unwrap();
+        assert!(label.contains(&agent), "the card names the agent's id: {label}");
+        if label.contains("Write the greeting") {
+            greeting = Some(card);
+        } else if label.contains("Write the farewell") {
+            farewell = Some(card);
+        } else {
+            panic!("an approval card that names neither subagent: {label}");
+        }
+    }
+    let (greeting, farewell) = (greeting.unwrap(), farewell.unwrap());
+    greeting.find(fantoccini::Locator::Css("[data-testid=approve]")).await.unwrap().click().await.unwrap();
+    // Answering one leaves the other pending.
+    app.wait("one approval left", || async { (app.all("[data-testid=approval]").await.len() == 1).then_some(()) })
+        .await;
+    farewell.find(fantoccini::Locator::Css("[data-testid=deny]")).await.unwrap().click().await.unwrap();
+
+    app.node_status("Write the greeting", "completed").await;
+    app.node_status("Write the farewell", "completed").await;
+    assert!(exists(&app.file("greeting.txt")), "the approved Write ran");
+    assert!(!exists(&app.file("farewell.txt")), "the denied Write did not");
+    app.wait_count("count-running", 1).await;
+    app.screenshot("tree-running-subagents").await;
+
+    // Stop the slow subagent from its node: it ends cancelled and the main agent goes on.
+    let slow = app.node("Survey the repository").await;
+    slow.click().await.unwrap();
+    slow.find(fantoccini::Locator::Css("[data-testid=node-stop]")).await.unwrap().click().await.unwrap();
+    app.node_status("Survey the repository", "cancelled").await;
+    app.node_status("main", "completed").await;
+    app.wait_count("count-completed", 2).await;
+    app.wait_count("count-failed", 0).await;
+    app.wait_count("count-running", 0).await;
+    assert!(
+        main_request_contains(&server, 1, "cancelled by the user"),
+        "the main agent was told the survey was stopped"
+    );
+
+    // Delegate… from the main agent's node: the new subagent's result reaches the main agent.
+    let main = app.node("main").await;
+    main.click().await.unwrap();
+    main.find(fantoccini::Locator::Css("[data-testid=node-delegate]")).await.unwrap().click().await.unwrap();
+    app.find("[data-testid=delegate-form]").await;
+    app.find("[data-testid=delegate-prompt]").await.send_keys("E2E-DELEGATED: count the text files").await.unwrap();
+    app.find("[data-testid=delegate-description]").await.send_keys("Count text files").await.unwrap();
+    app.click("[data-testid=delegate-submit]").await;
+    let delegated = app.node("Count text files").await;
+    assert_eq!(delegated.attr("data-parent-id").await.unwrap().as_deref(), Some(main_id.as_str()));
+    app.node_status("Count text files", "completed").await;
+    app.wait("the main agent to read the delegated result", || async {
+        main_request_contains(&server, 2, "the workspace holds 2 text files").then_some(())
+    })
+    .await;
+    app.wait_count("count-completed", 3).await;
+    app.screenshot("status-bar-after-delegation").await;
+
+    app.close().await;
+    server.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(feature = "custom-protocol"),
+    ignore = "needs the UI embedded: run with --features custom-protocol (scripts/test.sh does)"
+)]
+async fn first_run_without_a_provider_offers_setup_and_the_demo() {
+    let app = App::launch(&[]).await;
+    app.wait_text("body", "Try the demo").await;
+    app.screenshot("first-run").await;
+    app.click("[data-testid=try-demo]").await;
+    // The demo's main agent starts two subagents in parallel.
+    app.node("Find TODOs").await;
+    app.node("Review the tests").await;
+    // It reaches its first approval (the demo runs under the default policy: edits ask).
+    let card = app.find("[data-testid=approval]").await;
+    let label = app.text_of(&card.find(fantoccini::Locator::Css("[data-testid=approval-agent]")).await.unwrap()).await;
+    assert!(label.contains("agent-"), "the approval names its agent: {label}");
+    app.close().await;
+}

@@ -1,0 +1,119 @@
+/** The window: loading and first-run screens, the session layout, settings, dialogs. */
+import { useEffect } from "react";
+import { AgentTree } from "./components/AgentTree";
+import { ApprovalInbox } from "./components/ApprovalInbox";
+import { DelegateDialog } from "./components/DelegateDialog";
+import { ErrorBanners } from "./components/ErrorBanners";
+import { FirstRun } from "./components/FirstRun";
+import { IconAlert, IconTree } from "./components/icons";
+import { MessageDialog } from "./components/MessageDialog";
+import { OutputView } from "./components/OutputView";
+import { PromptBox } from "./components/PromptBox";
+import { SettingsPanel } from "./components/SettingsPanel";
+import { StatusBar } from "./components/StatusBar";
+import { TopBar } from "./components/TopBar";
+import { installEventEffects, loadAppState } from "./ipc/actions";
+import { sessionStore } from "./store/sessionStore";
+import { useStore } from "./store/store";
+import { uiStore } from "./store/ui";
+
+export function App() {
+  useEffect(() => {
+    const off = installEventEffects();
+    void loadAppState();
+    return off;
+  }, []);
+  const loading = useStore(uiStore, (s) => s.appLoading && s.app === null);
+  const appError = useStore(uiStore, (s) => s.appError);
+  const firstRun = useStore(
+    uiStore,
+    (s) => s.app !== null && !s.app.providers.some((p) => p.ready) && s.session === null && !s.starting,
+  );
+  const view = useStore(uiStore, (s) => s.view);
+  const dialog = useStore(uiStore, (s) => s.dialog);
+  const hasAgents = useStore(sessionStore, (s) => s.roots.length > 0);
+
+  if (loading) {
+    return (
+      <div className="center-screen">
+        <div className="empty">
+          <span className="status-icon running">
+            <span className="spinner" />
+          </span>
+          <div className="title">Starting Arbor…</div>
+        </div>
+      </div>
+    );
+  }
+  if (appError !== null && !hasAgents) {
+    return (
+      <div className="center-screen">
+        <div className="empty">
+          <IconAlert size={28} />
+          <div className="title">Could not reach Arbor's backend</div>
+          <div className="muted">{appError}</div>
+          <button type="button" className="btn" onClick={() => void loadAppState()}>
+            Retry
+          </button>
+        </div>
+      </div>
+    );
+  }
+
+  let body;
+  if (view === "settings") {
+    body = (
+      <>
+        <TopBar />
+        <SettingsPanel />
+      </>
+    );
+  } else if (firstRun && !hasAgents) {
+    body = <FirstRun />;
+  } else {
+    body = (
+      <>
+        <TopBar />
+        <div className="main">
+          <aside className="panel" aria-label="Agent tree">
+            <div className="panel-header">
+              <IconTree size={12} /> Agents
+            </div>
+            <div className="panel-body">
+              <AgentTree />
+            </div>
+          </aside>
+          <section className="center" aria-label="Output">
+            <OutputView />
+            <PromptBox />
+          </section>
+          <aside className="panel" aria-label="Approvals">
+            <InboxHeader />
+            <div className="panel-body">
+              <ApprovalInbox />
+            </div>
+          </aside>
+        </div>
+      </>
+    );
+  }
+
+  return (
+    <div className="app">
+      {body}
+      {view === "settings" || !(firstRun && !hasAgents) ? <StatusBar /> : <div />}
+      {dialog?.kind === "delegate" ? <DelegateDialog parentId={dialog.parentId} /> : null}
+      {dialog?.kind === "message" ? <MessageDialog agentId={dialog.agentId} /> : null}
+      <ErrorBanners />
+    </div>
+  );
+}
+
+function InboxHeader() {
+  const n = useStore(sessionStore, (s) => s.pending.length);
+  return (
+    <div className="panel-header">
+      Approvals <span className={`count${n > 0 ? " hot" : ""}`}>{n}</span>
+    </div>
+  );
+}

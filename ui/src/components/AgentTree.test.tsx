@@ -1,0 +1,127 @@
+import { act, fireEvent, render, screen } from "@testing-library/react";
+import { beforeEach, describe, expect, it, vi } from "vitest";
+import { eventMaker } from "../test/events";
+import { applyEvents, resetStores, sessionInfo } from "../test/stores";
+import { uiStore } from "../store/ui";
+import { AgentTree } from "./AgentTree";
+
+const sendCommand = vi.fn();
+vi.mock("../bindings", () => ({ commands: { sendCommand: (...a: unknown[]) => sendCommand(...a) } }));
+
+function nodes() {
+  return screen.queryAllByTestId("tree-node");
+}
+function node(id: string) {
+  const el = nodes().find((n) => n.dataset.agentId === id);
+  if (!el) throw new Error(`no node ${id}`);
+  return el;
+}
+function selectedId() {
+  return nodes().find((n) => n.getAttribute("aria-selected") === "true")?.dataset.agentId;
+}
+
+beforeEach(() => {
+  sendCommand.mockReset();
+  sendCommand.mockResolvedValue({ status: "ok", data: { delegated: null } });
+  resetStores({ session: sessionInfo() });
+  const e = eventMaker();
+  applyEvents([
+    e.started("agent-main", null, "main"),
+    e.status("agent-main", "running"),
+    e.started("agent-a", "agent-main", "Write the tests", { subagent_type: "tester" }),
+    e.status("agent-a", "running"),
+    e.started("agent-a1", "agent-a", "Deep helper", { depth: 2 }),
+    e.status("agent-a1", "completed"),
+    e.started("agent-b", "agent-main", "Survey the repository"),
+    e.status("agent-b", "waiting_approval"),
+    e.usage("agent-a", 1000, 200, null),
+    e.usage("agent-a1", 300, 0, null),
+  ]);
+});
+
+describe("AgentTree", () => {
+  it("shows every agent with its status, description and type, nested", () => {
+    render(<AgentTree />);
+    expect(screen.getByRole("tree")).toBeTruthy();
+    expect(nodes().map((n) => [n.dataset.agentId, n.dataset.status, n.getAttribute("aria-level")])).toEqual([
+      ["agent-main", "running", "1"],
+      ["agent-a", "running", "2"],
+      ["agent-a1", "completed", "3"],
+      ["agent-b", "waiting_approval", "2"],
+    ]);
+    expect(node("agent-a").textContent).toContain("Write the tests");
+    expect(node("agent-a").textContent).toContain("tester");
+    expect(node("agent-a").dataset.parentId).toBe("agent-main");
+    expect(node("agent-main").getAttribute("aria-expanded")).toBe("true");
+    expect(node("agent-a1").getAttribute("aria-expanded")).toBeNull();
+  });
+
+  it("collapses a subtree and shows its totals instead", () => {
+    render(<AgentTree />);
+    expect(node("agent-a").textContent).toContain("1.2k tok");
+    fireEvent.click(node("agent-a").querySelector("button.twisty")!);
+    expect(nodes().map((n) => n.dataset.agentId)).toEqual(["agent-main", "agent-a", "agent-b"]);
+    expect(node("agent-a").getAttribute("aria-expanded")).toBe("false");
+    expect(node("agent-a").textContent).toContain("Σ 1.5k tok");
+    expect(node("agent-a").textContent).toContain("+1 hidden");
+  });
+
+  it("moves the selection with the arrow keys and collapses/expands with left/right", () => {
+    render(<AgentTree />);
+    expect(selectedId()).toBe("agent-main");
+    const tree = screen.getByRole("tree");
+    act(() => node("agent-main").focus());
+    fireEvent.keyDown(document.activeElement!, { key: "ArrowDown" });
+    expect(selectedId()).toBe("agent-a");
+    expect(document.activeElement).toBe(node("agent-a"));
+    fireEvent.keyDown(document.activeElement!, { key: "ArrowLeft" });
+    expect(node("agent-a").getAttribute("aria-expanded")).toBe("false");
+    expect(nodes()).toHaveLength(3);
+    fireEvent.keyDown(document.activeElement!, { key: "ArrowDown" });
+    expect(selectedId()).toBe("agent-b");
+    fireEvent.keyDown(document.activeElement!, { key: "ArrowUp" });
+    fireEvent.keyDown(document.activeElement!, { key: "ArrowRight" });
+    expect(node("agent-a").getAttribute("aria-expanded")).toBe("true");
+    fireEvent.keyDown(document.activeElement!, { key: "ArrowRight" });
+    expect(selectedId()).toBe("agent-a1");
+    fireEvent.keyDown(document.activeElement!, { key: "ArrowLeft" });
+    expect(selectedId()).toBe("agent-a");
+    fireEvent.keyDown(tree, { key: "End" });
+    expect(selectedId()).toBe("agent-b");
+    // Enter selects the focused row.
+    act(() => uiStore.set((s) => ({ ...s, selected: "agent-main" })));
+    act(() => node("agent-a1").focus());
+    fireEvent.keyDown(node("agent-a1"), { key: "Enter" });
+    expect(selectedId()).toBe("agent-a1");
+  });
+
+  it("offers Message only to active agents and Stop only to unfinished ones", () => {
+    render(<AgentTree />);
+    const has = (id: string, testId: string) => node(id).querySelector(`[data-testid="${testId}"]`) !== null;
+    expect(has("agent-a", "node-message")).toBe(true);
+    expect(has("agent-b", "node-message")).toBe(true);
+    expect(has("agent-a1", "node-message")).toBe(false);
+    expect(has("agent-a1", "node-stop")).toBe(false);
+    expect(has("agent-a1", "node-delegate")).toBe(true);
+    expect(has("agent-a", "node-stop")).toBe(true);
+  });
+
+  it("stops a subtree and opens the dialogs", async () => {
+    render(<AgentTree />);
+    await act(async () => {
+      fireEvent.click(node("agent-a").querySelector('[data-testid="node-stop"]')!);
+    });
+    expect(sendCommand).toHaveBeenCalledWith({ type: "cancel", agent_id: "agent-a" });
+    fireEvent.click(node("agent-b").querySelector('[data-testid="node-delegate"]')!);
+    expect(uiStore.get().dialog).toEqual({ kind: "delegate", parentId: "agent-b" });
+    fireEvent.click(node("agent-a").querySelector('[data-testid="node-message"]')!);
+    expect(uiStore.get().dialog).toEqual({ kind: "message", agentId: "agent-a" });
+  });
+
+  it("invites a prompt when there is no session", () => {
+    resetStores();
+    render(<AgentTree />);
+    expect(screen.getByText("No session yet")).toBeTruthy();
+    expect(nodes()).toHaveLength(0);
+  });
+});

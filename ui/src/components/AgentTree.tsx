@@ -1,0 +1,251 @@
+/**
+ * The agent tree: one row per visible agent, collapsible to any depth, with
+ * keyboard navigation (WAI-ARIA tree pattern) and per-node actions.
+ */
+import { memo, useCallback, useRef, type KeyboardEvent } from "react";
+import type { AgentId } from "../bindings";
+import { stopAgent } from "../ipc/actions";
+import { formatCost, formatDuration, formatTokens } from "../lib/format";
+import {
+  canMessage,
+  canStop,
+  effectiveSelection,
+  elapsedMs,
+  subtreeSizes,
+  subtreeUsage,
+  visibleRows,
+  type TreeRow,
+} from "../store/selectors";
+import { isTerminal, totalTokens } from "../store/session";
+import { sessionStore } from "../store/sessionStore";
+import { useStore } from "../store/store";
+import { openDialog, select, setCollapsed, uiStore } from "../store/ui";
+import { useNow } from "../hooks/useNow";
+import { IconBranch, IconChevron, IconMessage, IconStop, IconTree } from "./icons";
+import { StatusIcon } from "./StatusIcon";
+
+export function AgentTree() {
+  const collapsed = useStore(uiStore, (s) => s.collapsed);
+  const rows = useStore(sessionStore, (s) => visibleRows(s, collapsed));
+  const uiSelected = useStore(uiStore, (s) => s.selected);
+  const selected = useStore(sessionStore, (s) => effectiveSelection(s, uiSelected));
+  const starting = useStore(uiStore, (s) => s.starting);
+  const treeRef = useRef<HTMLDivElement>(null);
+
+  const focusRow = useCallback((id: AgentId) => {
+    select(id);
+    const el = treeRef.current?.querySelector<HTMLElement>(`[data-agent-id="${id}"]`);
+    el?.focus();
+  }, []);
+
+  const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
+    const target = e.target as HTMLElement;
+    if (target.closest("button, input, select, textarea") && (e.key === "Enter" || e.key === " ")) return;
+    const focusedId = target.closest<HTMLElement>("[data-agent-id]")?.dataset.agentId ?? selected;
+    const index = rows.findIndex((r) => r.id === focusedId);
+    const row = rows[index];
+    const move = (to: TreeRow | undefined) => {
+      if (to) focusRow(to.id);
+    };
+    switch (e.key) {
+      case "ArrowDown":
+        move(index < 0 ? rows[0] : rows[index + 1]);
+        break;
+      case "ArrowUp":
+        move(index < 0 ? rows[0] : rows[index - 1]);
+        break;
+      case "Home":
+        move(rows[0]);
+        break;
+      case "End":
+        move(rows.at(-1));
+        break;
+      case "ArrowRight":
+        if (!row) return;
+        if (row.hasChildren && !row.expanded) setCollapsed(row.id, false);
+        else if (row.expanded) move(rows[index + 1]);
+        break;
+      case "ArrowLeft":
+        if (!row) return;
+        if (row.expanded) setCollapsed(row.id, true);
+        else if (row.parentId) focusRow(row.parentId);
+        break;
+      case "Enter":
+      case " ":
+        if (row) focusRow(row.id);
+        break;
+      default:
+        return;
+    }
+    e.preventDefault();
+  };
+
+  if (rows.length === 0) {
+    return (
+      <div className="empty">
+        <IconTree size={28} />
+        {starting ? (
+          <>
+            <div className="title">Starting session…</div>
+            <div>The main agent appears here in a moment.</div>
+          </>
+        ) : (
+          <>
+            <div className="title">No session yet</div>
+            <div>Write a prompt below to start the main agent; its subagents grow here.</div>
+          </>
+        )}
+      </div>
+    );
+  }
+
+  return (
+    <div className="tree" role="tree" aria-label="Agents" ref={treeRef} onKeyDown={onKeyDown}>
+      {rows.map((row, i) => (
+        <TreeNode
+          key={row.id}
+          row={row}
+          selected={row.id === selected}
+          focusable={row.id === (rows.some((r) => r.id === selected) ? selected : rows[0]?.id)}
+          setSize={rows.length}
+          position={i + 1}
+        />
+      ))}
+    </div>
+  );
+}
+
+interface NodeProps {
+  row: TreeRow;
+  selected: boolean;
+  /** The one row reached with Tab (roving tabindex). */
+  focusable: boolean;
+  setSize: number;
+  position: number;
+}
+
+const TreeNode = memo(function TreeNode({ row, selected, focusable, position, setSize }: NodeProps) {
+  const node = useStore(sessionStore, (s) => s.agents[row.id]);
+  const collapsedTotals = useStore(sessionStore, (s) =>
+    row.hasChildren && !row.expanded ? (subtreeUsage(s.agents)[row.id] ?? null) : null,
+  );
+  const hidden = useStore(sessionStore, (s) =>
+    row.hasChildren && !row.expanded ? (subtreeSizes(s.agents)[row.id] ?? 0) : 0,
+  );
+  const active = node ? !isTerminal(node.status) && node.runStartedAt !== null : false;
+  const now = useNow(active);
+  if (!node) return null;
+
+  const usage = collapsedTotals ?? node.usage;
+  const tokens = totalTokens(usage);
+  const cost = formatCost(usage.cost_usd);
+  const elapsed = elapsedMs(node, now);
+  const title = node.description || (node.depth === 0 ? "main" : node.id);
+
+  return (
+    <div
+      className="tree-node"
+      role="treeitem"
+      data-testid="tree-node"
+      data-agent-id={node.id}
+      data-status={node.status}
+      data-parent-id={node.parentId ?? undefined}
+      aria-level={row.level + 1}
+      aria-setsize={setSize}
+      aria-posinset={position}
+      aria-selected={selected}
+      aria-expanded={row.hasChildren ? row.expanded : undefined}
+      tabIndex={focusable ? 0 : -1}
+      style={{ paddingLeft: 4 + row.level * 16 }}
+      onClick={() => select(node.id)}
+    >
+      <button
+        type="button"
+        className={`twisty${row.hasChildren ? "" : " leaf"}`}
+        tabIndex={-1}
+        aria-label={row.hasChildren ? (row.expanded ? "Collapse" : "Expand") : undefined}
+        aria-hidden={row.hasChildren ? undefined : true}
+        onClick={(e) => {
+          e.stopPropagation();
+          if (row.hasChildren) setCollapsed(node.id, row.expanded);
+        }}
+      >
+        {row.hasChildren ? <IconChevron size={12} /> : null}
+      </button>
+      <div className="node-main">
+        <div className="node-title">
+          <StatusIcon status={node.status} />
+          <span className="desc" title={title}>
+            {title}
+          </span>
+          {node.subagentType ? <span className="badge">{node.subagentType}</span> : null}
+          {node.pendingApprovals > 0 ? (
+            <span className="badge waiting" title="Waiting for your approval">
+              {node.pendingApprovals} approval{node.pendingApprovals > 1 ? "s" : ""}
+            </span>
+          ) : null}
+        </div>
+        <div className="node-meta">
+          {node.model ? <span className="mono">{node.model}</span> : <span className="mono">{node.id}</span>}
+          {tokens > 0 || collapsedTotals ? (
+            <span title={collapsedTotals ? "Tokens of this agent and its subagents" : "Tokens"}>
+              {collapsedTotals ? "Σ " : ""}
+              {formatTokens(tokens)} tok{cost ? ` · ${cost}` : ""}
+            </span>
+          ) : null}
+          {elapsed !== null ? <span>{formatDuration(elapsed)}</span> : null}
+          {hidden > 0 ? <span>+{hidden} hidden</span> : null}
+        </div>
+        {node.lastTool ? (
+          <div className="node-tool" title={node.lastTool}>
+            {node.lastTool}
+          </div>
+        ) : null}
+        <div className="node-actions">
+          <button
+            type="button"
+            className="btn small ghost"
+            data-testid="node-delegate"
+            title="Start a subagent under this agent"
+            onClick={(e) => {
+              e.stopPropagation();
+              select(node.id);
+              openDialog({ kind: "delegate", parentId: node.id });
+            }}
+          >
+            <IconBranch size={12} /> Delegate…
+          </button>
+          {canMessage(node.status) ? (
+            <button
+              type="button"
+              className="btn small ghost"
+              data-testid="node-message"
+              title="Send a steering message to this agent"
+              onClick={(e) => {
+                e.stopPropagation();
+                select(node.id);
+                openDialog({ kind: "message", agentId: node.id });
+              }}
+            >
+              <IconMessage size={12} /> Message…
+            </button>
+          ) : null}
+          {canStop(node.status) ? (
+            <button
+              type="button"
+              className="btn small ghost danger"
+              data-testid="node-stop"
+              title="Stop this agent and its subagents"
+              onClick={(e) => {
+                e.stopPropagation();
+                void stopAgent(node.id);
+              }}
+            >
+              <IconStop size={12} /> Stop
+            </button>
+          ) : null}
+        </div>
+      </div>
+    </div>
+  );
+});

@@ -1,0 +1,100 @@
+import { act, fireEvent, render, screen, within } from "@testing-library/react";
+import { beforeEach, describe, expect, it, vi } from "vitest";
+import { installEventEffects } from "../ipc/actions";
+import { enqueueEvents, flushEvents } from "../store/sessionStore";
+import { eventMaker } from "../test/events";
+import { applyEvents, resetStores, sessionInfo } from "../test/stores";
+import { ApprovalInbox } from "./ApprovalInbox";
+
+const sendCommand = vi.fn();
+vi.mock("../bindings", () => ({ commands: { sendCommand: (...a: unknown[]) => sendCommand(...a) } }));
+
+const e = eventMaker();
+
+function cards() {
+  return screen.queryAllByTestId("approval");
+}
+function card(requestId: string) {
+  const el = cards().find((c) => c.dataset.requestId === requestId);
+  if (!el) throw new Error(`no card ${requestId}`);
+  return el;
+}
+
+beforeEach(() => {
+  sendCommand.mockReset();
+  resetStores({ session: sessionInfo() });
+  applyEvents([
+    e.started("agent-main", null, "main"),
+    e.started("agent-g", "agent-main", "Write the greeting"),
+    e.started("agent-f", "agent-main", "Write the farewell"),
+    e.approval("agent-g", "r-g", "c-g", ["main", "Write the greeting"]),
+    e.make("agent-f", {
+      type: "approval_request",
+      request_id: "r-f",
+      call_id: "c-f",
+      tool_name: "Bash",
+      tool_args: { command: "rm -rf build" },
+      agent_path: ["main", "Write the farewell"],
+    }),
+  ]);
+});
+
+describe("ApprovalInbox", () => {
+  it("lists every pending request with its agent's description, id and path", () => {
+    render(<ApprovalInbox />);
+    expect(cards().map((c) => [c.dataset.requestId, c.dataset.agentId])).toEqual([
+      ["r-g", "agent-g"],
+      ["r-f", "agent-f"],
+    ]);
+    const label = within(card("r-g")).getByTestId("approval-agent").textContent ?? "";
+    expect(label).toContain("Write the greeting");
+    expect(label).toContain("agent-g");
+    expect(label).toContain("main › Write the greeting");
+    // A Write shows its content as a diff; a Bash call shows the command.
+    expect(card("r-g").querySelector(".diff-line.add")?.textContent).toContain("hi");
+    expect(card("r-f").textContent).toContain("rm -rf build");
+  });
+
+  it("answers one request with the chosen scope and leaves the others alone", async () => {
+    let answer: (v: unknown) => void = () => undefined;
+    sendCommand.mockReturnValue(new Promise((r) => (answer = r)));
+    const off = installEventEffects();
+    render(<ApprovalInbox />);
+    fireEvent.change(within(card("r-g")).getByTestId("approval-scope"), { target: { value: "subtree" } });
+    fireEvent.click(within(card("r-g")).getByTestId("approve"));
+    expect(sendCommand).toHaveBeenCalledTimes(1);
+    expect(sendCommand).toHaveBeenCalledWith({ type: "resolve_approval", request_id: "r-g", approved: true, scope: "subtree" });
+
+    // Sent but not yet resolved: still listed, marked as sending; the other card is untouched.
+    expect(cards()).toHaveLength(2);
+    expect(card("r-g").textContent).toContain("Sending…");
+    expect((within(card("r-g")).getByTestId("approve") as HTMLButtonElement).disabled).toBe(true);
+    expect((within(card("r-f")).getByTestId("approve") as HTMLButtonElement).disabled).toBe(false);
+    await act(async () => answer({ status: "ok", data: { delegated: null } }));
+    expect(cards()).toHaveLength(2);
+
+    act(() => {
+      enqueueEvents([e.resolved("agent-g", "r-g", true)]);
+      flushEvents();
+    });
+    expect(cards().map((c) => c.dataset.requestId)).toEqual(["r-f"]);
+    off();
+  });
+
+  it("denies, and re-enables a card whose answer failed", async () => {
+    sendCommand.mockResolvedValue({ status: "error", error: { kind: "session", message: "no such request" } });
+    render(<ApprovalInbox />);
+    await act(async () => {
+      fireEvent.click(within(card("r-f")).getByTestId("deny"));
+    });
+    expect(sendCommand).toHaveBeenCalledWith({ type: "resolve_approval", request_id: "r-f", approved: false, scope: "once" });
+    expect((within(card("r-f")).getByTestId("deny") as HTMLButtonElement).disabled).toBe(false);
+  });
+
+  it("says so when nothing waits", () => {
+    resetStores();
+    render(<ApprovalInbox />);
+    expect(cards()).toHaveLength(0);
+    expect(screen.getByText("Nothing to approve")).toBeTruthy();
+  });
+});

@@ -1,0 +1,115 @@
+/**
+ * Pending approvals, oldest first, each naming its agent (description, id and
+ * path in the tree). Answering one sends only that answer; the card stays,
+ * marked "sending…", until the backend confirms it with approval_resolved.
+ */
+import { memo, useState } from "react";
+import type { ApprovalScope } from "../bindings";
+import { answerApproval } from "../ipc/actions";
+import { approvalAgentLabel, pendingApprovals } from "../store/selectors";
+import type { Approval } from "../store/session";
+import { sessionStore } from "../store/sessionStore";
+import { useStore } from "../store/store";
+import { select, uiStore } from "../store/ui";
+import { IconCheck, IconInbox, IconTool, IconX } from "./icons";
+import { ToolArgs } from "./ToolArgs";
+
+export const SCOPES: { value: ApprovalScope; label: string }[] = [
+  { value: "once", label: "Just this call" },
+  { value: "agent", label: "This agent" },
+  { value: "subtree", label: "This subtree" },
+  { value: "session", label: "This session" },
+];
+
+export function ApprovalInbox() {
+  const pending = useStore(sessionStore, pendingApprovals);
+  if (pending.length === 0) {
+    return (
+      <div className="empty">
+        <IconInbox size={26} />
+        <div className="title">Nothing to approve</div>
+        <div>When an agent wants to change files or run a command, it waits here for you.</div>
+      </div>
+    );
+  }
+  return (
+    <div className="approvals" role="list" aria-label="Pending approvals">
+      {pending.map((a) => (
+        <ApprovalCard key={a.requestId} approval={a} />
+      ))}
+    </div>
+  );
+}
+
+const ApprovalCard = memo(function ApprovalCard({ approval }: { approval: Approval }) {
+  const node = useStore(sessionStore, (s) => s.agents[approval.agentId]);
+  const sending = useStore(uiStore, (s) => !!s.sending[approval.requestId]);
+  const [scope, setScope] = useState<ApprovalScope>("once");
+  const { description, id, path } = approvalAgentLabel(node, approval);
+  return (
+    <div
+      className={`approval${sending ? " sending" : ""}`}
+      role="listitem"
+      data-testid="approval"
+      data-request-id={approval.requestId}
+      data-agent-id={approval.agentId}
+      aria-busy={sending}
+    >
+      <div className="approval-head">
+        <button
+          type="button"
+          className="approval-agent"
+          data-testid="approval-agent"
+          title="Show this agent"
+          onClick={() => select(approval.agentId)}
+        >
+          <span className="desc">{description}</span>
+          <span className="id">{id}</span>
+          <span className="path">{path}</span>
+        </button>
+      </div>
+      <div className="approval-body">
+        <div className="approval-tool">
+          <IconTool size={12} />
+          <strong>{approval.toolName}</strong>
+          <span className="faint">wants to run</span>
+        </div>
+        <ToolArgs toolName={approval.toolName} args={approval.toolArgs} />
+      </div>
+      <div className="approval-actions">
+        <select
+          className="select"
+          data-testid="approval-scope"
+          aria-label="Scope of the answer"
+          value={scope}
+          disabled={sending}
+          onChange={(e) => setScope(e.target.value as ApprovalScope)}
+        >
+          {SCOPES.map((s) => (
+            <option key={s.value} value={s.value}>
+              {s.label}
+            </option>
+          ))}
+        </select>
+        <button
+          type="button"
+          className="btn danger"
+          data-testid="deny"
+          disabled={sending}
+          onClick={() => void answerApproval(approval.requestId, false, scope)}
+        >
+          <IconX size={12} /> Deny
+        </button>
+        <button
+          type="button"
+          className="btn approve"
+          data-testid="approve"
+          disabled={sending}
+          onClick={() => void answerApproval(approval.requestId, true, scope)}
+        >
+          <IconCheck size={12} /> {sending ? "Sending…" : "Approve"}
+        </button>
+      </div>
+    </div>
+  );
+});

@@ -1,0 +1,83 @@
+import { act, fireEvent, render, screen } from "@testing-library/react";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { select } from "../store/ui";
+import { eventMaker } from "../test/events";
+import { applyEvents, resetStores, sessionInfo } from "../test/stores";
+import { OutputView } from "./OutputView";
+
+vi.mock("../bindings", () => ({ commands: {} }));
+
+// jsdom has no layout: give the scroll container and rows a size so the virtualiser renders rows.
+const sizes = { offsetHeight: 600, offsetWidth: 800, clientHeight: 600 };
+const saved: [string, PropertyDescriptor | undefined][] = [];
+beforeAll(() => {
+  for (const [k, v] of Object.entries(sizes)) {
+    saved.push([k, Object.getOwnPropertyDescriptor(HTMLElement.prototype, k)]);
+    Object.defineProperty(HTMLElement.prototype, k, { configurable: true, get: () => v });
+  }
+});
+afterAll(() => {
+  for (const [k, d] of saved) if (d) Object.defineProperty(HTMLElement.prototype, k, d);
+});
+
+const e = eventMaker();
+
+beforeEach(() => {
+  resetStores({ session: sessionInfo() });
+  applyEvents([
+    e.started("agent-main", null, "main"),
+    e.make("agent-main", { type: "thoughts", content: "main is thinking" }),
+    e.make("agent-main", { type: "response_chunk", content: "Splitting **the work**" }),
+    e.make("agent-main", {
+      type: "tool_call",
+      call_id: "t1",
+      tool_name: "Task",
+      tool_args: { prompt: "Write a greeting file", description: "Write the greeting" },
+    }),
+    e.started("agent-g", "agent-main", "Write the greeting", { parent_call_id: "t1" }),
+    e.make("agent-g", { type: "thoughts", content: "sub thinking" }),
+    e.make("agent-g", { type: "tool_call", call_id: "b1", tool_name: "Bash", tool_args: { command: "ls -1" } }),
+    e.make("agent-g", { type: "tool_output_chunk", call_id: "b1", content: "hello.txt\n" }),
+    e.make("agent-g", {
+      type: "tool_call",
+      call_id: "e1",
+      tool_name: "Edit",
+      tool_args: { file_path: "hello.txt", old_string: "hi", new_string: "hello" },
+    }),
+    e.approval("agent-g", "r1", "e1", ["main", "Write the greeting"]),
+  ]);
+});
+
+describe("OutputView", () => {
+  it("streams the main agent's response as Markdown and links a Task call to its subagent", () => {
+    render(<OutputView />);
+    const out = screen.getByTestId("output");
+    expect(out.querySelector("strong")?.textContent).toBe("the work");
+    expect(out.textContent).toContain("main is thinking");
+    fireEvent.click(screen.getByText(/Open subagent agent-g/));
+    expect(screen.getByTestId("output").textContent).toContain("Write a greeting file");
+  });
+
+  it("shows a subagent's task, tool calls, streamed Bash output and an Edit diff awaiting approval", () => {
+    act(() => select("agent-g"));
+    render(<OutputView />);
+    const out = screen.getByTestId("output");
+    expect(out.textContent).toContain("Write a greeting file");
+    expect(out.textContent).toContain("ls -1");
+    expect(out.textContent).toContain("hello.txt");
+    expect(out.textContent).toContain("awaiting approval");
+    expect(out.querySelector(".diff-line.del")?.textContent).toContain("hi");
+    expect(out.querySelector(".diff-line.add")?.textContent).toContain("hello");
+    // Subagents' thinking is hidden until asked for.
+    expect(out.textContent).not.toContain("sub thinking");
+    fireEvent.click(screen.getByLabelText("Show thinking"));
+    expect(screen.getByTestId("output").textContent).toContain("sub thinking");
+  });
+
+  it("invites a prompt before any session", () => {
+    resetStores();
+    render(<OutputView />);
+    expect(screen.getByTestId("output").textContent).toContain("No session yet — write a prompt");
+    expect(screen.getByTestId("try-demo")).toBeTruthy();
+  });
+});

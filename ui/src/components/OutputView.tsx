@@ -1,0 +1,341 @@
+/**
+ * The selected agent's live output: its task, streamed responses (Markdown),
+ * thinking, tool calls with arguments, output and approval state, and its
+ * result. A virtualised list with measured rows, stuck to the bottom while new
+ * output arrives unless the person scrolled up.
+ */
+import { useVirtualizer } from "@tanstack/react-virtual";
+import { memo, useCallback, useEffect, useLayoutEffect, useRef, useState } from "react";
+import type { AgentId } from "../bindings";
+import { formatCost, formatDuration, formatTokens, statusLabel } from "../lib/format";
+import { agentPrompt, childrenByCall, effectiveSelection, treePath, visibleItems } from "../store/selectors";
+import { isTerminal, totalTokens, type FinishedItem, type OutputItem, type ToolItem } from "../store/session";
+import { sessionStore } from "../store/sessionStore";
+import { useStore } from "../store/store";
+import { patchUi, select, uiStore } from "../store/ui";
+import { IconArrowDown, IconChevron, IconMessage, IconPlay, IconTool } from "./icons";
+import { Markdown } from "./Markdown";
+import { StatusIcon } from "./StatusIcon";
+import { ToolArgs } from "./ToolArgs";
+import { startDemo } from "../ipc/actions";
+
+export function OutputView() {
+  const uiSelected = useStore(uiStore, (s) => s.selected);
+  const id = useStore(sessionStore, (s) => effectiveSelection(s, uiSelected));
+  const hasSession = useStore(uiStore, (s) => s.session !== null || s.starting);
+  const starting = useStore(uiStore, (s) => s.starting);
+  return (
+    <div className="output-wrap" data-testid="output">
+      {id ? <AgentOutput key={id} id={id} /> : <NoAgent hasSession={hasSession} starting={starting} />}
+    </div>
+  );
+}
+
+function NoAgent({ hasSession, starting }: { hasSession: boolean; starting: boolean }) {
+  if (starting) {
+    return (
+      <div className="empty">
+        <span className="status-icon running">
+          <span className="spinner" />
+        </span>
+        <div className="title">Starting the session…</div>
+      </div>
+    );
+  }
+  if (hasSession) {
+    return (
+      <div className="empty">
+        <div className="title">No agent selected</div>
+        <div>Select an agent in the tree to follow its output.</div>
+      </div>
+    );
+  }
+  return (
+    <div className="empty">
+      <IconMessage size={28} />
+      <div className="title">No session yet — write a prompt</div>
+      <div>The main agent's answer streams here; choose any agent in the tree to follow it instead.</div>
+      <button type="button" className="btn" data-testid="try-demo" onClick={() => void startDemo()}>
+        <IconPlay size={12} /> Try the demo
+      </button>
+    </div>
+  );
+}
+
+type Row = { kind: "prompt"; key: string; text: string } | OutputItem;
+
+function AgentOutput({ id }: { id: AgentId }) {
+  const showThoughts = useStore(uiStore, (s) => s.showSubagentThoughts);
+  const node = useStore(sessionStore, (s) => s.agents[id]);
+  const items = useStore(sessionStore, (s) => visibleItems(s, id, showThoughts));
+  const prompt = useStore(sessionStore, (s) => (s.agents[id]?.depth ? agentPrompt(s, id) : null));
+  const path = useStore(sessionStore, (s) => treePath(s, id).join(" › "));
+
+  const rows: Row[] = prompt !== null ? [{ kind: "prompt", key: "task", text: prompt }, ...items] : items;
+
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const stick = useRef(true);
+  const [away, setAway] = useState(false);
+  // No React Compiler in this build; the virtualizer re-renders this component itself.
+  // eslint-disable-next-line react-hooks/incompatible-library
+  const virtualizer = useVirtualizer({
+    count: rows.length,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: () => 80,
+    overscan: 6,
+    getItemKey: (i) => rows[i]?.key ?? i,
+  });
+  const total = virtualizer.getTotalSize();
+
+  const onScroll = useCallback(() => {
+    const el = scrollRef.current;
+    if (!el) return;
+    const atBottom = el.scrollHeight - el.scrollTop - el.clientHeight < 48;
+    stick.current = atBottom;
+    setAway(!atBottom);
+  }, []);
+
+  const toBottom = useCallback(() => {
+    const el = scrollRef.current;
+    if (el) el.scrollTop = el.scrollHeight;
+    stick.current = true;
+    setAway(false);
+  }, []);
+
+  useLayoutEffect(() => {
+    if (stick.current && scrollRef.current) scrollRef.current.scrollTop = scrollRef.current.scrollHeight;
+  }, [total, rows.length]);
+
+  useEffect(() => {
+    if (stick.current && rows.length > 0) virtualizer.scrollToIndex(rows.length - 1, { align: "end" });
+  }, [rows.length, virtualizer]);
+
+  if (!node) return null;
+  const tokens = totalTokens(node.usage);
+  const cost = formatCost(node.usage.cost_usd);
+
+  return (
+    <>
+      <div className="output-header">
+        <StatusIcon status={node.status} />
+        <div style={{ minWidth: 0, flex: 1 }}>
+          <div className="title">{node.depth === 0 ? "Main agent" : node.description}</div>
+          <div className="sub">
+            <span className="mono">{node.id}</span>
+            {node.model ? ` · ${node.model}` : ""}
+            {node.subagentType ? ` · ${node.subagentType}` : ""}
+            {` · ${statusLabel(node.status)}`}
+            {tokens > 0 ? ` · ${formatTokens(tokens)} tokens` : ""}
+            {cost ? ` · ${cost}` : ""}
+            {node.depth > 0 ? ` · ${path}` : ""}
+          </div>
+        </div>
+        {node.depth > 0 ? (
+          <label className="toggle" title="Subagents' thinking is hidden by default">
+            <input
+              type="checkbox"
+              checked={showThoughts}
+              onChange={(e) => patchUi({ showSubagentThoughts: e.target.checked })}
+            />
+            Show thinking
+          </label>
+        ) : null}
+      </div>
+      <div className="output-scroll" ref={scrollRef} onScroll={onScroll}>
+        {rows.length === 0 ? (
+          <div className="empty">
+            <div className="title">{isTerminal(node.status) ? "No output" : "Waiting for output…"}</div>
+            <div>{node.status === "queued" ? "This agent is queued until a slot frees up." : ""}</div>
+          </div>
+        ) : (
+          <div className="output-inner" style={{ height: total }}>
+            {virtualizer.getVirtualItems().map((v) => {
+              const row = rows[v.index];
+              if (!row) return null;
+              return (
+                <div
+                  key={v.key}
+                  className="output-row"
+                  data-index={v.index}
+                  ref={virtualizer.measureElement}
+                  style={{ transform: `translateY(${v.start}px)` }}
+                >
+                  <RowView row={row} agentId={id} />
+                </div>
+              );
+            })}
+          </div>
+        )}
+      </div>
+      {away ? (
+        <button type="button" className="btn small jump" onClick={toBottom}>
+          <IconArrowDown size={12} /> Latest
+        </button>
+      ) : null}
+    </>
+  );
+}
+
+const RowView = memo(function RowView({ row, agentId }: { row: Row; agentId: AgentId }) {
+  switch (row.kind) {
+    case "prompt":
+      return (
+        <div className="task-prompt">
+          <div className="who">Task</div>
+          {row.text}
+        </div>
+      );
+    case "user":
+      return (
+        <div className="item-user">
+          <div className="who">You</div>
+          {row.text}
+        </div>
+      );
+    case "thoughts":
+      return (
+        <details className="thoughts">
+          <summary>
+            <IconChevron size={11} /> {row.streaming ? "Thinking…" : "Thought"}
+            <span className="faint">({row.text.length.toLocaleString()} chars)</span>
+          </summary>
+          <div className="body">{row.text}</div>
+        </details>
+      );
+    case "response":
+      return <Markdown text={row.text} streaming={row.streaming} />;
+    case "tool":
+      return <ToolCallView item={row} agentId={agentId} />;
+    case "notification":
+      return (
+        <div className="notice">
+          <StatusIcon status={row.status} />
+          <div>
+            <button type="button" className="btn small ghost mono" onClick={() => select(row.taskId)}>
+              {row.taskId}
+            </button>{" "}
+            <span className="muted">finished ({statusLabel(row.status)})</span>
+            {row.summary ? <div className="muted">{row.summary}</div> : null}
+          </div>
+        </div>
+      );
+    case "finished":
+      return <ResultView item={row} />;
+  }
+});
+
+function defaultOpen(item: ToolItem): boolean {
+  return item.isError || item.approval?.state === "pending" || ["Edit", "Write", "Bash", "Task"].includes(item.toolName);
+}
+
+const openState = new Map<string, boolean>();
+
+const ToolCallView = memo(function ToolCallView({ item, agentId }: { item: ToolItem; agentId: AgentId }) {
+  const stateKey = `${agentId}/${item.callId}`;
+  const [open, setOpenState] = useState(() => openState.get(stateKey) ?? defaultOpen(item));
+  const setOpen = (v: boolean) => {
+    openState.set(stateKey, v);
+    setOpenState(v);
+  };
+  const child = useStore(sessionStore, (s) => (item.toolName === "Task" ? childrenByCall(s.agents)[item.callId] : undefined));
+  const approval = item.approval;
+  const cls = ["tool", item.isError ? "error" : "", approval?.state === "pending" ? "pending-approval" : ""].join(" ");
+  const summary = toolSummaryText(item);
+  return (
+    <div className={cls}>
+      <button type="button" className="tool-head" aria-expanded={open} onClick={() => setOpen(!open)}>
+        <IconTool size={12} />
+        <span className="tool-name">{item.toolName}</span>
+        <span className="tool-summary">{summary}</span>
+        {approval ? <ApprovalBadge state={approval.state} scope={approval.scope} /> : null}
+        {item.done ? (
+          item.isError ? (
+            <span className="badge failed">error</span>
+          ) : (
+            <StatusIcon status="completed" />
+          )
+        ) : approval?.state === "pending" ? null : (
+          <StatusIcon status="running" />
+        )}
+      </button>
+      {open ? (
+        <div className="tool-body">
+          <ToolArgs toolName={item.toolName} args={item.args} />
+          {child ? (
+            <div>
+              <button type="button" className="btn small" onClick={() => select(child)}>
+                Open subagent {child} →
+              </button>
+            </div>
+          ) : null}
+          {item.output || item.done ? (
+            <div>
+              <div className="section-label">{item.done ? (item.isError ? "Error" : "Output") : "Output (live)"}</div>
+              <pre className={`block mono${item.isError ? " error" : ""}`}>{item.output || "(no output)"}</pre>
+            </div>
+          ) : null}
+        </div>
+      ) : null}
+    </div>
+  );
+});
+
+function toolSummaryText(item: ToolItem): string {
+  const a = item.args;
+  if (a && typeof a === "object" && !Array.isArray(a)) {
+    for (const k of ["description", "file_path", "command", "pattern", "path", "task_id"]) {
+      const v = a[k];
+      if (typeof v === "string") return v.split("\n", 1)[0] ?? "";
+    }
+  }
+  return "";
+}
+
+function ApprovalBadge({ state, scope }: { state: string; scope: string | null }) {
+  const scopeText = scope && scope !== "once" ? ` · ${scope}` : "";
+  switch (state) {
+    case "pending":
+      return <span className="badge waiting">awaiting approval</span>;
+    case "approved":
+      return <span className="badge">approved{scopeText}</span>;
+    case "denied":
+      return <span className="badge failed">denied{scopeText}</span>;
+    default:
+      return <span className="badge">approval expired</span>;
+  }
+}
+
+function ResultView({ item }: { item: FinishedItem }) {
+  const kind = item.status === "completed" ? "" : item.status === "failed" ? "failed" : "stopped";
+  const showText = !item.resultShown && (item.result !== "" || item.error === null);
+  const hasBody = item.error !== null || showText || item.filesModified.length > 0;
+  return (
+    <div className={`result ${kind}`}>
+      <div className="result-head">
+        <StatusIcon status={item.status} />
+        {item.status === "completed" ? "Result" : statusLabel(item.status)}
+        <span className="meta">
+          {item.turns} turn{item.turns === 1 ? "" : "s"} · {formatDuration(item.durationMs)}
+        </span>
+      </div>
+      {hasBody ? (
+        <div className="result-body">
+          {item.error ? <div className="error-text">{item.error}</div> : null}
+          {showText ? item.result ? <Markdown text={item.result} /> : <div className="faint">(no result text)</div> : null}
+          {item.filesModified.length > 0 ? (
+            <div>
+              <div className="section-label">Files modified</div>
+              <div className="files">
+                {item.filesModified.map((f) => (
+                  <span key={f} className="badge mono">
+                    {f}
+                  </span>
+                ))}
+              </div>
+            </div>
+          ) : null}
+        </div>
+      ) : null}
+    </div>
+  );
+}

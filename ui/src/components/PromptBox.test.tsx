@@ -1,0 +1,83 @@
+import { act, fireEvent, render, screen } from "@testing-library/react";
+import { beforeEach, describe, expect, it, vi } from "vitest";
+import { flushEvents, sessionStore } from "../store/sessionStore";
+import { uiStore } from "../store/ui";
+import { eventMaker } from "../test/events";
+import { resetStores, sessionInfo } from "../test/stores";
+import { PromptBox } from "./PromptBox";
+
+const sendCommand = vi.fn();
+const startSession = vi.fn();
+vi.mock("../bindings", () => ({
+  commands: {
+    sendCommand: (...a: unknown[]) => sendCommand(...a),
+    startSession: (...a: unknown[]) => startSession(...a),
+  },
+}));
+const channels: { onmessage: (batch: unknown) => void }[] = [];
+vi.mock("@tauri-apps/api/core", () => ({
+  Channel: class {
+    onmessage: (batch: unknown) => void = () => undefined;
+    constructor() {
+      channels.push(this);
+    }
+  },
+}));
+
+beforeEach(() => {
+  sendCommand.mockReset();
+  startSession.mockReset();
+  channels.length = 0;
+});
+
+async function type(text: string) {
+  fireEvent.change(screen.getByTestId("prompt-input"), { target: { value: text } });
+  await act(async () => {
+    fireEvent.click(screen.getByTestId("send"));
+  });
+}
+
+describe("PromptBox", () => {
+  it("starts a session with the chosen workspace, provider and model, and streams its events", async () => {
+    resetStores({ workspace: "/home/me/proj", provider: "openai", model: "gpt-test" });
+    startSession.mockResolvedValue({ status: "ok", data: sessionInfo() });
+    render(<PromptBox />);
+    await type("Fix the build");
+    expect(startSession).toHaveBeenCalledTimes(1);
+    expect(startSession.mock.calls[0]?.[0]).toEqual({
+      workspace: "/home/me/proj",
+      provider: "openai",
+      model: "gpt-test",
+      prompt: "Fix the build",
+    });
+    expect(uiStore.get().session?.session_id).toBe("s-1");
+    expect((screen.getByTestId("prompt-input") as HTMLTextAreaElement).value).toBe("");
+
+    // Events on the session's channel reach the store, and the prompt heads the main transcript.
+    const e = eventMaker();
+    act(() => {
+      channels[0]?.onmessage([e.started("agent-main", null, "main")]);
+      flushEvents();
+    });
+    expect(sessionStore.get().agents["agent-main"]?.items[0]).toMatchObject({ kind: "user", text: "Fix the build" });
+  });
+
+  it("continues the session with the main agent once one exists", async () => {
+    resetStores({ session: sessionInfo() });
+    sendCommand.mockResolvedValue({ status: "ok", data: { delegated: null } });
+    render(<PromptBox />);
+    await type("Now add docs");
+    expect(startSession).not.toHaveBeenCalled();
+    expect(sendCommand).toHaveBeenCalledWith({ type: "send_message", agent_id: null, text: "Now add docs" });
+  });
+
+  it("keeps the text and shows a banner when the backend refuses", async () => {
+    resetStores({ workspace: "/nope" });
+    startSession.mockResolvedValue({ status: "error", error: { kind: "workspace", message: "the workspace /nope is not a folder" } });
+    render(<PromptBox />);
+    await type("Anything");
+    expect(uiStore.get().errors.map((e) => e.message)).toEqual(["the workspace /nope is not a folder"]);
+    expect(uiStore.get().session).toBeNull();
+    expect((screen.getByTestId("prompt-input") as HTMLTextAreaElement).value).toBe("Anything");
+  });
+});

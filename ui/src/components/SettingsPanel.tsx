@@ -1,0 +1,413 @@
+/**
+ * Settings: provider keys (to the OS keyring; a stored key is never shown),
+ * base URLs and default models, the default provider, limits, the approval
+ * policy per tool, and the agent definitions found for the workspace.
+ */
+import { useEffect, useState } from "react";
+import type {
+  ApprovalChoice,
+  CatalogReport,
+  LimitSettings,
+  ProviderKind,
+  ProviderState,
+  Settings,
+} from "../bindings";
+import { clearApiKey, loadCatalog, saveSettings, setApiKey } from "../ipc/actions";
+import { useStore } from "../store/store";
+import { patchUi, uiStore } from "../store/ui";
+import { IconAlert, IconCheck, IconX } from "./icons";
+
+const LIMITS: { key: keyof LimitSettings; label: string; hint: string }[] = [
+  { key: "max_parallel", label: "Parallel subagents", hint: "More are queued" },
+  { key: "max_depth", label: "Nesting depth", hint: "1: only the main agent delegates" },
+  { key: "max_subagents", label: "Subagents per session", hint: "Total over the session" },
+  { key: "subagent_max_turns", label: "Subagent max turns", hint: "Unless its definition says otherwise" },
+  { key: "main_max_turns", label: "Main agent max turns", hint: "Per prompt" },
+];
+
+const KEY_SOURCE: Record<string, string> = {
+  keyring: "Key stored in the OS keyring",
+  environment: "Key from the environment",
+  none: "No key",
+  not_needed: "No key needed",
+};
+
+export function SettingsPanel() {
+  const app = useStore(uiStore, (s) => s.app);
+  const workspace = useStore(uiStore, (s) => s.workspace);
+  const [draft, setDraft] = useState<Settings | null>(app?.settings ?? null);
+  const [status, setStatus] = useState<{ ok: boolean; text: string } | null>(null);
+  const [saving, setSaving] = useState(false);
+
+  if (!app || !draft) {
+    return (
+      <div className="settings">
+        <div className="empty">Loading settings…</div>
+      </div>
+    );
+  }
+
+  const dirty = JSON.stringify(draft) !== JSON.stringify(app.settings);
+  const update = (patch: Partial<Settings>) => {
+    setDraft({ ...draft, ...patch });
+    setStatus(null);
+  };
+
+  const save = async () => {
+    setSaving(true);
+    const r = await saveSettings(draft);
+    setSaving(false);
+    if (r.ok) {
+      setDraft(r.data.settings);
+      setStatus({ ok: true, text: "Saved" });
+    } else setStatus({ ok: false, text: r.message });
+  };
+
+  return (
+    <div className="settings">
+      <div className="settings-inner">
+        <div className="row">
+          <h1>Settings</h1>
+          <span className="spacer" />
+          <button type="button" className="btn" onClick={() => patchUi({ view: "session" })}>
+            Back to session
+          </button>
+        </div>
+
+        {app.settings_problem ? (
+          <div className="inline-error" role="alert">
+            The settings file could not be read, so defaults apply: {app.settings_problem}
+          </div>
+        ) : null}
+
+        <section className="card" id="settings-providers" aria-labelledby="providers-h">
+          <h2 id="providers-h">Providers</h2>
+          <div className="card-body">
+            {!app.keyring.available ? (
+              <div className="inline-error">
+                The OS keyring is not available{app.keyring.problem ? `: ${app.keyring.problem}` : ""}. Keys can
+                still come from the environment (ANTHROPIC_API_KEY, OPENAI_API_KEY).
+              </div>
+            ) : null}
+            {app.providers.map((p) => (
+              <ProviderCard
+                key={p.kind}
+                provider={p}
+                keyringAvailable={app.keyring.available}
+                baseUrl={draft[p.kind]?.base_url ?? ""}
+                defaultModel={draft[p.kind]?.default_model ?? ""}
+                onChange={(base_url, default_model) =>
+                  update({ [p.kind]: { base_url: base_url || null, default_model: default_model || null } })
+                }
+              />
+            ))}
+            <label className="field" style={{ maxWidth: 280 }}>
+              <span className="label">Default provider</span>
+              <select
+                className="select"
+                value={draft.default_provider ?? ""}
+                onChange={(e) => update({ default_provider: (e.target.value || null) as ProviderKind | null })}
+              >
+                <option value="">Automatic (first ready)</option>
+                {app.providers.map((p) => (
+                  <option key={p.kind} value={p.kind}>
+                    {p.label}
+                  </option>
+                ))}
+              </select>
+            </label>
+          </div>
+        </section>
+
+        <section className="card" aria-labelledby="limits-h">
+          <h2 id="limits-h">Limits</h2>
+          <div className="card-body grid-3">
+            {LIMITS.map((l) => (
+              <label className="field" key={l.key}>
+                <span className="label">{l.label}</span>
+                <input
+                  className="input"
+                  type="number"
+                  min={l.key === "max_depth" ? 0 : 1}
+                  value={draft.limits?.[l.key] ?? ""}
+                  onChange={(e) => {
+                    const n = Math.max(0, Math.floor(Number(e.target.value)));
+                    if (e.target.value !== "" && Number.isFinite(n)) update({ limits: { ...draft.limits, [l.key]: n } });
+                  }}
+                />
+                <span className="hint">{l.hint}</span>
+              </label>
+            ))}
+          </div>
+        </section>
+
+        <section className="card" aria-labelledby="approvals-h">
+          <h2 id="approvals-h">Approvals</h2>
+          <div className="card-body">
+            <span className="hint">
+              What happens when an agent calls a tool. Agent definitions can tighten this; a child is never looser
+              than its parent unless you answer a request for a whole subtree or session.
+            </span>
+            <table className="plain">
+              <thead>
+                <tr>
+                  <th>Tool</th>
+                  <th>Kind</th>
+                  <th>Policy</th>
+                </tr>
+              </thead>
+              <tbody>
+                {app.tools.map((t) => {
+                  const value = draft.approvals?.[t.name] ?? t.default;
+                  return (
+                    <tr key={t.name}>
+                      <td className="mono">{t.name}</td>
+                      <td className="muted">{t.class.replace("_", "-")}</td>
+                      <td>
+                        <select
+                          className="select"
+                          aria-label={`Policy for ${t.name}`}
+                          value={value}
+                          onChange={(e) => {
+                            const choice = e.target.value as ApprovalChoice;
+                            const approvals = { ...draft.approvals };
+                            if (choice === t.default) delete approvals[t.name];
+                            else approvals[t.name] = choice;
+                            update({ approvals });
+                          }}
+                        >
+                          <option value="allow">allow{t.default === "allow" ? " (default)" : ""}</option>
+                          <option value="ask">ask{t.default === "ask" ? " (default)" : ""}</option>
+                          <option value="deny">deny{t.default === "deny" ? " (default)" : ""}</option>
+                        </select>
+                      </td>
+                    </tr>
+                  );
+                })}
+              </tbody>
+            </table>
+          </div>
+        </section>
+
+        <Catalog workspace={workspace} />
+
+        <div className="settings-foot">
+          {status ? (
+            status.ok ? (
+              <span className="inline-ok">
+                <IconCheck size={12} /> {status.text}
+              </span>
+            ) : (
+              <span className="inline-error" role="alert">
+                {status.text}
+              </span>
+            )
+          ) : null}
+          <button type="button" className="btn" disabled={!dirty || saving} onClick={() => setDraft(app.settings)}>
+            Revert
+          </button>
+          <button type="button" className="btn primary" disabled={!dirty || saving} onClick={() => void save()}>
+            {saving ? "Saving…" : "Save settings"}
+          </button>
+        </div>
+      </div>
+    </div>
+  );
+}
+
+function ProviderCard(props: {
+  provider: ProviderState;
+  keyringAvailable: boolean;
+  baseUrl: string;
+  defaultModel: string;
+  onChange: (baseUrl: string, defaultModel: string) => void;
+}) {
+  const { provider: p, keyringAvailable, baseUrl, defaultModel, onChange } = props;
+  const [key, setKey] = useState("");
+  const [busy, setBusy] = useState(false);
+  const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
+
+  const saveKey = async () => {
+    setBusy(true);
+    const r = await setApiKey(p.kind, key.trim());
+    setBusy(false);
+    if (r.ok) {
+      setKey("");
+      setMessage({ ok: true, text: "Key saved" });
+    } else setMessage({ ok: false, text: r.message });
+  };
+  const removeKey = async () => {
+    setBusy(true);
+    const r = await clearApiKey(p.kind);
+    setBusy(false);
+    setMessage(r.ok ? { ok: true, text: "Key removed" } : { ok: false, text: r.message });
+  };
+
+  return (
+    <div className="provider" data-provider={p.kind}>
+      <div className="provider-head">
+        <span className="name">{p.label}</span>
+        {p.ready ? (
+          <span className="badge ok-badge">
+            <IconCheck size={11} /> ready
+          </span>
+        ) : (
+          <span className="badge waiting">
+            <IconAlert size={11} /> not ready
+          </span>
+        )}
+        <span className="hint">{KEY_SOURCE[p.key_source] ?? p.key_source}</span>
+      </div>
+      {p.problem ? <div className="hint">{p.problem}</div> : null}
+      <label className="field">
+        <span className="label">API key</span>
+        <div className="row">
+          <input
+            className="input mono"
+            type="password"
+            autoComplete="off"
+            placeholder={p.key_source === "keyring" ? "•••••••• (stored; type to replace)" : "Paste an API key"}
+            value={key}
+            onChange={(e) => setKey(e.target.value)}
+            aria-label={`${p.label} API key`}
+          />
+          <button
+            type="button"
+            className="btn primary"
+            disabled={!key.trim() || busy || !keyringAvailable}
+            onClick={() => void saveKey()}
+          >
+            Save key
+          </button>
+          <button
+            type="button"
+            className="btn danger"
+            disabled={p.key_source !== "keyring" || busy}
+            onClick={() => void removeKey()}
+          >
+            <IconX size={11} /> Remove key
+          </button>
+        </div>
+      </label>
+      {message ? <span className={message.ok ? "inline-ok" : "inline-error"}>{message.text}</span> : null}
+      <div className="grid-2">
+        <label className="field">
+          <span className="label">Base URL</span>
+          <input
+            className="input mono"
+            placeholder={p.base_url}
+            value={baseUrl}
+            onChange={(e) => onChange(e.target.value, defaultModel)}
+            spellCheck={false}
+          />
+        </label>
+        <label className="field">
+          <span className="label">Default model</span>
+          <input
+            className="input mono"
+            placeholder={p.default_model}
+            value={defaultModel}
+            onChange={(e) => onChange(baseUrl, e.target.value)}
+            spellCheck={false}
+          />
+        </label>
+      </div>
+    </div>
+  );
+}
+
+function Catalog({ workspace }: { workspace: string }) {
+  const [report, setReport] = useState<CatalogReport | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [version, setVersion] = useState(0);
+
+  useEffect(() => {
+    let live = true;
+    void loadCatalog(workspace || null).then((r) => {
+      if (!live) return;
+      if (r.ok) {
+        setReport(r.data);
+        setError(null);
+      } else setError(r.message);
+    });
+    return () => {
+      live = false;
+    };
+  }, [workspace, version]);
+
+  return (
+    <section className="card" aria-labelledby="catalog-h">
+      <h2 id="catalog-h">
+        Agent definitions
+        <span className="spacer" />
+        <button type="button" className="btn small" onClick={() => setVersion((v) => v + 1)}>
+          Reload
+        </button>
+      </h2>
+      <div className="card-body">
+        <span className="hint">
+          Read from <code>.claude/agents</code> and <code>.arbor/agents</code> in <code>{workspace || "the workspace"}</code>,
+          and from your config folder.
+        </span>
+        {error ? <div className="inline-error">{error}</div> : null}
+        {!report && !error ? <div className="faint">Loading…</div> : null}
+        {report && report.definitions.length === 0 ? <div className="faint">No agent definitions found.</div> : null}
+        {report && report.definitions.length > 0 ? (
+          <table className="plain">
+            <thead>
+              <tr>
+                <th>Name</th>
+                <th>Description</th>
+                <th>Model</th>
+                <th>Source</th>
+              </tr>
+            </thead>
+            <tbody>
+              {report.definitions.map((d) => (
+                <tr key={`${d.source}/${d.name}`}>
+                  <td className="mono">{d.name}</td>
+                  <td>{d.description}</td>
+                  <td className="mono">{d.model ?? "inherit"}</td>
+                  <td className="muted">
+                    {d.source}
+                    {d.file ? (
+                      <div className="mono faint" title={d.file}>
+                        {d.file}
+                      </div>
+                    ) : null}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        ) : null}
+        {report && report.problems.length > 0 ? (
+          <>
+            <div className="section-label">Problems in agent definition files</div>
+            <table className="plain">
+              <thead>
+                <tr>
+                  <th>File</th>
+                  <th>Field</th>
+                  <th>Reason</th>
+                </tr>
+              </thead>
+              <tbody>
+                {report.problems.map((p, i) => (
+                  <tr key={i}>
+                    <td className="mono">{p.file}</td>
+                    <td className="mono">{p.field ?? "—"}</td>
+                    <td className={p.skipped ? "error-text" : "muted"}>
+                      {p.skipped ? "Not loaded: " : "Warning: "}
+                      {p.reason}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </>
+        ) : null}
+      </div>
+    </section>
+  );
+}

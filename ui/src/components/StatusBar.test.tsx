@@ -1,0 +1,49 @@
+import { render, screen } from "@testing-library/react";
+import { beforeEach, describe, expect, it } from "vitest";
+import { eventMaker } from "../test/events";
+import { applyEvents, resetStores, sessionInfo } from "../test/stores";
+import { StatusBar } from "./StatusBar";
+
+const text = (id: string) => screen.getByTestId(id).textContent ?? "";
+
+beforeEach(() => resetStores({ session: sessionInfo() }));
+
+describe("StatusBar", () => {
+  it("counts subagents by status, pending approvals, tokens and cost", () => {
+    const e = eventMaker();
+    applyEvents([
+      e.started("agent-main", null, "main"),
+      e.status("agent-main", "running"),
+      ...["r1", "r2", "q1", "w1", "c1", "c2", "c3", "f1"].map((id) => e.started(`agent-${id}`, "agent-main", id)),
+      e.status("agent-r1", "running"),
+      e.status("agent-r2", "running"),
+      e.status("agent-w1", "waiting_approval"),
+      e.status("agent-c1", "completed"),
+      e.status("agent-c2", "completed"),
+      e.status("agent-c3", "completed"),
+      e.status("agent-f1", "failed"),
+      e.approval("agent-w1", "req-1", "call-1", ["main", "w1"]),
+      e.usage("agent-main", 1000, 200, 0.5),
+      e.usage("agent-r1", 34, 0, 0.25),
+    ]);
+    render(<StatusBar />);
+    expect(screen.getByTestId("status-bar")).toBeTruthy();
+    expect(text("main-status")).toContain("running");
+    expect(text("count-running")).toMatch(/^2 running/);
+    expect(text("count-queued")).toMatch(/^1 queued/);
+    expect(text("count-waiting")).toMatch(/^1 waiting/);
+    expect(text("count-completed")).toMatch(/^3 completed/);
+    expect(text("count-failed")).toMatch(/^1 failed/);
+    expect(text("count-approvals")).toMatch(/^1 approval/);
+    expect(text("total-tokens")).toContain("1234 tokens");
+    expect(text("total-tokens")).toContain("$0.75");
+  });
+
+  it("shows an idle session with zeros", () => {
+    resetStores();
+    render(<StatusBar />);
+    expect(text("main-status")).toContain("idle");
+    expect(text("count-running")).toMatch(/^0 running/);
+    expect(text("total-tokens")).toContain("0 tokens");
+  });
+});

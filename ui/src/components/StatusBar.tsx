@@ -1,0 +1,58 @@
+/** The session at a glance: main agent state, subagents by status, approvals, tokens and cost. */
+import { formatCost, formatTokens, statusLabel } from "../lib/format";
+import { mainAgent, subagentCounts } from "../store/selectors";
+import { totalTokens } from "../store/session";
+import { sessionStore } from "../store/sessionStore";
+import { useStore } from "../store/store";
+import { uiStore } from "../store/ui";
+
+export function StatusBar() {
+  const counts = useStore(sessionStore, (s) => subagentCounts(s.agents));
+  const main = useStore(sessionStore, (s) => mainAgent(s)?.status ?? null);
+  const approvals = useStore(sessionStore, (s) => s.pending.length);
+  const totals = useStore(sessionStore, (s) => s.totals);
+  const starting = useStore(uiStore, (s) => s.starting);
+  const session = useStore(uiStore, (s) => s.session);
+  const cost = formatCost(totals.cost_usd);
+  const mainText = main ? statusLabel(main) : starting ? "starting" : "idle";
+  return (
+    <footer className="statusbar" data-testid="status-bar">
+      <span className="item" data-testid="main-status" title="Main agent">
+        <span className={`status-icon ${main ?? ""}`}>
+          <span className="dot" />
+        </span>
+        Main: <span className="num">{mainText}</span>
+      </span>
+      <span className="sep" />
+      <Count testId="count-running" label="running" n={counts.running} color="var(--running)" />
+      <Count testId="count-queued" label="queued" n={counts.queued} color="var(--queued)" />
+      <Count testId="count-waiting" label="waiting" n={counts.waiting} color="var(--waiting)" />
+      <Count testId="count-completed" label="completed" n={counts.completed} color="var(--completed)" />
+      <Count testId="count-failed" label="failed" n={counts.failed} color="var(--failed)" />
+      <span className="sep" />
+      <span className={`item${approvals > 0 ? " hot" : ""}`} data-testid="count-approvals">
+        <span className="num">{approvals}</span> approval{approvals === 1 ? "" : "s"} pending
+      </span>
+      <span className="spacer" />
+      {session ? (
+        <span className="item faint mono" title={session.workspace}>
+          {session.demo ? "demo · " : ""}
+          {session.model}
+        </span>
+      ) : null}
+      <span className="item" data-testid="total-tokens" title={`${formatTokens(totalTokens(totals))} tokens`}>
+        <span className="num">{totalTokens(totals)}</span> tokens
+        {cost ? <span className="num">· {cost}</span> : null}
+      </span>
+    </footer>
+  );
+}
+
+function Count({ testId, label, n, color }: { testId: string; label: string; n: number; color: string }) {
+  return (
+    <span className="item" data-testid={testId} title={`Subagents ${label}`}>
+      <span className="dot" style={{ color, opacity: n > 0 ? 1 : 0.35 }} />
+      <span className="num">{n}</span> {label}
+    </span>
+  );
+}

@@ -1,0 +1,37 @@
+/** The icon of an agent status: a live spinner while running. */
+import type { AgentStatus } from "../bindings";
+import { statusLabel } from "../lib/format";
+import { IconCheck, IconClock, IconHand, IconLimit, IconPause, IconSlash, IconX } from "./icons";
+
+export function StatusIcon({ status }: { status: AgentStatus }) {
+  return (
+    <span className={`status-icon ${status}`} title={statusLabel(status)} aria-label={statusLabel(status)} role="img">
+      {icon(status)}
+    </span>
+  );
+}
+
+function icon(status: AgentStatus) {
+  switch (status) {
+    case "running":
+      return <span className="spinner" />;
+    case "queued":
+      return <IconClock />;
+    case "waiting_approval":
+      return (
+        <span className="pulse">
+          <IconHand />
+        </span>
+      );
+    case "completed":
+      return <IconCheck />;
+    case "failed":
+      return <IconX />;
+    case "cancelled":
+      return <IconSlash />;
+    case "max_turns":
+      return <IconLimit />;
+    case "interrupted":
+      return <IconPause />;
+  }
+}

@@ -1,0 +1,71 @@
+/**
+ * A tool call's arguments as a person reads them: a diff for Edit and Write,
+ * the command for Bash, the task for Task, JSON otherwise.
+ */
+import { memo } from "react";
+import type { Value } from "../bindings";
+import { DiffView } from "./DiffView";
+
+type Obj = { [key in string]?: Value };
+
+function asObject(v: Value): Obj {
+  return v !== null && typeof v === "object" && !Array.isArray(v) ? v : {};
+}
+
+function str(o: Obj, key: string): string | null {
+  const v = o[key];
+  return typeof v === "string" ? v : null;
+}
+
+export const ToolArgs = memo(function ToolArgs({ toolName, args }: { toolName: string; args: Value }) {
+  const o = asObject(args);
+  const file = str(o, "file_path");
+  if (toolName === "Edit" && file !== null) {
+    return (
+      <div>
+        <div className="file-path">
+          {file}
+          {o.replace_all === true ? <span className="badge">replace all</span> : null}
+        </div>
+        <DiffView before={str(o, "old_string") ?? ""} after={str(o, "new_string") ?? ""} />
+      </div>
+    );
+  }
+  if (toolName === "Write" && file !== null) {
+    return (
+      <div>
+        <div className="file-path">
+          {file}
+          <span className="badge">write</span>
+        </div>
+        <DiffView before="" after={str(o, "content") ?? ""} />
+      </div>
+    );
+  }
+  const command = str(o, "command");
+  if (toolName === "Bash" && command !== null) {
+    const description = str(o, "description");
+    return (
+      <div>
+        {description ? <div className="hint">{description}</div> : null}
+        <pre className="block command mono">{command}</pre>
+      </div>
+    );
+  }
+  const prompt = str(o, "prompt");
+  if (toolName === "Task" && prompt !== null) {
+    const type = str(o, "subagent_type");
+    const description = str(o, "description");
+    return (
+      <div>
+        <div className="file-path">
+          {description ? <span>{description}</span> : null}
+          <span className="badge">{type ?? "general-purpose"}</span>
+          {o.run_in_background === true ? <span className="badge">background</span> : null}
+        </div>
+        <pre className="block">{prompt}</pre>
+      </div>
+    );
+  }
+  return <pre className="block mono">{JSON.stringify(args, null, 2)}</pre>;
+});

@@ -1,0 +1,92 @@
+/** The window's top bar: workspace, provider and model for a new session, settings. */
+import type { ProviderKind } from "../bindings";
+import { chooseProvider, newSession, pickWorkspace } from "../ipc/actions";
+import { useStore } from "../store/store";
+import { patchUi, uiStore } from "../store/ui";
+import { IconFolder, IconGear, IconPlus, IconTree } from "./icons";
+
+export function Brand() {
+  return (
+    <div className="brand">
+      <IconTree size={16} /> Arbor
+    </div>
+  );
+}
+
+export function SettingsButton() {
+  const view = useStore(uiStore, (s) => s.view);
+  return (
+    <button
+      type="button"
+      className={`btn ${view === "settings" ? "" : "ghost"} icon-btn`}
+      data-testid="open-settings"
+      title="Settings"
+      aria-label="Settings"
+      aria-pressed={view === "settings"}
+      onClick={() => patchUi({ view: view === "settings" ? "session" : "settings" })}
+    >
+      <IconGear size={15} />
+    </button>
+  );
+}
+
+export function TopBar() {
+  const app = useStore(uiStore, (s) => s.app);
+  const workspace = useStore(uiStore, (s) => s.workspace);
+  const provider = useStore(uiStore, (s) => s.provider);
+  const model = useStore(uiStore, (s) => s.model);
+  const session = useStore(uiStore, (s) => s.session);
+  const providers = app?.providers ?? [];
+  const current = providers.find((p) => p.kind === provider);
+  const forNew = session ? " (used by the next new session)" : "";
+  return (
+    <header className="topbar">
+      <Brand />
+      <div className="workspace">
+        <span className="path-chip" data-testid="workspace-path" title={`Workspace: ${workspace}${forNew}`}>
+          <bdi>{workspace || "No workspace chosen"}</bdi>
+        </span>
+        <button
+          type="button"
+          className="btn"
+          data-testid="pick-workspace"
+          title="Choose the workspace folder"
+          onClick={() => void pickWorkspace()}
+        >
+          <IconFolder size={13} /> Choose…
+        </button>
+      </div>
+      <select
+        className="select"
+        data-testid="provider-select"
+        aria-label="Provider"
+        title={`Provider${forNew}`}
+        value={provider}
+        onChange={(e) => chooseProvider(e.target.value as ProviderKind)}
+      >
+        {providers.map((p) => (
+          <option key={p.kind} value={p.kind}>
+            {p.label}
+            {p.ready ? "" : " (not set up)"}
+          </option>
+        ))}
+      </select>
+      <input
+        className="input model"
+        data-testid="model-input"
+        aria-label="Model"
+        title={`Model${forNew}`}
+        placeholder={current?.default_model ?? "model"}
+        value={model}
+        onChange={(e) => patchUi({ model: e.target.value })}
+        spellCheck={false}
+      />
+      {session ? (
+        <button type="button" className="btn" title="Clear this window so the next prompt starts a new session" onClick={newSession}>
+          <IconPlus size={12} /> New session
+        </button>
+      ) : null}
+      <SettingsButton />
+    </header>
+  );
+}

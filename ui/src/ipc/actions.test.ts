@@ -1,0 +1,47 @@
+import { beforeEach, describe, expect, it, vi } from "vitest";
+import type { AppState } from "../bindings";
+import { uiStore } from "../store/ui";
+import { resetStores } from "../test/stores";
+import { applyAppState } from "./actions";
+
+vi.mock("../bindings", () => ({ commands: {} }));
+
+function app(extra: Partial<AppState> = {}, anthropicModel = "claude-a"): AppState {
+  return {
+    settings: { default_provider: null, last_workspace: "/last", approvals: {} },
+    settings_problem: null,
+    providers: [
+      { kind: "anthropic", label: "Anthropic", key_source: "none", base_url: "u", default_model: anthropicModel, ready: false, problem: "no key" },
+      { kind: "openai", label: "OpenAI", key_source: "environment", base_url: "u", default_model: "gpt-x", ready: true, problem: null },
+    ],
+    keyring: { available: true, problem: null },
+    session: null,
+    default_workspace: "/home",
+    tools: [],
+    ...extra,
+  };
+}
+
+beforeEach(() => resetStores({ app: null }));
+
+describe("applyAppState", () => {
+  it("first fills the workspace, the first ready provider and its default model", () => {
+    applyAppState(app());
+    expect(uiStore.get()).toMatchObject({ workspace: "/last", provider: "openai", model: "gpt-x", appLoading: false });
+  });
+
+  it("prefers the default provider from settings, and the default workspace when none was used", () => {
+    applyAppState(app({ settings: { default_provider: "anthropic", last_workspace: null } }));
+    expect(uiStore.get()).toMatchObject({ workspace: "/home", provider: "anthropic", model: "claude-a" });
+  });
+
+  it("later keeps the person's choices but follows a changed default model", () => {
+    applyAppState(app({ settings: { default_provider: "anthropic" } }));
+    uiStore.set((s) => ({ ...s, workspace: "/chosen" }));
+    applyAppState(app({ settings: { default_provider: "anthropic" } }, "claude-b"));
+    expect(uiStore.get()).toMatchObject({ workspace: "/chosen", provider: "anthropic", model: "claude-b" });
+    uiStore.set((s) => ({ ...s, model: "my-own-model" }));
+    applyAppState(app({ settings: { default_provider: "anthropic" } }, "claude-c"));
+    expect(uiStore.get().model).toBe("my-own-model");
+  });
+});

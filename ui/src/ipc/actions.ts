@@ -1,0 +1,234 @@
+/**
+ * Everything the UI asks of the backend, through the generated bindings only.
+ * Each action updates the stores with the answer and reports failures: as an
+ * error banner, or (for forms) as a returned message shown inline.
+ */
+import { open } from "@tauri-apps/plugin-dialog";
+import {
+  commands,
+  type AgentId,
+  type AppError,
+  type AppState,
+  type ApprovalScope,
+  type CatalogReport,
+  type Command,
+  type CommandReply,
+  type ProviderKind,
+  type SessionInfo,
+  type Settings,
+} from "../bindings";
+import { approvalCommand, cancelCommand, delegateCommand, messageCommand, type DelegateForm } from "../lib/commands";
+import { addUserMessage, setAgentPrompt } from "../store/session";
+import { flushEvents, onEventsApplied, resetSession, sessionStore } from "../store/sessionStore";
+import { patchUi, pushError, uiStore } from "../store/ui";
+import { closeEventChannel, openEventChannel } from "./channel";
+import { notifyApprovals } from "./notify";
+
+/** What tauri-specta makes of a Rust `Result<T, AppError>`. */
+type CommandResult<T> = { status: "ok"; data: T } | { status: "error"; error: AppError };
+export type Outcome<T> = { ok: true; data: T } | { ok: false; message: string };
+
+function describe(e: unknown): string {
+  if (e && typeof e === "object" && "message" in e && typeof e.message === "string") return e.message;
+  return String(e);
+}
+
+async function attempt<T>(p: () => Promise<CommandResult<T>>): Promise<Outcome<T>> {
+  try {
+    const r = await p();
+    return r.status === "ok" ? { ok: true, data: r.data } : { ok: false, message: r.error.message };
+  } catch (e) {
+    return { ok: false, message: describe(e) };
+  }
+}
+
+/** Runs a command; on failure shows a banner and returns null. */
+async function run<T>(p: () => Promise<CommandResult<T>>): Promise<T | null> {
+  const r = await attempt(p);
+  if (r.ok) return r.data;
+  pushError(r.message);
+  return null;
+}
+
+function send(command: Command): Promise<CommandResult<CommandReply>> {
+  return commands.sendCommand(command);
+}
+
+/**
+ * Takes in a fresh AppState. The first time it fills the session form's
+ * defaults; later, a model still at its provider's old default follows the new one.
+ * A session the backend already runs (say, after a reload) is not adopted: its
+ * events went to an earlier window's channel, so the next prompt starts anew.
+ */
+export function applyAppState(app: AppState): void {
+  const ui = uiStore.get();
+  const patch: Partial<typeof ui> = { app, appLoading: false, appError: null };
+  if (ui.app === null) {
+    patch.workspace = app.settings.last_workspace ?? app.default_workspace;
+    const preferred =
+      app.settings.default_provider ?? app.providers.find((p) => p.ready)?.kind ?? app.providers[0]?.kind ?? ui.provider;
+    patch.provider = preferred;
+    patch.model = app.providers.find((p) => p.kind === preferred)?.default_model ?? "";
+  } else {
+    const before = ui.app.providers.find((p) => p.kind === ui.provider)?.default_model;
+    const after = app.providers.find((p) => p.kind === ui.provider)?.default_model;
+    if (after !== undefined && (ui.model === "" || ui.model === before)) patch.model = after;
+  }
+  patchUi(patch);
+}
+
+export async function loadAppState(): Promise<void> {
+  patchUi({ appLoading: true, appError: null });
+  try {
+    applyAppState(await commands.appState());
+  } catch (e) {
+    patchUi({ appLoading: false, appError: describe(e) });
+  }
+}
+
+function beginSession(prompt: string | null): void {
+  resetSession(prompt);
+  patchUi({ starting: true, selected: null, collapsed: {}, sending: {}, view: "session", dialog: null });
+}
+
+function sessionStarted(info: SessionInfo | null): void {
+  if (info) patchUi({ session: info, starting: false });
+  else {
+    closeEventChannel();
+    patchUi({ starting: false });
+  }
+}
+
+export async function startSession(prompt: string): Promise<boolean> {
+  const { workspace, provider, model } = uiStore.get();
+  beginSession(prompt);
+  const channel = openEventChannel();
+  const info = await run(() => commands.startSession({ workspace, provider, model, prompt }, channel));
+  sessionStarted(info);
+  return info !== null;
+}
+
+export async function startDemo(): Promise<boolean> {
+  beginSession(null);
+  const channel = openEventChannel();
+  const info = await run(() => commands.startDemo(channel));
+  sessionStarted(info);
+  return info !== null;
+}
+
+/** Starts a session with the prompt, or continues the current one with the main agent. */
+export async function sendPrompt(text: string): Promise<boolean> {
+  const prompt = text.trim();
+  if (!prompt) return false;
+  const { session } = uiStore.get();
+  if (!session) return startSession(prompt);
+  const reply = await run(() => send(messageCommand(null, prompt)));
+  if (reply) sessionStore.set((s) => addUserMessage(s, session.main_agent_id, prompt, Date.now()));
+  return reply !== null;
+}
+
+/** Forgets the current session in this window so the next prompt starts a new one. */
+export function newSession(): void {
+  closeEventChannel();
+  resetSession(null);
+  patchUi({ session: null, selected: null, collapsed: {}, sending: {}, dialog: null });
+}
+
+export async function answerApproval(requestId: string, approved: boolean, scope: ApprovalScope): Promise<void> {
+  uiStore.set((s) => ({ ...s, sending: { ...s.sending, [requestId]: true } }));
+  const reply = await run(() => send(approvalCommand(requestId, approved, scope)));
+  if (reply === null) {
+    uiStore.set((s) => {
+      const sending = { ...s.sending };
+      delete sending[requestId];
+      return { ...s, sending };
+    });
+  }
+}
+
+export async function stopAgent(agentId: AgentId): Promise<void> {
+  await run(() => send(cancelCommand(agentId)));
+}
+
+export async function delegate(form: DelegateForm): Promise<Outcome<AgentId | null>> {
+  const r = await attempt(() => send(delegateCommand(form)));
+  if (!r.ok) return r;
+  const id = r.data.delegated;
+  if (id) {
+    flushEvents();
+    sessionStore.set((s) => setAgentPrompt(s, id, form.prompt.trim(), Date.now()));
+  }
+  return { ok: true, data: id };
+}
+
+export async function messageAgent(agentId: AgentId, text: string): Promise<Outcome<null>> {
+  const r = await attempt(() => send(messageCommand(agentId, text)));
+  if (!r.ok) return r;
+  flushEvents();
+  sessionStore.set((s) => addUserMessage(s, agentId, text, Date.now()));
+  return { ok: true, data: null };
+}
+
+export async function pickWorkspace(): Promise<void> {
+  try {
+    const current = uiStore.get().workspace;
+    const chosen = await open({ directory: true, multiple: false, defaultPath: current || undefined });
+    const path = Array.isArray(chosen) ? chosen[0] : chosen;
+    if (typeof path === "string" && path) patchUi({ workspace: path });
+  } catch (e) {
+    pushError(`Could not open the folder picker: ${describe(e)}`);
+  }
+}
+
+export function chooseProvider(provider: ProviderKind): void {
+  const app = uiStore.get().app;
+  const model = app?.providers.find((p) => p.kind === provider)?.default_model ?? "";
+  patchUi({ provider, model });
+}
+
+export async function saveSettings(settings: Settings): Promise<Outcome<AppState>> {
+  const r = await attempt(() => commands.saveSettings(settings));
+  if (r.ok) applyAppState(r.data);
+  return r;
+}
+
+export async function setApiKey(provider: ProviderKind, key: string): Promise<Outcome<AppState>> {
+  const r = await attempt(() => commands.setApiKey(provider, key));
+  if (r.ok) applyAppState(r.data);
+  return r;
+}
+
+export async function clearApiKey(provider: ProviderKind): Promise<Outcome<AppState>> {
+  const r = await attempt(() => commands.clearApiKey(provider));
+  if (r.ok) applyAppState(r.data);
+  return r;
+}
+
+export async function loadCatalog(workspace: string | null): Promise<Outcome<CatalogReport>> {
+  try {
+    return { ok: true, data: await commands.agentCatalog(workspace) };
+  } catch (e) {
+    return { ok: false, message: describe(e) };
+  }
+}
+
+/** Side effects of applied events: forget "sending" marks once answered, notify approvals. */
+export function installEventEffects(): () => void {
+  return onEventsApplied((events) => {
+    const resolved = events.filter((e) => e.type === "approval_resolved");
+    if (resolved.length > 0) {
+      uiStore.set((s) => {
+        const sending = { ...s.sending };
+        let changed = false;
+        for (const e of resolved) {
+          if (e.type === "approval_resolved" && sending[e.request_id]) {
+            delete sending[e.request_id];
+            changed = true;
+          }
+        }
+        return changed ? { ...s, sending } : s;
+      });
+    }
+    notifyApprovals(events);
+  });
+}

@@ -1,0 +1,35 @@
+/**
+ * A frame-time probe for benchmarks: when `localStorage.arborPerf === "1"` or
+ * the URL has `?perf=1`, `window.__arborPerf.frames` collects the time between
+ * animation frames (ms). Off otherwise.
+ */
+declare global {
+  interface Window {
+    __arborPerf?: { frames: number[] };
+  }
+}
+
+const MAX_FRAMES = 100_000;
+
+function enabled(): boolean {
+  try {
+    if (new URLSearchParams(window.location.search).get("perf") === "1") return true;
+    return window.localStorage.getItem("arborPerf") === "1";
+  } catch {
+    return false;
+  }
+}
+
+export function installPerfProbe(): void {
+  if (typeof window === "undefined" || !enabled() || window.__arborPerf) return;
+  const probe = { frames: [] as number[] };
+  window.__arborPerf = probe;
+  let last = performance.now();
+  const tick = (t: number) => {
+    if (probe.frames.length >= MAX_FRAMES) probe.frames.splice(0, probe.frames.length - MAX_FRAMES / 2);
+    probe.frames.push(t - last);
+    last = t;
+    requestAnimationFrame(tick);
+  };
+  requestAnimationFrame(tick);
+}

@@ -1,0 +1,153 @@
+import { describe, expect, it } from "vitest";
+import { eventMaker } from "../test/events";
+import {
+  agentPrompt,
+  approvalAgentLabel,
+  childrenByCall,
+  effectiveSelection,
+  elapsedMs,
+  pendingApprovals,
+  subagentCounts,
+  subtreeSizes,
+  subtreeUsage,
+  treePath,
+  visibleItems,
+  visibleRows,
+} from "./selectors";
+import { initialSession, reduce, reduceBatch, totalTokens } from "./session";
+
+function tree() {
+  const e = eventMaker();
+  const s = reduceBatch(initialSession(), [
+    e.started("agent-main", null, "main"),
+    e.make("agent-main", {
+      type: "tool_call",
+      call_id: "call-a",
+      tool_name: "Task",
+      tool_args: { prompt: "Write tests for x", description: "Write the tests", subagent_type: "tester" },
+    }),
+    e.started("agent-a", "agent-main", "Write the tests", { parent_call_id: "call-a", subagent_type: "tester" }),
+    e.started("agent-a1", "agent-a", "Deep helper", { depth: 2 }),
+    e.started("agent-b", "agent-main", "Survey"),
+    e.usage("agent-main", 100, 10, 0.5),
+    e.usage("agent-a", 40, 4, 0.25),
+    e.usage("agent-a1", 7, 3, null),
+    e.usage("agent-b", 1, 1, null),
+  ]);
+  return { e, s };
+}
+
+describe("subtree totals", () => {
+  it("adds each agent's usage to its ancestors'", () => {
+    const { s } = tree();
+    const totals = subtreeUsage(s.agents);
+    expect(totalTokens(totals["agent-a1"]!)).toBe(10);
+    expect(totalTokens(totals["agent-a"]!)).toBe(54);
+    expect(totals["agent-a"]?.cost_usd).toBeCloseTo(0.25);
+    expect(totalTokens(totals["agent-main"]!)).toBe(110 + 54 + 2);
+    expect(totals["agent-main"]?.cost_usd).toBeCloseTo(0.75);
+    expect(subtreeSizes(s.agents)).toMatchObject({ "agent-main": 3, "agent-a": 1, "agent-a1": 0 });
+  });
+
+  it("is memoised on the agents record", () => {
+    const { s } = tree();
+    expect(subtreeUsage(s.agents)).toBe(subtreeUsage(s.agents));
+  });
+});
+
+describe("status counts", () => {
+  it("counts subagents only, by status", () => {
+    const { e, s } = tree();
+    const next = reduceBatch(s, [
+      e.status("agent-main", "running"),
+      e.status("agent-a", "running"),
+      e.status("agent-a1", "waiting_approval"),
+      e.status("agent-b", "failed"),
+    ]);
+    expect(subagentCounts(next.agents)).toMatchObject({ running: 1, waiting: 1, failed: 1, queued: 0, completed: 0, total: 3 });
+    const later = reduceBatch(next, [e.status("agent-a", "completed"), e.status("agent-a1", "cancelled")]);
+    expect(subagentCounts(later.agents)).toMatchObject({ running: 0, waiting: 0, completed: 1, stopped: 1, failed: 1 });
+  });
+});
+
+describe("visible rows", () => {
+  it("flattens the tree depth-first and hides collapsed subtrees", () => {
+    const { s } = tree();
+    const all = visibleRows(s, {});
+    expect(all.map((r) => [r.id, r.level])).toEqual([
+      ["agent-main", 0],
+      ["agent-a", 1],
+      ["agent-a1", 2],
+      ["agent-b", 1],
+    ]);
+    expect(all[1]).toMatchObject({ hasChildren: true, expanded: true, parentId: "agent-main" });
+    const collapsed = visibleRows(s, { "agent-a": true });
+    expect(collapsed.map((r) => r.id)).toEqual(["agent-main", "agent-a", "agent-b"]);
+    expect(collapsed[1]).toMatchObject({ expanded: false, hasChildren: true });
+    expect(visibleRows(s, { "agent-main": true }).map((r) => r.id)).toEqual(["agent-main"]);
+  });
+});
+
+describe("approvals", () => {
+  it("lists pending approvals in order and labels their agent", () => {
+    const { e, s } = tree();
+    const next = reduceBatch(s, [
+      e.approval("agent-a1", "r1", "c1", ["main", "Write the tests", "Deep helper"]),
+      e.approval("agent-b", "r2", "c2", ["main", "Survey"]),
+    ]);
+    const list = pendingApprovals(next);
+    expect(list.map((a) => a.requestId)).toEqual(["r1", "r2"]);
+    expect(pendingApprovals(next)).toBe(list);
+    const first = list[0]!;
+    expect(approvalAgentLabel(next.agents[first.agentId], first)).toEqual({
+      description: "Deep helper",
+      id: "agent-a1",
+      path: "main › Write the tests › Deep helper",
+    });
+    const after = reduce(next, e.resolved("agent-a1", "r1", true));
+    expect(pendingApprovals(after).map((a) => a.requestId)).toEqual(["r2"]);
+  });
+});
+
+describe("agent output", () => {
+  it("hides subagents' thinking unless asked, never the main agent's", () => {
+    const { e, s } = tree();
+    const next = reduceBatch(s, [
+      e.make("agent-a", { type: "thoughts", content: "thinking" }),
+      e.make("agent-a", { type: "response", content: "answer" }),
+      e.make("agent-main", { type: "thoughts", content: "main thinking" }),
+    ]);
+    expect(visibleItems(next, "agent-a", false).map((i) => i.kind)).toEqual(["response"]);
+    expect(visibleItems(next, "agent-a", true).map((i) => i.kind)).toEqual(["thoughts", "response"]);
+    expect(visibleItems(next, "agent-main", false).map((i) => i.kind)).toEqual(["tool", "thoughts"]);
+    expect(visibleItems(next, "agent-a", false)).toBe(visibleItems(next, "agent-a", false));
+    expect(visibleItems(next, "nobody", false)).toEqual([]);
+  });
+
+  it("finds a subagent's task from its parent's Task call, and the child of a call", () => {
+    const { s } = tree();
+    expect(agentPrompt(s, "agent-a")).toBe("Write tests for x");
+    expect(agentPrompt(s, "agent-b")).toBeNull();
+    expect(childrenByCall(s.agents)["call-a"]).toBe("agent-a");
+    expect(treePath(s, "agent-a1")).toEqual(["main", "Write the tests", "Deep helper"]);
+  });
+
+  it("selects the main agent when nothing (or a vanished agent) is selected", () => {
+    const { s } = tree();
+    expect(effectiveSelection(s, null)).toBe("agent-main");
+    expect(effectiveSelection(s, "agent-b")).toBe("agent-b");
+    expect(effectiveSelection(s, "agent-gone")).toBe("agent-main");
+    expect(effectiveSelection(initialSession(), null)).toBeNull();
+  });
+
+  it("measures a run's elapsed time, live until it ends", () => {
+    const { e, s } = tree();
+    const run = e.status("agent-a", "running");
+    let next = reduce(s, run);
+    expect(elapsedMs(next.agents["agent-a"]!, run.ts + 1500)).toBe(1500);
+    const done = e.status("agent-a", "completed");
+    next = reduce(next, done);
+    expect(elapsedMs(next.agents["agent-a"]!, done.ts + 99999)).toBe(done.ts - run.ts);
+    expect(elapsedMs(next.agents["agent-b"]!, 0)).toBeNull();
+  });
+});

@@ -1,0 +1,239 @@
+/**
+ * Derived data over the session state: subtree totals, status counts, pending
+ * approvals, visible tree rows, an agent's output items. Each selector returns
+ * the same object for the same inputs (memoised on their identity), so
+ * components can read them through useSyncExternalStore without re-rendering
+ * on unrelated changes.
+ */
+import type { AgentId, AgentStatus, Usage } from "../bindings";
+import {
+  addUsage,
+  emptyUsage,
+  isTerminal,
+  type AgentNode,
+  type Approval,
+  type OutputItem,
+  type SessionState,
+} from "./session";
+
+function memoByRef<K extends object, V>(compute: (k: K) => V): (k: K) => V {
+  const cache = new WeakMap<K, V>();
+  return (k) => {
+    let v = cache.get(k);
+    if (v === undefined && !cache.has(k)) {
+      v = compute(k);
+      cache.set(k, v);
+    }
+    return v as V;
+  };
+}
+
+/** Each agent's usage plus its descendants'. */
+export const subtreeUsage = memoByRef((agents: Record<AgentId, AgentNode>): Record<AgentId, Usage> => {
+  const out: Record<AgentId, Usage> = {};
+  const visit = (id: AgentId, seen: Set<AgentId>): Usage => {
+    const done = out[id];
+    if (done) return done;
+    const node = agents[id];
+    if (!node || seen.has(id)) return emptyUsage();
+    seen.add(id);
+    let total = node.usage;
+    for (const child of node.children) total = addUsage(total, visit(child, seen));
+    out[id] = total;
+    return total;
+  };
+  for (const id of Object.keys(agents)) visit(id, new Set());
+  return out;
+});
+
+/** Number of descendants of each agent. */
+export const subtreeSizes = memoByRef((agents: Record<AgentId, AgentNode>): Record<AgentId, number> => {
+  const out: Record<AgentId, number> = {};
+  const visit = (id: AgentId, seen: Set<AgentId>): number => {
+    const done = out[id];
+    if (done !== undefined) return done;
+    const node = agents[id];
+    if (!node || seen.has(id)) return 0;
+    seen.add(id);
+    let n = 0;
+    for (const child of node.children) n += 1 + visit(child, seen);
+    out[id] = n;
+    return n;
+  };
+  for (const id of Object.keys(agents)) visit(id, new Set());
+  return out;
+});
+
+export interface StatusCounts {
+  running: number;
+  queued: number;
+  waiting: number;
+  completed: number;
+  failed: number;
+  stopped: number;
+  total: number;
+}
+
+/** Counts of subagents (depth > 0) by status. */
+export const subagentCounts = memoByRef((agents: Record<AgentId, AgentNode>): StatusCounts => {
+  const c: StatusCounts = { running: 0, queued: 0, waiting: 0, completed: 0, failed: 0, stopped: 0, total: 0 };
+  for (const node of Object.values(agents)) {
+    if (node.depth === 0 || !node.known) continue;
+    c.total += 1;
+    switch (node.status) {
+      case "running":
+        c.running += 1;
+        break;
+      case "queued":
+        c.queued += 1;
+        break;
+      case "waiting_approval":
+        c.waiting += 1;
+        break;
+      case "completed":
+        c.completed += 1;
+        break;
+      case "failed":
+        c.failed += 1;
+        break;
+      default:
+        c.stopped += 1;
+    }
+  }
+  return c;
+});
+
+const pendingMemo = new WeakMap<string[], { approvals: Record<string, Approval>; list: Approval[] }>();
+
+/** Approvals still waiting for an answer, oldest first. */
+export function pendingApprovals(state: SessionState): Approval[] {
+  const hit = pendingMemo.get(state.pending);
+  if (hit && hit.approvals === state.approvals) return hit.list;
+  const list = state.pending.map((id) => state.approvals[id]).filter((a): a is Approval => a !== undefined);
+  pendingMemo.set(state.pending, { approvals: state.approvals, list });
+  return list;
+}
+
+export function mainAgent(state: SessionState): AgentNode | null {
+  return state.mainId ? (state.agents[state.mainId] ?? null) : null;
+}
+
+/** "main › Write the tests": the request's path of descriptions, root first. */
+export function pathLabel(path: readonly string[]): string {
+  return path.join(" › ");
+}
+
+/** The label of an approval's agent: its description, id and path in the tree. */
+export function approvalAgentLabel(
+  node: AgentNode | undefined,
+  approval: Approval,
+): { description: string; id: string; path: string } {
+  const description = node?.known ? node.description : (approval.agentPath.at(-1) ?? approval.agentId);
+  return { description, id: approval.agentId, path: pathLabel(approval.agentPath) };
+}
+
+export interface TreeRow {
+  id: AgentId;
+  level: number;
+  hasChildren: boolean;
+  expanded: boolean;
+  parentId: AgentId | null;
+}
+
+const rowsMemo = new WeakMap<Record<AgentId, AgentNode>, { roots: AgentId[]; collapsed: object; rows: TreeRow[] }>();
+
+/** The tree flattened into the rows currently shown (children of collapsed nodes hidden). */
+export function visibleRows(state: SessionState, collapsed: Readonly<Record<AgentId, boolean>>): TreeRow[] {
+  const hit = rowsMemo.get(state.agents);
+  if (hit && hit.roots === state.roots && hit.collapsed === collapsed) return hit.rows;
+  const rows: TreeRow[] = [];
+  const seen = new Set<AgentId>();
+  const walk = (id: AgentId, level: number, parentId: AgentId | null) => {
+    const node = state.agents[id];
+    if (!node || seen.has(id)) return;
+    seen.add(id);
+    const hasChildren = node.children.length > 0;
+    const expanded = hasChildren && !collapsed[id];
+    rows.push({ id, level, hasChildren, expanded, parentId });
+    if (expanded) for (const child of node.children) walk(child, level + 1, id);
+  };
+  for (const id of state.roots) walk(id, 0, null);
+  rowsMemo.set(state.agents, { roots: state.roots, collapsed, rows });
+  return rows;
+}
+
+const itemsMemo = new WeakMap<OutputItem[], { showThoughts: boolean; list: OutputItem[] }>();
+
+/**
+ * The output items to show for an agent. Thinking is shown for the main agent
+ * and, when `showSubagentThoughts` is set, for subagents too.
+ */
+export function visibleItems(state: SessionState, id: AgentId | null, showSubagentThoughts: boolean): OutputItem[] {
+  const node = id ? state.agents[id] : undefined;
+  if (!node) return EMPTY_ITEMS;
+  const show = node.depth === 0 || showSubagentThoughts;
+  if (show) return node.items;
+  const hit = itemsMemo.get(node.items);
+  if (hit && hit.showThoughts === show) return hit.list;
+  const list = node.items.filter((it) => it.kind !== "thoughts");
+  itemsMemo.set(node.items, { showThoughts: show, list });
+  return list;
+}
+const EMPTY_ITEMS: OutputItem[] = [];
+
+/** The task an agent was given: its own prompt, or the prompt of the Task call that spawned it. */
+export function agentPrompt(state: SessionState, id: AgentId): string | null {
+  const node = state.agents[id];
+  if (!node) return null;
+  if (node.prompt !== null) return node.prompt;
+  if (node.parentId && node.parentCallId) {
+    const parent = state.agents[node.parentId];
+    const index = parent?.callIndex[node.parentCallId];
+    const call = index === undefined ? undefined : parent?.items[index];
+    if (call?.kind === "tool") {
+      const args = call.args;
+      if (args && typeof args === "object" && !Array.isArray(args) && typeof args.prompt === "string") return args.prompt;
+    }
+  }
+  return null;
+}
+
+/** Which agent each Task call spawned, keyed by the call id. */
+export const childrenByCall = memoByRef((agents: Record<AgentId, AgentNode>): Record<string, AgentId> => {
+  const out: Record<string, AgentId> = {};
+  for (const node of Object.values(agents)) if (node.parentCallId) out[node.parentCallId] = node.id;
+  return out;
+});
+
+/** The agents path from the root to `id` (descriptions), for labels. */
+export function treePath(state: SessionState, id: AgentId): string[] {
+  const out: string[] = [];
+  const seen = new Set<AgentId>();
+  let cur: AgentNode | undefined = state.agents[id];
+  while (cur && !seen.has(cur.id)) {
+    seen.add(cur.id);
+    out.unshift(cur.depth === 0 && cur.parentId === null ? "main" : cur.description);
+    cur = cur.parentId ? state.agents[cur.parentId] : undefined;
+  }
+  return out;
+}
+
+export function canMessage(status: AgentStatus): boolean {
+  return status === "running" || status === "queued" || status === "waiting_approval";
+}
+
+export function canStop(status: AgentStatus): boolean {
+  return !isTerminal(status);
+}
+
+/** Milliseconds the agent has been (or was) working in its current/last run. */
+export function elapsedMs(node: AgentNode, now: number): number | null {
+  if (node.runStartedAt === null) return null;
+  return Math.max(0, (node.runEndedAt ?? now) - node.runStartedAt);
+}
+
+/** The agent the output shows: the selected one while it exists, else the main agent. */
+export function effectiveSelection(state: SessionState, selected: AgentId | null): AgentId | null {
+  if (selected !== null && state.agents[selected]) return selected;
+  return state.mainId ?? state.roots[0] ?? null;
+}

@@ -1,0 +1,356 @@
+import { describe, expect, it } from "vitest";
+import type { AgentEvent } from "../bindings";
+import { eventMaker } from "../test/events";
+import {
+  addUserMessage,
+  initialSession,
+  reduce,
+  reduceBatch,
+  setAgentPrompt,
+  toolSummary,
+  totalTokens,
+  type OutputItem,
+  type SessionState,
+} from "./session";
+
+function run(events: AgentEvent[], state: SessionState = initialSession()): SessionState {
+  return reduceBatch(state, events);
+}
+
+function items(state: SessionState, id: string): OutputItem[] {
+  return state.agents[id]?.items ?? [];
+}
+
+describe("agent_started and the tree", () => {
+  it("records the main agent and nests children under their parents at any depth", () => {
+    const e = eventMaker();
+    const s = run([
+      e.started("agent-main", null, "main"),
+      e.started("agent-a", "agent-main", "Write the tests", { subagent_type: "tester", parent_call_id: "call-1" }),
+      e.started("agent-b", "agent-a", "Nested helper", { depth: 2 }),
+      e.started("agent-c", "agent-main", "Second child"),
+    ]);
+    expect(s.mainId).toBe("agent-main");
+    expect(s.sessionId).toBe("s-1");
+    expect(s.roots).toEqual(["agent-main"]);
+    expect(s.agents["agent-main"]?.children).toEqual(["agent-a", "agent-c"]);
+    expect(s.agents["agent-a"]?.children).toEqual(["agent-b"]);
+    const a = s.agents["agent-a"];
+    expect(a?.subagentType).toBe("tester");
+    expect(a?.parentCallId).toBe("call-1");
+    expect(a?.depth).toBe(1);
+    expect(a?.status).toBe("queued");
+    expect(s.agents["agent-b"]?.depth).toBe(2);
+  });
+
+  it("attaches a child whose parent is announced later", () => {
+    const e = eventMaker();
+    const child = e.started("agent-c", "agent-p", "Early child");
+    const parentStart = e.started("agent-p", "agent-main", "Late parent");
+    const main = e.started("agent-main", null, "main");
+    // Out of order on purpose: seq increases in this list, but the tree arrives child-first.
+    const s = run([child, parentStart, main]);
+    expect(s.roots).toEqual(["agent-main"]);
+    expect(s.agents["agent-p"]?.children).toEqual(["agent-c"]);
+    expect(s.agents["agent-main"]?.children).toEqual(["agent-p"]);
+    expect(s.agents["agent-p"]?.known).toBe(true);
+    expect(s.agents["agent-p"]?.description).toBe("Late parent");
+  });
+
+  it("does not duplicate a child when agent_started repeats", () => {
+    const e = eventMaker();
+    const s = run([
+      e.started("agent-main", null, "main"),
+      e.started("agent-a", "agent-main", "Child"),
+      e.started("agent-a", "agent-main", "Child again"),
+    ]);
+    expect(s.agents["agent-main"]?.children).toEqual(["agent-a"]);
+    expect(s.agents["agent-a"]?.description).toBe("Child again");
+  });
+
+  it("keeps events of an agent seen before its agent_started", () => {
+    const e = eventMaker();
+    const s = run([e.status("agent-x", "running"), e.started("agent-main", null, "main"), e.started("agent-x", "agent-main", "X")]);
+    expect(s.agents["agent-x"]?.status).toBe("running");
+    expect(s.roots).toEqual(["agent-main"]);
+    expect(s.agents["agent-main"]?.children).toEqual(["agent-x"]);
+  });
+
+  it("puts the session's prompt first in the main agent's transcript", () => {
+    const e = eventMaker();
+    const s = run([e.started("agent-main", null, "main")], initialSession("Fix the bug"));
+    expect(items(s, "agent-main")).toMatchObject([{ kind: "user", text: "Fix the bug" }]);
+    expect(s.agents["agent-main"]?.prompt).toBe("Fix the bug");
+  });
+});
+
+describe("statuses", () => {
+  it("follows agent_status and times the run", () => {
+    const e = eventMaker();
+    let s = run([e.started("agent-main", null, "main"), e.status("agent-main", "queued")]);
+    expect(s.agents["agent-main"]?.runStartedAt).toBeNull();
+    const running = e.status("agent-main", "running");
+    s = reduce(s, running);
+    expect(s.agents["agent-main"]?.status).toBe("running");
+    expect(s.agents["agent-main"]?.runStartedAt).toBe(running.ts);
+    s = reduce(s, e.status("agent-main", "waiting_approval"));
+    expect(s.agents["agent-main"]?.status).toBe("waiting_approval");
+    expect(s.agents["agent-main"]?.runStartedAt).toBe(running.ts);
+    const done = e.status("agent-main", "completed");
+    s = reduce(s, done);
+    expect(s.agents["agent-main"]?.runEndedAt).toBe(done.ts);
+    // A continued session starts a new run.
+    const again = e.status("agent-main", "running");
+    s = reduce(s, again);
+    expect(s.agents["agent-main"]?.runStartedAt).toBe(again.ts);
+    expect(s.agents["agent-main"]?.runEndedAt).toBeNull();
+  });
+
+  it("agent_finished records the result and the final status", () => {
+    const e = eventMaker();
+    const s = run([
+      e.started("agent-main", null, "main"),
+      e.started("agent-a", "agent-main", "Child"),
+      e.status("agent-a", "running"),
+      e.make("agent-a", {
+        type: "agent_finished",
+        status: "failed",
+        result: "",
+        error: "provider broke",
+        turns: 3,
+        duration_ms: 1234,
+        files_modified: ["a.txt"],
+      }),
+    ]);
+    const a = s.agents["agent-a"];
+    expect(a?.status).toBe("failed");
+    expect(a?.finished).toMatchObject({ status: "failed", error: "provider broke", turns: 3, durationMs: 1234, filesModified: ["a.txt"] });
+    expect(items(s, "agent-a").at(-1)?.kind).toBe("finished");
+  });
+
+  it("marks a result that repeats the last response as already shown", () => {
+    const e = eventMaker();
+    const s = run([
+      e.started("agent-main", null, "main"),
+      e.make("agent-main", { type: "response", content: "All done." }),
+      e.make("agent-main", {
+        type: "agent_finished",
+        status: "completed",
+        result: "All done.",
+        error: null,
+        turns: 1,
+        duration_ms: 10,
+        files_modified: [],
+      }),
+    ]);
+    const fin = s.agents["agent-main"]?.finished;
+    expect(fin?.resultShown).toBe(true);
+  });
+});
+
+describe("streamed text", () => {
+  it("appends chunks and replaces them with the complete message", () => {
+    const e = eventMaker();
+    let s = run([
+      e.started("agent-main", null, "main"),
+      e.make("agent-main", { type: "response_chunk", content: "Hel" }),
+      e.make("agent-main", { type: "response_chunk", content: "lo" }),
+    ]);
+    expect(items(s, "agent-main")).toMatchObject([{ kind: "response", text: "Hello", streaming: true }]);
+    s = reduce(s, e.make("agent-main", { type: "response", content: "Hello!" }));
+    expect(items(s, "agent-main")).toMatchObject([{ kind: "response", text: "Hello!", streaming: false }]);
+    expect(items(s, "agent-main")).toHaveLength(1);
+    // The next message starts a new item.
+    s = reduce(s, e.make("agent-main", { type: "response_chunk", content: "Next" }));
+    expect(items(s, "agent-main")).toHaveLength(2);
+  });
+
+  it("keeps thinking and response streams apart when interleaved", () => {
+    const e = eventMaker();
+    const s = run([
+      e.started("agent-main", null, "main"),
+      e.make("agent-main", { type: "thoughts_chunk", content: "hmm " }),
+      e.make("agent-main", { type: "response_chunk", content: "An" }),
+      e.make("agent-main", { type: "thoughts_chunk", content: "ok" }),
+      e.make("agent-main", { type: "response_chunk", content: "swer" }),
+      e.make("agent-main", { type: "thoughts", content: "hmm ok." }),
+      e.make("agent-main", { type: "response", content: "Answer." }),
+    ]);
+    expect(items(s, "agent-main")).toMatchObject([
+      { kind: "thoughts", text: "hmm ok.", streaming: false },
+      { kind: "response", text: "Answer.", streaming: false },
+    ]);
+  });
+
+  it("adds a complete message that had no chunks", () => {
+    const e = eventMaker();
+    const s = run([e.started("agent-main", null, "main"), e.make("agent-main", { type: "thoughts", content: "whole" })]);
+    expect(items(s, "agent-main")).toMatchObject([{ kind: "thoughts", text: "whole", streaming: false }]);
+  });
+
+  it("never mutates the previous state", () => {
+    const e = eventMaker();
+    const before = run([e.started("agent-main", null, "main"), e.make("agent-main", { type: "response_chunk", content: "a" })]);
+    const snapshot = JSON.stringify(before);
+    const after = run(
+      [e.make("agent-main", { type: "response_chunk", content: "b" }), e.make("agent-main", { type: "response_chunk", content: "c" })],
+      before,
+    );
+    expect(JSON.stringify(before)).toBe(snapshot);
+    expect(items(after, "agent-main")[0]).toMatchObject({ text: "abc" });
+    expect(after.agents["agent-main"]).not.toBe(before.agents["agent-main"]);
+  });
+
+  it("leaves untouched agents identical", () => {
+    const e = eventMaker();
+    const before = run([e.started("agent-main", null, "main"), e.started("agent-a", "agent-main", "A")]);
+    const after = reduce(before, e.make("agent-a", { type: "response_chunk", content: "x" }));
+    expect(after.agents["agent-main"]).toBe(before.agents["agent-main"]);
+    expect(after.agents["agent-a"]).not.toBe(before.agents["agent-a"]);
+  });
+});
+
+describe("tool calls", () => {
+  it("collects streamed output and replaces it with the final output", () => {
+    const e = eventMaker();
+    let s = run([
+      e.started("agent-main", null, "main"),
+      e.make("agent-main", { type: "tool_call", call_id: "c1", tool_name: "Bash", tool_args: { command: "ls -la" } }),
+      e.make("agent-main", { type: "tool_output_chunk", call_id: "c1", content: "a\n" }),
+      e.make("agent-main", { type: "tool_output_chunk", call_id: "c1", content: "b\n" }),
+    ]);
+    expect(items(s, "agent-main")[0]).toMatchObject({ kind: "tool", output: "a\nb\n", done: false });
+    expect(s.agents["agent-main"]?.lastTool).toBe("Bash ls -la");
+    s = reduce(s, e.make("agent-main", { type: "tool_output", call_id: "c1", content: "a\nb\nexit 0", is_error: false }));
+    expect(items(s, "agent-main")[0]).toMatchObject({ output: "a\nb\nexit 0", done: true, isError: false });
+    s = reduce(s, e.make("agent-main", { type: "tool_output", call_id: "zz", content: "stray", is_error: true }));
+    expect(items(s, "agent-main")).toHaveLength(1);
+  });
+
+  it("flags failed calls", () => {
+    const e = eventMaker();
+    const s = run([
+      e.started("agent-main", null, "main"),
+      e.make("agent-main", { type: "tool_call", call_id: "c1", tool_name: "Read", tool_args: { file_path: "x" } }),
+      e.make("agent-main", { type: "tool_output", call_id: "c1", content: "no such file", is_error: true }),
+    ]);
+    expect(items(s, "agent-main")[0]).toMatchObject({ isError: true, done: true });
+  });
+
+  it("summarises a Task call by its type, not the child's label", () => {
+    expect(toolSummary("Task", { description: "Write the tests", prompt: "…", subagent_type: "tester" })).toBe("Task tester");
+    expect(toolSummary("Read", { file_path: "src/main.rs" })).toBe("Read src/main.rs");
+    expect(toolSummary("ListAgents", {})).toBe("ListAgents");
+  });
+});
+
+describe("approvals", () => {
+  it("lists requests until they are resolved, independently", () => {
+    const e = eventMaker();
+    let s = run([
+      e.started("agent-main", null, "main"),
+      e.started("agent-a", "agent-main", "A"),
+      e.started("agent-b", "agent-main", "B"),
+      e.make("agent-a", { type: "tool_call", call_id: "ca", tool_name: "Write", tool_args: { file_path: "a" } }),
+      e.approval("agent-a", "r1", "ca", ["main", "A"]),
+      e.approval("agent-b", "r2", "cb", ["main", "B"]),
+    ]);
+    expect(s.pending).toEqual(["r1", "r2"]);
+    expect(s.agents["agent-a"]?.pendingApprovals).toBe(1);
+    expect(items(s, "agent-a")[0]).toMatchObject({ approval: { requestId: "r1", state: "pending" } });
+    s = reduce(s, e.resolved("agent-a", "r1", false));
+    expect(s.pending).toEqual(["r2"]);
+    expect(s.approvals.r1?.state).toBe("denied");
+    expect(s.agents["agent-a"]?.pendingApprovals).toBe(0);
+    expect(s.agents["agent-b"]?.pendingApprovals).toBe(1);
+    expect(items(s, "agent-a")[0]).toMatchObject({ approval: { state: "denied", scope: "once" } });
+    s = reduce(s, e.resolved("agent-b", "r2", true));
+    expect(s.pending).toEqual([]);
+    expect(s.approvals.r2?.state).toBe("approved");
+  });
+
+  it("ignores a repeated request and an unknown resolution", () => {
+    const e = eventMaker();
+    let s = run([e.started("agent-main", null, "main"), e.approval("agent-main", "r1", "c", ["main"])]);
+    s = run([e.approval("agent-main", "r1", "c", ["main"]), e.resolved("agent-main", "nope", true)], s);
+    expect(s.pending).toEqual(["r1"]);
+    expect(s.agents["agent-main"]?.pendingApprovals).toBe(1);
+  });
+
+  it("expires the requests an agent leaves open when it finishes", () => {
+    const e = eventMaker();
+    const s = run([
+      e.started("agent-main", null, "main"),
+      e.approval("agent-main", "r1", "c", ["main"]),
+      e.make("agent-main", {
+        type: "agent_finished",
+        status: "cancelled",
+        result: "",
+        error: null,
+        turns: 1,
+        duration_ms: 5,
+        files_modified: [],
+      }),
+    ]);
+    expect(s.pending).toEqual([]);
+    expect(s.approvals.r1?.state).toBe("expired");
+  });
+});
+
+describe("usage", () => {
+  it("adds up per agent and per session, cost when known", () => {
+    const e = eventMaker();
+    const s = run([
+      e.started("agent-main", null, "main"),
+      e.started("agent-a", "agent-main", "A"),
+      e.usage("agent-main", 100, 20, null),
+      e.usage("agent-main", 50, 5, 0.01),
+      e.usage("agent-a", 10, 1, 0.002),
+    ]);
+    expect(totalTokens(s.agents["agent-main"]!.usage)).toBe(175);
+    expect(s.agents["agent-main"]?.usage.cost_usd).toBeCloseTo(0.01);
+    expect(totalTokens(s.agents["agent-a"]!.usage)).toBe(11);
+    expect(totalTokens(s.totals)).toBe(186);
+    expect(s.totals.cost_usd).toBeCloseTo(0.012);
+  });
+
+  it("keeps cost unknown while no response had a price", () => {
+    const e = eventMaker();
+    const s = run([e.started("agent-main", null, "main"), e.usage("agent-main", 1, 1, null)]);
+    expect(s.totals.cost_usd).toBeNull();
+  });
+});
+
+describe("notifications, ordering and local items", () => {
+  it("records a task notification on the parent", () => {
+    const e = eventMaker();
+    const s = run([
+      e.started("agent-main", null, "main"),
+      e.make("agent-main", { type: "task_notification", task_id: "agent-a", status: "completed", summary: "wrote 3 files" }),
+    ]);
+    expect(items(s, "agent-main")).toMatchObject([
+      { kind: "notification", taskId: "agent-a", status: "completed", summary: "wrote 3 files" },
+    ]);
+  });
+
+  it("drops repeated seq numbers and other sessions' events", () => {
+    const e = eventMaker();
+    const first = e.started("agent-main", null, "main");
+    const other = eventMaker("s-2").started("agent-zz", null, "other");
+    const s = run([first, first, other]);
+    expect(Object.keys(s.agents)).toEqual(["agent-main"]);
+    expect(s.eventsApplied).toBe(1);
+    expect(reduceBatch(s, [first])).toBe(s);
+  });
+
+  it("adds the person's messages and a delegated agent's prompt", () => {
+    const e = eventMaker();
+    let s = run([e.started("agent-main", null, "main")]);
+    s = addUserMessage(s, "agent-main", "also do X", 5);
+    expect(items(s, "agent-main").at(-1)).toMatchObject({ kind: "user", text: "also do X" });
+    s = setAgentPrompt(s, "agent-d", "count files", 6);
+    s = reduce(s, e.started("agent-d", "agent-main", "Count"));
+    expect(s.agents["agent-d"]?.prompt).toBe("count files");
+    expect(s.roots).toEqual(["agent-main"]);
+  });
+});

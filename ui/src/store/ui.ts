@@ -1,0 +1,83 @@
+/**
+ * UI state that is not derived from the event stream: the app state from the
+ * backend, the session's identity, selection, collapsed nodes, dialogs,
+ * approvals being sent, and error banners.
+ */
+import type { AgentId, AppState, ProviderKind, SessionInfo } from "../bindings";
+import { createStore } from "./store";
+
+export type Dialog = { kind: "delegate"; parentId: AgentId } | { kind: "message"; agentId: AgentId } | null;
+
+export interface ErrorNote {
+  id: number;
+  message: string;
+}
+
+export interface UiState {
+  app: AppState | null;
+  appLoading: boolean;
+  appError: string | null;
+  session: SessionInfo | null;
+  /** A session is being started (the command has not answered yet). */
+  starting: boolean;
+  selected: AgentId | null;
+  collapsed: Record<AgentId, boolean>;
+  /** Approval requests whose answer was sent and not yet confirmed by approval_resolved. */
+  sending: Record<string, boolean>;
+  errors: ErrorNote[];
+  showSubagentThoughts: boolean;
+  view: "session" | "settings";
+  dialog: Dialog;
+  workspace: string;
+  provider: ProviderKind;
+  model: string;
+}
+
+export function initialUi(): UiState {
+  return {
+    app: null,
+    appLoading: true,
+    appError: null,
+    session: null,
+    starting: false,
+    selected: null,
+    collapsed: {},
+    sending: {},
+    errors: [],
+    showSubagentThoughts: false,
+    view: "session",
+    dialog: null,
+    workspace: "",
+    provider: "anthropic",
+    model: "",
+  };
+}
+
+export const uiStore = createStore<UiState>(initialUi());
+
+let nextErrorId = 1;
+
+export function pushError(message: string): void {
+  const id = nextErrorId++;
+  uiStore.set((s) => ({ ...s, errors: [...s.errors, { id, message }] }));
+}
+
+export function dismissError(id: number): void {
+  uiStore.set((s) => ({ ...s, errors: s.errors.filter((e) => e.id !== id) }));
+}
+
+export function patchUi(patch: Partial<UiState>): void {
+  uiStore.set((s) => ({ ...s, ...patch }));
+}
+
+export function select(id: AgentId | null): void {
+  uiStore.set((s) => (s.selected === id ? s : { ...s, selected: id }));
+}
+
+export function setCollapsed(id: AgentId, collapsed: boolean): void {
+  uiStore.set((s) => (!!s.collapsed[id] === collapsed ? s : { ...s, collapsed: { ...s.collapsed, [id]: collapsed } }));
+}
+
+export function openDialog(dialog: Dialog): void {
+  patchUi({ dialog });
+}

@@ -1,0 +1,47 @@
+/** Builders of wire events for tests: a session with increasing seq and ts. */
+import type { AgentEvent, AgentId, AgentStatus, EventKind } from "../bindings";
+
+export function eventMaker(sessionId = "s-1") {
+  let seq = 0;
+  const make = (agentId: AgentId, kind: EventKind): AgentEvent => {
+    seq += 1;
+    return { agent_id: agentId, session_id: sessionId, seq, ts: 1_000 + seq * 100, ...kind };
+  };
+  return {
+    make,
+    started: (id: AgentId, parent: AgentId | null, description: string, extra: Partial<Extract<EventKind, { type: "agent_started" }>> = {}) =>
+      make(id, {
+        type: "agent_started",
+        parent_id: parent,
+        parent_call_id: null,
+        depth: parent === null ? 0 : 1,
+        description,
+        subagent_type: null,
+        model: "claude-test",
+        provider: "anthropic",
+        background: false,
+        ...extra,
+      }),
+    status: (id: AgentId, status: AgentStatus) => make(id, { type: "agent_status", status }),
+    usage: (id: AgentId, input: number, output: number, cost: number | null = null) =>
+      make(id, {
+        type: "usage",
+        input_tokens: input,
+        output_tokens: output,
+        cache_read_tokens: 0,
+        cache_write_tokens: 0,
+        cost_usd: cost,
+      }),
+    approval: (id: AgentId, requestId: string, callId: string, path: string[], tool = "Write") =>
+      make(id, {
+        type: "approval_request",
+        request_id: requestId,
+        call_id: callId,
+        tool_name: tool,
+        tool_args: { file_path: "a.txt", content: "hi\n" },
+        agent_path: path,
+      }),
+    resolved: (id: AgentId, requestId: string, approved: boolean) =>
+      make(id, { type: "approval_resolved", request_id: requestId, approved, scope: "once" }),
+  };
+}

@@ -1,0 +1,27 @@
+/** Resets and seeds the stores for component tests. */
+import type { AgentEvent, SessionInfo } from "../bindings";
+import { initialSession, reduceBatch } from "../store/session";
+import { sessionStore } from "../store/sessionStore";
+import { initialUi, uiStore, type UiState } from "../store/ui";
+
+export function resetStores(ui: Partial<UiState> = {}): void {
+  sessionStore.set(initialSession());
+  uiStore.set({ ...initialUi(), appLoading: false, ...ui });
+}
+
+export function applyEvents(events: AgentEvent[]): void {
+  sessionStore.set((s) => reduceBatch(s, events));
+}
+
+export function sessionInfo(extra: Partial<SessionInfo> = {}): SessionInfo {
+  return {
+    session_id: "s-1",
+    main_agent_id: "agent-main",
+    workspace: "/work/demo",
+    provider: "anthropic",
+    model: "claude-test",
+    demo: false,
+    agent_types: [],
+    ...extra,
+  };
+}
