@@ -58,7 +58,16 @@ impl App {
     /// Starts the app on a fresh config and data dir, with `env` for its
     /// providers (e.g. the scripted server's base URL) and `workspace` as its first argument.
     pub async fn launch(env: &[(&str, String)]) -> App {
+        Self::launch_with(Path::new(env!("CARGO_BIN_EXE_arbor-desktop")), env, None).await
+    }
+
+    /// As [`App::launch`], with another build of the app and a settings file written first.
+    pub async fn launch_with(app: &Path, env: &[(&str, String)], settings: Option<&Value>) -> App {
         let dir = tempfile::tempdir().unwrap();
+        if let Some(s) = settings {
+            std::fs::create_dir_all(dir.path().join("config")).unwrap();
+            std::fs::write(dir.path().join("config/settings.json"), s.to_string()).unwrap();
+        }
         let workspace = dir.path().join("workspace");
         std::fs::create_dir_all(&workspace).unwrap();
         std::fs::write(workspace.join("README.md"), "# e2e workspace\n").unwrap();
@@ -101,7 +110,7 @@ impl App {
         // tauri-driver listens before WebKitWebDriver does: retry the session until both are up.
         let caps: serde_json::Map<String, Value> = serde_json::from_value(json!({
             "tauri:options": {
-                "application": env!("CARGO_BIN_EXE_arbor-desktop"),
+                "application": app.display().to_string(),
                 "args": [workspace.display().to_string()],
             }
         }))

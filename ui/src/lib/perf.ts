@@ -1,11 +1,12 @@
 /**
  * A frame-time probe for benchmarks: when `localStorage.arborPerf === "1"` or
  * the URL has `?perf=1`, `window.__arborPerf.frames` collects the time between
- * animation frames (ms). Off otherwise.
+ * animation frames (ms) and `work` the time each applied batch of events took
+ * to reduce and render (ms). Off otherwise.
  */
 declare global {
   interface Window {
-    __arborPerf?: { frames: number[] };
+    __arborPerf?: { frames: number[]; work: number[] };
   }
 }
 
@@ -22,11 +23,12 @@ function enabled(): boolean {
 
 export function installPerfProbe(): void {
   if (typeof window === "undefined" || !enabled() || window.__arborPerf) return;
-  const probe = { frames: [] as number[] };
+  const probe = { frames: [] as number[], work: [] as number[] };
   window.__arborPerf = probe;
   let last = performance.now();
   const tick = (t: number) => {
     if (probe.frames.length >= MAX_FRAMES) probe.frames.splice(0, probe.frames.length - MAX_FRAMES / 2);
+    if (probe.work.length >= MAX_FRAMES) probe.work.splice(0, probe.work.length - MAX_FRAMES / 2);
     probe.frames.push(t - last);
     last = t;
     requestAnimationFrame(tick);

@@ -44,10 +44,17 @@ export function flushEvents(): void {
   if (queue.length === 0) return;
   const events = queue;
   queue = [];
+  const started = typeof performance !== "undefined" ? performance.now() : 0;
   const before = sessionStore.get();
   const next = reduceBatch(before, events);
   sessionStore.set(next);
-  if (typeof window !== "undefined") window.__arborEventsApplied = (window.__arborEventsApplied ?? 0) + events.length;
+  if (typeof window !== "undefined") {
+    window.__arborEventsApplied = (window.__arborEventsApplied ?? 0) + events.length;
+    const probe = window.__arborPerf;
+    // React renders an external store's update in a microtask queued by `set`:
+    // a microtask queued after it sees the render done.
+    if (probe) queueMicrotask(() => probe.work.push(performance.now() - started));
+  }
   for (const l of appliedListeners) l(events, next);
 }
 

@@ -429,3 +429,120 @@ fn tool_infos() -> Vec<ToolInfo> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::keys::MemoryStore;
+    use arbor_protocol::EventKind;
+
+    fn host(dir: &Path) -> Host {
+        Host::new(HostConfig {
+            config_dir: Some(dir.join("config")),
+            secrets: Box::new(MemoryStore::default()),
+            default_workspace: dir.to_path_buf(),
+            scratch_dir: dir.join("scratch"),
+        })
+    }
+
+    #[test]
+    fn a_saved_key_makes_the_provider_ready_and_never_reaches_a_file() {
+        // The environment wins over a saved key: make sure it is not set here.
+        if providers::env("ANTHROPIC_API_KEY").is_some() {
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let host = host(dir.path());
+        let before = host.state();
+        let anthropic = before.providers.iter().find(|p| p.kind == ProviderKind::Anthropic).unwrap();
+        assert!(!anthropic.ready);
+        assert_eq!(anthropic.key_source, KeySource::None);
+
+        let after = host.set_api_key(ProviderKind::Anthropic, "sk-ant-SECRET-123".into()).unwrap();
+        let anthropic = after.providers.iter().find(|p| p.kind == ProviderKind::Anthropic).unwrap();
+        assert!(anthropic.ready);
+        assert_eq!(anthropic.key_source, KeySource::Keyring);
+
+        let mut settings = after.settings.clone();
+        settings.limits.max_parallel = 7;
+        host.save_settings(settings).unwrap();
+        let saved = std::fs::read_to_string(dir.path().join("config/settings.json")).unwrap();
+        assert!(saved.contains("\"max_parallel\": 7"));
+        assert!(!saved.contains("SECRET"), "keys never go into the settings file");
+        assert!(!serde_json::to_string(&host.state()).unwrap().contains("SECRET"), "nor back to the UI");
+
+        let cleared = host.clear_api_key(ProviderKind::Anthropic).unwrap();
+        assert!(!cleared.providers.iter().find(|p| p.kind == ProviderKind::Anthropic).unwrap().ready);
+    }
+
+    #[test]
+    fn bad_requests_are_typed_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let host = host(dir.path());
+        let e = host.send(Command::Cancel { agent_id: AgentId("agent-0001".into()) }).unwrap_err();
+        assert_eq!(e.kind, AppErrorKind::NoSession);
+        let e = host
+            .start_session(StartRequest {
+                workspace: dir.path().join("missing").display().to_string(),
+                provider: ProviderKind::Anthropic,
+                model: String::new(),
+                prompt: "hi".into(),
+            })
+            .unwrap_err();
+        assert_eq!(e.kind, AppErrorKind::Workspace);
+        let mut bad = Settings::default();
+        bad.limits.max_parallel = 0;
+        assert_eq!(host.save_settings(bad).unwrap_err().kind, AppErrorKind::Settings);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_demo_runs_its_subagents_and_a_delegation_reaches_the_main_agent() {
+        let dir = tempfile::tempdir().unwrap();
+        let host = host(dir.path());
+        let (info, mut events) = host.start_demo().await.unwrap();
+        assert!(info.demo);
+        assert_eq!(host.state().session.unwrap().session_id, info.session_id);
+        let mut children = Vec::new();
+        let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
+        while children.len() < 2 {
+            let ev = tokio::time::timeout_at(deadline, events.recv()).await.unwrap().unwrap();
+            match &ev.kind {
+                EventKind::AgentStarted(s) if s.parent_id.is_some() => children.push(s.description.clone()),
+                EventKind::ApprovalRequest(r) => {
+                    host.send(Command::ResolveApproval(arbor_protocol::ApprovalAnswer {
+                        request_id: r.request_id.clone(),
+                        approved: true,
+                        scope: arbor_protocol::ApprovalScope::Once,
+                    }))
+                    .unwrap();
+                }
+                _ => {}
+            }
+        }
+        assert_eq!(children, ["Find TODOs", "Review the tests"]);
+        let delegated = host
+            .send(Command::Delegate(arbor_protocol::DelegateRequest {
+                parent_id: info.main_agent_id.clone(),
+                prompt: "look around".into(),
+                description: Some("Look around".into()),
+                subagent_type: None,
+                model: None,
+                max_turns: Some(1),
+            }))
+            .unwrap()
+            .delegated
+            .unwrap();
+        loop {
+            let ev = tokio::time::timeout_at(deadline, events.recv()).await.unwrap().unwrap();
+            if let EventKind::AgentStarted(s) = &ev.kind {
+                if ev.agent_id == delegated {
+                    assert_eq!(s.parent_id.as_ref(), Some(&info.main_agent_id));
+                    assert_eq!(s.description, "Look around");
+                    break;
+                }
+            }
+        }
+        host.stop();
+        assert!(host.state().session.is_none());
+    }
+}

@@ -143,12 +143,12 @@ impl Settings {
             }
         }
         for (kind, p) in [("anthropic", &self.anthropic), ("openai", &self.openai)] {
-            if let Some(url) = p.base_url.as_deref().filter(|u| !u.trim().is_empty()) {
-                if !(url.starts_with("http://") || url.starts_with("https://")) {
-                    return Err(SettingsError::Invalid(format!(
-                        "{kind}.base_url must start with http:// or https://, not {url:?}"
-                    )));
-                }
+            if let Some(url) = p.base_url.as_deref().filter(|u| !u.trim().is_empty())
+                && !(url.starts_with("http://") || url.starts_with("https://"))
+            {
+                return Err(SettingsError::Invalid(format!(
+                    "{kind}.base_url must start with http:// or https://, not {url:?}"
+                )));
             }
         }
         Ok(())
@@ -166,9 +166,10 @@ impl Settings {
     }
 
     pub fn approval_policy(&self) -> ApprovalPolicy {
-        let mut policy = ApprovalPolicy::default();
-        policy.per_tool = self.approvals.iter().map(|(tool, c)| (tool.clone(), Decision::from(*c))).collect();
-        policy
+        ApprovalPolicy {
+            per_tool: self.approvals.iter().map(|(tool, c)| (tool.clone(), Decision::from(*c))).collect(),
+            ..ApprovalPolicy::default()
+        }
     }
 }
 

@@ -1,0 +1,223 @@
+//! `cargo bench -p arbor-desktop --bench ui --features custom-protocol --profile dev`
+//! (or `ARBOR_DESKTOP_BIN=target/release/arbor-desktop` to measure a release build):
+//! the desktop app's figures, measured in the real webview under Xvfb:
+//! - the event stream at ~20,000 events/s (20 subagents streaming at once through
+//!   the real provider, runtime and bridge): events/s reached, frame intervals and
+//!   the UI's work per applied batch (reduce + render);
+//! - cold start: process start to the page's first contentful paint;
+//! - idle memory: resident set of the app and its WebKit processes, idle.
+
+#[path = "harness.rs"]
+#[allow(dead_code)]
+mod harness;
+
+use arbor_testkit::{Scenario, ScriptedServer};
+use harness::App;
+use serde_json::{Value, json};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+const CHILDREN: usize = 20;
+/// Characters each child streams; the scripted server sends them 8 per chunk, one chunk a millisecond.
+const CHARS: usize = 24_000;
+
+fn firehose() -> Scenario {
+    let mut rules = Vec::new();
+    let text: String = "lorem ipsum ".repeat(CHARS / 12);
+    for i in 0..CHILDREN {
+        rules.push(json!({
+            "match": { "first_user_contains": format!("FIREHOSE-{i:02}:") },
+            "turns": [ { "text": text, "chunk_delay_ms": 1 } ]
+        }));
+    }
+    let calls: Vec<Value> = (0..CHILDREN)
+        .map(|i| {
+            json!({ "name": "Task", "input": { "description": format!("Stream {i:02}"), "prompt": format!("FIREHOSE-{i:02}: stream") } })
+        })
+        .collect();
+    rules.push(json!({
+        "match": { "first_user_contains": "BENCH-FIREHOSE" },
+        "turns": [ { "text": "Streaming.", "tool_calls": calls }, { "text": "done" } ]
+    }));
+    serde_json::from_value(json!({ "name": "ui_firehose", "rules": rules })).unwrap()
+}
+
+fn pct(v: &mut [f64], p: f64) -> f64 {
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    v.sort_by(f64::total_cmp);
+    let i = ((v.len() as f64 - 1.0) * p).round() as usize;
+    v[i]
+}
+
+fn floats(v: &Value) -> Vec<f64> {
+    v.as_array().map(|a| a.iter().filter_map(Value::as_f64).collect()).unwrap_or_default()
+}
+
+/// Resident memory (kB) of `root` and all its descendants, from /proc.
+fn tree_rss_kb(root: u32) -> (u64, Vec<(String, u64)>) {
+    let mut procs = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else { continue };
+        let Ok(status) = std::fs::read_to_string(format!("/proc/{pid}/status")) else { continue };
+        let field = |k: &str| status.lines().find(|l| l.starts_with(k)).map(|l| l[k.len()..].trim().to_string());
+        let ppid = field("PPid:").and_then(|v| v.parse::<u32>().ok()).unwrap_or(0);
+        let rss =
+            field("VmRSS:").and_then(|v| v.split_whitespace().next().and_then(|n| n.parse::<u64>().ok())).unwrap_or(0);
+        let name = field("Name:").unwrap_or_default();
+        procs.push((pid, ppid, rss, name));
+    }
+    let mut tree = vec![root];
+    let mut i = 0;
+    while i < tree.len() {
+        let parent = tree[i];
+        tree.extend(procs.iter().filter(|p| p.1 == parent).map(|p| p.0));
+        i += 1;
+    }
+    let parts: Vec<(String, u64)> = procs.iter().filter(|p| tree.contains(&p.0)).map(|p| (p.3.clone(), p.2)).collect();
+    (parts.iter().map(|p| p.1).sum(), parts)
+}
+
+fn app_pid() -> Option<u32> {
+    let out = std::process::Command::new("pgrep").args(["-n", "-x", "arbor-desktop"]).output().ok()?;
+    String::from_utf8_lossy(&out.stdout).trim().parse().ok()
+}
+
+/// When the process started, in ms since the epoch (from /proc: boot time + start ticks).
+fn process_start_ms(pid: u32) -> Option<f64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let after = &stat[stat.rfind(')')? + 2..];
+    let ticks: f64 = after.split_whitespace().nth(19)?.parse().ok()?;
+    let btime: f64 = std::fs::read_to_string("/proc/stat")
+        .ok()?
+        .lines()
+        .find(|l| l.starts_with("btime "))?
+        .split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()?;
+    let hz = 100.0; // USER_HZ on Linux
+    Some((btime + ticks / hz) * 1000.0)
+}
+
+#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+async fn main() {
+    let bin = std::env::var_os("ARBOR_DESKTOP_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_arbor-desktop")));
+    println!("app binary: {}", bin.display());
+    let server = ScriptedServer::start(firehose()).await.unwrap();
+    let settings = json!({ "limits": { "max_parallel": CHILDREN, "max_subagents": CHILDREN, "max_depth": 1, "subagent_max_turns": 10, "main_max_turns": 10 } });
+    let mut cold = Vec::new();
+    let mut idle = Vec::new();
+    for run in 0..3 {
+        let app = App::launch_with(
+            &bin,
+            &[("ANTHROPIC_BASE_URL", server.anthropic_base_url()), ("ANTHROPIC_API_KEY", "bench".to_string())],
+            Some(&settings),
+        )
+        .await;
+        app.find("[data-testid=prompt-input]").await;
+        let pid = app_pid().expect("the app's process");
+        let fcp = app
+            .client
+            .execute(
+                "const p = performance.getEntriesByType('paint').find(e => e.name === 'first-contentful-paint'); \
+                 return p ? performance.timeOrigin + p.startTime : null",
+                vec![],
+            )
+            .await
+            .unwrap();
+        if let (Some(fcp), Some(start)) = (fcp.as_f64(), process_start_ms(pid)) {
+            cold.push(fcp - start);
+        }
+        tokio::time::sleep(Duration::from_secs(3)).await;
+        let (rss, parts) = tree_rss_kb(pid);
+        idle.push(rss as f64 / 1024.0);
+        if run == 0 {
+            println!("idle processes: {parts:?}");
+            firehose_run(&app).await;
+        }
+        app.close().await;
+    }
+    println!(
+        "cold start to first contentful paint: {:?} ms (median {:.0} ms)",
+        cold.iter().map(|v| v.round()).collect::<Vec<_>>(),
+        pct(&mut cold, 0.5)
+    );
+    println!(
+        "idle memory (app + WebKit processes, RSS): {:?} MiB (median {:.0} MiB)",
+        idle.iter().map(|v| v.round()).collect::<Vec<_>>(),
+        pct(&mut idle, 0.5)
+    );
+    server.shutdown().await;
+}
+
+async fn firehose_run(app: &App) {
+    // Turn the page's frame probe on (it is read at start-up), then start the stream.
+    app.client.execute("localStorage.setItem('arborPerf', '1'); location.reload();", vec![]).await.ok();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    app.find("[data-testid=prompt-input]").await.send_keys("BENCH-FIREHOSE: go").await.unwrap();
+    app.client
+        .execute("window.__arborPerf.frames.length = 0; window.__arborPerf.work.length = 0;", vec![])
+        .await
+        .unwrap();
+    app.click("[data-testid=send]").await;
+    let count = || async {
+        app.client
+            .execute("return window.__arborEventsApplied || 0", vec![])
+            .await
+            .ok()
+            .and_then(|v| v.as_f64())
+            .unwrap_or(0.0)
+    };
+    let started = Instant::now();
+    let mut samples: Vec<(f64, f64)> = Vec::new();
+    let mut last_change = Instant::now();
+    let mut last = 0.0;
+    while started.elapsed() < Duration::from_secs(120) {
+        let n = count().await;
+        samples.push((started.elapsed().as_secs_f64(), n));
+        if n > last {
+            last = n;
+            last_change = Instant::now();
+        } else if n > 1000.0 && last_change.elapsed() > Duration::from_secs(2) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let perf = app.client.execute("return window.__arborPerf", vec![]).await.unwrap();
+    let mut frames = floats(&perf["frames"]);
+    let mut work = floats(&perf["work"]);
+    // The busiest second: the highest rate over any 1 s window of the samples.
+    let mut peak: f64 = 0.0;
+    for (i, a) in samples.iter().enumerate() {
+        if let Some(b) = samples[i..].iter().find(|b| b.0 - a.0 >= 1.0) {
+            peak = peak.max((b.1 - a.1) / (b.0 - a.0));
+        }
+    }
+    let first = samples.iter().find(|s| s.1 > 50.0).map_or(0.0, |s| s.0);
+    let end = last_change.duration_since(started).as_secs_f64();
+    println!(
+        "events applied: {last:.0} in {:.1} s: mean {:.0} events/s, busiest second {peak:.0} events/s",
+        end - first,
+        last / (end - first).max(0.001)
+    );
+    println!(
+        "frame interval (ms, {} frames): p50 {:.1}, p95 {:.1}, p99 {:.1}, max {:.1}",
+        frames.len(),
+        pct(&mut frames, 0.5),
+        pct(&mut frames, 0.95),
+        pct(&mut frames, 0.99),
+        pct(&mut frames, 1.0)
+    );
+    println!(
+        "UI work per applied batch, reduce + render (ms, {} batches): p50 {:.2}, p95 {:.2}, p99 {:.2}, max {:.2}",
+        work.len(),
+        pct(&mut work, 0.5),
+        pct(&mut work, 0.95),
+        pct(&mut work, 0.99),
+        pct(&mut work, 1.0)
+    );
+}
