@@ -7,6 +7,9 @@
 //! - cold start: process start to the page's first contentful paint;
 //! - idle memory: resident set of the app and its WebKit processes, idle.
 
+// A benchmark binary: its output is the report, and a failed step should stop it loudly.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
+
 #[path = "harness.rs"]
 #[allow(dead_code)]
 mod harness;

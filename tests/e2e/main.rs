@@ -3,6 +3,9 @@
 //! web UI embedded in the binary: `scripts/test.sh` builds with
 //! `--features custom-protocol` after building `ui/dist`.
 
+// Test code: a failed step should fail the test loudly, where it happened.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod harness;
 
 use arbor_testkit::{Scenario, ScriptedServer};

@@ -534,12 +534,12 @@ mod tests {
             .unwrap();
         loop {
             let ev = tokio::time::timeout_at(deadline, events.recv()).await.unwrap().unwrap();
-            if let EventKind::AgentStarted(s) = &ev.kind {
-                if ev.agent_id == delegated {
-                    assert_eq!(s.parent_id.as_ref(), Some(&info.main_agent_id));
-                    assert_eq!(s.description, "Look around");
-                    break;
-                }
+            if let EventKind::AgentStarted(s) = &ev.kind
+                && ev.agent_id == delegated
+            {
+                assert_eq!(s.parent_id.as_ref(), Some(&info.main_agent_id));
+                assert_eq!(s.description, "Look around");
+                break;
             }
         }
         host.stop();

@@ -182,8 +182,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("nested/settings.json");
         assert_eq!(Settings::load(&path).unwrap(), Settings::default());
-        let mut s = Settings::default();
-        s.default_provider = Some(ProviderKind::Openai);
+        let mut s = Settings { default_provider: Some(ProviderKind::Openai), ..Settings::default() };
         s.openai.base_url = Some("http://127.0.0.1:11434/v1".into());
         s.limits.max_parallel = 3;
         s.approvals.insert("Bash".into(), ApprovalChoice::Deny);
