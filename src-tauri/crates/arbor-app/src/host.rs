@@ -519,6 +519,8 @@ mod tests {
                 _ => {}
             }
         }
+        // Parallel Task calls start in any order.
+        children.sort();
         assert_eq!(children, ["Find TODOs", "Review the tests"]);
         let delegated = host
             .send(Command::Delegate(arbor_protocol::DelegateRequest {

@@ -219,6 +219,13 @@ async fn fan_out(dir: &std::path::Path, children: usize, parallel: usize, model_
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() {
+    // On the runtime's workers, like any task of an app that reads the events: in
+    // `main` itself the event loop of `run_to_end` would run on a third thread, woken
+    // by a futex for every event and competing with the two workers for two cores.
+    tokio::spawn(run()).await.unwrap();
+}
+
+async fn run() {
     let dir = tempfile::tempdir().unwrap();
     let spawn = spawn_overhead(dir.path()).await;
     println!(

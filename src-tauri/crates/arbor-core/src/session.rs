@@ -8,7 +8,7 @@ use crate::config::{Limits, Providers, SessionConfig};
 use crate::definitions::AgentDefinition;
 use crate::events::{EventSink, EventStream};
 use crate::prompt;
-use crate::provider::RetryPolicy;
+use crate::provider::{RetryPolicy, ToolSpec};
 use crate::registry::{AgentRecord, AgentSpec, AgentSummary, Registry};
 use crate::subagents::{self, SpawnError, SpawnRequest};
 use crate::tools::ToolRegistry;
@@ -70,6 +70,8 @@ pub(crate) struct Shared {
     pub(crate) spawned: AtomicU32,
     /// The Task tool's description: it lists the loaded types, so it is built once.
     pub(crate) task_description: String,
+    /// The tool specs offered so far, by the names of the tools in them (see [`Shared::tool_specs`]).
+    tool_specs: Mutex<Vec<Arc<[ToolSpec]>>>,
     pub(crate) root_cancel: CancellationToken,
     registry: Mutex<Registry>,
     rng: Mutex<fastrand::Rng>,
@@ -161,6 +163,28 @@ impl Shared {
         }
         tools.retain(|t| spec.tools.admits(t.name()));
         tools
+    }
+
+    /// The specs of `tools` as the model sees them, built once per set of tools and
+    /// shared: every subagent of a fan-out would otherwise rebuild the same schemas.
+    /// Keyed by the tools' names, since within a session a name always stands for
+    /// the same tool (the built-ins, and the subagent tools, whose description is
+    /// the session's); only the agent a subagent tool is bound to differs.
+    pub(crate) fn tool_specs(&self, tools: &ToolRegistry) -> Arc<[ToolSpec]> {
+        let mut cache = lock(&self.tool_specs);
+        if let Some(specs) = cache.iter().find(|s| s.iter().map(|t| t.name.as_str()).eq(tools.names())) {
+            return specs.clone();
+        }
+        let specs: Arc<[ToolSpec]> = tools
+            .iter()
+            .map(|t| ToolSpec {
+                name: t.name().to_string(),
+                description: t.description().to_string(),
+                input_schema: t.input_schema(),
+            })
+            .collect();
+        cache.push(specs.clone());
+        specs
     }
 
     /// Text for an agent: steering while it runs; otherwise, when `may_start`,
@@ -491,6 +515,7 @@ impl Session {
             today,
             spawned: AtomicU32::new(0),
             task_description,
+            tool_specs: Mutex::new(Vec::new()),
             root_cancel: CancellationToken::new(),
             registry: Mutex::new(Registry::default()),
             rng: Mutex::new(rng),

@@ -17,7 +17,6 @@ pub(crate) struct Conversation {
 impl Conversation {
     pub fn of(api: Api, body: &Value) -> Self {
         let messages = body.get("messages").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
-        let role = |m: &Value| m.get("role").and_then(Value::as_str).unwrap_or_default().to_string();
         let users: Vec<&Value> = messages.iter().filter(|m| role(m) == "user").collect();
         let user_text = |m: Option<&&Value>| m.map(|m| text_of(m.get("content"))).unwrap_or_default();
         let mut conv = Conversation {
@@ -42,7 +41,7 @@ impl Conversation {
             Api::OpenAi => {
                 let systems: Vec<String> = messages
                     .iter()
-                    .filter(|m| matches!(role(m).as_str(), "system" | "developer"))
+                    .filter(|m| matches!(role(m), "system" | "developer"))
                     .map(|m| text_of(m.get("content")))
                     .collect();
                 conv.system = systems.join("\n");
@@ -56,6 +55,10 @@ impl Conversation {
         }
         conv
     }
+}
+
+fn role(m: &Value) -> &str {
+    m.get("role").and_then(Value::as_str).unwrap_or_default()
 }
 
 /// A content value's text: a string, or the `text` of its text blocks/parts

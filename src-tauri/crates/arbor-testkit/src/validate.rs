@@ -81,19 +81,19 @@ pub(crate) fn anthropic(headers: &[(String, String)], body: &Value) -> Result<()
         if role != expected {
             return Err(bad(format!("messages.{i}: roles must alternate between \"user\" and \"assistant\"")));
         }
-        let blocks: Vec<Value> = match m.get("content") {
+        let blocks: &[Value] = match m.get("content") {
             Some(Value::String(s)) if s.trim().is_empty() && !(role == "assistant" && i == last) => {
                 return Err(bad(format!(
                     "messages.{i}: all messages must have non-empty content except for the optional final assistant message"
                 )));
             }
-            Some(Value::String(_)) => Vec::new(),
+            Some(Value::String(_)) => &[],
             Some(Value::Array(b)) if b.is_empty() && !(role == "assistant" && i == last) => {
                 return Err(bad(format!(
                     "messages.{i}: all messages must have non-empty content except for the optional final assistant message"
                 )));
             }
-            Some(Value::Array(b)) => b.clone(),
+            Some(Value::Array(b)) => b,
             _ => {
                 return Err(bad(format!("messages.{i}.content: must be a string or an array of content blocks")));
             }

@@ -46,15 +46,7 @@ impl AgentRun {
             } else {
                 Some((AgentStatus::Cancelled, None))
             };
-            let specs: Vec<ToolSpec> = self
-                .tools
-                .iter()
-                .map(|t| ToolSpec {
-                    name: t.name().to_string(),
-                    description: t.description().to_string(),
-                    input_schema: t.input_schema(),
-                })
-                .collect();
+            let specs = shared.tool_specs(&self.tools);
             loop {
                 let (status, error) = match outcome.take() {
                     Some(o) => o,

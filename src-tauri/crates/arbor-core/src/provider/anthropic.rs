@@ -3,13 +3,12 @@
 //! on the system prompt and tools.
 
 use super::http::{self, Decoder, Timeouts};
-use super::{
-    ApiKey, ModelRequest, ModelResponse, Provider, ProviderError, ResponseStream, StopReason, StreamEvent, ToolSpec,
-};
+use super::{ApiKey, ModelRequest, ModelResponse, Provider, ProviderError, ResponseStream, StopReason, StreamEvent};
 use arbor_protocol::{AssistantBlock, Message, Usage, UserBlock};
 use async_trait::async_trait;
 use eventsource_stream::Event;
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::Value;
 
 pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
 const API_VERSION: &str = "2023-06-01";
@@ -50,40 +49,35 @@ impl AnthropicProvider {
         Ok(Self { config, client })
     }
 
-    fn body(&self, req: &ModelRequest<'_>) -> Value {
-        let cache = |mut v: Value| {
-            if self.config.prompt_caching {
-                v["cache_control"] = json!({"type": "ephemeral"});
-            }
-            v
-        };
-        let mut body = json!({
-            "model": req.model,
-            "max_tokens": req.max_tokens,
-            "stream": true,
-            "messages": messages(req.messages),
-        });
-        if !req.system.is_empty() {
-            body["system"] = json!([cache(json!({"type": "text", "text": req.system}))]);
-        }
-        if !req.tools.is_empty() {
-            let n = req.tools.len();
-            let tools: Vec<Value> = req
+    /// The request body, borrowed from the request: serialised straight from the
+    /// history, so nothing of a long conversation is copied into a JSON tree first.
+    fn body<'a>(&self, req: &ModelRequest<'a>) -> Body<'a> {
+        let cache = self.config.prompt_caching.then_some(EPHEMERAL);
+        let n = req.tools.len();
+        Body {
+            model: req.model,
+            max_tokens: req.max_tokens,
+            stream: true,
+            messages: messages(req.messages),
+            system: (!req.system.is_empty()).then_some([SystemBlock {
+                kind: "text",
+                text: req.system,
+                cache_control: cache,
+            }]),
+            tools: req
                 .tools
                 .iter()
                 .enumerate()
-                .map(|(i, t)| {
-                    let v = tool(t);
+                .map(|(i, t)| WireTool {
+                    name: &t.name,
+                    description: &t.description,
+                    input_schema: &t.input_schema,
                     // One breakpoint after the last tool caches the whole tool list.
-                    if i + 1 == n { cache(v) } else { v }
+                    cache_control: if i + 1 == n { cache } else { None },
                 })
-                .collect();
-            body["tools"] = Value::Array(tools);
+                .collect(),
+            thinking: self.config.thinking_budget.map(|budget_tokens| Thinking { kind: "enabled", budget_tokens }),
         }
-        if let Some(budget) = self.config.thinking_budget {
-            body["thinking"] = json!({"type": "enabled", "budget_tokens": budget});
-        }
-        body
     }
 }
 
@@ -112,16 +106,76 @@ impl Provider for AnthropicProvider {
     }
 }
 
-fn tool(t: &ToolSpec) -> Value {
-    json!({"name": t.name, "description": t.description, "input_schema": t.input_schema})
+/// The request body of the Messages API.
+#[derive(Serialize)]
+struct Body<'a> {
+    model: &'a str,
+    max_tokens: u32,
+    stream: bool,
+    messages: Vec<WireMessage<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    system: Option<[SystemBlock<'a>; 1]>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    tools: Vec<WireTool<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    thinking: Option<Thinking>,
+}
+
+#[derive(Serialize, Clone, Copy)]
+struct CacheControl {
+    #[serde(rename = "type")]
+    kind: &'static str,
+}
+
+const EPHEMERAL: CacheControl = CacheControl { kind: "ephemeral" };
+
+#[derive(Serialize)]
+struct SystemBlock<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    text: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cache_control: Option<CacheControl>,
+}
+
+#[derive(Serialize)]
+struct WireTool<'a> {
+    name: &'a str,
+    description: &'a str,
+    input_schema: &'a Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cache_control: Option<CacheControl>,
+}
+
+#[derive(Serialize)]
+struct Thinking {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    budget_tokens: u32,
+}
+
+#[derive(Serialize)]
+struct WireMessage<'a> {
+    role: &'static str,
+    content: Vec<WireBlock<'a>>,
+}
+
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum WireBlock<'a> {
+    Text { text: &'a str },
+    ToolResult { tool_use_id: &'a str, content: &'a str, is_error: bool },
+    Thinking { thinking: &'a str, signature: &'a str },
+    RedactedThinking { data: &'a str },
+    ToolUse { id: &'a str, name: &'a str, input: &'a Value },
 }
 
 /// The history in Anthropic's shape. Empty text blocks are dropped (the API
 /// rejects them) and consecutive messages of one role merged (it wants turns to alternate).
-fn messages(history: &[Message]) -> Vec<Value> {
-    let mut out: Vec<Value> = Vec::new();
+fn messages(history: &[Message]) -> Vec<WireMessage<'_>> {
+    let mut out: Vec<WireMessage<'_>> = Vec::with_capacity(history.len());
     for msg in history {
-        let (role, blocks): (&str, Vec<Value>) = match msg {
+        let (role, blocks): (&'static str, Vec<WireBlock<'_>>) = match msg {
             Message::User { content } => ("user", content.iter().filter_map(user_block).collect()),
             Message::Assistant { content } => ("assistant", content.iter().filter_map(assistant_block).collect()),
         };
@@ -129,40 +183,34 @@ fn messages(history: &[Message]) -> Vec<Value> {
             continue;
         }
         match out.last_mut() {
-            Some(last) if last["role"] == role => {
-                if let Some(arr) = last["content"].as_array_mut() {
-                    arr.extend(blocks);
-                }
-            }
-            _ => out.push(json!({"role": role, "content": blocks})),
+            Some(last) if last.role == role => last.content.extend(blocks),
+            _ => out.push(WireMessage { role, content: blocks }),
         }
     }
     out
 }
 
-fn user_block(b: &UserBlock) -> Option<Value> {
+fn user_block(b: &UserBlock) -> Option<WireBlock<'_>> {
     match b {
         UserBlock::Text { text } if text.is_empty() => None,
-        UserBlock::Text { text } => Some(json!({"type": "text", "text": text})),
-        UserBlock::ToolResult { call_id, content, is_error } => Some(json!({
-            "type": "tool_result", "tool_use_id": call_id, "content": content, "is_error": is_error,
-        })),
+        UserBlock::Text { text } => Some(WireBlock::Text { text }),
+        UserBlock::ToolResult { call_id, content, is_error } => {
+            Some(WireBlock::ToolResult { tool_use_id: call_id, content, is_error: *is_error })
+        }
     }
 }
 
-fn assistant_block(b: &AssistantBlock) -> Option<Value> {
+fn assistant_block(b: &AssistantBlock) -> Option<WireBlock<'_>> {
     match b {
         AssistantBlock::Text { text } if text.is_empty() => None,
-        AssistantBlock::Text { text } => Some(json!({"type": "text", "text": text})),
+        AssistantBlock::Text { text } => Some(WireBlock::Text { text }),
         // Thinking without a signature came from another provider; Anthropic would reject it.
         AssistantBlock::Thinking { signature: None, .. } => None,
         AssistantBlock::Thinking { thinking, signature: Some(sig) } => {
-            Some(json!({"type": "thinking", "thinking": thinking, "signature": sig}))
+            Some(WireBlock::Thinking { thinking, signature: sig })
         }
-        AssistantBlock::RedactedThinking { data } => Some(json!({"type": "redacted_thinking", "data": data})),
-        AssistantBlock::ToolUse { id, name, input } => {
-            Some(json!({"type": "tool_use", "id": id, "name": name, "input": input}))
-        }
+        AssistantBlock::RedactedThinking { data } => Some(WireBlock::RedactedThinking { data }),
+        AssistantBlock::ToolUse { id, name, input } => Some(WireBlock::ToolUse { id, name, input }),
     }
 }
 
@@ -337,6 +385,8 @@ impl Decoder for AnthropicDecoder {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::provider::ToolSpec;
+    use serde_json::json;
 
     #[test]
     fn history_is_converted_with_alternating_roles_and_no_empty_blocks() {
@@ -354,8 +404,8 @@ mod tests {
             },
             Message::user_text("and then"),
         ];
-        let v = messages(&history);
-        assert_eq!(v.len(), 3);
+        let v = serde_json::to_value(messages(&history)).unwrap();
+        assert_eq!(v.as_array().map(Vec::len), Some(3));
         assert_eq!(v[1]["content"].as_array().map(Vec::len), Some(1));
         assert_eq!(v[1]["content"][0]["type"], "tool_use");
         assert_eq!(v[2]["content"][0]["type"], "tool_result");
@@ -371,10 +421,110 @@ mod tests {
         ];
         let history = vec![Message::user_text("hi")];
         let req = ModelRequest { model: "m", system: "sys", messages: &history, tools: &tools, max_tokens: 100 };
-        let body = p.body(&req);
+        let body = serde_json::to_value(p.body(&req)).unwrap();
         assert_eq!(body["system"][0]["cache_control"]["type"], "ephemeral");
         assert!(body["tools"][0].get("cache_control").is_none());
         assert_eq!(body["tools"][1]["cache_control"]["type"], "ephemeral");
         assert_eq!(body["stream"], true);
+    }
+
+    /// Every kind of block, empty ones, and runs of one role.
+    fn rich_history() -> Vec<Message> {
+        vec![
+            Message::user_text("hi \"there\" é"),
+            Message::user_text(""),
+            Message::user_text("second user text"),
+            Message::Assistant {
+                content: vec![
+                    AssistantBlock::Text { text: String::new() },
+                    AssistantBlock::Thinking { thinking: "t".into(), signature: None },
+                    AssistantBlock::Thinking { thinking: "signed".into(), signature: Some("sig".into()) },
+                    AssistantBlock::RedactedThinking { data: "xx".into() },
+                    AssistantBlock::Text { text: "let me look".into() },
+                    AssistantBlock::ToolUse {
+                        id: "t1".into(),
+                        name: "Read".into(),
+                        input: json!({"file_path": "a", "n": [1, 2.5, null]}),
+                    },
+                    AssistantBlock::ToolUse { id: "t2".into(), name: "Glob".into(), input: json!({}) },
+                ],
+            },
+            Message::User {
+                content: vec![
+                    UserBlock::ToolResult { call_id: "t1".into(), content: "x".into(), is_error: false },
+                    UserBlock::ToolResult { call_id: "t2".into(), content: "".into(), is_error: true },
+                    UserBlock::Text { text: "steer".into() },
+                    UserBlock::Text { text: "".into() },
+                    UserBlock::Text { text: "steer 2".into() },
+                ],
+            },
+            Message::user_text("and then"),
+            Message::Assistant { content: vec![AssistantBlock::Text { text: String::new() }] },
+            Message::Assistant {
+                content: vec![AssistantBlock::Text { text: "a".into() }, AssistantBlock::Text { text: "b".into() }],
+            },
+            Message::Assistant { content: vec![AssistantBlock::Text { text: "c".into() }] },
+            Message::User { content: vec![] },
+        ]
+    }
+
+    fn two_tools() -> Vec<ToolSpec> {
+        vec![
+            ToolSpec {
+                name: "A".into(),
+                description: "a".into(),
+                input_schema: json!({"type": "object", "properties": {"x": {"type": "string"}}}),
+            },
+            ToolSpec { name: "B".into(), description: "b\nline".into(), input_schema: json!({"type": "object"}) },
+        ]
+    }
+
+    /// The whole body, as the `json!` tree it was built as before it was serialised
+    /// straight from the history: the wire format must not drift.
+    #[test]
+    fn the_whole_body_has_the_messages_api_shape() {
+        let p = AnthropicProvider::new(AnthropicConfig { thinking_budget: Some(1000), ..Default::default() }).unwrap();
+        let (history, tools) = (rich_history(), two_tools());
+        let req = ModelRequest { model: "m", system: "sys", messages: &history, tools: &tools, max_tokens: 100 };
+        let expected = json!({
+            "max_tokens": 100, "model": "m", "stream": true,
+            "messages": [
+                {"role": "user", "content": [
+                    {"type": "text", "text": "hi \"there\" é"}, {"type": "text", "text": "second user text"}]},
+                {"role": "assistant", "content": [
+                    {"type": "thinking", "thinking": "signed", "signature": "sig"},
+                    {"type": "redacted_thinking", "data": "xx"},
+                    {"type": "text", "text": "let me look"},
+                    {"type": "tool_use", "id": "t1", "name": "Read", "input": {"file_path": "a", "n": [1, 2.5, null]}},
+                    {"type": "tool_use", "id": "t2", "name": "Glob", "input": {}}]},
+                {"role": "user", "content": [
+                    {"type": "tool_result", "tool_use_id": "t1", "content": "x", "is_error": false},
+                    {"type": "tool_result", "tool_use_id": "t2", "content": "", "is_error": true},
+                    {"type": "text", "text": "steer"}, {"type": "text", "text": "steer 2"},
+                    {"type": "text", "text": "and then"}]},
+                {"role": "assistant", "content": [
+                    {"type": "text", "text": "a"}, {"type": "text", "text": "b"}, {"type": "text", "text": "c"}]}
+            ],
+            "system": [{"type": "text", "text": "sys", "cache_control": {"type": "ephemeral"}}],
+            "thinking": {"type": "enabled", "budget_tokens": 1000},
+            "tools": [
+                {"name": "A", "description": "a",
+                 "input_schema": {"type": "object", "properties": {"x": {"type": "string"}}}},
+                {"name": "B", "description": "b\nline", "input_schema": {"type": "object"},
+                 "cache_control": {"type": "ephemeral"}}
+            ]
+        });
+        assert_eq!(serde_json::to_value(p.body(&req)).unwrap(), expected);
+        let bytes = serde_json::to_vec(&p.body(&req)).unwrap();
+        assert_eq!(serde_json::from_slice::<Value>(&bytes).unwrap(), expected);
+        // Without caching, system or tools, those fields are absent rather than empty.
+        let p = AnthropicProvider::new(AnthropicConfig { prompt_caching: false, ..Default::default() }).unwrap();
+        let req = ModelRequest { model: "m", system: "", messages: &history[..1], tools: &[], max_tokens: 100 };
+        let expected = json!({"max_tokens": 100, "model": "m", "stream": true,
+            "messages": [{"role": "user", "content": [{"type": "text", "text": "hi \"there\" é"}]}]});
+        assert_eq!(serde_json::to_value(p.body(&req)).unwrap(), expected);
+        let req = ModelRequest { system: "sys", tools: &tools, ..req };
+        let body = serde_json::to_value(p.body(&req)).unwrap();
+        assert!(body["system"][0].get("cache_control").is_none() && body["tools"][1].get("cache_control").is_none());
     }
 }

@@ -7,7 +7,9 @@ use super::{ApiKey, ModelRequest, ModelResponse, Provider, ProviderError, Respon
 use arbor_protocol::{AssistantBlock, Message, Usage, UserBlock};
 use async_trait::async_trait;
 use eventsource_stream::Event;
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::Value;
+use std::borrow::Cow;
 
 pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
 const PROVIDER: &str = "openai";
@@ -45,33 +47,29 @@ impl OpenAiProvider {
         Ok(Self { config, client })
     }
 
-    fn body(&self, req: &ModelRequest<'_>) -> Value {
-        let mut msgs = Vec::new();
+    /// The request body, borrowed from the request: serialised straight from the
+    /// history, so nothing of a long conversation is copied into a JSON tree first.
+    fn body<'a>(&self, req: &ModelRequest<'a>) -> Body<'a> {
+        let mut msgs = Vec::with_capacity(req.messages.len() + 1);
         if !req.system.is_empty() {
-            msgs.push(json!({"role": "system", "content": req.system}));
+            msgs.push(WireMessage::System { content: req.system });
         }
-        msgs.extend(messages(req.messages));
-        let mut body = json!({
-            "model": req.model,
-            "stream": true,
-            "stream_options": {"include_usage": true},
-            "messages": msgs,
-        });
-        if !req.tools.is_empty() {
-            body["tools"] = req
+        messages_into(req.messages, &mut msgs);
+        Body {
+            model: req.model,
+            stream: true,
+            stream_options: StreamOptions { include_usage: true },
+            messages: msgs,
+            tools: req
                 .tools
                 .iter()
-                .map(|t| {
-                    json!({"type": "function", "function": {
-                        "name": t.name, "description": t.description, "parameters": t.input_schema,
-                    }})
+                .map(|t| WireTool {
+                    kind: "function",
+                    function: WireFunction { name: &t.name, description: &t.description, parameters: &t.input_schema },
                 })
-                .collect();
+                .collect(),
+            max_tokens: self.config.send_max_tokens.then_some(req.max_tokens),
         }
-        if self.config.send_max_tokens {
-            body["max_tokens"] = json!(req.max_tokens);
-        }
-        body
     }
 }
 
@@ -96,52 +94,136 @@ impl Provider for OpenAiProvider {
     }
 }
 
+/// The request body of the Chat Completions API.
+#[derive(Serialize)]
+struct Body<'a> {
+    model: &'a str,
+    stream: bool,
+    stream_options: StreamOptions,
+    messages: Vec<WireMessage<'a>>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    tools: Vec<WireTool<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_tokens: Option<u32>,
+}
+
+#[derive(Serialize)]
+struct StreamOptions {
+    include_usage: bool,
+}
+
+#[derive(Serialize)]
+struct WireTool<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    function: WireFunction<'a>,
+}
+
+#[derive(Serialize)]
+struct WireFunction<'a> {
+    name: &'a str,
+    description: &'a str,
+    parameters: &'a Value,
+}
+
+#[derive(Serialize)]
+#[serde(tag = "role", rename_all = "snake_case")]
+enum WireMessage<'a> {
+    System {
+        content: &'a str,
+    },
+    User {
+        content: Cow<'a, str>,
+    },
+    Tool {
+        tool_call_id: &'a str,
+        content: &'a str,
+    },
+    Assistant {
+        /// Null, not absent, when the message only calls tools.
+        content: Option<Cow<'a, str>>,
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        tool_calls: Vec<WireCall<'a>>,
+    },
+}
+
+#[derive(Serialize)]
+struct WireCall<'a> {
+    id: &'a str,
+    #[serde(rename = "type")]
+    kind: &'static str,
+    function: WireCallFunction<'a>,
+}
+
+#[derive(Serialize)]
+struct WireCallFunction<'a> {
+    name: &'a str,
+    /// A JSON string, as the API wants it.
+    arguments: String,
+}
+
+/// Several parts joined by `sep`; a single part is borrowed, not copied.
+fn join<'a>(parts: &[&'a str], sep: &str) -> Cow<'a, str> {
+    match parts {
+        [one] => Cow::Borrowed(one),
+        _ => Cow::Owned(parts.join(sep)),
+    }
+}
+
 /// The history in Chat Completions' shape: tool results become `tool` messages
 /// right after the assistant message that called them; thinking is not sent back.
-fn messages(history: &[Message]) -> Vec<Value> {
+#[cfg(test)]
+fn messages(history: &[Message]) -> Vec<WireMessage<'_>> {
     let mut out = Vec::new();
+    messages_into(history, &mut out);
+    out
+}
+
+fn messages_into<'a>(history: &'a [Message], out: &mut Vec<WireMessage<'a>>) {
+    let mut texts: Vec<&str> = Vec::new();
     for msg in history {
+        texts.clear();
         match msg {
             Message::User { content } => {
-                let mut texts = Vec::new();
                 for block in content {
                     match block {
                         UserBlock::ToolResult { call_id, content, .. } => {
-                            out.push(json!({"role": "tool", "tool_call_id": call_id, "content": content}));
+                            out.push(WireMessage::Tool { tool_call_id: call_id, content });
                         }
                         UserBlock::Text { text } if !text.is_empty() => texts.push(text.as_str()),
                         UserBlock::Text { .. } => {}
                     }
                 }
                 if !texts.is_empty() {
-                    out.push(json!({"role": "user", "content": texts.join("\n\n")}));
+                    out.push(WireMessage::User { content: join(&texts, "\n\n") });
                 }
             }
             Message::Assistant { content } => {
-                let text = msg.assistant_text();
-                let calls: Vec<Value> = content
+                // As `Message::assistant_text`: the text blocks joined, empty ones included.
+                texts.extend(content.iter().filter_map(|b| match b {
+                    AssistantBlock::Text { text } => Some(text.as_str()),
+                    _ => None,
+                }));
+                let text = join(&texts, "");
+                let tool_calls: Vec<WireCall<'_>> = content
                     .iter()
                     .filter_map(|b| match b {
-                        AssistantBlock::ToolUse { id, name, input } => Some(json!({
-                            "id": id, "type": "function",
-                            "function": {"name": name, "arguments": input.to_string()},
-                        })),
+                        AssistantBlock::ToolUse { id, name, input } => Some(WireCall {
+                            id,
+                            kind: "function",
+                            function: WireCallFunction { name, arguments: input.to_string() },
+                        }),
                         _ => None,
                     })
                     .collect();
-                if text.is_empty() && calls.is_empty() {
+                if text.is_empty() && tool_calls.is_empty() {
                     continue;
                 }
-                let mut m =
-                    json!({"role": "assistant", "content": if text.is_empty() { Value::Null } else { json!(text) }});
-                if !calls.is_empty() {
-                    m["tool_calls"] = Value::Array(calls);
-                }
-                out.push(m);
+                let content = (!text.is_empty()).then_some(text);
+                out.push(WireMessage::Assistant { content, tool_calls });
             }
         }
     }
-    out
 }
 
 #[derive(Default)]
@@ -264,6 +346,8 @@ impl Decoder for OpenAiDecoder {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::provider::ToolSpec;
+    use serde_json::json;
 
     #[test]
     fn tool_results_follow_their_call_and_steering_text_comes_after() {
@@ -282,11 +366,104 @@ mod tests {
                 ],
             },
         ];
-        let v = messages(&history);
-        assert_eq!(v.len(), 4);
+        let v = serde_json::to_value(messages(&history)).unwrap();
+        assert_eq!(v.as_array().map(Vec::len), Some(4));
         assert_eq!(v[1]["content"], Value::Null);
         assert_eq!(v[1]["tool_calls"][0]["function"]["arguments"], r#"{"file_path":"a"}"#);
         assert_eq!(v[2]["role"], "tool");
         assert_eq!(v[3]["role"], "user");
+    }
+
+    /// Every kind of block, empty ones, and runs of one role.
+    fn rich_history() -> Vec<Message> {
+        vec![
+            Message::user_text("hi \"there\" é"),
+            Message::user_text(""),
+            Message::user_text("second user text"),
+            Message::Assistant {
+                content: vec![
+                    AssistantBlock::Text { text: String::new() },
+                    AssistantBlock::Thinking { thinking: "t".into(), signature: None },
+                    AssistantBlock::Thinking { thinking: "signed".into(), signature: Some("sig".into()) },
+                    AssistantBlock::RedactedThinking { data: "xx".into() },
+                    AssistantBlock::Text { text: "let me look".into() },
+                    AssistantBlock::ToolUse {
+                        id: "t1".into(),
+                        name: "Read".into(),
+                        input: json!({"file_path": "a", "n": [1, 2.5, null]}),
+                    },
+                    AssistantBlock::ToolUse { id: "t2".into(), name: "Glob".into(), input: json!({}) },
+                ],
+            },
+            Message::User {
+                content: vec![
+                    UserBlock::ToolResult { call_id: "t1".into(), content: "x".into(), is_error: false },
+                    UserBlock::ToolResult { call_id: "t2".into(), content: "".into(), is_error: true },
+                    UserBlock::Text { text: "steer".into() },
+                    UserBlock::Text { text: "".into() },
+                    UserBlock::Text { text: "steer 2".into() },
+                ],
+            },
+            Message::user_text("and then"),
+            Message::Assistant { content: vec![AssistantBlock::Text { text: String::new() }] },
+            Message::Assistant {
+                content: vec![AssistantBlock::Text { text: "a".into() }, AssistantBlock::Text { text: "b".into() }],
+            },
+            Message::Assistant { content: vec![AssistantBlock::Text { text: "c".into() }] },
+            Message::User { content: vec![] },
+        ]
+    }
+
+    fn two_tools() -> Vec<ToolSpec> {
+        vec![
+            ToolSpec {
+                name: "A".into(),
+                description: "a".into(),
+                input_schema: json!({"type": "object", "properties": {"x": {"type": "string"}}}),
+            },
+            ToolSpec { name: "B".into(), description: "b\nline".into(), input_schema: json!({"type": "object"}) },
+        ]
+    }
+
+    /// The whole body, as the `json!` tree it was built as before it was serialised
+    /// straight from the history: the wire format must not drift.
+    #[test]
+    fn the_whole_body_has_the_chat_completions_shape() {
+        let p = OpenAiProvider::new(OpenAiConfig { send_max_tokens: true, ..Default::default() }).unwrap();
+        let (history, tools) = (rich_history(), two_tools());
+        let req = ModelRequest { model: "m", system: "sys", messages: &history, tools: &tools, max_tokens: 100 };
+        let expected = json!({
+            "max_tokens": 100, "model": "m", "stream": true, "stream_options": {"include_usage": true},
+            "messages": [
+                {"role": "system", "content": "sys"},
+                {"role": "user", "content": "hi \"there\" é"},
+                {"role": "user", "content": "second user text"},
+                {"role": "assistant", "content": "let me look", "tool_calls": [
+                    {"id": "t1", "type": "function",
+                     "function": {"name": "Read", "arguments": "{\"file_path\":\"a\",\"n\":[1,2.5,null]}"}},
+                    {"id": "t2", "type": "function", "function": {"name": "Glob", "arguments": "{}"}}]},
+                {"role": "tool", "tool_call_id": "t1", "content": "x"},
+                {"role": "tool", "tool_call_id": "t2", "content": ""},
+                {"role": "user", "content": "steer\n\nsteer 2"},
+                {"role": "user", "content": "and then"},
+                {"role": "assistant", "content": "ab"},
+                {"role": "assistant", "content": "c"}
+            ],
+            "tools": [
+                {"type": "function", "function": {"name": "A", "description": "a",
+                    "parameters": {"type": "object", "properties": {"x": {"type": "string"}}}}},
+                {"type": "function", "function": {"name": "B", "description": "b\nline",
+                    "parameters": {"type": "object"}}}
+            ]
+        });
+        assert_eq!(serde_json::to_value(p.body(&req)).unwrap(), expected);
+        let bytes = serde_json::to_vec(&p.body(&req)).unwrap();
+        assert_eq!(serde_json::from_slice::<Value>(&bytes).unwrap(), expected);
+        // Without max_tokens, system or tools, those fields are absent rather than empty.
+        let p = OpenAiProvider::new(OpenAiConfig::default()).unwrap();
+        let req = ModelRequest { model: "m", system: "", messages: &history[..1], tools: &[], max_tokens: 100 };
+        let expected = json!({"model": "m", "stream": true, "stream_options": {"include_usage": true},
+            "messages": [{"role": "user", "content": "hi \"there\" é"}]});
+        assert_eq!(serde_json::to_value(p.body(&req)).unwrap(), expected);
     }
 }
