@@ -7,6 +7,8 @@
 
 mod anthropic;
 mod error;
+#[cfg(test)]
+mod fixtures;
 mod http;
 mod openai;
 mod pricing;
