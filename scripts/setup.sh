@@ -13,7 +13,8 @@ npm --prefix ui run --silent build
 echo "==> building arbor (CLI) and arbor-desktop (app), release"
 cargo build --release --locked --quiet -p arbor-cli -p arbor-desktop --features arbor-desktop/custom-protocol
 mkdir -p "$HOME/.cargo/bin"
-install -m 755 target/release/arbor target/release/arbor-desktop "$HOME/.cargo/bin/"
+target="${CARGO_TARGET_DIR:-target}/release"
+install -m 755 "$target/arbor" "$target/arbor-desktop" "$HOME/.cargo/bin/"
 echo "==> installed arbor and arbor-desktop in $HOME/.cargo/bin"
 
 if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then

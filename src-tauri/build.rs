@@ -10,6 +10,12 @@ fn main() {
         "set_api_key",
         "clear_api_key",
         "agent_catalog",
+        "list_sessions",
+        "open_session",
+        "load_transcript",
+        "search_transcripts",
+        "export_session",
+        "resume_session",
     ];
     tauri_build::try_build(
         tauri_build::Attributes::new()

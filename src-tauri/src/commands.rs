@@ -5,8 +5,9 @@ use crate::bridge;
 use arbor_app::catalog::CatalogReport;
 use arbor_app::host::{AppState, CommandReply, Host, SessionInfo, StartRequest};
 use arbor_app::settings::Settings;
+use arbor_app::transcripts::{ExportFormat, HistoryQuery, PastSession};
 use arbor_app::{AppError, ProviderKind};
-use arbor_protocol::{AgentEvent, Command};
+use arbor_protocol::{AgentEvent, AgentId, Command, EventPage, SearchHit, SessionId, SessionSummary};
 use tauri::State;
 use tauri::ipc::Channel;
 
@@ -73,4 +74,64 @@ pub fn clear_api_key(host: State<'_, Host>, provider: ProviderKind) -> Result<Ap
 #[specta::specta]
 pub fn agent_catalog(host: State<'_, Host>, workspace: Option<String>) -> CatalogReport {
     host.catalog(workspace)
+}
+
+/// Stored sessions, newest first, filtered.
+#[tauri::command]
+#[specta::specta]
+pub async fn list_sessions(host: State<'_, Host>, query: HistoryQuery) -> Result<Vec<SessionSummary>> {
+    host.sessions(query)
+}
+
+/// A stored session's first screen, read-only.
+#[tauri::command]
+#[specta::specta]
+pub async fn open_session(host: State<'_, Host>, session_id: SessionId) -> Result<PastSession> {
+    host.open_session(session_id)
+}
+
+/// An earlier page of one stored agent's transcript.
+#[tauri::command]
+#[specta::specta]
+pub async fn load_transcript(
+    host: State<'_, Host>,
+    session_id: SessionId,
+    agent_id: AgentId,
+    before: Option<u64>,
+) -> Result<EventPage> {
+    host.transcript(session_id, agent_id, before)
+}
+
+/// Full-text search across every stored transcript.
+#[tauri::command]
+#[specta::specta]
+pub async fn search_transcripts(host: State<'_, Host>, text: String) -> Result<Vec<SearchHit>> {
+    host.search(text)
+}
+
+/// Writes a session (or one agent's transcript) to the file the person chose.
+#[tauri::command]
+#[specta::specta]
+pub async fn export_session(
+    host: State<'_, Host>,
+    session_id: SessionId,
+    agent_id: Option<AgentId>,
+    format: ExportFormat,
+    path: String,
+) -> Result<String> {
+    host.export(session_id, agent_id, format, path)
+}
+
+/// Continues a stored session live (the running one stops); `prompt` goes to its main agent.
+#[tauri::command]
+#[specta::specta]
+pub async fn resume_session(
+    host: State<'_, Host>,
+    session_id: SessionId,
+    prompt: Option<String>,
+    on_events: Channel<Vec<AgentEvent>>,
+) -> Result<SessionInfo> {
+    let (info, events) = host.resume_session(session_id, prompt)?;
+    bridge::forward(events, on_events);
+    Ok(info)
 }

@@ -23,6 +23,12 @@ pub fn specta_builder() -> tauri_specta::Builder<tauri::Wry> {
             commands::set_api_key,
             commands::clear_api_key,
             commands::agent_catalog,
+            commands::list_sessions,
+            commands::open_session,
+            commands::load_transcript,
+            commands::search_transcripts,
+            commands::export_session,
+            commands::resume_session,
         ])
         // Token counts, sequence numbers and timestamps stay far below 2^53.
         .dangerously_cast_bigints_to_number()
@@ -72,6 +78,7 @@ pub fn run() {
         secrets: Box::new(OsKeyring),
         default_workspace: default_workspace(),
         scratch_dir: std::env::temp_dir(),
+        data_dir: Some(data_dir.clone()),
     });
     let result = tauri::Builder::default()
         .plugin(tauri_plugin_window_state::Builder::default().build())

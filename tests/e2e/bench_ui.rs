@@ -21,8 +21,8 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 const CHILDREN: usize = 20;
-/// Characters each child streams; the scripted server sends them 8 per chunk, one chunk a millisecond.
-const CHARS: usize = 24_000;
+/// Characters each child streams; the scripted server sends them 8 per chunk, 1,000 chunks a second (10 s).
+const CHARS: usize = 80_000;
 
 fn firehose() -> Scenario {
     let mut rules = Vec::new();

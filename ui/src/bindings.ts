@@ -22,6 +22,18 @@ export const commands = {
 	clearApiKey: (provider: ProviderKind) => typedError<AppState, AppError>(__TAURI_INVOKE("clear_api_key", { provider })),
 	/**  The subagent types found for a workspace, and the files that failed to load. */
 	agentCatalog: (workspace: string | null) => __TAURI_INVOKE<CatalogReport>("agent_catalog", { workspace }),
+	/**  Stored sessions, newest first, filtered. */
+	listSessions: (query: HistoryQuery) => typedError<SessionSummary[], AppError>(__TAURI_INVOKE("list_sessions", { query })),
+	/**  A stored session's first screen, read-only. */
+	openSession: (sessionId: SessionId) => typedError<PastSession, AppError>(__TAURI_INVOKE("open_session", { sessionId })),
+	/**  An earlier page of one stored agent's transcript. */
+	loadTranscript: (sessionId: SessionId, agentId: AgentId, before: number | null) => typedError<EventPage, AppError>(__TAURI_INVOKE("load_transcript", { sessionId, agentId, before })),
+	/**  Full-text search across every stored transcript. */
+	searchTranscripts: (text: string) => typedError<SearchHit[], AppError>(__TAURI_INVOKE("search_transcripts", { text })),
+	/**  Writes a session (or one agent's transcript) to the file the person chose. */
+	exportSession: (sessionId: SessionId, agentId: AgentId | null, format: ExportFormat, path: string) => typedError<string, AppError>(__TAURI_INVOKE("export_session", { sessionId, agentId, format, path })),
+	/**  Continues a stored session live (the running one stops); `prompt` goes to its main agent. */
+	resumeSession: (sessionId: SessionId, prompt: string | null, onEvents: Channel<AgentEvent[]>) => typedError<SessionInfo, AppError>(__TAURI_INVOKE("resume_session", { sessionId, prompt, onEvents })),
 };
 
 /* Types */
@@ -88,7 +100,13 @@ export type AppError = {
 
 export type AppErrorKind = 
 /**  The command needs a session and none is running. */
-"no_session" | "workspace" | "provider" | "keyring" | "settings" | "session" | "demo";
+"no_session" | "workspace" | "provider" | "keyring" | "settings" | "session" | "demo" | 
+/**  The transcript store: it cannot be opened, or a write or query failed. */
+"store" | 
+/**  No such stored session or agent. */
+"not_found" | 
+/**  Writing an export file failed. */
+"export";
 
 /**  What the UI needs to draw its first screen. */
 export type AppState = {
@@ -101,6 +119,7 @@ export type AppState = {
 	default_workspace: string,
 	/**  The tools whose approval can be chosen in settings. */
 	tools: ToolInfo[],
+	transcripts: TranscriptState,
 };
 
 export type ApprovalAnswer = {
@@ -162,7 +181,13 @@ export type Command =
  */
 {
 	type: "delegate",
-} & DelegateRequest;
+} & DelegateRequest | 
+/**
+ *  Start a new run of an agent that is not running (it finished, was stopped, or
+ *  was interrupted when its process died), its history continued with `text`,
+ *  or with a request to carry on when absent.
+ */
+{ type: "resume"; agent_id: AgentId; text?: string | null };
 
 export type CommandReply = {
 	/**  The subagent a `delegate` command started. */
@@ -194,7 +219,15 @@ export type EventKind = {
 	type: "agent_started",
 } & AgentStarted | {
 	type: "agent_status",
-} & StatusChanged | {
+} & StatusChanged | 
+/**
+ *  Text given to the agent as a user message: its task (the main agent's prompt,
+ *  a Task call's or a delegation's prompt), a person's message, or a resume.
+ *  Results delivered as notifications are `task_notification`s instead.
+ */
+{
+	type: "user_message",
+} & Text | {
 	type: "thoughts_chunk",
 } & Text | {
 	type: "thoughts",
@@ -220,6 +253,22 @@ export type EventKind = {
 	type: "agent_finished",
 } & AgentFinished;
 
+/**  One page of an agent's transcript, oldest first. */
+export type EventPage = {
+	events: AgentEvent[],
+	/**  Whether older events exist before this page. */
+	more_before: boolean,
+};
+
+export type ExportFormat = "markdown" | "json";
+
+export type HistoryQuery = {
+	/**  Matches the first prompt or the workspace (case-insensitive). */
+	text?: string | null,
+	status?: SessionStatus | null,
+	offset?: number,
+};
+
 /**  Where a provider's key comes from. */
 export type KeySource = "environment" | "keyring" | "none" | 
 /**  A local server (Ollama, llama.cpp, …) that takes no key. */
@@ -236,6 +285,17 @@ export type LimitSettings = {
 	max_subagents?: number,
 	subagent_max_turns?: number,
 	main_max_turns?: number,
+};
+
+/**  A stored session opened for review: enough for its first screen. */
+export type PastSession = {
+	detail: SessionDetail,
+	/**  Every agent's lifecycle events plus the last page of `agent`'s transcript, in `seq` order. */
+	events: AgentEvent[],
+	/**  The agent whose transcript is loaded (the main agent). */
+	agent: AgentId | null,
+	/**  Older transcript events of `agent` exist. */
+	more_before: boolean,
 };
 
 /**
@@ -261,6 +321,29 @@ export type ProviderState = {
 	problem: string | null,
 };
 
+/**  One event matching a full-text search. */
+export type SearchHit = {
+	session_id: SessionId,
+	session_prompt: string,
+	agent_id: AgentId,
+	/**
+	 *  Descriptions from the main agent down to this agent (the main agent's own
+	 *  description first).
+	 */
+	agent_path: string[],
+	seq: number,
+	ts: number,
+	event_type: string,
+	/**  The matching passage, with each hit marked between `[` and `]`. */
+	snippet: string,
+};
+
+/**  A session and its agents, parents before their children. */
+export type SessionDetail = {
+	session: SessionSummary,
+	agents: StoredAgent[],
+};
+
 /**  A session: one main agent and its tree of subagents. */
 export type SessionId = string;
 
@@ -274,6 +357,29 @@ export type SessionInfo = {
 	demo: boolean,
 	/**  The subagent types a Delegate… form may offer. */
 	agent_types: AgentTypeInfo[],
+};
+
+/**  A session's state as the history list shows it. */
+export type SessionStatus = "running" | "completed" | "failed" | "cancelled" | "max_turns" | 
+/**  Its process died while agents were still working. */
+"interrupted";
+
+/**  One row of the history list. */
+export type SessionSummary = {
+	id: SessionId,
+	workspace: string,
+	/**  The main agent's first prompt; empty until it is known. */
+	first_prompt: string,
+	provider: string,
+	model: string,
+	started_at: number,
+	ended_at: number | null,
+	status: SessionStatus,
+	main_agent_id: AgentId | null,
+	agent_count: number,
+	event_count: number,
+	/**  Summed over every agent of the session. */
+	usage: Usage,
 };
 
 export type Settings = {
@@ -299,6 +405,28 @@ export type StatusChanged = {
 	status: AgentStatus,
 };
 
+/**  One agent of a stored session, as its events left it. */
+export type StoredAgent = {
+	id: AgentId,
+	parent_id: AgentId | null,
+	parent_call_id: string | null,
+	depth: number,
+	description: string,
+	subagent_type: string | null,
+	model: string,
+	provider: string,
+	background: boolean,
+	status: AgentStatus,
+	started_at: number,
+	ended_at: number | null,
+	turns: number,
+	duration_ms: number | null,
+	usage: Usage,
+	files_modified: string[],
+	result: string | null,
+	error: string | null,
+};
+
 /**  A background child finished. */
 export type TaskNotification = {
 	task_id: AgentId,
@@ -306,7 +434,7 @@ export type TaskNotification = {
 	summary: string,
 };
 
-/**  Streamed or complete text: thinking or response. */
+/**  Text: a user message, or streamed or complete thinking or response. */
 export type Text = {
 	content: string,
 };
@@ -335,6 +463,14 @@ export type ToolOutput = {
 export type ToolOutputChunk = {
 	call_id: string,
 	content: string,
+};
+
+/**  Where sessions are kept, and why they are not when they cannot be. */
+export type TranscriptState = {
+	/**  The store's file; None when no data dir was given. */
+	path: string | null,
+	/**  The file could not be opened (locked, damaged, newer) or a write failed. */
+	problem: string | null,
 };
 
 /**  Token usage of one model response (not cumulative). */

@@ -14,6 +14,12 @@ pub enum AppErrorKind {
     Settings,
     Session,
     Demo,
+    /// The transcript store: it cannot be opened, or a write or query failed.
+    Store,
+    /// No such stored session or agent.
+    NotFound,
+    /// Writing an export file failed.
+    Export,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, specta::Type, thiserror::Error)]

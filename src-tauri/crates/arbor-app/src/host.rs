@@ -8,16 +8,18 @@ use crate::demo;
 use crate::error::{AppError, AppErrorKind};
 use crate::keys::{self, KeySource, SecretStore};
 use crate::providers::{self, ProviderKind};
+use crate::record::{Problem, Recorder};
 use crate::settings::{ApprovalChoice, Settings};
 use arbor_core::approval::Decision;
 use arbor_core::provider::ApiKey;
 use arbor_core::tools::{ToolClass, ToolRegistry};
-use arbor_core::{ApprovalPolicy, EventStream, Providers, Session, SessionConfig};
+use arbor_core::{ApprovalPolicy, Clock, EventStream, Providers, ResumeState, Session, SessionConfig, SystemClock};
 use arbor_protocol::{AgentId, Command, SessionId};
+use arbor_store::{NewSession, Store};
 use arbor_testkit::ScriptedServer;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 
 /// What the UI needs to draw its first screen.
 #[derive(Debug, Clone, Serialize, specta::Type)]
@@ -31,6 +33,16 @@ pub struct AppState {
     pub default_workspace: String,
     /// The tools whose approval can be chosen in settings.
     pub tools: Vec<ToolInfo>,
+    pub transcripts: TranscriptState,
+}
+
+/// Where sessions are kept, and why they are not when they cannot be.
+#[derive(Debug, Clone, Serialize, specta::Type)]
+pub struct TranscriptState {
+    /// The store's file; None when no data dir was given.
+    pub path: Option<String>,
+    /// The file could not be opened (locked, damaged, newer) or a write failed.
+    pub problem: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, specta::Type)]
@@ -95,11 +107,11 @@ pub struct CommandReply {
     pub delegated: Option<AgentId>,
 }
 
-struct Running {
-    session: Session,
+pub(crate) struct Running {
+    pub(crate) session: Session,
     info: SessionInfo,
     /// The demo's scripted model, alive as long as its session.
-    server: Option<ScriptedServer>,
+    pub(crate) server: Option<ScriptedServer>,
 }
 
 pub struct HostConfig {
@@ -110,19 +122,38 @@ pub struct HostConfig {
     pub default_workspace: PathBuf,
     /// Where demo projects are written.
     pub scratch_dir: PathBuf,
+    /// Where the transcript store lives; None keeps no transcripts.
+    pub data_dir: Option<PathBuf>,
 }
 
 pub struct Host {
     config: HostConfig,
     settings: Mutex<(Settings, Option<String>)>,
-    running: Mutex<Option<Running>>,
+    pub(crate) running: Mutex<Option<Running>>,
+    /// The open store, or why it could not be opened.
+    pub(crate) store: Option<Result<Arc<Store>, String>>,
+    /// A write that failed since (shown, not fatal).
+    store_problem: Problem,
 }
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+/// How a session is launched: a new one, or a stored one resumed.
+pub(crate) struct Launch<'a> {
+    pub(crate) workspace: &'a Path,
+    pub(crate) provider: &'a str,
+    pub(crate) model: &'a str,
+    pub(crate) providers: Providers,
+    pub(crate) approval: ApprovalPolicy,
+    /// For the main agent; None resumes without one.
+    pub(crate) prompt: Option<&'a str>,
+    pub(crate) server: Option<ScriptedServer>,
+    pub(crate) resume: Option<ResumeState>,
+}
+
+pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-fn err(kind: AppErrorKind, e: impl std::fmt::Display) -> AppError {
+pub(crate) fn err(kind: AppErrorKind, e: impl std::fmt::Display) -> AppError {
     AppError::new(kind, e.to_string())
 }
 
@@ -136,7 +167,36 @@ impl Host {
             }
             None => (Settings::default(), None),
         };
-        Host { config, settings: Mutex::new(loaded), running: Mutex::new(None) }
+        let store = config.data_dir.as_deref().map(|dir| {
+            let path = dir.join(Store::FILE_NAME);
+            let store = Store::open(&path).map_err(|e| {
+                tracing::error!(error = %e, "the transcript store cannot be opened");
+                e.to_string()
+            })?;
+            // Sessions of a process that died: what was running is marked interrupted.
+            match store.recover(SystemClock.now_ms()) {
+                Ok(ids) if !ids.is_empty() => tracing::info!(sessions = ids.len(), "marked interrupted sessions"),
+                Ok(_) => {}
+                Err(e) => tracing::warn!(error = %e, "could not mark interrupted sessions"),
+            }
+            Ok(Arc::new(store))
+        });
+        Host {
+            config,
+            settings: Mutex::new(loaded),
+            running: Mutex::new(None),
+            store,
+            store_problem: Problem::default(),
+        }
+    }
+
+    /// The store, or a typed error saying why there is none.
+    pub(crate) fn store(&self) -> Result<Arc<Store>, AppError> {
+        match &self.store {
+            Some(Ok(s)) => Ok(s.clone()),
+            Some(Err(e)) => Err(AppError::new(AppErrorKind::Store, e.clone())),
+            None => Err(AppError::new(AppErrorKind::Store, "no transcripts are kept (no data folder)")),
+        }
     }
 
     fn settings_path(&self) -> Option<PathBuf> {
@@ -167,6 +227,13 @@ impl Host {
             session: lock(&self.running).as_ref().map(|r| r.info.clone()),
             default_workspace,
             tools: tool_infos(),
+            transcripts: TranscriptState {
+                path: self.config.data_dir.as_ref().map(|d| d.join(Store::FILE_NAME).display().to_string()),
+                problem: match &self.store {
+                    Some(Err(e)) => Some(e.clone()),
+                    _ => self.store_problem.get(),
+                },
+            },
         }
     }
 
@@ -205,6 +272,18 @@ impl Host {
         }
     }
 
+    /// Every provider that can be built now, once `kind` (the main agent's) is ready.
+    pub(crate) fn ready_providers(&self, kind: ProviderKind, settings: &Settings) -> Result<Providers, AppError> {
+        let state = self.provider_state(kind, settings);
+        if !state.ready {
+            return Err(AppError::new(
+                AppErrorKind::Provider,
+                format!("{}: {}", kind.label(), state.problem.unwrap_or_default()),
+            ));
+        }
+        Ok(self.build_providers(settings))
+    }
+
     /// Every provider that can be built now, so agent types may name another one than the main agent's.
     fn build_providers(&self, settings: &Settings) -> Providers {
         let mut out = Providers::new();
@@ -235,24 +314,22 @@ impl Host {
         }
         let mut settings = self.settings();
         let kind = request.provider;
-        let state = self.provider_state(kind, &settings);
-        if !state.ready {
-            return Err(AppError::new(
-                AppErrorKind::Provider,
-                format!("{}: {}", kind.label(), state.problem.unwrap_or_default()),
-            ));
-        }
-        let model = Some(request.model.trim().to_string()).filter(|m| !m.is_empty()).unwrap_or(state.default_model);
-        let providers = self.build_providers(&settings);
+        let providers = self.ready_providers(kind, &settings)?;
+        let model = Some(request.model.trim().to_string())
+            .filter(|m| !m.is_empty())
+            .unwrap_or_else(|| self.provider_state(kind, &settings).default_model);
         let (info, events) = self.launch(
-            &workspace,
-            kind.name(),
-            &model,
-            providers,
-            settings.approval_policy(),
+            Launch {
+                workspace: &workspace,
+                provider: kind.name(),
+                model: &model,
+                providers,
+                approval: settings.approval_policy(),
+                prompt: Some(&request.prompt),
+                server: None,
+                resume: None,
+            },
             &settings,
-            &request.prompt,
-            None,
         )?;
         settings.last_workspace = Some(workspace.display().to_string());
         if let Err(e) = self.store_settings(settings) {
@@ -278,59 +355,82 @@ impl Host {
         providers.insert(ProviderKind::Anthropic.name().to_string(), provider);
         let settings = self.settings();
         self.launch(
-            &workspace,
-            ProviderKind::Anthropic.name(),
-            demo::MODEL,
-            providers,
-            ApprovalPolicy::default(),
+            Launch {
+                workspace: &workspace,
+                provider: ProviderKind::Anthropic.name(),
+                model: demo::MODEL,
+                providers,
+                approval: ApprovalPolicy::default(),
+                prompt: Some(demo::PROMPT),
+                server: Some(server),
+                resume: None,
+            },
             &settings,
-            demo::PROMPT,
-            Some(server),
         )
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn launch(
-        &self,
-        workspace: &Path,
-        provider: &str,
-        model: &str,
-        providers: Providers,
-        approval: ApprovalPolicy,
-        settings: &Settings,
-        prompt: &str,
-        server: Option<ScriptedServer>,
-    ) -> Result<(SessionInfo, EventStream), AppError> {
-        let Some(main_provider) = providers.get(provider).cloned() else {
-            return Err(AppError::new(AppErrorKind::Provider, format!("the {provider} provider is not set up")));
+    /// Stops the running session, then starts (or resumes) one, recorded in the
+    /// store when there is one: the returned events have been stored first.
+    pub(crate) fn launch(&self, l: Launch<'_>, settings: &Settings) -> Result<(SessionInfo, EventStream), AppError> {
+        let Some(main_provider) = l.providers.get(l.provider).cloned() else {
+            return Err(AppError::new(AppErrorKind::Provider, format!("the {} provider is not set up", l.provider)));
         };
-        let mut config = SessionConfig::new(workspace, provider, main_provider, model);
-        config.providers = providers;
-        config.approval = approval;
+        let mut config = SessionConfig::new(l.workspace, l.provider, main_provider, l.model);
+        config.providers = l.providers;
+        config.approval = l.approval;
         config.limits = settings.runtime_limits();
         config.main_agent.max_turns = settings.limits.main_max_turns;
-        let catalog = catalog::load(workspace);
+        let catalog = catalog::load(l.workspace);
         for p in &catalog.problems {
             tracing::warn!("agent file: {p}");
         }
         let agent_types = catalog.definitions.iter().map(AgentTypeInfo::from_definition).collect();
         config.agent_types = catalog.definitions;
+        let store = match &self.store {
+            Some(Ok(s)) => Some(s.clone()),
+            _ => None,
+        };
+        let recorder = store.as_ref().map(|_| Recorder::new());
+        config.journal = recorder.as_ref().map(Recorder::journal);
         self.stop();
-        let (session, events) = Session::start(config).map_err(|e| err(AppErrorKind::Session, e))?;
-        session
-            .submit(Command::SendMessage { agent_id: None, text: prompt.to_string() })
-            .map_err(|e| err(AppErrorKind::Session, e))?;
+        let started = match l.resume {
+            Some(state) => Session::resume(config, state),
+            None => Session::start(config),
+        };
+        let (session, mut events) = started.map_err(|e| err(AppErrorKind::Session, e))?;
+        if let (Some(store), Some(recorder)) = (store, recorder) {
+            let new = NewSession {
+                id: session.id().clone(),
+                workspace: session.workspace().root().display().to_string(),
+                first_prompt: l.prompt.unwrap_or_default().to_string(),
+                provider: l.provider.to_string(),
+                model: l.model.to_string(),
+                started_at: SystemClock.now_ms(),
+            };
+            events = match recorder.record(store, new, events, self.store_problem.clone()) {
+                Ok(stored) => stored,
+                Err(e) => {
+                    session.shutdown();
+                    return Err(err(AppErrorKind::Store, e));
+                }
+            };
+        }
+        if let Some(prompt) = l.prompt {
+            session
+                .submit(Command::SendMessage { agent_id: None, text: prompt.to_string() })
+                .map_err(|e| err(AppErrorKind::Session, e))?;
+        }
         let info = SessionInfo {
             session_id: session.id().clone(),
             main_agent_id: session.main_agent_id().clone(),
             workspace: session.workspace().root().display().to_string(),
-            provider: provider.to_string(),
-            model: model.to_string(),
-            demo: server.is_some(),
+            provider: l.provider.to_string(),
+            model: l.model.to_string(),
+            demo: l.server.is_some(),
             agent_types,
         };
-        tracing::info!(session = %info.session_id, provider, model, "session started");
-        *lock(&self.running) = Some(Running { session, info: info.clone(), server });
+        tracing::info!(session = %info.session_id, provider = l.provider, model = l.model, "session started");
+        *lock(&self.running) = Some(Running { session, info: info.clone(), server: l.server });
         Ok((info, events))
     }
 
@@ -442,6 +542,7 @@ mod tests {
             secrets: Box::new(MemoryStore::default()),
             default_workspace: dir.to_path_buf(),
             scratch_dir: dir.join("scratch"),
+            data_dir: Some(dir.join("data")),
         })
     }
 
@@ -546,5 +647,84 @@ mod tests {
         }
         host.stop();
         assert!(host.state().session.is_none());
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn every_event_is_stored_before_it_is_shown_and_the_session_can_be_reviewed_and_exported() {
+        let dir = tempfile::tempdir().unwrap();
+        let host = host(dir.path());
+        let (info, mut events) = host.start_demo().await.unwrap();
+        let store = host.store().unwrap();
+        let mut shown = Vec::new();
+        let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(60);
+        loop {
+            let ev = tokio::time::timeout_at(deadline, events.recv()).await.unwrap().unwrap();
+            // Persist before display: what reaches a front end is in the file already.
+            assert!(store.last_seq(&info.session_id).unwrap() >= ev.seq, "event {} shown before it was stored", ev.seq);
+            if let EventKind::ApprovalRequest(r) = &ev.kind {
+                host.send(Command::ResolveApproval(arbor_protocol::ApprovalAnswer {
+                    request_id: r.request_id.clone(),
+                    approved: true,
+                    scope: arbor_protocol::ApprovalScope::Once,
+                }))
+                .unwrap();
+            }
+            let done = ev.agent_id == info.main_agent_id && matches!(ev.kind, EventKind::AgentFinished(_));
+            shown.push(ev);
+            if done {
+                break;
+            }
+        }
+        let listed = host.sessions(crate::transcripts::HistoryQuery::default()).unwrap();
+        assert_eq!(listed.len(), 1);
+        assert_eq!(listed[0].id, info.session_id);
+        assert_eq!(listed[0].first_prompt, demo::PROMPT);
+        let started = shown.iter().filter(|e| matches!(e.kind, EventKind::AgentStarted(_))).count();
+        assert!(started >= 3, "the main agent and its subagents");
+        assert_eq!(listed[0].agent_count as usize, started);
+        let past = host.open_session(info.session_id.clone()).unwrap();
+        assert_eq!(past.detail.agents.len(), started);
+        assert!(past.events.windows(2).all(|w| w[0].seq < w[1].seq));
+        assert!(
+            past.events
+                .iter()
+                .any(|e| matches!(e.kind, EventKind::AgentStarted(_)) && e.agent_id != info.main_agent_id)
+        );
+        let hits = host.search("TODO".into()).unwrap();
+        assert!(!hits.is_empty());
+        assert!(hits.iter().all(|h| h.session_id == info.session_id && !h.agent_path.is_empty()));
+
+        let json_path = dir.path().join("session.json");
+        host.export(
+            info.session_id.clone(),
+            None,
+            crate::transcripts::ExportFormat::Json,
+            json_path.display().to_string(),
+        )
+        .unwrap();
+        let back: arbor_protocol::SessionExport =
+            serde_json::from_str(&std::fs::read_to_string(&json_path).unwrap()).unwrap();
+        assert_eq!(back.events, shown, "the export holds exactly the events that were shown");
+        let md_path = dir.path().join("session.md");
+        host.export(
+            info.session_id.clone(),
+            None,
+            crate::transcripts::ExportFormat::Markdown,
+            md_path.display().to_string(),
+        )
+        .unwrap();
+        let md = std::fs::read_to_string(&md_path).unwrap();
+        for a in &past.detail.agents {
+            assert!(md.contains(&a.description), "the Markdown names {}", a.description);
+        }
+        let bad = host.export(
+            info.session_id.clone(),
+            None,
+            crate::transcripts::ExportFormat::Json,
+            "/nonexistent/dir/x.json".into(),
+        );
+        assert_eq!(bad.unwrap_err().kind, AppErrorKind::Export);
+        assert_eq!(host.open_session(SessionId("sess-nope".into())).unwrap_err().kind, AppErrorKind::NotFound);
+        host.stop();
     }
 }

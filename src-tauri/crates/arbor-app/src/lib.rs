@@ -12,7 +12,9 @@ pub mod host;
 pub mod keys;
 pub mod paths;
 pub mod providers;
+pub mod record;
 pub mod settings;
+pub mod transcripts;
 
 pub use error::{AppError, AppErrorKind};
 pub use providers::ProviderKind;

@@ -23,6 +23,86 @@ pub enum Command {
     Demo(DemoArgs),
     /// List the subagent types found for a workspace (agent files), and any that failed to load.
     Agents(AgentsArgs),
+    /// List stored sessions, newest first.
+    Sessions(SessionsArgs),
+    /// Print a stored session: every agent's full transcript, subagents' included.
+    Show(ShowArgs),
+    /// Search every stored transcript.
+    Search(SearchArgs),
+    /// Continue a stored session: a new prompt for its main agent, or carry on where it stopped.
+    Resume(ResumeArgs),
+}
+
+/// Where the transcript store is (shared by the commands that only read it).
+#[derive(Args, Debug, Clone)]
+pub struct StoreArgs {
+    /// Where Arbor keeps its data (default: $ARBOR_DATA_DIR, else the platform's data dir).
+    #[arg(long, value_name = "DIR", env = "ARBOR_DATA_DIR")]
+    pub data_dir: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct SessionsArgs {
+    #[command(flatten)]
+    pub store: StoreArgs,
+    /// One JSON object per session on stdout.
+    #[arg(long)]
+    pub json: bool,
+    /// Only sessions whose first prompt or workspace contains this text.
+    #[arg(long, value_name = "TEXT")]
+    pub filter: Option<String>,
+    /// At most this many (0: all).
+    #[arg(long, value_name = "N", default_value_t = 50)]
+    pub limit: u32,
+}
+
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ShowFormat {
+    /// A readable transcript.
+    Markdown,
+    /// A first line with the session and its agents, then every stored event, one per line,
+    /// exactly as `arbor run --json` printed them.
+    Json,
+}
+
+#[derive(Args, Debug)]
+pub struct ShowArgs {
+    #[command(flatten)]
+    pub store: StoreArgs,
+    /// The session's id (a unique prefix is enough).
+    #[arg(value_name = "SESSION")]
+    pub session: String,
+    /// Only this agent's transcript.
+    #[arg(long, value_name = "ID")]
+    pub agent: Option<String>,
+    #[arg(long, value_enum, default_value_t = ShowFormat::Markdown)]
+    pub format: ShowFormat,
+}
+
+#[derive(Args, Debug)]
+pub struct SearchArgs {
+    #[command(flatten)]
+    pub store: StoreArgs,
+    /// One JSON object per hit on stdout.
+    #[arg(long)]
+    pub json: bool,
+    /// At most this many hits, newest first.
+    #[arg(long, value_name = "N", default_value_t = 50)]
+    pub limit: u32,
+    #[arg(required = true, value_name = "TEXT")]
+    pub text: Vec<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct ResumeArgs {
+    #[command(flatten)]
+    pub common: Common,
+    /// The session's id (a unique prefix is enough).
+    #[arg(value_name = "SESSION")]
+    pub session: String,
+    /// The main agent's next prompt; without one it carries on where it stopped.
+    #[arg(value_name = "PROMPT")]
+    pub prompt: Vec<String>,
 }
 
 #[derive(Args, Debug)]

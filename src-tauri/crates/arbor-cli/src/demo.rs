@@ -4,7 +4,7 @@
 
 use crate::args::{ApproveMode, DemoArgs, ProviderKind};
 use crate::providers;
-use crate::run::execute;
+use crate::run::{Start, execute};
 use crate::setup;
 use anyhow::{Context, Result};
 use arbor_app::demo as sample;
@@ -13,7 +13,8 @@ use std::io::IsTerminal;
 use std::process::ExitCode;
 
 pub async fn demo(args: DemoArgs) -> Result<ExitCode> {
-    setup::init(args.common.data_dir.as_deref())?;
+    let data_dir = setup::init(args.common.data_dir.as_deref())?;
+    let store = setup::store(&data_dir)?;
     let workspace = match &args.common.workspace {
         Some(w) => setup::workspace(Some(w))?,
         None => {
@@ -38,7 +39,7 @@ pub async fn demo(args: DemoArgs) -> Result<ExitCode> {
     }
     let banner = "Arbor demo: the model here is SCRIPTED (a built-in server replays a recorded-style session; \
                   no API key, no network). The agent, tools and approvals are the real runtime.";
-    let code = execute(&common, workspace, chosen, sample::PROMPT, Some(banner)).await;
+    let code = execute(&common, workspace, chosen, Start::New(sample::PROMPT), store, Some(banner)).await;
     server.shutdown().await;
     code
 }

@@ -9,6 +9,7 @@ mod printer;
 mod providers;
 mod run;
 mod setup;
+mod transcripts;
 
 use clap::Parser;
 use std::process::ExitCode;
@@ -24,6 +25,10 @@ fn main() -> ExitCode {
             args::Command::Run(a) => run::run(a).await,
             args::Command::Demo(a) => demo::demo(a).await,
             args::Command::Agents(a) => agents::list(a),
+            args::Command::Sessions(a) => transcripts::sessions(a),
+            args::Command::Show(a) => transcripts::show(a),
+            args::Command::Search(a) => transcripts::search(a),
+            args::Command::Resume(a) => transcripts::resume(a).await,
         }
     });
     // Agents' tasks must not keep the process alive once the answer is printed.

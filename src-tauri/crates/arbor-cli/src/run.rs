@@ -7,26 +7,40 @@ use crate::printer::Printer;
 use crate::providers::{self, Chosen};
 use crate::setup;
 use anyhow::{Context, Result};
+use arbor_app::record::{Problem, Recorder};
 use arbor_core::tools::{ToolClass, ToolRegistry};
-use arbor_core::{ApprovalPolicy, EventStream, Limits, Session, SessionConfig};
+use arbor_core::{ApprovalPolicy, Clock, EventStream, Limits, ResumeState, Session, SessionConfig, SystemClock};
 use arbor_protocol::{AgentStatus, Command, EventKind};
+use arbor_store::{NewSession, Store};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 pub async fn run(args: RunArgs) -> Result<ExitCode> {
-    setup::init(args.common.data_dir.as_deref())?;
+    let data_dir = setup::init(args.common.data_dir.as_deref())?;
+    let store = setup::store(&data_dir)?;
     let workspace = setup::workspace(args.common.workspace.as_deref())?;
     let chosen = providers::from_env(args.provider, args.model.clone())?;
     let prompt = args.prompt.join(" ");
-    execute(&args.common, workspace, chosen, &prompt, None).await
+    execute(&args.common, workspace, chosen, Start::New(&prompt), store, None).await
 }
 
-/// Builds the session from the common flags and drives it until the main agent ends.
+/// What the session starts from.
+pub enum Start<'a> {
+    /// A new session whose main agent gets this prompt.
+    New(&'a str),
+    /// A stored session; its main agent gets the prompt, or carries on without one.
+    Resume(ResumeState, Option<&'a str>),
+}
+
+/// Builds the session from the common flags, records it in the store (each
+/// event is stored before it is printed) and drives it until the main agent ends.
 pub async fn execute(
     common: &Common,
     workspace: PathBuf,
     chosen: Chosen,
-    prompt: &str,
+    start: Start<'_>,
+    store: Arc<Store>,
     banner: Option<&str>,
 ) -> Result<ExitCode> {
     let mut config = SessionConfig::new(&workspace, chosen.name, chosen.provider, &chosen.model);
@@ -53,7 +67,34 @@ pub async fn execute(
     };
     let catalog = arbor_app::catalog::load(&workspace);
     config.agent_types = catalog.definitions;
-    let (session, events) = Session::start(config).context("cannot start the session")?;
+    let recorder = Recorder::new();
+    config.journal = Some(recorder.journal());
+    let (session, events, prompt) = match start {
+        Start::New(prompt) => {
+            let (s, e) = Session::start(config).context("cannot start the session")?;
+            (s, e, Some(prompt))
+        }
+        Start::Resume(state, prompt) => {
+            let (s, e) = Session::resume(config, state).context("cannot resume the session")?;
+            (s, e, prompt)
+        }
+    };
+    let new = NewSession {
+        id: session.id().clone(),
+        workspace: session.workspace().root().display().to_string(),
+        first_prompt: prompt.unwrap_or_default().to_string(),
+        provider: chosen.name.to_string(),
+        model: chosen.model.clone(),
+        started_at: SystemClock.now_ms(),
+    };
+    let problem = Problem::default();
+    let events = match recorder.record(store, new, events, problem.clone()) {
+        Ok(e) => e,
+        Err(e) => {
+            session.shutdown();
+            return Err(e).context("cannot record the session");
+        }
+    };
     let mut printer = Printer::new(common.json);
     if let Some(b) = banner {
         printer.note(b);
@@ -69,9 +110,16 @@ pub async fn execute(
         chosen.model,
         session.workspace().root().display()
     ));
-    session.submit(Command::SendMessage { agent_id: None, text: prompt.to_string() })?;
+    match prompt {
+        Some(p) => session.submit(Command::SendMessage { agent_id: None, text: p.to_string() })?,
+        None => session.submit(Command::Resume { agent_id: session.main_agent_id().clone(), text: None })?,
+    }
     let answerer = Answerer::new(common.json);
-    Ok(drive(&session, events, &mut printer, answerer).await)
+    let code = drive(&session, events, &mut printer, answerer).await;
+    if let Some(p) = problem.get() {
+        warn(&p);
+    }
+    Ok(code)
 }
 
 /// Prints events until the main agent has finished and no agent is left

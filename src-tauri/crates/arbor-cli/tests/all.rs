@@ -327,3 +327,6 @@ async fn agents_lists_the_types_found_and_the_files_that_failed() {
     assert!(stdout.contains("reviewer  (workspace .claude/agents) Reviews code for quality."), "{stdout}");
     assert!(stdout.contains("error: ") && stdout.contains("broken.md: field `maxTurns`"), "{stdout}");
 }
+
+#[path = "suite/transcripts.rs"]
+mod transcripts;

@@ -4,6 +4,7 @@
 use crate::approval::ApprovalPolicy;
 use crate::clock::{Clock, SystemClock};
 use crate::definitions::AgentDefinition;
+use crate::journal::Journal;
 use crate::provider::{Provider, RetryPolicy};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -59,6 +60,8 @@ pub struct SessionConfig {
     pub clock: Arc<dyn Clock>,
     /// Seeds agent ids and retry jitter; None draws one.
     pub seed: Option<u64>,
+    /// Keeps agents' histories as they grow (the store), so the session can be resumed.
+    pub journal: Option<Arc<dyn Journal>>,
 }
 
 impl SessionConfig {
@@ -86,6 +89,7 @@ impl SessionConfig {
             project_instructions: true,
             clock: Arc::new(SystemClock),
             seed: None,
+            journal: None,
         }
     }
 }

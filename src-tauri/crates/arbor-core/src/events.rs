@@ -17,9 +17,11 @@ pub(crate) struct EventSink {
 }
 
 impl EventSink {
-    pub(crate) fn new(session_id: SessionId, clock: Arc<dyn Clock>) -> (Self, EventStream) {
+    /// Numbers events from `last_seq + 1`: 1 for a new session, on from the stored
+    /// events for a resumed one, so a session's `seq` stays gap-free across runs.
+    pub(crate) fn new(session_id: SessionId, clock: Arc<dyn Clock>, last_seq: u64) -> (Self, EventStream) {
         let (tx, rx) = mpsc::unbounded_channel();
-        (Self { session_id, clock, state: Mutex::new((0, tx)) }, rx)
+        (Self { session_id, clock, state: Mutex::new((last_seq, tx)) }, rx)
     }
 
     pub(crate) fn emit(&self, agent_id: &AgentId, kind: EventKind) {

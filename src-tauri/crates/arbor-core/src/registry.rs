@@ -55,6 +55,8 @@ pub struct AgentRecord {
     pub(crate) inbox: Option<mpsc::UnboundedSender<String>>,
     /// The conversation so far, kept between runs so the agent can be continued.
     pub(crate) history: Vec<Message>,
+    /// How many of `history`'s messages the journal has been given.
+    pub(crate) journaled: usize,
     pub(crate) pending_approvals: u32,
     /// The end of its latest run; None while it runs. Task and TaskOutput wait on it.
     pub(crate) outcome: watch::Sender<Option<AgentFinished>>,
@@ -90,6 +92,7 @@ impl AgentRecord {
             cancel,
             inbox,
             history: Vec::new(),
+            journaled: 0,
             pending_approvals: 0,
             outcome: watch::Sender::new(None),
             notifies_parent,

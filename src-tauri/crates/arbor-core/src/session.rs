@@ -7,16 +7,18 @@ use crate::approval::ApprovalBroker;
 use crate::config::{Limits, Providers, SessionConfig};
 use crate::definitions::AgentDefinition;
 use crate::events::{EventSink, EventStream};
+use crate::journal::Journal;
 use crate::prompt;
 use crate::provider::{RetryPolicy, ToolSpec};
 use crate::registry::{AgentRecord, AgentSpec, AgentSummary, Registry};
+use crate::resume::{self, ResumeState};
 use crate::subagents::{self, SpawnError, SpawnRequest};
 use crate::tools::ToolRegistry;
 use crate::workspace::Workspace;
 use arbor_protocol::{
     AgentFinished, AgentId, AgentStarted, AgentStatus, ApprovalAnswer, ApprovalRequest, ApprovalResolved,
-    ApprovalScope, Command, DelegateRequest, EventKind, Message, SessionId, StatusChanged, TaskNotification, Usage,
-    UserBlock,
+    ApprovalScope, Command, DelegateRequest, EventKind, Message, SessionId, StatusChanged, TaskNotification, Text,
+    Usage, UserBlock,
 };
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -39,6 +41,8 @@ pub enum SessionError {
     UnknownAgent(AgentId),
     #[error("agent {0} is not running, so it cannot take a message")]
     AgentNotRunning(AgentId),
+    #[error("agent {0} is running: send it a message instead")]
+    AgentRunning(AgentId),
     #[error("no pending approval {0}: it was answered, cancelled, or never asked")]
     UnknownApproval(String),
     #[error("a message must not be empty")]
@@ -73,6 +77,7 @@ pub(crate) struct Shared {
     /// The tool specs offered so far, by the names of the tools in them (see [`Shared::tool_specs`]).
     tool_specs: Mutex<Vec<Arc<[ToolSpec]>>>,
     pub(crate) root_cancel: CancellationToken,
+    journal: Option<Arc<dyn Journal>>,
     registry: Mutex<Registry>,
     rng: Mutex<fastrand::Rng>,
 }
@@ -154,6 +159,20 @@ impl Shared {
         }
     }
 
+    /// Hands the agent's history to the journal: the messages since its last
+    /// save, plus the last one saved, which may have grown since.
+    pub(crate) fn save_history(&self, id: &AgentId, history: &[Message]) {
+        let Some(journal) = &self.journal else { return };
+        let start = {
+            let mut reg = self.registry();
+            let Some(r) = reg.get_mut(id) else { return };
+            let start = r.journaled.saturating_sub(1).min(history.len());
+            r.journaled = history.len();
+            start
+        };
+        journal.history(&self.id, id, start, &history[start..]);
+    }
+
     /// The tools an agent of `spec` is offered: the built-ins, plus the subagent
     /// tools below the depth limit, filtered by its type. Fresh instances per run.
     pub(crate) fn tools_for(self: &Arc<Self>, id: &AgentId, spec: &AgentSpec) -> ToolRegistry {
@@ -190,22 +209,40 @@ impl Shared {
     /// Text for an agent: steering while it runs; otherwise, when `may_start`,
     /// a new run that continues its history with the text (the main agent's next
     /// prompt, or a notification to an agent that had finished). Decided under
-    /// one lock, so two texts at once cannot start two runs.
-    pub(crate) fn deliver(self: &Arc<Self>, id: &AgentId, text: String, may_start: bool) -> Result<(), SessionError> {
+    /// one lock, so two texts at once cannot start two runs. A person's text is
+    /// `announce`d as a `user_message` once it is accepted; a child's result
+    /// already was, as its `task_notification`.
+    pub(crate) fn deliver(
+        self: &Arc<Self>,
+        id: &AgentId,
+        text: String,
+        may_start: bool,
+        announce: bool,
+    ) -> Result<(), SessionError> {
         if self.root_cancel.is_cancelled() {
             return Err(SessionError::Closed);
         }
         let mut reg = self.registry();
         let r = reg.get(id).ok_or_else(|| SessionError::UnknownAgent(id.clone()))?;
+        let shown = announce.then(|| text.clone());
         let text = match &r.inbox {
             Some(inbox) => match inbox.send(text) {
-                Ok(()) => return Ok(()),
+                Ok(()) => {
+                    if let Some(content) = shown {
+                        self.events.emit(id, EventKind::UserMessage(Text { content }));
+                    }
+                    return Ok(());
+                }
                 Err(e) => e.0,
             },
             None => text,
         };
         if !may_start {
             return Err(SessionError::AgentNotRunning(id.clone()));
+        }
+        // Under the lock, so the message comes before anything of the run it starts.
+        if let Some(content) = shown {
+            self.events.emit(id, EventKind::UserMessage(Text { content }));
         }
         let parent_cancel = match r.started.parent_id.as_ref().and_then(|p| reg.get(p)) {
             Some(p) => p.cancel_for_child(&self.root_cancel),
@@ -240,6 +277,7 @@ impl Shared {
         inbox: mpsc::UnboundedReceiver<String>,
         cancel: CancellationToken,
     ) {
+        self.save_history(&id, &history);
         let id_for_panic = id.clone();
         let run = AgentRun {
             tools: self.tools_for(&id, &spec),
@@ -341,6 +379,11 @@ impl Shared {
             if !late.is_empty() {
                 agent::append_user(history, late);
             }
+            if let Some(journal) = &self.journal {
+                let start = r.journaled.saturating_sub(1).min(history.len());
+                r.journaled = history.len();
+                journal.history(&self.id, id, start, &history[start..]);
+            }
             r.history = std::mem::take(history);
             r.finished_at = Some(now);
             r.result = Some(finished.result.clone());
@@ -378,7 +421,7 @@ impl Shared {
             if let Some(text) = pending
                 && status != AgentStatus::Cancelled
             {
-                let _ = self.deliver(&parent, text, true);
+                let _ = self.deliver(&parent, text, true, false);
             }
         }
         for child in abandon {
@@ -482,6 +525,29 @@ impl Session {
     /// Starts a session; its main agent starts with the first message. Must be
     /// called inside a Tokio runtime (agents run as tasks on it).
     pub fn start(config: SessionConfig) -> Result<(Session, EventStream), SessionError> {
+        let mut rng = config.seed.map(fastrand::Rng::with_seed).unwrap_or_default();
+        let session_id = SessionId(format!("sess-{:016x}", rng.u64(..)));
+        let main_id = AgentId::from_suffix(rng.u32(..));
+        Self::build(config, rng, session_id, main_id, 0)
+    }
+
+    /// Continues a stored session: its agents are back as they were left, none
+    /// running; the main agent's next prompt (a [`Command::SendMessage`]) or a
+    /// [`Command::Resume`] starts a run. Events go on from `state.last_seq`.
+    pub fn resume(config: SessionConfig, state: ResumeState) -> Result<(Session, EventStream), SessionError> {
+        let rng = config.seed.map(fastrand::Rng::with_seed).unwrap_or_default();
+        let (session, stream) = Self::build(config, rng, state.session_id, state.main_agent_id, state.last_seq)?;
+        session.shared.restore(&session.main.id, &session.main.spec, state.agents);
+        Ok((session, stream))
+    }
+
+    fn build(
+        config: SessionConfig,
+        rng: fastrand::Rng,
+        session_id: SessionId,
+        main_id: AgentId,
+        last_seq: u64,
+    ) -> Result<(Session, EventStream), SessionError> {
         let workspace = Workspace::new(&config.workspace, &config.allowed_paths)
             .map_err(|e| SessionError::Workspace { path: config.workspace.clone(), reason: e.to_string() })?;
         let main_def = config.main_agent;
@@ -490,11 +556,8 @@ impl Session {
             .get(&main_def.provider)
             .cloned()
             .ok_or_else(|| SessionError::UnknownProvider(main_def.provider.clone()))?;
-        let mut rng = config.seed.map(fastrand::Rng::with_seed).unwrap_or_default();
-        let session_id = SessionId(format!("sess-{:016x}", rng.u64(..)));
-        let main_id = AgentId::from_suffix(rng.u32(..));
         let today = prompt::iso_date(config.clock.now_ms());
-        let (events, stream) = EventSink::new(session_id.clone(), config.clock.clone());
+        let (events, stream) = EventSink::new(session_id.clone(), config.clock.clone(), last_seq);
         let system =
             prompt::main_system_prompt(&main_def.system_prompt, workspace.root(), &today, config.project_instructions);
         let agent_types: BTreeMap<String, AgentDefinition> =
@@ -517,6 +580,7 @@ impl Session {
             task_description,
             tool_specs: Mutex::new(Vec::new()),
             root_cancel: CancellationToken::new(),
+            journal: config.journal,
             registry: Mutex::new(Registry::default()),
             rng: Mutex::new(rng),
         });
@@ -572,14 +636,35 @@ impl Session {
                 let target = agent_id.unwrap_or_else(|| self.main.id.clone());
                 if target == self.main.id {
                     self.ensure_main();
-                    self.shared.deliver(&target, text, true)
+                    self.shared.deliver(&target, text, true, true)
                 } else {
-                    self.shared.deliver(&target, text, false)
+                    self.shared.deliver(&target, text, false, true)
                 }
             }
             Command::ResolveApproval(answer) => self.resolve_approval(answer),
             Command::Cancel { agent_id } => self.cancel(&agent_id),
             Command::Delegate(request) => self.delegate(request).map(|_| ()),
+            Command::Resume { agent_id, text } => self.resume_agent(&agent_id, text),
+        }
+    }
+
+    /// Starts a new run of an agent that is not running, its history continued
+    /// with `text` (or a request to carry on). A subagent's result then reaches
+    /// its parent as a task notification.
+    pub fn resume_agent(&self, id: &AgentId, text: Option<String>) -> Result<(), SessionError> {
+        if self.shared.root_cancel.is_cancelled() {
+            return Err(SessionError::Closed);
+        }
+        if *id == self.main.id {
+            self.ensure_main();
+        }
+        match self.status(id) {
+            None => Err(SessionError::UnknownAgent(id.clone())),
+            Some(s) if !s.is_terminal() && s != AgentStatus::Queued => Err(SessionError::AgentRunning(id.clone())),
+            Some(_) => {
+                let text = text.filter(|t| !t.trim().is_empty()).unwrap_or_else(|| resume::CARRY_ON.to_string());
+                self.shared.deliver(id, text, true, true)
+            }
         }
     }
 

@@ -21,6 +21,14 @@ pub enum Command {
     /// Start a subagent under any agent, as the person rather than a model asks
     /// (the UI's "Delegate…"). Its result reaches that parent as a task notification.
     Delegate(DelegateRequest),
+    /// Start a new run of an agent that is not running (it finished, was stopped, or
+    /// was interrupted when its process died), its history continued with `text`,
+    /// or with a request to carry on when absent.
+    Resume {
+        agent_id: AgentId,
+        #[serde(default)]
+        text: Option<String>,
+    },
 }
 
 /// A subagent the person starts under `parent_id`; the fields mirror the Task tool's.

@@ -23,6 +23,10 @@ pub struct AgentEvent {
 pub enum EventKind {
     AgentStarted(AgentStarted),
     AgentStatus(StatusChanged),
+    /// Text given to the agent as a user message: its task (the main agent's prompt,
+    /// a Task call's or a delegation's prompt), a person's message, or a resume.
+    /// Results delivered as notifications are `task_notification`s instead.
+    UserMessage(Text),
     ThoughtsChunk(Text),
     Thoughts(Text),
     ResponseChunk(Text),
@@ -43,6 +47,7 @@ impl EventKind {
         match self {
             Self::AgentStarted(_) => "agent_started",
             Self::AgentStatus(_) => "agent_status",
+            Self::UserMessage(_) => "user_message",
             Self::ThoughtsChunk(_) => "thoughts_chunk",
             Self::Thoughts(_) => "thoughts",
             Self::ResponseChunk(_) => "response_chunk",
@@ -80,7 +85,7 @@ pub struct StatusChanged {
     pub status: AgentStatus,
 }
 
-/// Streamed or complete text: thinking or response.
+/// Text: a user message, or streamed or complete thinking or response.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
 pub struct Text {
     pub content: String,

@@ -9,9 +9,11 @@ pub mod event;
 pub mod history;
 pub mod ids;
 pub mod status;
+pub mod stored;
 
 pub use command::{ApprovalAnswer, Command, DelegateRequest};
 pub use event::*;
 pub use history::{AssistantBlock, Message, UserBlock};
 pub use ids::{AgentId, SessionId};
 pub use status::{AgentStatus, ApprovalScope};
+pub use stored::*;

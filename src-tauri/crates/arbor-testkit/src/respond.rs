@@ -41,6 +41,8 @@ struct Feed {
     events: std::vec::IntoIter<String>,
     sent: usize,
     chunk_delay: Duration,
+    /// When the first event went out: event n is due `n × chunk_delay` after it.
+    started: Option<tokio::time::Instant>,
     cut_after: Option<usize>,
     done: bool,
 }
@@ -52,7 +54,7 @@ pub(crate) fn stream_response(
     cut_after: Option<usize>,
     request_id: &str,
 ) -> Response {
-    let feed = Feed { events: events.into_iter(), sent: 0, chunk_delay, cut_after, done: false };
+    let feed = Feed { events: events.into_iter(), sent: 0, chunk_delay, started: None, cut_after, done: false };
     let stream = futures::stream::unfold(feed, |mut f| async move {
         if f.done {
             return None;
@@ -66,8 +68,13 @@ pub(crate) fn stream_response(
             f.done = true;
             return Some((Err(std::io::Error::other("arbor-testkit: cut_after_events")), f));
         };
+        // Paced against a schedule rather than a sleep per event: tokio's timer rounds
+        // each sleep up to its next millisecond tick, so "1 ms apart" would really be
+        // 1-2 ms and a stream's rate would depend on the timer, not the scenario.
+        let started = *f.started.get_or_insert_with(tokio::time::Instant::now);
         if f.sent > 0 && !f.chunk_delay.is_zero() {
-            tokio::time::sleep(f.chunk_delay).await;
+            let sent = u32::try_from(f.sent).unwrap_or(u32::MAX);
+            tokio::time::sleep_until(started + f.chunk_delay.saturating_mul(sent)).await;
         }
         f.sent += 1;
         Some((Ok(Bytes::from(event)), f))

@@ -62,6 +62,7 @@ pub struct Turn {
     pub status: Option<u16>,
     #[serde(default)]
     pub delay_ms: u64,
+    /// The stream's pace: event n goes out n × this after the first (a backlog is sent at once).
     #[serde(default)]
     pub chunk_delay_ms: u64,
     /// Send exactly this many SSE events, then break the connection.

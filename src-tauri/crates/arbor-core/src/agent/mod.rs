@@ -132,6 +132,7 @@ impl AgentRun {
                 })
                 .collect();
             self.history.push(Message::Assistant { content: response.content });
+            shared.save_history(&self.id, &self.history);
             if calls.is_empty() {
                 return (AgentStatus::Completed, None);
             }
@@ -146,6 +147,7 @@ impl AgentRun {
             }
             self.take_steering(Some(&mut content));
             self.history.push(Message::User { content });
+            shared.save_history(&self.id, &self.history);
             if self.cancel.is_cancelled() {
                 return (AgentStatus::Cancelled, None);
             }

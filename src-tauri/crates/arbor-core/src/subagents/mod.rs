@@ -8,7 +8,9 @@ use crate::definitions::{AgentDefinition, DefinitionSource, GENERAL_PURPOSE};
 use crate::prompt;
 use crate::registry::{AgentRecord, AgentSpec};
 use crate::session::Shared;
-use arbor_protocol::{AgentFinished, AgentId, AgentStarted, AgentStatus, EventKind, Message, StatusChanged, UserBlock};
+use arbor_protocol::{
+    AgentFinished, AgentId, AgentStarted, AgentStatus, EventKind, Message, StatusChanged, Text, UserBlock,
+};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -152,6 +154,7 @@ impl Shared {
         // Under the lock: nothing of this agent can be emitted before it is announced.
         self.events.emit(&id, EventKind::AgentStarted(started));
         self.events.emit(&id, EventKind::AgentStatus(StatusChanged { status: AgentStatus::Queued }));
+        self.events.emit(&id, EventKind::UserMessage(Text { content: req.prompt.clone() }));
         drop(reg);
         let history = vec![Message::User { content: vec![UserBlock::Text { text: req.prompt }] }];
         self.launch(id.clone(), spec, history, inbox, cancel);
@@ -160,7 +163,7 @@ impl Shared {
 
     /// How the child runs: its type's prompt, model, provider, tools and policy,
     /// or its parent's for general-purpose. Returns the provider's name too.
-    fn child_spec(
+    pub(crate) fn child_spec(
         &self,
         parent: &AgentSpec,
         parent_provider: &str,

@@ -5,6 +5,7 @@ mod agent_loop;
 mod approvals;
 mod cancel;
 mod faults;
+mod resume;
 mod subagents;
 mod subagents_approvals;
 mod subagents_background;

@@ -1,0 +1,227 @@
+//! Past sessions, for both front ends: the history list, a stored session
+//! opened for review (its tree and the selected agent's transcript, a page at a
+//! time), search across every transcript, export to Markdown or JSON, and
+//! resuming a stored session or one of its agents.
+
+use crate::demo;
+use crate::error::{AppError, AppErrorKind};
+use crate::host::{Host, Launch, err};
+use crate::providers::ProviderKind;
+use arbor_core::{EventStream, ResumeState, ResumedAgent};
+use arbor_protocol::{
+    AgentEvent, AgentId, AgentStarted, SearchHit, SessionDetail, SessionId, SessionStatus, SessionSummary,
+};
+use arbor_store::{SessionQuery, Store, StoreError};
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+
+/// How many transcript events one page holds: the first screen and each "earlier" step.
+pub const PAGE: u32 = 400;
+
+/// Most hits a search returns.
+pub const SEARCH_LIMIT: u32 = 100;
+
+#[derive(Debug, Clone, Default, Deserialize, specta::Type)]
+pub struct HistoryQuery {
+    /// Matches the first prompt or the workspace (case-insensitive).
+    #[serde(default)]
+    pub text: Option<String>,
+    #[serde(default)]
+    pub status: Option<SessionStatus>,
+    #[serde(default)]
+    pub offset: u32,
+}
+
+/// A stored session opened for review: enough for its first screen.
+#[derive(Debug, Clone, Serialize, specta::Type)]
+pub struct PastSession {
+    pub detail: SessionDetail,
+    /// Every agent's lifecycle events plus the last page of `agent`'s transcript, in `seq` order.
+    pub events: Vec<AgentEvent>,
+    /// The agent whose transcript is loaded (the main agent).
+    pub agent: Option<AgentId>,
+    /// Older transcript events of `agent` exist.
+    pub more_before: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, specta::Type)]
+#[serde(rename_all = "snake_case")]
+pub enum ExportFormat {
+    Markdown,
+    Json,
+}
+
+impl ExportFormat {
+    pub fn extension(self) -> &'static str {
+        match self {
+            Self::Markdown => "md",
+            Self::Json => "json",
+        }
+    }
+}
+
+fn store_err(e: StoreError) -> AppError {
+    let kind = match e {
+        StoreError::UnknownSession(_) | StoreError::UnknownAgent(_) | StoreError::Ambiguous(_) => {
+            AppErrorKind::NotFound
+        }
+        _ => AppErrorKind::Store,
+    };
+    err(kind, e)
+}
+
+/// The session or one agent's transcript as text in `format`.
+pub fn export_text(
+    store: &Store,
+    session: &SessionId,
+    agent: Option<&AgentId>,
+    format: ExportFormat,
+) -> Result<String, StoreError> {
+    match format {
+        ExportFormat::Markdown => store.export_markdown(session, agent),
+        ExportFormat::Json => {
+            let export = store.export(session, agent)?;
+            Ok(serde_json::to_string_pretty(&export)?)
+        }
+    }
+}
+
+/// What the runtime needs to continue a stored session: every agent as it was
+/// left, with its model history, and where the session's `seq` stopped.
+pub fn resume_state(store: &Store, id: &SessionId) -> Result<ResumeState, StoreError> {
+    let detail = store.session(id)?;
+    let main = detail.session.main_agent_id.clone().ok_or_else(|| StoreError::UnknownAgent("main".into()))?;
+    let mut agents = Vec::with_capacity(detail.agents.len());
+    for a in detail.agents {
+        let history = store.history(id, &a.id)?;
+        agents.push(ResumedAgent {
+            started: AgentStarted {
+                parent_id: a.parent_id,
+                parent_call_id: a.parent_call_id,
+                depth: a.depth,
+                description: a.description,
+                subagent_type: a.subagent_type,
+                model: a.model,
+                provider: a.provider,
+                background: a.background,
+            },
+            id: a.id,
+            status: a.status,
+            started_at: a.started_at,
+            finished_at: a.ended_at,
+            turns: a.turns,
+            usage: a.usage,
+            files_modified: a.files_modified,
+            result: a.result,
+            history,
+        });
+    }
+    Ok(ResumeState { session_id: id.clone(), main_agent_id: main, last_seq: store.last_seq(id)?, agents })
+}
+
+impl Host {
+    /// Stored sessions, newest first.
+    pub fn sessions(&self, query: HistoryQuery) -> Result<Vec<SessionSummary>, AppError> {
+        let q = SessionQuery {
+            text: query.text.filter(|t| !t.trim().is_empty()),
+            status: query.status,
+            limit: 200,
+            offset: query.offset,
+        };
+        self.store()?.sessions(&q).map_err(store_err)
+    }
+
+    /// A stored session's first screen: its tree and the main agent's latest transcript page.
+    pub fn open_session(&self, id: SessionId) -> Result<PastSession, AppError> {
+        let store = self.store()?;
+        let detail = store.session(&id).map_err(store_err)?;
+        let mut events = store.skeleton(&id).map_err(store_err)?;
+        let agent = detail.session.main_agent_id.clone();
+        let mut more_before = false;
+        if let Some(main) = &agent {
+            let page = store.transcript(&id, main, None, PAGE).map_err(store_err)?;
+            more_before = page.more_before;
+            events.extend(page.events);
+            events.sort_by_key(|e| e.seq);
+        }
+        Ok(PastSession { detail, events, agent, more_before })
+    }
+
+    /// A page of one agent's transcript: the events before `before` (the newest when None).
+    pub fn transcript(
+        &self,
+        session: SessionId,
+        agent: AgentId,
+        before: Option<u64>,
+    ) -> Result<arbor_protocol::EventPage, AppError> {
+        self.store()?.transcript(&session, &agent, before, PAGE).map_err(store_err)
+    }
+
+    /// Every transcript's text, newest hits first.
+    pub fn search(&self, text: String) -> Result<Vec<SearchHit>, AppError> {
+        self.store()?.search(&text, SEARCH_LIMIT).map_err(store_err)
+    }
+
+    /// Writes the session (or one agent's transcript) to `path`; returns the path written.
+    pub fn export(
+        &self,
+        session: SessionId,
+        agent: Option<AgentId>,
+        format: ExportFormat,
+        path: String,
+    ) -> Result<String, AppError> {
+        let text = export_text(self.store()?.as_ref(), &session, agent.as_ref(), format).map_err(store_err)?;
+        let path = PathBuf::from(path);
+        std::fs::write(&path, text)
+            .map_err(|e| AppError::new(AppErrorKind::Export, format!("cannot write {}: {e}", path.display())))?;
+        Ok(path.display().to_string())
+    }
+
+    /// Continues a stored session live: its agents come back as they were left,
+    /// `prompt` (if any) goes to the main agent. The running session stops first.
+    pub fn resume_session(
+        &self,
+        id: SessionId,
+        prompt: Option<String>,
+    ) -> Result<(crate::host::SessionInfo, EventStream), AppError> {
+        let store = self.store()?;
+        let detail = store.session(&id).map_err(store_err)?;
+        let summary = detail.session;
+        if summary.model == demo::MODEL {
+            return Err(AppError::new(
+                AppErrorKind::Session,
+                "the demo's scripted model has nothing more to say: start a session on a real provider to go on",
+            ));
+        }
+        let kind = ProviderKind::from_name(&summary.provider).ok_or_else(|| {
+            AppError::new(
+                AppErrorKind::Provider,
+                format!("the session ran on an unknown provider {:?}", summary.provider),
+            )
+        })?;
+        let settings = self.settings();
+        let providers = self.ready_providers(kind, &settings)?;
+        let workspace = PathBuf::from(&summary.workspace);
+        if !workspace.is_dir() {
+            return Err(AppError::new(
+                AppErrorKind::Workspace,
+                format!("the session's workspace {} is gone", workspace.display()),
+            ));
+        }
+        let state = resume_state(&store, &id).map_err(store_err)?;
+        let prompt = prompt.filter(|p| !p.trim().is_empty());
+        self.launch(
+            Launch {
+                workspace: &workspace,
+                provider: kind.name(),
+                model: &summary.model,
+                providers,
+                approval: settings.approval_policy(),
+                prompt: prompt.as_deref(),
+                server: None,
+                resume: Some(state),
+            },
+            &settings,
+        )
+    }
+}

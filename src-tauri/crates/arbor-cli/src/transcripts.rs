@@ -1,0 +1,184 @@
+//! The stored-session commands: `arbor sessions`, `arbor show`, `arbor search`
+//! and `arbor resume`. They read the transcript store in the data dir; only
+//! `resume` runs agents again.
+
+use crate::args::{ProviderKind, ResumeArgs, SearchArgs, SessionsArgs, ShowArgs, ShowFormat, StoreArgs};
+use crate::providers;
+use crate::run::{Start, execute};
+use crate::setup;
+use anyhow::{Context, Result, bail};
+use arbor_app::transcripts::resume_state;
+use arbor_protocol::{AgentId, SessionSummary, Usage};
+use arbor_store::{SessionQuery, Store};
+use std::io::Write;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+fn open(args: &StoreArgs) -> Result<Arc<Store>> {
+    let dir = setup::init(args.data_dir.as_deref())?;
+    setup::store(&dir)
+}
+
+/// Writes to stdout; a closed pipe (`| head`) ends the command quietly.
+fn out(text: &str) -> Result<()> {
+    let mut stdout = std::io::stdout().lock();
+    match stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other.context("cannot write to stdout"),
+    }
+}
+
+pub fn sessions(args: SessionsArgs) -> Result<ExitCode> {
+    let store = open(&args.store)?;
+    let q = SessionQuery { text: args.filter.clone(), status: None, limit: args.limit, offset: 0 };
+    let list = store.sessions(&q)?;
+    let mut text = String::new();
+    if args.json {
+        for s in &list {
+            text.push_str(&serde_json::to_string(s)?);
+            text.push('\n');
+        }
+    } else if list.is_empty() {
+        text.push_str("no stored sessions yet: `arbor run` or `arbor demo` records one\n");
+    } else {
+        text.push_str(&format!(
+            "{:<22}  {:<16}  {:<11}  {:>6}  {:>8}  {:>8}  {}\n",
+            "SESSION", "STARTED (UTC)", "STATUS", "AGENTS", "TOKENS", "COST", "PROMPT · WORKSPACE"
+        ));
+        for s in &list {
+            text.push_str(&row(s));
+        }
+    }
+    out(&text)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn row(s: &SessionSummary) -> String {
+    let prompt: String = s.first_prompt.split_whitespace().collect::<Vec<_>>().join(" ");
+    let prompt = if prompt.chars().count() > 60 {
+        format!("{}…", prompt.chars().take(59).collect::<String>())
+    } else {
+        prompt
+    };
+    format!(
+        "{:<22}  {:<16}  {:<11}  {:>6}  {:>8}  {:>8}  {} · {}\n",
+        s.id.0,
+        utc_minute(s.started_at),
+        s.status.as_str(),
+        s.agent_count,
+        tokens(&s.usage),
+        s.usage.cost_usd.map(|c| format!("${c:.4}")).unwrap_or_else(|| "-".into()),
+        prompt,
+        s.workspace
+    )
+}
+
+fn tokens(u: &Usage) -> u64 {
+    u.input_tokens + u.output_tokens + u.cache_read_tokens + u.cache_write_tokens
+}
+
+/// `YYYY-MM-DD HH:MM` in UTC, from milliseconds since the epoch.
+fn utc_minute(ms: i64) -> String {
+    let secs = ms.div_euclid(1000);
+    let (days, rest) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    // Civil from days (Howard Hinnant's algorithm), to avoid a date crate for one format.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02} {:02}:{:02}", rest / 3600, rest % 3600 / 60)
+}
+
+pub fn show(args: ShowArgs) -> Result<ExitCode> {
+    let store = open(&args.store)?;
+    let id = store.resolve_session(&args.session)?;
+    let agent = args.agent.map(AgentId);
+    match args.format {
+        ShowFormat::Markdown => out(&store.export_markdown(&id, agent.as_ref())?)?,
+        ShowFormat::Json => {
+            let export = store.export(&id, agent.as_ref())?;
+            // The first line describes the session; every other line is one event, exactly
+            // as `arbor run --json` printed it, so the two compare line for line.
+            let mut text = serde_json::to_string(&serde_json::json!({
+                "session": export.session,
+                "agents": export.agents,
+            }))?;
+            text.push('\n');
+            for e in &export.events {
+                text.push_str(&serde_json::to_string(e)?);
+                text.push('\n');
+            }
+            out(&text)?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn search(args: SearchArgs) -> Result<ExitCode> {
+    let store = open(&args.store)?;
+    let text = args.text.join(" ");
+    let hits = store.search(&text, args.limit)?;
+    let mut lines = String::new();
+    for h in &hits {
+        if args.json {
+            lines.push_str(&serde_json::to_string(h)?);
+        } else {
+            let snippet: String = h.snippet.split_whitespace().collect::<Vec<_>>().join(" ");
+            lines.push_str(&format!(
+                "{}  {}  {}  {} › {}\n    {}",
+                h.session_id.0,
+                utc_minute(h.ts),
+                h.event_type,
+                h.agent_path.join(" › "),
+                h.agent_id.0,
+                snippet
+            ));
+        }
+        lines.push('\n');
+    }
+    out(&lines)?;
+    Ok(if hits.is_empty() { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+pub async fn resume(args: ResumeArgs) -> Result<ExitCode> {
+    let data_dir = setup::init(args.common.data_dir.as_deref())?;
+    let store = setup::store(&data_dir)?;
+    let id = store.resolve_session(&args.session)?;
+    let summary = store.session(&id)?.session;
+    if summary.model == arbor_app::demo::MODEL {
+        bail!("{} ran on the demo's scripted model, which has nothing more to say: resume a real session", id.0);
+    }
+    let kind = match summary.provider.as_str() {
+        "anthropic" => ProviderKind::Anthropic,
+        "openai" => ProviderKind::Openai,
+        other => bail!("{} ran on an unknown provider {other:?}", id.0),
+    };
+    let chosen = providers::from_env(Some(kind), Some(summary.model.clone()))?;
+    let workspace = match &args.common.workspace {
+        Some(w) => setup::workspace(Some(w))?,
+        None => setup::workspace(Some(std::path::Path::new(&summary.workspace)))
+            .with_context(|| format!("the session's workspace {} is gone (pass --workspace)", summary.workspace))?,
+    };
+    let state = resume_state(&store, &id)?;
+    let prompt = args.prompt.join(" ");
+    let prompt = Some(prompt.as_str()).filter(|p| !p.trim().is_empty());
+    let banner = format!("resuming {} ({} agents)", id.0, state.agents.len());
+    execute(&args.common, workspace, chosen, Start::Resume(state, prompt), store, Some(&banner)).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::utc_minute;
+
+    #[test]
+    fn utc_minutes_are_civil_dates() {
+        assert_eq!(utc_minute(0), "1970-01-01 00:00");
+        assert_eq!(utc_minute(951_782_400_000), "2000-02-29 00:00");
+        assert_eq!(utc_minute(1_795_305_600_000 + 61_000), "2026-11-22 00:01");
+    }
+}

@@ -1,0 +1,195 @@
+//! Continuing a stored session: its agents come back into the registry as they
+//! were left (finished, stopped, or interrupted when their process died), each
+//! with its model history, so the main agent can be given a new prompt and any
+//! subagent a new run. The store reads them; this module only rebuilds them.
+
+use crate::definitions::GENERAL_PURPOSE;
+use crate::registry::{AgentRecord, AgentSpec};
+use crate::session::Shared;
+use crate::subagents::SpawnRequest;
+use arbor_protocol::{AgentFinished, AgentId, AgentStarted, AgentStatus, Message, Usage, UserBlock};
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use tokio::sync::watch;
+
+/// What a resumed session starts from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResumeState {
+    pub session_id: arbor_protocol::SessionId,
+    pub main_agent_id: AgentId,
+    /// The last stored event's `seq`: the resumed session's events go on from here.
+    pub last_seq: u64,
+    /// Every agent, parents before their children.
+    pub agents: Vec<ResumedAgent>,
+}
+
+/// One stored agent.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResumedAgent {
+    pub id: AgentId,
+    pub started: AgentStarted,
+    /// As stored; an agent that was still active is taken as interrupted.
+    pub status: AgentStatus,
+    pub started_at: i64,
+    pub finished_at: Option<i64>,
+    pub turns: u32,
+    pub usage: Usage,
+    pub files_modified: Vec<String>,
+    pub result: Option<String>,
+    pub history: Vec<Message>,
+}
+
+/// What a resumed agent is told when the person gives no text.
+pub(crate) const CARRY_ON: &str =
+    "Your previous run was stopped before it finished. Continue the task where you left off.";
+
+/// What a tool call that never finished reads to the model that made it.
+const UNFINISHED_CALL: &str =
+    "interrupted: this tool call did not finish (the run was stopped); its effects are unknown";
+
+impl Shared {
+    /// Puts the stored agents back into the registry, none running.
+    pub(crate) fn restore(&self, main_id: &AgentId, main_spec: &Arc<AgentSpec>, agents: Vec<ResumedAgent>) {
+        let mut specs: HashMap<AgentId, (Arc<AgentSpec>, String)> = HashMap::new();
+        let mut subagents = 0u32;
+        let mut reg = self.registry();
+        for a in agents {
+            let spec = if a.id == *main_id {
+                main_spec.clone()
+            } else {
+                let Some((parent, parent_provider)) = a.started.parent_id.as_ref().and_then(|p| specs.get(p)) else {
+                    tracing::warn!(agent_id = %a.id, "a stored agent's parent is missing; it is not restored");
+                    continue;
+                };
+                subagents += 1;
+                Arc::new(self.restored_spec(parent, parent_provider, &a))
+            };
+            specs.insert(a.id.clone(), (spec.clone(), a.started.provider.clone()));
+            let status = if a.status.is_terminal() { a.status } else { AgentStatus::Interrupted };
+            let mut history = a.history;
+            let stored = history.len();
+            close_unfinished_calls(&mut history);
+            let finished = AgentFinished {
+                status,
+                result: a.result.clone().unwrap_or_default(),
+                error: None,
+                turns: a.turns,
+                duration_ms: 0,
+                files_modified: a.files_modified.clone(),
+            };
+            let notifies_parent = a.started.parent_id.is_some();
+            let mut record = AgentRecord::queued(
+                a.id,
+                a.started,
+                spec,
+                a.started_at,
+                self.root_cancel.child_token(),
+                None,
+                notifies_parent,
+            );
+            record.status = status;
+            record.finished_at = a.finished_at;
+            record.turns = a.turns;
+            record.usage = a.usage;
+            record.files_modified = a.files_modified;
+            record.result = a.result;
+            record.history = history;
+            record.journaled = stored;
+            record.outcome = watch::Sender::new(Some(finished));
+            // Whatever it returned before was delivered then; only later runs notify.
+            record.collected = true;
+            reg.insert(record);
+        }
+        self.spawned.store(subagents, Ordering::SeqCst);
+    }
+
+    /// How a stored subagent runs again: as its type says now, on the model it
+    /// ran on; its parent's way when the type or its provider is gone.
+    fn restored_spec(&self, parent: &AgentSpec, parent_provider: &str, a: &ResumedAgent) -> AgentSpec {
+        let type_name = a.started.subagent_type.as_deref().unwrap_or(GENERAL_PURPOSE);
+        let def = self.agent_types.get(type_name);
+        let req = SpawnRequest {
+            parent: a.started.parent_id.clone().unwrap_or_else(|| a.id.clone()),
+            parent_call_id: None,
+            prompt: String::new(),
+            description: None,
+            subagent_type: None,
+            model: Some(a.started.model.clone()),
+            max_turns: None,
+            background: true,
+            by_user: true,
+        };
+        match self.child_spec(parent, parent_provider, def, &req, a.started.depth) {
+            Ok((spec, _)) => spec,
+            Err(e) => {
+                tracing::warn!(agent_id = %a.id, error = %e, "a stored agent runs as its parent does");
+                AgentSpec {
+                    system: parent.system.clone(),
+                    model: a.started.model.clone(),
+                    provider: parent.provider.clone(),
+                    tools: parent.tools.clone(),
+                    max_turns: self.limits.subagent_max_turns,
+                    policy: parent.policy.clone(),
+                    depth: a.started.depth,
+                    scheduled: true,
+                }
+            }
+        }
+    }
+}
+
+/// A history that ends in tool calls without results (the process died while
+/// they ran) gets results saying so: a provider refuses a tool call left unanswered.
+fn close_unfinished_calls(history: &mut Vec<Message>) {
+    let Some(Message::Assistant { content }) = history.last() else { return };
+    let results: Vec<UserBlock> = content
+        .iter()
+        .filter_map(|b| match b {
+            arbor_protocol::AssistantBlock::ToolUse { id, .. } => Some(UserBlock::ToolResult {
+                call_id: id.clone(),
+                content: UNFINISHED_CALL.to_string(),
+                is_error: true,
+            }),
+            _ => None,
+        })
+        .collect();
+    if !results.is_empty() {
+        history.push(Message::User { content: results });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arbor_protocol::AssistantBlock;
+    use serde_json::json;
+
+    #[test]
+    fn unanswered_tool_calls_get_interrupted_results() {
+        let mut h = vec![
+            Message::user_text("go"),
+            Message::Assistant {
+                content: vec![
+                    AssistantBlock::Text { text: "reading".into() },
+                    AssistantBlock::ToolUse { id: "c1".into(), name: "Read".into(), input: json!({}) },
+                    AssistantBlock::ToolUse { id: "c2".into(), name: "Bash".into(), input: json!({}) },
+                ],
+            },
+        ];
+        close_unfinished_calls(&mut h);
+        let Some(Message::User { content }) = h.last() else { panic!("a user message with results") };
+        let ids: Vec<&str> = content
+            .iter()
+            .filter_map(|b| match b {
+                UserBlock::ToolResult { call_id, is_error: true, .. } => Some(call_id.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(ids, ["c1", "c2"]);
+        // A history that ends on a user message or plain text is left as it is.
+        let before = h.clone();
+        close_unfinished_calls(&mut h);
+        assert_eq!(h, before);
+    }
+}

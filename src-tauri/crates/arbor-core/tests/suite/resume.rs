@@ -1,0 +1,215 @@
+//! Keeping histories and continuing a stored session: the journal receives each
+//! agent's conversation as it grows, a resumed session carries its events' `seq`
+//! on and sends the model the whole earlier history, and an interrupted subagent
+//! resumes with its unfinished tool calls closed.
+
+use super::*;
+use arbor_core::{Journal, ResumeState, ResumedAgent};
+use arbor_protocol::{AgentStarted, AgentStatus, AssistantBlock, Message, SessionId, UserBlock};
+use serde_json::json;
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+/// A journal that applies each delta the way the store does.
+#[derive(Default)]
+struct Kept(Mutex<HashMap<AgentId, Vec<Message>>>);
+
+impl Journal for Kept {
+    fn history(&self, _session: &SessionId, agent: &AgentId, start: usize, messages: &[Message]) {
+        let mut all = self.0.lock().unwrap();
+        let h = all.entry(agent.clone()).or_default();
+        assert!(start <= h.len(), "a delta starts at most at the end of what was kept");
+        h.truncate(start);
+        h.extend_from_slice(messages);
+    }
+}
+
+impl Kept {
+    fn of(&self, agent: &AgentId) -> Vec<Message> {
+        self.0.lock().unwrap().get(agent).cloned().unwrap_or_default()
+    }
+}
+
+fn scenario() -> serde_json::Value {
+    json!({ "name": "resume", "rules": [
+        { "match": { "first_user_contains": "CHILD-TASK" }, "turns": [ { "text": "child says 42" } ] },
+        { "match": { "first_user_contains": "FIRST" }, "turns": [
+            { "text": "delegating", "tool_calls": [ { "name": "Task", "input": { "description": "Count", "prompt": "CHILD-TASK: count" } } ] },
+            { "text": "first answer" },
+            { "text": "second answer" }
+        ] }
+    ]})
+}
+
+/// The stored form of a finished run, as the store would hand it back.
+fn state_from(events: &[AgentEvent], kept: &Kept, main: &AgentId) -> ResumeState {
+    let mut agents: Vec<ResumedAgent> = Vec::new();
+    for e in events {
+        match &e.kind {
+            EventKind::AgentStarted(s) => agents.push(ResumedAgent {
+                id: e.agent_id.clone(),
+                started: s.clone(),
+                status: AgentStatus::Queued,
+                started_at: e.ts,
+                finished_at: None,
+                turns: 0,
+                usage: Default::default(),
+                files_modified: Vec::new(),
+                result: None,
+                history: kept.of(&e.agent_id),
+            }),
+            EventKind::AgentFinished(f) => {
+                let a = agents.iter_mut().find(|a| a.id == e.agent_id).unwrap();
+                a.status = f.status;
+                a.turns = f.turns;
+                a.result = Some(f.result.clone());
+                a.finished_at = Some(e.ts);
+            }
+            _ => {}
+        }
+    }
+    ResumeState {
+        session_id: events[0].session_id.clone(),
+        main_agent_id: main.clone(),
+        last_seq: events.last().unwrap().seq,
+        agents,
+    }
+}
+
+#[tokio::test]
+async fn the_journal_keeps_each_agents_history_and_a_resumed_session_continues_it() {
+    for api in [Api::Anthropic, Api::OpenAi] {
+        let h = Harness::new(scenario(), api).await;
+        let kept = Arc::new(Kept::default());
+        let mut config = h.config();
+        config.journal = Some(kept.clone());
+        let run = h.run_with(config, "FIRST: go").await;
+        let main = run.session.main_agent_id().clone();
+        // Every agent's task and messages are events too: the main prompt and the child's task.
+        let prompts: Vec<(AgentId, String)> = run
+            .events
+            .iter()
+            .filter_map(|e| match &e.kind {
+                EventKind::UserMessage(t) => Some((e.agent_id.clone(), t.content.clone())),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(prompts.len(), 2, "{prompts:?}");
+        assert_eq!(prompts[0], (main.clone(), "FIRST: go".to_string()));
+        assert_eq!(prompts[1].1, "CHILD-TASK: count");
+        let child = prompts[1].0.clone();
+
+        let main_history = kept.of(&main);
+        assert_eq!(main_history.len(), 4, "{main_history:#?}");
+        assert_eq!(main_history[0], Message::user_text("FIRST: go"));
+        assert!(
+            matches!(&main_history[2], Message::User { content } if matches!(&content[0], UserBlock::ToolResult { content, .. } if content.contains("child says 42")))
+        );
+        assert_eq!(main_history[3].assistant_text(), "first answer");
+        assert_eq!(kept.of(&child).len(), 2);
+        run.session.shutdown();
+
+        // Resume: the same ids, seq carried on, the model sees the whole history.
+        let state = state_from(&run.events, &kept, &main);
+        let last_seq = state.last_seq;
+        let mut config = h.config();
+        config.journal = Some(kept.clone());
+        let (session, mut events) = Session::resume(config, state).unwrap();
+        assert_eq!(session.main_agent_id(), &main);
+        assert_eq!(session.status(&child), Some(AgentStatus::Completed));
+        session.submit(Command::SendMessage { agent_id: None, text: "SECOND: and now?".into() }).unwrap();
+        let more = until_finished(&mut events, &main).await;
+        assert_eq!(more[0].seq, last_seq + 1, "events go on from the stored ones");
+        assert!(more.windows(2).all(|w| w[1].seq == w[0].seq + 1));
+        assert!(matches!(&more[0].kind, EventKind::UserMessage(t) if t.content == "SECOND: and now?"));
+        assert!(!more.iter().any(|e| matches!(e.kind, EventKind::AgentStarted(_))), "no agent is announced again");
+        assert!(
+            matches!(&more.last().unwrap().kind, EventKind::AgentFinished(f) if f.result == "second answer"),
+            "the server played the third turn: it saw the two earlier answers"
+        );
+        let last = h.requests().last().unwrap().clone();
+        let messages = last.body["messages"].as_array().unwrap().clone();
+        let user_and_assistant = messages.iter().filter(|m| m["role"] != "system").count();
+        assert!(user_and_assistant >= 5, "{api:?}: the earlier history is sent again: {messages:#?}");
+        assert!(last.body.to_string().contains("first answer"));
+        let history = kept.of(&main);
+        assert_eq!(history.len(), 6, "the journal goes on: + the new prompt and answer: {history:#?}");
+        session.shutdown();
+    }
+}
+
+#[tokio::test]
+async fn an_interrupted_subagent_resumes_with_its_unfinished_calls_closed_and_reports_to_its_parent() {
+    let h = Harness::new(
+        json!({ "name": "resume-child", "rules": [
+            { "match": { "first_user_contains": "CHILD-TASK" }, "turns": [ { "text": "(its first turn, before the process died)" }, { "text": "child finished after all" } ] },
+            { "match": { "first_user_contains": "FIRST" }, "turns": [ { "text": "noted" }, { "text": "noted again" } ] }
+        ]}),
+        Api::Anthropic,
+    )
+    .await;
+    let session_id = SessionId("sess-00000000000000aa".into());
+    let main = AgentId("agent-0000aaaa".into());
+    let child = AgentId("agent-0000bbbb".into());
+    let started = |parent: Option<&AgentId>, depth, description: &str| AgentStarted {
+        parent_id: parent.cloned(),
+        parent_call_id: parent.map(|_| "call-1".to_string()),
+        depth,
+        description: description.into(),
+        subagent_type: parent.map(|_| "general-purpose".to_string()),
+        model: "claude-sonnet-4-5".into(),
+        provider: "anthropic".into(),
+        background: false,
+    };
+    let agent = |id: &AgentId, started: AgentStarted, status, history| ResumedAgent {
+        id: id.clone(),
+        started,
+        status,
+        started_at: 1,
+        finished_at: None,
+        turns: 1,
+        usage: Default::default(),
+        files_modified: Vec::new(),
+        result: None,
+        history,
+    };
+    let state = ResumeState {
+        session_id,
+        main_agent_id: main.clone(),
+        last_seq: 40,
+        agents: vec![
+            agent(&main, started(None, 0, "main"), AgentStatus::Running, vec![Message::user_text("FIRST: go")]),
+            agent(
+                &child,
+                started(Some(&main), 1, "Count"),
+                AgentStatus::Running,
+                vec![
+                    Message::user_text("CHILD-TASK: count"),
+                    Message::Assistant {
+                        content: vec![AssistantBlock::ToolUse {
+                            id: "toolu_1".into(),
+                            name: "Bash".into(),
+                            input: json!({ "command": "sleep 100" }),
+                        }],
+                    },
+                ],
+            ),
+        ],
+    };
+    let (session, mut events) = Session::resume(h.config(), state).unwrap();
+    assert_eq!(session.status(&child), Some(AgentStatus::Interrupted), "what was running when the process died");
+    assert_eq!(session.status(&main), Some(AgentStatus::Interrupted));
+    session.submit(Command::Resume { agent_id: child.clone(), text: None }).unwrap();
+    let got = collect_until(&mut events, WAIT, |e| matches!(e.kind, EventKind::TaskNotification(_))).await.unwrap();
+    let req = h.requests().into_iter().find(|r| r.first_user_text.contains("CHILD-TASK")).unwrap();
+    let body = req.body.to_string();
+    assert!(body.contains("did not finish"), "the unfinished call has a result: {body}");
+    assert!(body.contains("Continue the task where you left off"), "{body}");
+    assert!(got.iter().any(|e| e.agent_id == child
+        && matches!(&e.kind, EventKind::AgentFinished(f) if f.status == AgentStatus::Completed && f.result == "child finished after all")));
+    assert!(matches!(&got.last().unwrap().kind, EventKind::TaskNotification(n) if n.task_id == child));
+    // A running agent is not resumed, it is messaged.
+    let e = session.resume_agent(&AgentId("agent-00000000".into()), None).unwrap_err();
+    assert!(e.to_string().contains("no agent"), "{e}");
+    session.shutdown();
+}

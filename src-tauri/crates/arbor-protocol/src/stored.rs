@@ -1,0 +1,158 @@
+//! What the transcript store answers with: session lists, a session's agents,
+//! pages of events, search hits and exports. These cross to the UI and the CLI's
+//! JSON output; the store (arbor-store) builds them, this module only names them.
+
+use crate::{AgentEvent, AgentId, AgentStatus, SessionId, Usage};
+use serde::{Deserialize, Serialize};
+
+/// A session's state as the history list shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "snake_case")]
+pub enum SessionStatus {
+    Running,
+    Completed,
+    Failed,
+    Cancelled,
+    MaxTurns,
+    /// Its process died while agents were still working.
+    Interrupted,
+}
+
+impl SessionStatus {
+    /// The session status that mirrors its main agent's: an agent that is queued,
+    /// running or waiting for an approval keeps the session running.
+    pub fn from_agent(status: AgentStatus) -> Self {
+        match status {
+            AgentStatus::Queued | AgentStatus::Running | AgentStatus::WaitingApproval => Self::Running,
+            AgentStatus::Completed => Self::Completed,
+            AgentStatus::Failed => Self::Failed,
+            AgentStatus::Cancelled => Self::Cancelled,
+            AgentStatus::MaxTurns => Self::MaxTurns,
+            AgentStatus::Interrupted => Self::Interrupted,
+        }
+    }
+
+    /// The value as it appears on the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Running => "running",
+            Self::Completed => "completed",
+            Self::Failed => "failed",
+            Self::Cancelled => "cancelled",
+            Self::MaxTurns => "max_turns",
+            Self::Interrupted => "interrupted",
+        }
+    }
+
+    /// Parses the wire value; None for anything else.
+    pub fn parse(s: &str) -> Option<Self> {
+        [Self::Running, Self::Completed, Self::Failed, Self::Cancelled, Self::MaxTurns, Self::Interrupted]
+            .into_iter()
+            .find(|st| st.as_str() == s)
+    }
+}
+
+/// One row of the history list.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+pub struct SessionSummary {
+    pub id: SessionId,
+    pub workspace: String,
+    /// The main agent's first prompt; empty until it is known.
+    pub first_prompt: String,
+    pub provider: String,
+    pub model: String,
+    pub started_at: i64,
+    pub ended_at: Option<i64>,
+    pub status: SessionStatus,
+    pub main_agent_id: Option<AgentId>,
+    pub agent_count: u32,
+    pub event_count: u64,
+    /// Summed over every agent of the session.
+    pub usage: Usage,
+}
+
+/// One agent of a stored session, as its events left it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+pub struct StoredAgent {
+    pub id: AgentId,
+    pub parent_id: Option<AgentId>,
+    pub parent_call_id: Option<String>,
+    pub depth: u32,
+    pub description: String,
+    pub subagent_type: Option<String>,
+    pub model: String,
+    pub provider: String,
+    pub background: bool,
+    pub status: AgentStatus,
+    pub started_at: i64,
+    pub ended_at: Option<i64>,
+    pub turns: u32,
+    pub duration_ms: Option<u64>,
+    pub usage: Usage,
+    pub files_modified: Vec<String>,
+    pub result: Option<String>,
+    pub error: Option<String>,
+}
+
+/// A session and its agents, parents before their children.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+pub struct SessionDetail {
+    pub session: SessionSummary,
+    pub agents: Vec<StoredAgent>,
+}
+
+/// One page of an agent's transcript, oldest first.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+pub struct EventPage {
+    pub events: Vec<AgentEvent>,
+    /// Whether older events exist before this page.
+    pub more_before: bool,
+}
+
+/// One event matching a full-text search.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+pub struct SearchHit {
+    pub session_id: SessionId,
+    pub session_prompt: String,
+    pub agent_id: AgentId,
+    /// Descriptions from the main agent down to this agent (the main agent's own
+    /// description first).
+    pub agent_path: Vec<String>,
+    pub seq: u64,
+    pub ts: i64,
+    pub event_type: String,
+    /// The matching passage, with each hit marked between `[` and `]`.
+    pub snippet: String,
+}
+
+/// `arbor show --format json` and the JSON export: the session, its agents, every stored event.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+pub struct SessionExport {
+    pub session: SessionSummary,
+    pub agents: Vec<StoredAgent>,
+    pub events: Vec<AgentEvent>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn session_status_round_trips_its_wire_names() {
+        for st in [
+            SessionStatus::Running,
+            SessionStatus::Completed,
+            SessionStatus::Failed,
+            SessionStatus::Cancelled,
+            SessionStatus::MaxTurns,
+            SessionStatus::Interrupted,
+        ] {
+            let wire = serde_json::to_value(st).unwrap();
+            assert_eq!(wire, serde_json::Value::String(st.as_str().into()));
+            assert_eq!(SessionStatus::parse(st.as_str()), Some(st));
+        }
+        assert_eq!(SessionStatus::parse("queued"), None);
+        assert_eq!(SessionStatus::from_agent(AgentStatus::WaitingApproval), SessionStatus::Running);
+        assert_eq!(SessionStatus::from_agent(AgentStatus::MaxTurns), SessionStatus::MaxTurns);
+    }
+}

@@ -1,0 +1,233 @@
+//! The Markdown export: a transcript a person can read or paste. A header with
+//! the session's facts, then each agent (parents first) with its heading and, in
+//! order, its user messages, responses, thinking (folded), tool calls with their
+//! arguments and output, and its result. Lifecycle noise (statuses, usage,
+//! approvals) is left out; the JSON export has everything.
+
+use crate::Store;
+use crate::error::{At, StoreError};
+use crate::read::{agent, agents, summary};
+use crate::search::path_to;
+use arbor_protocol::{AgentEvent, AgentId, EventKind, SessionId, SessionSummary, StoredAgent, Usage};
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+impl Store {
+    /// The session (or one agent of it) as a Markdown transcript.
+    pub fn export_markdown(&self, session: &SessionId, only: Option<&AgentId>) -> Result<String, StoreError> {
+        let conn = self.reader();
+        let tx = conn.unchecked_transaction().at(&self.path)?;
+        let summary = summary(&tx, &self.path, session)?;
+        let all = agents(&tx, &self.path, session)?;
+        let shown = match only {
+            None => all.clone(),
+            Some(a) => vec![agent(&tx, &self.path, session, a)?],
+        };
+        // Superseded chunks are left out: their aggregate event carries the same text.
+        let rows: Vec<String> = match only {
+            None => tx
+                .prepare_cached("SELECT json FROM events WHERE session_id = ?1 AND superseded = 0 ORDER BY seq")
+                .and_then(|mut st| st.query_map([session.as_str()], |r| r.get(0))?.collect()),
+            Some(a) => tx
+                .prepare_cached(
+                    "SELECT json FROM events WHERE session_id = ?1 AND agent_id = ?2 AND superseded = 0 ORDER BY seq",
+                )
+                .and_then(|mut st| st.query_map([session.as_str(), a.as_str()], |r| r.get(0))?.collect()),
+        }
+        .at(&self.path)?;
+        tx.finish().at(&self.path)?;
+        let events = rows.iter().map(|j| serde_json::from_str(j)).collect::<Result<Vec<AgentEvent>, _>>()?;
+
+        let tree: HashMap<String, (Option<String>, String)> = all
+            .iter()
+            .map(|a| (a.id.0.clone(), (a.parent_id.as_ref().map(|p| p.0.clone()), a.description.clone())))
+            .collect();
+        let mut by_agent: HashMap<&str, Vec<&AgentEvent>> = HashMap::new();
+        for ev in &events {
+            by_agent.entry(ev.agent_id.as_str()).or_default().push(ev);
+        }
+
+        let mut out = String::new();
+        header(&mut out, &summary);
+        for a in &shown {
+            agent_section(&mut out, a, &path_to(&tree, a.id.as_str()), by_agent.get(a.id.as_str()));
+        }
+        Ok(out)
+    }
+}
+
+fn tokens(u: &Usage) -> String {
+    let mut s = format!(
+        "{} in, {} out, {} cache read, {} cache write",
+        u.input_tokens, u.output_tokens, u.cache_read_tokens, u.cache_write_tokens
+    );
+    if let Some(cost) = u.cost_usd {
+        let _ = write!(s, " (${cost:.4})");
+    }
+    s
+}
+
+fn header(out: &mut String, s: &SessionSummary) {
+    let title = if s.first_prompt.is_empty() { s.id.as_str() } else { first_line(&s.first_prompt) };
+    let _ = writeln!(out, "# {title}\n");
+    let _ = writeln!(out, "- Session: `{}`", s.id);
+    let _ = writeln!(out, "- Workspace: `{}`", s.workspace);
+    let _ = writeln!(out, "- Started: {}", utc(s.started_at));
+    if let Some(end) = s.ended_at {
+        let _ = writeln!(out, "- Ended: {}", utc(end));
+    }
+    let _ = writeln!(out, "- Status: {}", s.status.as_str());
+    let _ = writeln!(out, "- Model: {} / {}", s.provider, s.model);
+    let _ = writeln!(out, "- Agents: {}, events: {}", s.agent_count, s.event_count);
+    let _ = writeln!(out, "- Tokens: {}\n", tokens(&s.usage));
+}
+
+fn agent_section(out: &mut String, a: &StoredAgent, path: &[String], events: Option<&Vec<&AgentEvent>>) {
+    let level = "#".repeat((a.depth as usize + 2).min(6));
+    let title = if path.is_empty() { a.description.clone() } else { path.join(" › ") };
+    let _ = writeln!(out, "{level} {title}\n");
+    let kind = a.subagent_type.as_deref().unwrap_or(if a.depth == 0 { "main" } else { "general-purpose" });
+    let _ = writeln!(
+        out,
+        "`{}` · {kind} · {} / {} · {}{} · {} turns · {}\n",
+        a.id,
+        a.provider,
+        a.model,
+        a.status.as_str(),
+        if a.background { " · background" } else { "" },
+        a.turns,
+        tokens(&a.usage)
+    );
+
+    // Chunks no aggregate superseded are what an unfinished stream left: joined into one block.
+    let mut pending: Option<(&'static str, String)> = None;
+    for ev in events.into_iter().flatten() {
+        let chunk = match &ev.kind {
+            EventKind::ThoughtsChunk(t) => Some(("thinking", t.content.as_str())),
+            EventKind::ResponseChunk(t) => Some(("response", t.content.as_str())),
+            EventKind::ToolOutputChunk(c) => Some(("output", c.content.as_str())),
+            _ => None,
+        };
+        if let Some((kind, text)) = chunk {
+            match &mut pending {
+                Some((k, buf)) if *k == kind => buf.push_str(text),
+                _ => {
+                    flush_chunks(out, pending.take());
+                    pending = Some((kind, text.to_owned()));
+                }
+            }
+            continue;
+        }
+        flush_chunks(out, pending.take());
+        event(out, ev);
+    }
+    flush_chunks(out, pending);
+}
+
+fn flush_chunks(out: &mut String, pending: Option<(&'static str, String)>) {
+    match pending {
+        Some(("thinking", text)) => thinking(out, &format!("{text}\n\n*(unfinished)*")),
+        Some(("output", text)) => {
+            let _ = writeln!(out, "Output (unfinished):\n\n{}", fenced(&text, ""));
+        }
+        Some((_, text)) => {
+            let _ = writeln!(out, "{text}\n\n*(unfinished)*\n");
+        }
+        None => {}
+    }
+}
+
+fn thinking(out: &mut String, text: &str) {
+    let _ = writeln!(out, "<details><summary>Thinking</summary>\n\n{text}\n\n</details>\n");
+}
+
+fn event(out: &mut String, ev: &AgentEvent) {
+    match &ev.kind {
+        EventKind::UserMessage(t) => {
+            let quoted: Vec<String> = t.content.lines().map(|l| format!("> {l}")).collect();
+            let _ = writeln!(out, "**User:**\n\n{}\n", quoted.join("\n"));
+        }
+        EventKind::Thoughts(t) => thinking(out, &t.content),
+        EventKind::Response(t) => {
+            let _ = writeln!(out, "{}\n", t.content);
+        }
+        EventKind::ToolCall(c) => {
+            let args = serde_json::to_string_pretty(&c.tool_args).unwrap_or_else(|_| c.tool_args.to_string());
+            let _ = writeln!(out, "**Tool call** `{}` (`{}`):\n\n{}", c.tool_name, c.call_id, fenced(&args, "json"));
+        }
+        EventKind::ToolOutput(o) => {
+            let label = if o.is_error { "Error output" } else { "Output" };
+            let _ = writeln!(out, "{label} (`{}`):\n\n{}", o.call_id, fenced(&o.content, ""));
+        }
+        EventKind::TaskNotification(n) => {
+            let _ = writeln!(out, "*Background task `{}` {}:* {}\n", n.task_id, n.status.as_str(), n.summary);
+        }
+        EventKind::AgentFinished(f) => {
+            let _ = writeln!(
+                out,
+                "**Result** ({}, {} turns, {} ms):\n\n{}\n",
+                f.status.as_str(),
+                f.turns,
+                f.duration_ms,
+                { if f.result.is_empty() { "(no result text)" } else { f.result.as_str() } }
+            );
+            if let Some(e) = &f.error {
+                let _ = writeln!(out, "**Error:** {e}\n");
+            }
+            if !f.files_modified.is_empty() {
+                let files: Vec<String> = f.files_modified.iter().map(|p| format!("`{p}`")).collect();
+                let _ = writeln!(out, "Files modified: {}\n", files.join(", "));
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A fenced block whose fence is longer than any backtick run inside, so the
+/// content cannot close it early.
+fn fenced(text: &str, lang: &str) -> String {
+    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest.max(2) + 1);
+    let body = text.strip_suffix('\n').unwrap_or(text);
+    format!("{fence}{lang}\n{body}\n{fence}\n")
+}
+
+/// Milliseconds since the epoch as a UTC date and time (civil-from-days, Howard
+/// Hinnant's algorithm): a date crate for one header line is not worth its weight.
+fn utc(ms: i64) -> String {
+    let secs = ms.div_euclid(1000);
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02} UTC", rem / 3600, rem % 3600 / 60, rem % 60)
+}
+
+fn first_line(s: &str) -> &str {
+    s.lines().next().unwrap_or(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timestamps_read_as_utc() {
+        assert_eq!(utc(0), "1970-01-01 00:00:00 UTC");
+        assert_eq!(utc(1_700_000_000_000), "2023-11-14 22:13:20 UTC");
+        assert_eq!(utc(951_782_400_000), "2000-02-29 00:00:00 UTC");
+        assert_eq!(utc(-1_000), "1969-12-31 23:59:59 UTC");
+    }
+
+    #[test]
+    fn fences_outgrow_backticks_inside() {
+        assert_eq!(fenced("a", ""), "```\na\n```\n");
+        assert_eq!(fenced("x ```` y\n", "json"), "`````json\nx ```` y\n`````\n");
+    }
+}

@@ -1,0 +1,95 @@
+//! Start-up recovery: sessions whose writing process died left agents marked
+//! queued, running or waiting for an approval. Each such agent gets an
+//! `agent_status: interrupted` event appended, so the event log itself says what
+//! happened, and its session is marked interrupted and no longer owned.
+
+use crate::Store;
+use crate::error::{At, StoreError};
+use crate::write::append_in;
+use arbor_protocol::{AgentEvent, AgentId, AgentStatus, EventKind, SessionId, StatusChanged};
+use rusqlite::{OptionalExtension, TransactionBehavior, params};
+
+impl Store {
+    /// Marks the agents of sessions whose owner process is gone (not this one)
+    /// as interrupted, appending an `agent_status` event for each with the next
+    /// seq and `ts = now_ms`. Returns the sessions it touched.
+    pub fn recover(&self, now_ms: i64) -> Result<Vec<SessionId>, StoreError> {
+        let mut conn = self.writer();
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).at(&self.path)?;
+        // Candidates: a session still marked running, or one with an agent still at work.
+        let candidates: Vec<(String, Option<i64>)> = tx
+            .prepare(
+                "SELECT id, owner_pid FROM sessions WHERE status = 'running'
+                 OR id IN (SELECT session_id FROM agents WHERE status IN ('queued', 'running', 'waiting_approval'))
+                 ORDER BY started_at, id",
+            )
+            .and_then(|mut st| st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect())
+            .at(&self.path)?;
+        let me = i64::from(std::process::id());
+        let mut touched = Vec::new();
+        for (id, owner) in candidates {
+            // A NULL owner: the session was ended (or recovered) with agents still marked at work.
+            if owner.is_some_and(|pid| pid == me || process_alive(pid)) {
+                continue;
+            }
+            let session = SessionId(id);
+            let active: Vec<String> = tx
+                .prepare_cached(
+                    "SELECT id FROM agents WHERE session_id = ?1
+                       AND status IN ('queued', 'running', 'waiting_approval')
+                     ORDER BY depth, started_at, id",
+                )
+                .and_then(|mut st| st.query_map([session.as_str()], |r| r.get(0))?.collect())
+                .at(&self.path)?;
+            let last: Option<u64> = tx
+                .prepare_cached("SELECT MAX(seq) FROM events WHERE session_id = ?1")
+                .and_then(|mut st| st.query_row([session.as_str()], |r| r.get(0)).optional())
+                .at(&self.path)?
+                .flatten();
+            let mut seq = last.unwrap_or(0);
+            let events: Vec<AgentEvent> = active
+                .into_iter()
+                .map(|agent| {
+                    seq += 1;
+                    AgentEvent {
+                        agent_id: AgentId(agent),
+                        session_id: session.clone(),
+                        seq,
+                        ts: now_ms,
+                        kind: EventKind::AgentStatus(StatusChanged { status: AgentStatus::Interrupted }),
+                    }
+                })
+                .collect();
+            append_in(&tx, &self.path, &events)?;
+            tx.prepare_cached("UPDATE sessions SET status = 'interrupted', owner_pid = NULL WHERE id = ?1")
+                .and_then(|mut st| st.execute(params![session.as_str()]))
+                .at(&self.path)?;
+            tracing::info!(session = %session, owner = ?owner, agents = events.len(), "recovered an interrupted session");
+            touched.push(session);
+        }
+        tx.commit().at(&self.path)?;
+        Ok(touched)
+    }
+}
+
+/// Whether a process with this pid exists. Where that cannot be asked, every
+/// owner is taken as alive: a live session must never be marked interrupted.
+#[cfg(unix)]
+#[allow(unsafe_code)]
+fn process_alive(pid: i64) -> bool {
+    // 0 and negative pids would address process groups, never one owner.
+    let Ok(pid) = libc::pid_t::try_from(pid) else { return false };
+    if pid <= 0 {
+        return false;
+    }
+    // SAFETY: kill(2) with signal 0 only checks that the process exists and may be
+    // signalled; it takes plain integers, sends nothing and touches no memory of ours.
+    let rc = unsafe { libc::kill(pid, 0) };
+    // EPERM: it exists but belongs to someone else.
+    rc == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+}
+
+#[cfg(not(unix))]
+fn process_alive(_pid: i64) -> bool {
+    true
+}

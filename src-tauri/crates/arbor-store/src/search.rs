@@ -1,0 +1,123 @@
+//! Full-text search over every session's indexed events (FTS5). The person's
+//! text is never handed to FTS5's query language as is: each word becomes a
+//! quoted phrase, the last one matching as a prefix, so quotes, `*`, `AND`,
+//! `OR`, `-` or parentheses in it are searched for, not obeyed. Hits come newest
+//! first by rowid, which FTS5 serves without ranking every match.
+
+use crate::Store;
+use crate::error::{At, StoreError};
+use arbor_protocol::{AgentId, SearchHit, SessionId};
+use rusqlite::{Connection, params};
+use std::collections::HashMap;
+use std::path::Path;
+
+/// The FTS5 query for what a person typed; None when nothing in it is searchable.
+pub(crate) fn fts_query(text: &str) -> Option<String> {
+    // A word with no letter or digit has no token for the unicode61 tokenizer;
+    // as a phrase it would be empty, which FTS5 rejects with a prefix `*`.
+    let words: Vec<&str> = text.split_whitespace().filter(|w| w.chars().any(char::is_alphanumeric)).collect();
+    let last = words.len().checked_sub(1)?;
+    let phrases: Vec<String> = words
+        .iter()
+        .enumerate()
+        .map(|(i, w)| {
+            let quoted = format!("\"{}\"", w.replace('"', "\"\""));
+            if i == last { format!("{quoted} *") } else { quoted }
+        })
+        .collect();
+    Some(phrases.join(" "))
+}
+
+impl Store {
+    /// Events of any session whose indexed text matches every word of `text`
+    /// (the last as a prefix), newest first, at most `limit`. Empty text finds nothing.
+    pub fn search(&self, text: &str, limit: u32) -> Result<Vec<SearchHit>, StoreError> {
+        let Some(query) = fts_query(text) else { return Ok(Vec::new()) };
+        if limit == 0 {
+            return Ok(Vec::new());
+        }
+        let conn = self.reader();
+        let tx = conn.unchecked_transaction().at(&self.path)?;
+        // The inner query is FTS5's alone, so ORDER BY rowid DESC LIMIT is served
+        // by walking the index backwards and snippets are built for the kept rows only.
+        let rows: Vec<(String, String, u64, i64, String, String, String)> = tx
+            .prepare_cached(
+                "SELECT e.session_id, e.agent_id, e.seq, e.ts, e.type, s.first_prompt, f.snip
+                 FROM (SELECT rowid AS id, snippet(events_fts, 0, '[', ']', '…', 16) AS snip
+                       FROM events_fts WHERE events_fts MATCH ?1 ORDER BY rowid DESC LIMIT ?2) AS f
+                 JOIN events AS e ON e.id = f.id
+                 JOIN sessions AS s ON s.id = e.session_id
+                 ORDER BY f.id DESC",
+            )
+            .and_then(|mut st| {
+                st.query_map(params![query, limit], |r| {
+                    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?))
+                })?
+                .collect()
+            })
+            .at(&self.path)?;
+
+        let mut trees: HashMap<String, HashMap<String, (Option<String>, String)>> = HashMap::new();
+        let mut hits = Vec::with_capacity(rows.len());
+        for (session_id, agent_id, seq, ts, event_type, session_prompt, snippet) in rows {
+            if !trees.contains_key(&session_id) {
+                let tree = agent_tree(&tx, &self.path, &session_id)?;
+                trees.insert(session_id.clone(), tree);
+            }
+            let agent_path = trees.get(&session_id).map(|t| path_to(t, &agent_id)).unwrap_or_default();
+            hits.push(SearchHit {
+                session_id: SessionId(session_id),
+                session_prompt,
+                agent_id: AgentId(agent_id),
+                agent_path,
+                seq,
+                ts,
+                event_type,
+                snippet,
+            });
+        }
+        tx.finish().at(&self.path)?;
+        Ok(hits)
+    }
+}
+
+/// Each agent's parent and description, by id.
+fn agent_tree(
+    conn: &Connection,
+    path: &Path,
+    session: &str,
+) -> Result<HashMap<String, (Option<String>, String)>, StoreError> {
+    conn.prepare_cached("SELECT id, parent_id, description FROM agents WHERE session_id = ?1")
+        .and_then(|mut st| st.query_map([session], |r| Ok((r.get(0)?, (r.get(1)?, r.get(2)?))))?.collect())
+        .at(path)
+}
+
+/// Descriptions from the main agent down to `agent`.
+pub(crate) fn path_to(tree: &HashMap<String, (Option<String>, String)>, agent: &str) -> Vec<String> {
+    let mut path = Vec::new();
+    let mut at = Some(agent.to_owned());
+    // Bounded by the tree's size, in case a damaged file holds a cycle.
+    while let Some(id) = at.take() {
+        if path.len() > tree.len() {
+            break;
+        }
+        let Some((parent, description)) = tree.get(&id) else { break };
+        path.push(description.clone());
+        at = parent.clone();
+    }
+    path.reverse();
+    path
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn person_text_becomes_quoted_phrases_with_a_prefix_last() {
+        assert_eq!(fts_query("  "), None);
+        assert_eq!(fts_query("( * -"), None);
+        assert_eq!(fts_query("parse"), Some("\"parse\" *".into()));
+        assert_eq!(fts_query("say \"hi\" OR"), Some("\"say\" \"\"\"hi\"\"\" \"OR\" *".into()));
+    }
+}
