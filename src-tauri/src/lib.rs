@@ -3,6 +3,7 @@
 
 mod bridge;
 mod commands;
+mod painting;
 
 use arbor_app::host::{Host, HostConfig};
 use arbor_app::keys::OsKeyring;
@@ -87,6 +88,7 @@ pub fn run() {
         .manage(host)
         .invoke_handler(builder.invoke_handler())
         .setup(move |app| {
+            painting::tune(app.handle());
             builder.mount_events(app);
             tracing::info!(version = env!("CARGO_PKG_VERSION"), "Arbor desktop started");
             Ok(())

@@ -1,6 +1,9 @@
 //! Hands a session's events on in batches, at most one per frame interval, so
 //! a UI that draws once a frame receives one message a frame however fast the
-//! agents stream (design.md §6.5: route by rate).
+//! agents stream (design.md §6.5: route by rate). Within a batch, an agent's
+//! consecutive stream chunks are merged into one event: twenty agents streaming
+//! a few characters per event would otherwise send the UI thousands of objects
+//! a second whose envelope (ids, seq, time) outweighs their text many times over.
 
 use arbor_protocol::AgentEvent;
 use std::time::Duration;
@@ -36,10 +39,51 @@ pub async fn forward(
                 Err(_) => break,
             }
         }
-        if !send(batch) || closed {
+        if !send(coalesce(batch)) || closed {
             return;
         }
     }
+}
+
+/// Merges each agent's runs of stream chunks (thinking, response, one call's
+/// output) into the first chunk of the run, which keeps its `seq` and place:
+/// every agent's text arrives complete and in order, and `seq` still rises
+/// through the batch (the merged chunks' numbers are skipped). A run ends at any
+/// other event of the same agent; other agents' events in between do not end it.
+pub fn coalesce(batch: Vec<AgentEvent>) -> Vec<AgentEvent> {
+    use arbor_protocol::EventKind::{ResponseChunk, ThoughtsChunk, ToolOutputChunk};
+    let mut out: Vec<AgentEvent> = Vec::with_capacity(batch.len());
+    // Per agent: where its open run is in `out`.
+    let mut open: Vec<(arbor_protocol::AgentId, usize)> = Vec::new();
+    for ev in batch {
+        let slot = open.iter().position(|(a, _)| *a == ev.agent_id);
+        let target = slot.map(|i| open[i].1);
+        let merged = match (target.and_then(|t| out.get_mut(t)).map(|t| &mut t.kind), &ev.kind) {
+            (Some(ResponseChunk(a)), ResponseChunk(b)) | (Some(ThoughtsChunk(a)), ThoughtsChunk(b)) => {
+                a.content.push_str(&b.content);
+                true
+            }
+            (Some(ToolOutputChunk(a)), ToolOutputChunk(b)) if a.call_id == b.call_id => {
+                a.content.push_str(&b.content);
+                true
+            }
+            _ => false,
+        };
+        if merged {
+            continue;
+        }
+        let chunk = matches!(ev.kind, ResponseChunk(_) | ThoughtsChunk(_) | ToolOutputChunk(_));
+        match (slot, chunk) {
+            (Some(i), true) => open[i].1 = out.len(),
+            (None, true) => open.push((ev.agent_id.clone(), out.len())),
+            (Some(i), false) => {
+                open.swap_remove(i);
+            }
+            (None, false) => {}
+        }
+        out.push(ev);
+    }
+    out
 }
 
 #[cfg(test)]
@@ -53,7 +97,8 @@ mod tests {
             session_id: SessionId("s".into()),
             seq,
             ts: 0,
-            kind: EventKind::ResponseChunk(Text { content: "x".into() }),
+            // Whole responses: never merged, so the batches' sizes can be counted.
+            kind: EventKind::Response(Text { content: "x".into() }),
         }
     }
 
@@ -75,6 +120,57 @@ mod tests {
         let seqs: Vec<u64> = first.iter().chain(&second).map(|e| e.seq).collect();
         assert_eq!(seqs, (1..=1002).collect::<Vec<_>>());
         task.await.unwrap();
+    }
+
+    fn chunk(agent: &str, seq: u64, kind: fn(String) -> EventKind, text: &str) -> AgentEvent {
+        AgentEvent {
+            agent_id: AgentId(agent.into()),
+            session_id: SessionId("s".into()),
+            seq,
+            ts: 0,
+            kind: kind(text.into()),
+        }
+    }
+
+    #[test]
+    fn each_agents_chunks_merge_in_order_and_seq_still_rises() {
+        let resp = |t: String| EventKind::ResponseChunk(Text { content: t });
+        let think = |t: String| EventKind::ThoughtsChunk(Text { content: t });
+        let whole = |t: String| EventKind::Response(Text { content: t });
+        let batch = vec![
+            chunk("a", 1, think, "hm"),
+            chunk("a", 2, resp, "Hel"),
+            chunk("b", 3, resp, "Wor"),
+            chunk("a", 4, resp, "lo"),
+            chunk("b", 5, resp, "ld"),
+            chunk("a", 6, whole, "Hello"),
+            chunk("a", 7, resp, "!"),
+            chunk("b", 8, resp, "!"),
+        ];
+        let out = coalesce(batch);
+        let got: Vec<(u64, &str, String)> = out
+            .iter()
+            .map(|e| {
+                let text = match &e.kind {
+                    EventKind::ResponseChunk(t) | EventKind::ThoughtsChunk(t) | EventKind::Response(t) => {
+                        t.content.clone()
+                    }
+                    _ => String::new(),
+                };
+                (e.seq, e.kind.type_name(), text)
+            })
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (1, "thoughts_chunk", "hm".to_string()),
+                (2, "response_chunk", "Hello".to_string()),
+                (3, "response_chunk", "World!".to_string()),
+                (6, "response", "Hello".to_string()),
+                (7, "response_chunk", "!".to_string()),
+            ]
+        );
+        assert!(out.windows(2).all(|w| w[0].seq < w[1].seq));
     }
 
     #[tokio::test]
