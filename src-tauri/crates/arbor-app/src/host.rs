@@ -727,4 +727,56 @@ mod tests {
         assert_eq!(host.open_session(SessionId("sess-nope".into())).unwrap_err().kind, AppErrorKind::NotFound);
         host.stop();
     }
+
+    async fn until_finished(events: &mut EventStream, main: &AgentId) -> Vec<arbor_protocol::AgentEvent> {
+        let mut got = Vec::new();
+        loop {
+            let ev = tokio::time::timeout(std::time::Duration::from_secs(20), events.recv()).await.unwrap().unwrap();
+            let end = ev.agent_id == *main && matches!(ev.kind, EventKind::AgentFinished(_));
+            got.push(ev);
+            if end {
+                return got;
+            }
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_stored_session_resumes_with_its_history_and_its_seq_carried_on() {
+        let scenario = arbor_testkit::Scenario::from_json(
+            &serde_json::json!({ "name": "resume-host", "rules": [
+                { "match": { "first_user_contains": "REMEMBER" },
+                  "turns": [ { "text": "noted the number" }, { "text": "it was {{first_user}}" } ] }
+            ]})
+            .to_string(),
+        )
+        .unwrap();
+        let server = ScriptedServer::start(scenario).await.unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let host = host(dir.path());
+        host.set_api_key(ProviderKind::Anthropic, "sk-test".into()).unwrap();
+        let mut settings = host.settings();
+        settings.anthropic.base_url = Some(server.anthropic_base_url());
+        host.save_settings(settings).unwrap();
+        let request = StartRequest {
+            workspace: dir.path().display().to_string(),
+            provider: ProviderKind::Anthropic,
+            model: String::new(),
+            prompt: "REMEMBER 42".into(),
+        };
+        let (info, mut events) = host.start_session(request).unwrap();
+        let first = until_finished(&mut events, &info.main_agent_id).await;
+        host.stop();
+        let (again, mut more) = host.resume_session(info.session_id.clone(), Some("what was it?".into())).unwrap();
+        assert_eq!(again.session_id, info.session_id);
+        assert_eq!(again.main_agent_id, info.main_agent_id);
+        let second = until_finished(&mut more, &info.main_agent_id).await;
+        assert_eq!(second[0].seq, first.last().unwrap().seq + 1);
+        let EventKind::AgentFinished(f) = &second.last().unwrap().kind else { panic!() };
+        assert_eq!(f.result, "it was REMEMBER 42", "the second turn ran on the stored history");
+        let listed = host.sessions(crate::transcripts::HistoryQuery::default()).unwrap();
+        assert_eq!(listed.len(), 1, "the same session, not a new one");
+        assert_eq!(listed[0].event_count as usize, first.len() + second.len());
+        host.stop();
+        server.shutdown().await;
+    }
 }
