@@ -4,7 +4,8 @@
 //! 20,000 events/s it doubled the web process's CPU and stretched frames from
 //! 18 ms to 105 ms at the 95th percentile (`cargo bench --bench ui`). There the
 //! webview paints without it. A person's own `WEBKIT_DISABLE_COMPOSITING_MODE`
-//! or a GPU leaves WebKit's default alone.
+//! (`0` keeps the compositor) or a GPU leaves WebKit's choice alone. WebDriver
+//! screenshots fail without the compositor, so the end-to-end tests keep it.
 
 use tauri::{AppHandle, Manager};
 

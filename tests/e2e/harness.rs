@@ -57,8 +57,15 @@ pub struct App {
 impl App {
     /// Starts the app on a fresh config and data dir, with `env` for its
     /// providers (e.g. the scripted server's base URL) and `workspace` as its first argument.
+    ///
+    /// WebKit keeps its GL compositor here: without a GPU the app would paint
+    /// without it (src-tauri/src/painting.rs), and WebKitWebDriver's screenshots
+    /// fail in that mode, after which the session hangs. The benchmark, which
+    /// takes none, measures the app's own choice.
     pub async fn launch(env: &[(&str, String)]) -> App {
-        Self::launch_with(Path::new(env!("CARGO_BIN_EXE_arbor-desktop")), env, None).await
+        let mut env = env.to_vec();
+        env.push(("WEBKIT_DISABLE_COMPOSITING_MODE", "0".to_string()));
+        Self::launch_with(Path::new(env!("CARGO_BIN_EXE_arbor-desktop")), &env, None).await
     }
 
     /// As [`App::launch`], with another build of the app and a settings file written first.

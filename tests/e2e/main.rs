@@ -143,3 +143,131 @@ async fn first_run_without_a_provider_offers_setup_and_the_demo() {
     assert!(label.contains("agent-"), "the approval names its agent: {label}");
     app.close().await;
 }
+
+/// The first element matching `css` whose text contains `needle`.
+async fn find_containing(app: &App, css: &str, needle: &str) -> Option<fantoccini::elements::Element> {
+    for el in app.all(css).await {
+        if app.text_of(&el).await.contains(needle) {
+            return Some(el);
+        }
+    }
+    None
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(feature = "custom-protocol"),
+    ignore = "needs the UI embedded: run with --features custom-protocol (scripts/test.sh does)"
+)]
+async fn a_finished_session_is_reviewed_from_history_and_found_by_transcript_search() {
+    let server = scripted("history_e2e").await;
+    // The harness gives the app a fresh temporary ARBOR_DATA_DIR: the history holds this test's sessions only.
+    let app = App::launch(&[
+        ("ANTHROPIC_BASE_URL", server.anthropic_base_url()),
+        ("ANTHROPIC_API_KEY", "e2e-test-key".to_string()),
+    ])
+    .await;
+
+    // A session with two subagents runs to the end.
+    let prompt = app.find("[data-testid=prompt-input]").await;
+    prompt.send_keys("HIST-START: survey the pond with two subagents").await.unwrap();
+    app.click("[data-testid=send]").await;
+    app.node_status("Find the fish", "completed").await;
+    app.node_status("Count the birds", "completed").await;
+    app.node_status("main", "completed").await;
+    app.wait_text("[data-testid=output]", "Both surveys are in").await;
+    // The prompt is shown once, from the backend's user_message (no local echo).
+    let output = app.text_of(&app.find("[data-testid=output]").await).await;
+    assert_eq!(output.matches("HIST-START: survey the pond").count(), 1, "the prompt appears once: {output}");
+
+    // A second session follows; it is the live one from now on.
+    app.click("[data-testid=new-session]").await;
+    app.wait("an empty window", || async { app.rows().await.is_empty().then_some(()) }).await;
+    app.find("[data-testid=prompt-input]").await.send_keys("HIST-SECOND: say hello").await.unwrap();
+    app.click("[data-testid=send]").await;
+    app.node_status("main", "completed").await;
+    app.wait_text("[data-testid=output]", "Hello from the second session").await;
+
+    // History lists both, newest first, each with its prompt; the filter narrows them.
+    app.click("[data-testid=history-button]").await;
+    app.find("[data-testid=history-panel]").await;
+    let prompts = app
+        .wait("both sessions in the history list", || async {
+            let rows = app.all("[data-testid=history-row]").await;
+            let mut texts = Vec::new();
+            for r in &rows {
+                texts.push(app.text_of(r).await);
+            }
+            (texts.len() == 2).then_some(texts)
+        })
+        .await;
+    assert!(prompts[0].contains("HIST-SECOND: say hello") && prompts[0].contains("live"), "newest first: {prompts:?}");
+    assert!(prompts[1].contains("HIST-START: survey the pond"), "{prompts:?}");
+    assert!(prompts[1].contains("3 agents"), "the row counts the agents: {prompts:?}");
+    app.screenshot("history-list").await;
+    app.find("[data-testid=history-filter]").await.send_keys("pond").await.unwrap();
+    app.wait("the filter to leave one session", || async {
+        (app.all("[data-testid=history-row]").await.len() == 1).then_some(())
+    })
+    .await;
+    let row = find_containing(&app, "[data-testid=history-row]", "HIST-START: survey the pond").await.unwrap();
+    assert_eq!(row.attr("data-status").await.unwrap().as_deref(), Some("completed"));
+
+    // Opened, it is read-only: the same tree with the final statuses, no actions.
+    row.click().await.unwrap();
+    app.wait_text("[data-testid=review-banner]", "read-only").await;
+    app.wait_text("[data-testid=review-banner]", "Past session").await;
+    let main = app.node("main").await;
+    let main_id = main.attr("data-agent-id").await.unwrap().unwrap();
+    for label in ["Find the fish", "Count the birds"] {
+        let node = app.node(label).await;
+        assert_eq!(node.attr("data-parent-id").await.unwrap().as_deref(), Some(main_id.as_str()), "{label} under main");
+        app.node_status(label, "completed").await;
+    }
+    app.node_status("main", "completed").await;
+    assert_eq!(app.rows().await.len(), 3, "main and its two subagents");
+    for action in ["node-stop", "node-delegate", "node-message", "node-resume", "approve", "deny", "send"] {
+        assert!(app.all(&format!("[data-testid={action}]")).await.is_empty(), "no {action} in a review");
+    }
+    app.find("[data-testid=resume-session]").await;
+    app.find("[data-testid=back-to-live]").await;
+    app.wait_text("[data-testid=output]", "Both surveys are in").await;
+    app.screenshot("history-review").await;
+
+    // Search every transcript: a hit in the fish subagent's transcript, named by its path.
+    app.click("[data-testid=history-button]").await;
+    let search = app.find("[data-testid=search-input]").await;
+    search.send_keys(&format!("ZEBRAFISH{}", char::from(fantoccini::key::Key::Enter))).await.unwrap();
+    let hit = app
+        .wait("a search hit in the fish subagent", || async {
+            find_containing(&app, "[data-testid=search-hit]", "Find the fish").await
+        })
+        .await;
+    let path = app.text_of(&hit.find(fantoccini::Locator::Css("[data-testid=search-hit-path]")).await.unwrap()).await;
+    assert!(path.ends_with(" › Find the fish"), "the hit names the subagent's path: {path}");
+    let marked = app.text_of(&hit.find(fantoccini::Locator::Css("mark")).await.unwrap()).await;
+    assert_eq!(marked, "ZEBRAFISH");
+    let fish_id = hit.attr("data-agent-id").await.unwrap().unwrap();
+    assert_ne!(fish_id, main_id);
+    app.screenshot("search-hits").await;
+
+    // Clicking it opens the session at that subagent, with the word in its output.
+    hit.click().await.unwrap();
+    app.wait_text("[data-testid=review-banner]", "read-only").await;
+    let selected = format!("[data-testid=tree-node][data-agent-id='{fish_id}'][aria-selected=true]");
+    app.find(&selected).await;
+    app.wait_text("[data-testid=output]", "ZEBRAFISH").await;
+    app.wait_text(".output-header", "Find the fish").await;
+    app.screenshot("search-opened").await;
+
+    // Back to the live session, the second one, with its actions.
+    app.click("[data-testid=back-to-live]").await;
+    app.wait("the review to close", || async { app.all("[data-testid=review-banner]").await.is_empty().then_some(()) })
+        .await;
+    app.wait_text("[data-testid=output]", "Hello from the second session").await;
+    assert_eq!(app.rows().await.len(), 1, "the second session has only its main agent");
+    app.find("[data-testid=node-delegate]").await;
+
+    app.close().await;
+    server.shutdown().await;
+}

@@ -1,27 +1,45 @@
-/** The window: loading and first-run screens, the session layout, settings, dialogs. */
+/** The window: loading and first-run screens, the session layout (live or under review), history, settings, dialogs. */
 import { useEffect } from "react";
 import { AgentTree } from "./components/AgentTree";
 import { ApprovalInbox } from "./components/ApprovalInbox";
 import { DelegateDialog } from "./components/DelegateDialog";
 import { ErrorBanners } from "./components/ErrorBanners";
 import { FirstRun } from "./components/FirstRun";
+import { HistoryPanel } from "./components/HistoryPanel";
 import { IconAlert, IconTree } from "./components/icons";
 import { MessageDialog } from "./components/MessageDialog";
 import { OutputView } from "./components/OutputView";
 import { PromptBox } from "./components/PromptBox";
+import { ReviewBanner } from "./components/ReviewBanner";
 import { SettingsPanel } from "./components/SettingsPanel";
 import { StatusBar } from "./components/StatusBar";
 import { TopBar } from "./components/TopBar";
 import { installEventEffects, loadAppState } from "./ipc/actions";
+import { installHistoryEffects } from "./ipc/history";
+import { bookStore } from "./store/review";
 import { sessionStore } from "./store/sessionStore";
 import { useStore } from "./store/store";
-import { uiStore } from "./store/ui";
+import { toggleHistory, uiStore } from "./store/ui";
+
+/** Ctrl+H (Cmd+H on macOS) shows or hides the history. */
+function onGlobalKey(e: KeyboardEvent): void {
+  if ((e.ctrlKey || e.metaKey) && !e.altKey && !e.shiftKey && e.key.toLowerCase() === "h") {
+    e.preventDefault();
+    toggleHistory();
+  }
+}
 
 export function App() {
   useEffect(() => {
-    const off = installEventEffects();
+    const offEvents = installEventEffects();
+    const offHistory = installHistoryEffects();
+    window.addEventListener("keydown", onGlobalKey);
     void loadAppState();
-    return off;
+    return () => {
+      offEvents();
+      offHistory();
+      window.removeEventListener("keydown", onGlobalKey);
+    };
   }, []);
   const loading = useStore(uiStore, (s) => s.appLoading && s.app === null);
   const appError = useStore(uiStore, (s) => s.appError);
@@ -32,6 +50,7 @@ export function App() {
   const view = useStore(uiStore, (s) => s.view);
   const dialog = useStore(uiStore, (s) => s.dialog);
   const hasAgents = useStore(sessionStore, (s) => s.roots.length > 0);
+  const reviewing = useStore(bookStore, (b) => b.review !== null);
 
   if (loading) {
     return (
@@ -68,13 +87,21 @@ export function App() {
         <SettingsPanel />
       </>
     );
-  } else if (firstRun && !hasAgents) {
+  } else if (view === "history") {
+    body = (
+      <>
+        <TopBar />
+        <HistoryPanel />
+      </>
+    );
+  } else if (firstRun && !hasAgents && !reviewing) {
     body = <FirstRun />;
   } else {
     body = (
       <>
         <TopBar />
-        <div className="main">
+        <div className={`main${reviewing ? " reviewing" : ""}`}>
+          <ReviewBanner />
           <aside className="panel" aria-label="Agent tree">
             <div className="panel-header">
               <IconTree size={12} /> Agents
@@ -101,7 +128,7 @@ export function App() {
   return (
     <div className="app">
       {body}
-      {view === "settings" || !(firstRun && !hasAgents) ? <StatusBar /> : <div />}
+      {view !== "session" || !(firstRun && !hasAgents && !reviewing) ? <StatusBar /> : <div />}
       {dialog?.kind === "delegate" ? <DelegateDialog parentId={dialog.parentId} /> : null}
       {dialog?.kind === "message" ? <MessageDialog agentId={dialog.agentId} /> : null}
       <ErrorBanners />

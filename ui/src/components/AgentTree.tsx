@@ -4,10 +4,11 @@
  */
 import { memo, useCallback, useRef, type KeyboardEvent } from "react";
 import type { AgentId } from "../bindings";
-import { stopAgent } from "../ipc/actions";
+import { resumeAgent, stopAgent } from "../ipc/actions";
 import { formatCost, formatDuration, formatTokens } from "../lib/format";
 import {
   canMessage,
+  canResume,
   canStop,
   effectiveSelection,
   elapsedMs,
@@ -16,12 +17,13 @@ import {
   visibleRows,
   type TreeRow,
 } from "../store/selectors";
+import { bookStore } from "../store/review";
 import { isTerminal, totalTokens } from "../store/session";
 import { sessionStore } from "../store/sessionStore";
 import { useStore } from "../store/store";
 import { openDialog, select, setCollapsed, uiStore } from "../store/ui";
 import { useNow } from "../hooks/useNow";
-import { IconBranch, IconChevron, IconMessage, IconStop, IconTree } from "./icons";
+import { IconBranch, IconChevron, IconMessage, IconResume, IconStop, IconTree } from "./icons";
 import { StatusIcon } from "./StatusIcon";
 
 export function AgentTree() {
@@ -30,6 +32,7 @@ export function AgentTree() {
   const uiSelected = useStore(uiStore, (s) => s.selected);
   const selected = useStore(sessionStore, (s) => effectiveSelection(s, uiSelected));
   const starting = useStore(uiStore, (s) => s.starting);
+  const readOnly = useStore(bookStore, (b) => b.review !== null);
   const treeRef = useRef<HTMLDivElement>(null);
 
   const focusRow = useCallback((id: AgentId) => {
@@ -109,6 +112,7 @@ export function AgentTree() {
           focusable={row.id === (rows.some((r) => r.id === selected) ? selected : rows[0]?.id)}
           setSize={rows.length}
           position={i + 1}
+          readOnly={readOnly}
         />
       ))}
     </div>
@@ -122,9 +126,11 @@ interface NodeProps {
   focusable: boolean;
   setSize: number;
   position: number;
+  /** A past session under review: no actions. */
+  readOnly: boolean;
 }
 
-const TreeNode = memo(function TreeNode({ row, selected, focusable, position, setSize }: NodeProps) {
+const TreeNode = memo(function TreeNode({ row, selected, focusable, position, setSize, readOnly }: NodeProps) {
   const node = useStore(sessionStore, (s) => s.agents[row.id]);
   const collapsedTotals = useStore(sessionStore, (s) =>
     row.hasChildren && !row.expanded ? (subtreeUsage(s.agents)[row.id] ?? null) : null,
@@ -201,50 +207,67 @@ const TreeNode = memo(function TreeNode({ row, selected, focusable, position, se
             {node.lastTool}
           </div>
         ) : null}
-        <div className="node-actions">
-          <button
-            type="button"
-            className="btn small ghost"
-            data-testid="node-delegate"
-            title="Start a subagent under this agent"
-            onClick={(e) => {
-              e.stopPropagation();
-              select(node.id);
-              openDialog({ kind: "delegate", parentId: node.id });
-            }}
-          >
-            <IconBranch size={12} /> Delegate…
-          </button>
-          {canMessage(node.status) ? (
+        {readOnly ? null : (
+          <div className="node-actions">
             <button
               type="button"
               className="btn small ghost"
-              data-testid="node-message"
-              title="Send a steering message to this agent"
+              data-testid="node-delegate"
+              title="Start a subagent under this agent"
               onClick={(e) => {
                 e.stopPropagation();
                 select(node.id);
-                openDialog({ kind: "message", agentId: node.id });
+                openDialog({ kind: "delegate", parentId: node.id });
               }}
             >
-              <IconMessage size={12} /> Message…
+              <IconBranch size={12} /> Delegate…
             </button>
-          ) : null}
-          {canStop(node.status) ? (
-            <button
-              type="button"
-              className="btn small ghost danger"
-              data-testid="node-stop"
-              title="Stop this agent and its subagents"
-              onClick={(e) => {
-                e.stopPropagation();
-                void stopAgent(node.id);
-              }}
-            >
-              <IconStop size={12} /> Stop
-            </button>
-          ) : null}
-        </div>
+            {canMessage(node.status) ? (
+              <button
+                type="button"
+                className="btn small ghost"
+                data-testid="node-message"
+                title="Send a steering message to this agent"
+                onClick={(e) => {
+                  e.stopPropagation();
+                  select(node.id);
+                  openDialog({ kind: "message", agentId: node.id });
+                }}
+              >
+                <IconMessage size={12} /> Message…
+              </button>
+            ) : null}
+            {canStop(node.status) ? (
+              <button
+                type="button"
+                className="btn small ghost danger"
+                data-testid="node-stop"
+                title="Stop this agent and its subagents"
+                onClick={(e) => {
+                  e.stopPropagation();
+                  void stopAgent(node.id);
+                }}
+              >
+                <IconStop size={12} /> Stop
+              </button>
+            ) : null}
+            {canResume(node.status) ? (
+              <button
+                type="button"
+                className="btn small ghost"
+                data-testid="node-resume"
+                title="Start a new run of this agent: it carries on where it stopped, and its result reaches its parent"
+                onClick={(e) => {
+                  e.stopPropagation();
+                  select(node.id);
+                  void resumeAgent(node.id);
+                }}
+              >
+                <IconResume size={12} /> Resume
+              </button>
+            ) : null}
+          </div>
+        )}
       </div>
     </div>
   );

@@ -2,12 +2,15 @@
  * Pending approvals, oldest first, each naming its agent (description, id and
  * path in the tree). Answering one sends only that answer; the card stays,
  * marked "sending…", until the backend confirms it with approval_resolved.
+ * Under a past session's review the requests it left open are shown without
+ * any way to answer them.
  */
 import { memo, useState } from "react";
 import type { ApprovalScope } from "../bindings";
 import { answerApproval } from "../ipc/actions";
 import { approvalAgentLabel, pendingApprovals } from "../store/selectors";
 import type { Approval } from "../store/session";
+import { bookStore } from "../store/review";
 import { sessionStore } from "../store/sessionStore";
 import { useStore } from "../store/store";
 import { select, uiStore } from "../store/ui";
@@ -44,6 +47,7 @@ export function ApprovalInbox() {
 const ApprovalCard = memo(function ApprovalCard({ approval }: { approval: Approval }) {
   const node = useStore(sessionStore, (s) => s.agents[approval.agentId]);
   const sending = useStore(uiStore, (s) => !!s.sending[approval.requestId]);
+  const readOnly = useStore(bookStore, (b) => b.review !== null);
   const [scope, setScope] = useState<ApprovalScope>("once");
   const { description, id, path } = approvalAgentLabel(node, approval);
   return (
@@ -76,6 +80,11 @@ const ApprovalCard = memo(function ApprovalCard({ approval }: { approval: Approv
         </div>
         <ToolArgs toolName={approval.toolName} args={approval.toolArgs} />
       </div>
+      {readOnly ? (
+        <div className="approval-actions faint" data-testid="approval-unanswered">
+          Never answered: this past session is read-only.
+        </div>
+      ) : (
       <div className="approval-actions">
         <select
           className="select"
@@ -110,6 +119,7 @@ const ApprovalCard = memo(function ApprovalCard({ approval }: { approval: Approv
           <IconCheck size={12} /> {sending ? "Sending…" : "Approve"}
         </button>
       </div>
+      )}
     </div>
   );
 });

@@ -3,7 +3,7 @@ import { startDemo } from "../ipc/actions";
 import { useStore } from "../store/store";
 import { patchUi, uiStore } from "../store/ui";
 import { IconGear, IconPlay, IconTree } from "./icons";
-import { Brand, SettingsButton } from "./TopBar";
+import { Brand, HistoryButton, SettingsButton } from "./TopBar";
 
 export function FirstRun() {
   const starting = useStore(uiStore, (s) => s.starting);
@@ -16,6 +16,7 @@ export function FirstRun() {
       <header className="topbar">
         <Brand />
         <span className="spacer" />
+        <HistoryButton />
         <SettingsButton />
       </header>
       <div className="center-screen">

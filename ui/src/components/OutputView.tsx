@@ -2,18 +2,22 @@
  * The selected agent's live output: its task, streamed responses (Markdown),
  * thinking, tool calls with arguments, output and approval state, and its
  * result. A virtualised list with measured rows, stuck to the bottom while new
- * output arrives unless the person scrolled up.
+ * output arrives unless the person scrolled up. For a stored session: "Load
+ * earlier" above the oldest loaded page, and a search hit scrolled into view.
  */
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { memo, useCallback, useEffect, useLayoutEffect, useRef, useState } from "react";
+import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import type { AgentId } from "../bindings";
 import { formatCost, formatDuration, formatTokens, statusLabel } from "../lib/format";
-import { agentPrompt, childrenByCall, effectiveSelection, treePath, visibleItems } from "../store/selectors";
+import { loadEarlier } from "../ipc/history";
+import { bookStore, displayedBook, pagesOf } from "../store/review";
+import { agentPrompt, childrenByCall, effectiveSelection, rowForSeq, treePath, visibleItems } from "../store/selectors";
 import { isTerminal, totalTokens, type FinishedItem, type OutputItem, type ToolItem } from "../store/session";
 import { sessionStore } from "../store/sessionStore";
 import { useStore } from "../store/store";
 import { patchUi, select, uiStore } from "../store/ui";
-import { IconArrowDown, IconChevron, IconMessage, IconPlay, IconTool } from "./icons";
+import { ExportMenu } from "./ExportMenu";
+import { IconAlert, IconArrowDown, IconChevron, IconMessage, IconPlay, IconTool } from "./icons";
 import { Markdown } from "./Markdown";
 import { StatusIcon } from "./StatusIcon";
 import { ToolArgs } from "./ToolArgs";
@@ -62,7 +66,10 @@ function NoAgent({ hasSession, starting }: { hasSession: boolean; starting: bool
   );
 }
 
-type Row = { kind: "prompt"; key: string; text: string } | OutputItem;
+type Row =
+  | { kind: "prompt"; key: string; text: string }
+  | { kind: "earlier"; key: string; loading: boolean; error: string | null }
+  | OutputItem;
 
 function AgentOutput({ id }: { id: AgentId }) {
   const showThoughts = useStore(uiStore, (s) => s.showSubagentThoughts);
@@ -70,11 +77,44 @@ function AgentOutput({ id }: { id: AgentId }) {
   const items = useStore(sessionStore, (s) => visibleItems(s, id, showThoughts));
   const prompt = useStore(sessionStore, (s) => (s.agents[id]?.depth ? agentPrompt(s, id) : null));
   const path = useStore(sessionStore, (s) => treePath(s, id).join(" › "));
+  const pages = useStore(bookStore, (b) => {
+    const book = displayedBook(b);
+    return book ? pagesOf(book, id) : null;
+  });
+  const focus = useStore(uiStore, (s) => (s.focus?.agentId === id ? s.focus : null));
+  const hasSession = useStore(sessionStore, (s) => s.sessionId !== null);
 
-  const rows: Row[] = prompt !== null ? [{ kind: "prompt", key: "task", text: prompt }, ...items] : items;
+  const loadingFirst = pages !== null && pages.status === "loading" && pages.oldest === null;
+  const earlierState: "none" | "loading" | "more" | "error" =
+    pages === null || loadingFirst
+      ? "none"
+      : pages.status === "loading"
+        ? "loading"
+        : pages.error !== null || pages.status === "error"
+          ? "error"
+          : pages.moreBefore
+            ? "more"
+            : "none";
+  const earlierError = pages?.error ?? null;
+  const rows: Row[] = useMemo(() => {
+    const lead: Row[] = [];
+    if (earlierState !== "none") {
+      lead.push({
+        kind: "earlier",
+        key: "earlier",
+        loading: earlierState === "loading",
+        error: earlierState === "error" ? (earlierError ?? "unknown error") : null,
+      });
+    }
+    if (prompt !== null) lead.push({ kind: "prompt", key: "task", text: prompt });
+    return lead.length > 0 ? [...lead, ...items] : items;
+  }, [earlierState, earlierError, prompt, items]);
 
   const scrollRef = useRef<HTMLDivElement>(null);
-  const stick = useRef(true);
+  const stick = useRef(focus === null);
+  /** Distance from the bottom to keep while earlier rows are added above. */
+  const anchor = useRef<number | null>(null);
+  const [flash, setFlash] = useState<string | null>(null);
   const [away, setAway] = useState(false);
   // No React Compiler in this build; the virtualizer re-renders this component itself.
   // eslint-disable-next-line react-hooks/incompatible-library
@@ -103,12 +143,46 @@ function AgentOutput({ id }: { id: AgentId }) {
   }, []);
 
   useLayoutEffect(() => {
-    if (stick.current && scrollRef.current) scrollRef.current.scrollTop = scrollRef.current.scrollHeight;
-  }, [total, rows.length]);
+    const el = scrollRef.current;
+    if (!el) return;
+    if (anchor.current !== null) {
+      el.scrollTop = el.scrollHeight - anchor.current;
+      if (!pages || pages.status !== "loading") anchor.current = null;
+    } else if (stick.current) el.scrollTop = el.scrollHeight;
+  }, [total, rows.length, pages]);
 
   useEffect(() => {
     if (stick.current && rows.length > 0) virtualizer.scrollToIndex(rows.length - 1, { align: "end" });
   }, [rows.length, virtualizer]);
+
+  // A search hit: once its page is in, bring its row into view and flash it.
+  useEffect(() => {
+    if (!focus || (pages !== null && pages.status === "loading")) return;
+    const keys = rows.map((r) => r.key);
+    let index = rowForSeq(keys, focus.seq);
+    if (index < 0) index = keys.indexOf("task");
+    // A hit in a result that repeats the last response: that response shows the text.
+    const target = rows[index];
+    if (target?.kind === "finished" && target.resultShown) {
+      const response = rows.slice(0, index).findLastIndex((r) => r.kind === "response");
+      if (response >= 0) index = response;
+    }
+    patchUi({ focus: null });
+    if (index < 0) return;
+    stick.current = false;
+    virtualizer.scrollToIndex(index, { align: "center" });
+    const key = keys[index] ?? null;
+    setFlash(key);
+    const t = setTimeout(() => setFlash(null), 2500);
+    return () => clearTimeout(t);
+  }, [focus, pages, rows, virtualizer]);
+
+  const earlierClick = () => {
+    const el = scrollRef.current;
+    if (el) anchor.current = el.scrollHeight - el.scrollTop;
+    stick.current = false;
+    void loadEarlier(id);
+  };
 
   if (!node) return null;
   const tokens = totalTokens(node.usage);
@@ -130,6 +204,7 @@ function AgentOutput({ id }: { id: AgentId }) {
             {node.depth > 0 ? ` · ${path}` : ""}
           </div>
         </div>
+        {hasSession ? <ExportMenu agentId={id} /> : null}
         {node.depth > 0 ? (
           <label className="toggle" title="Subagents' thinking is hidden by default">
             <input
@@ -142,7 +217,14 @@ function AgentOutput({ id }: { id: AgentId }) {
         ) : null}
       </div>
       <div className="output-scroll" ref={scrollRef} onScroll={onScroll}>
-        {rows.length === 0 ? (
+        {loadingFirst && items.length === 0 ? (
+          <div className="empty" data-testid="transcript-loading">
+            <span className="status-icon running">
+              <span className="spinner" />
+            </span>
+            <div className="title">Loading the transcript…</div>
+          </div>
+        ) : rows.length === 0 ? (
           <div className="empty">
             <div className="title">{isTerminal(node.status) ? "No output" : "Waiting for output…"}</div>
             <div>{node.status === "queued" ? "This agent is queued until a slot frees up." : ""}</div>
@@ -155,12 +237,17 @@ function AgentOutput({ id }: { id: AgentId }) {
               return (
                 <div
                   key={v.key}
-                  className="output-row"
+                  className={`output-row${flash === row.key ? " flash" : ""}`}
                   data-index={v.index}
+                  data-key={row.key}
                   ref={virtualizer.measureElement}
                   style={{ transform: `translateY(${v.start}px)` }}
                 >
-                  <RowView row={row} agentId={id} />
+                  {row.kind === "earlier" ? (
+                    <EarlierRow loading={row.loading} error={row.error} onLoad={earlierClick} />
+                  ) : (
+                    <RowView row={row} agentId={id} />
+                  )}
                 </div>
               );
             })}
@@ -176,7 +263,32 @@ function AgentOutput({ id }: { id: AgentId }) {
   );
 }
 
-const RowView = memo(function RowView({ row, agentId }: { row: Row; agentId: AgentId }) {
+function EarlierRow({ loading, error, onLoad }: { loading: boolean; error: string | null; onLoad: () => void }) {
+  if (loading) {
+    return (
+      <div className="earlier faint" data-testid="loading-earlier">
+        <span className="status-icon running">
+          <span className="spinner" />
+        </span>
+        Loading earlier output…
+      </div>
+    );
+  }
+  return (
+    <div className="earlier">
+      {error !== null ? (
+        <span className="error-text">
+          <IconAlert size={12} /> Could not load the transcript: {error}
+        </span>
+      ) : null}
+      <button type="button" className="btn small" data-testid="load-earlier" onClick={onLoad}>
+        {error !== null ? "Retry" : "Load earlier"}
+      </button>
+    </div>
+  );
+}
+
+const RowView = memo(function RowView({ row, agentId }: { row: Exclude<Row, { kind: "earlier" }>; agentId: AgentId }) {
   switch (row.kind) {
     case "prompt":
       return (

@@ -53,13 +53,17 @@ describe("PromptBox", () => {
     expect(uiStore.get().session?.session_id).toBe("s-1");
     expect((screen.getByTestId("prompt-input") as HTMLTextAreaElement).value).toBe("");
 
-    // Events on the session's channel reach the store, and the prompt heads the main transcript.
+    // Events on the session's channel reach the store; the prompt comes back as the main agent's user_message.
     const e = eventMaker();
+    expect(sessionStore.get().agents["agent-main"]).toBeUndefined();
     act(() => {
-      channels[0]?.onmessage([e.started("agent-main", null, "main")]);
+      channels[0]?.onmessage([
+        e.started("agent-main", null, "main"),
+        e.make("agent-main", { type: "user_message", content: "Fix the build" }),
+      ]);
       flushEvents();
     });
-    expect(sessionStore.get().agents["agent-main"]?.items[0]).toMatchObject({ kind: "user", text: "Fix the build" });
+    expect(sessionStore.get().agents["agent-main"]?.items).toMatchObject([{ kind: "user", text: "Fix the build" }]);
   });
 
   it("continues the session with the main agent once one exists", async () => {
@@ -69,6 +73,8 @@ describe("PromptBox", () => {
     await type("Now add docs");
     expect(startSession).not.toHaveBeenCalled();
     expect(sendCommand).toHaveBeenCalledWith({ type: "send_message", agent_id: null, text: "Now add docs" });
+    // No local echo: the message shows when the backend's user_message arrives.
+    expect(sessionStore.get().agents["agent-main"]).toBeUndefined();
   });
 
   it("keeps the text and shows a banner when the backend refuses", async () => {

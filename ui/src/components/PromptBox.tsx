@@ -1,21 +1,29 @@
-/** The prompt: starts a session, or continues the current one with the main agent. */
+/**
+ * The prompt: starts a session, or continues the current one with the main
+ * agent. Under a past session's review it becomes "Continue this session",
+ * which resumes the stored session live (with the prompt, if any).
+ */
 import { useState, type FormEvent, type KeyboardEvent } from "react";
 import { sendPrompt } from "../ipc/actions";
+import { continueReviewed } from "../ipc/history";
+import { bookStore } from "../store/review";
 import { useStore } from "../store/store";
 import { uiStore } from "../store/ui";
-import { IconSend } from "./icons";
+import { IconResume, IconSend } from "./icons";
 
 export function PromptBox() {
   const session = useStore(uiStore, (s) => s.session);
   const starting = useStore(uiStore, (s) => s.starting);
+  const review = useStore(bookStore, (b) => b.review?.detail.session ?? null);
   const [text, setText] = useState("");
   const [busy, setBusy] = useState(false);
 
   const submit = async (e?: FormEvent) => {
     e?.preventDefault();
-    if (!text.trim() || busy || starting) return;
+    if (busy || starting) return;
+    if (!review && !text.trim()) return;
     setBusy(true);
-    const ok = await sendPrompt(text);
+    const ok = review ? await continueReviewed(text) : await sendPrompt(text);
     setBusy(false);
     if (ok) setText("");
   };
@@ -23,6 +31,33 @@ export function PromptBox() {
   const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>) => {
     if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) void submit();
   };
+
+  if (review) {
+    return (
+      <form className="prompt review" data-testid="continue-form" onSubmit={(e) => void submit(e)}>
+        <div className="prompt-box">
+          <textarea
+            data-testid="prompt-input"
+            aria-label="Continue this session"
+            placeholder="Continue this session: a new prompt for its main agent (optional)…"
+            rows={2}
+            value={text}
+            onChange={(e) => setText(e.target.value)}
+            onKeyDown={onKeyDown}
+          />
+          <button type="submit" className="btn primary" data-testid="resume-session" disabled={busy || starting}>
+            <IconResume size={12} /> {busy || starting ? "Resuming…" : "Continue this session"}
+          </button>
+        </div>
+        <div className="prompt-foot">
+          <span>Resumes it live{session ? "; the running session stops" : ""}</span>
+          <span className="mono" title={review.workspace}>
+            session {review.id} · {review.provider}/{review.model}
+          </span>
+        </div>
+      </form>
+    );
+  }
 
   return (
     <form className="prompt" onSubmit={(e) => void submit(e)}>

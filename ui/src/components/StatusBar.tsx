@@ -2,6 +2,7 @@
 import { formatCost, formatTokens, statusLabel } from "../lib/format";
 import { mainAgent, subagentCounts } from "../store/selectors";
 import { totalTokens } from "../store/session";
+import { bookStore } from "../store/review";
 import { sessionStore } from "../store/sessionStore";
 import { useStore } from "../store/store";
 import { uiStore } from "../store/ui";
@@ -13,6 +14,7 @@ export function StatusBar() {
   const totals = useStore(sessionStore, (s) => s.totals);
   const starting = useStore(uiStore, (s) => s.starting);
   const session = useStore(uiStore, (s) => s.session);
+  const review = useStore(bookStore, (b) => b.review?.detail.session ?? null);
   const cost = formatCost(totals.cost_usd);
   const mainText = main ? statusLabel(main) : starting ? "starting" : "idle";
   return (
@@ -34,7 +36,11 @@ export function StatusBar() {
         <span className="num">{approvals}</span> approval{approvals === 1 ? "" : "s"} pending
       </span>
       <span className="spacer" />
-      {session ? (
+      {review ? (
+        <span className="item faint mono" title={review.workspace} data-testid="review-model">
+          past session · {review.model}
+        </span>
+      ) : session ? (
         <span className="item faint mono" title={session.workspace}>
           {session.demo ? "demo · " : ""}
           {session.model}

@@ -1,9 +1,10 @@
-/** The window's top bar: workspace, provider and model for a new session, settings. */
+/** The window's top bar: workspace, provider and model for a new session, history, settings. */
 import type { ProviderKind } from "../bindings";
 import { chooseProvider, newSession, pickWorkspace } from "../ipc/actions";
+import { bookStore } from "../store/review";
 import { useStore } from "../store/store";
-import { patchUi, uiStore } from "../store/ui";
-import { IconFolder, IconGear, IconPlus, IconTree } from "./icons";
+import { patchUi, toggleHistory, uiStore } from "../store/ui";
+import { IconFolder, IconGear, IconHistory, IconPlus, IconTree } from "./icons";
 
 export function Brand() {
   return (
@@ -30,12 +31,30 @@ export function SettingsButton() {
   );
 }
 
+/** Opens the stored sessions (also Ctrl/Cmd+H). */
+export function HistoryButton() {
+  const open = useStore(uiStore, (s) => s.view === "history");
+  return (
+    <button
+      type="button"
+      className={`btn ${open ? "" : "ghost"}`}
+      data-testid="history-button"
+      title="Stored sessions and transcript search (Ctrl+H)"
+      aria-pressed={open}
+      onClick={toggleHistory}
+    >
+      <IconHistory size={14} /> History
+    </button>
+  );
+}
+
 export function TopBar() {
   const app = useStore(uiStore, (s) => s.app);
   const workspace = useStore(uiStore, (s) => s.workspace);
   const provider = useStore(uiStore, (s) => s.provider);
   const model = useStore(uiStore, (s) => s.model);
   const session = useStore(uiStore, (s) => s.session);
+  const reviewing = useStore(bookStore, (b) => b.review !== null);
   const providers = app?.providers ?? [];
   const current = providers.find((p) => p.kind === provider);
   const forNew = session ? " (used by the next new session)" : "";
@@ -81,11 +100,18 @@ export function TopBar() {
         onChange={(e) => patchUi({ model: e.target.value })}
         spellCheck={false}
       />
-      {session ? (
-        <button type="button" className="btn" title="Clear this window so the next prompt starts a new session" onClick={newSession}>
+      {session || reviewing ? (
+        <button
+          type="button"
+          className="btn"
+          data-testid="new-session"
+          title="Clear this window so the next prompt starts a new session"
+          onClick={newSession}
+        >
           <IconPlus size={12} /> New session
         </button>
       ) : null}
+      <HistoryButton />
       <SettingsButton />
     </header>
   );

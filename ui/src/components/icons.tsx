@@ -140,3 +140,33 @@ export const IconArrowDown = (p: P) => (
     <path d="M8 3v10M4 9l4 4 4-4" />
   </Svg>
 );
+export const IconHistory = (p: P) => (
+  <Svg {...p}>
+    <path d="M2.5 8a5.5 5.5 0 101.6-3.9" />
+    <path d="M2.2 2.6v2.6h2.6" />
+    <path d="M8 5.2V8l2 1.3" />
+  </Svg>
+);
+export const IconSearch = (p: P) => (
+  <Svg {...p}>
+    <circle cx="7" cy="7" r="4.2" />
+    <path d="M10.2 10.2l3.3 3.3" />
+  </Svg>
+);
+export const IconDownload = (p: P) => (
+  <Svg {...p}>
+    <path d="M8 2.5v8M4.5 7.5L8 11l3.5-3.5M3 13.5h10" />
+  </Svg>
+);
+export const IconResume = (p: P) => (
+  <Svg {...p}>
+    <path d="M12.5 8a4.5 4.5 0 11-1.3-3.2" />
+    <path d="M11.6 2.3v2.8H8.8" />
+    <path d="M7 6.3v3.4L9.6 8z" />
+  </Svg>
+);
+export const IconArrowLeft = (p: P) => (
+  <Svg {...p}>
+    <path d="M13 8H3M7 4L3 8l4 4" />
+  </Svg>
+);

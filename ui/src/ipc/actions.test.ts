@@ -18,6 +18,7 @@ function app(extra: Partial<AppState> = {}, anthropicModel = "claude-a"): AppSta
     session: null,
     default_workspace: "/home",
     tools: [],
+    transcripts: { path: "/data/arbor.db", problem: null },
     ...extra,
   };
 }

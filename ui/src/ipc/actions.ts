@@ -17,23 +17,30 @@ import {
   type SessionInfo,
   type Settings,
 } from "../bindings";
-import { approvalCommand, cancelCommand, delegateCommand, messageCommand, type DelegateForm } from "../lib/commands";
-import { addUserMessage, setAgentPrompt } from "../store/session";
-import { flushEvents, onEventsApplied, resetSession, sessionStore } from "../store/sessionStore";
+import {
+  approvalCommand,
+  cancelCommand,
+  delegateCommand,
+  messageCommand,
+  resumeCommand,
+  type DelegateForm,
+} from "../lib/commands";
+import { bookStore } from "../store/review";
+import { onEventsApplied, resetSession } from "../store/sessionStore";
 import { patchUi, pushError, uiStore } from "../store/ui";
 import { closeEventChannel, openEventChannel } from "./channel";
 import { notifyApprovals } from "./notify";
 
 /** What tauri-specta makes of a Rust `Result<T, AppError>`. */
-type CommandResult<T> = { status: "ok"; data: T } | { status: "error"; error: AppError };
+export type CommandResult<T> = { status: "ok"; data: T } | { status: "error"; error: AppError };
 export type Outcome<T> = { ok: true; data: T } | { ok: false; message: string };
 
-function describe(e: unknown): string {
+export function describe(e: unknown): string {
   if (e && typeof e === "object" && "message" in e && typeof e.message === "string") return e.message;
   return String(e);
 }
 
-async function attempt<T>(p: () => Promise<CommandResult<T>>): Promise<Outcome<T>> {
+export async function attempt<T>(p: () => Promise<CommandResult<T>>): Promise<Outcome<T>> {
   try {
     const r = await p();
     return r.status === "ok" ? { ok: true, data: r.data } : { ok: false, message: r.error.message };
@@ -43,7 +50,7 @@ async function attempt<T>(p: () => Promise<CommandResult<T>>): Promise<Outcome<T
 }
 
 /** Runs a command; on failure shows a banner and returns null. */
-async function run<T>(p: () => Promise<CommandResult<T>>): Promise<T | null> {
+export async function run<T>(p: () => Promise<CommandResult<T>>): Promise<T | null> {
   const r = await attempt(p);
   if (r.ok) return r.data;
   pushError(r.message);
@@ -86,9 +93,15 @@ export async function loadAppState(): Promise<void> {
   }
 }
 
-function beginSession(prompt: string | null): void {
-  resetSession(prompt);
-  patchUi({ starting: true, selected: null, collapsed: {}, sending: {}, view: "session", dialog: null });
+/** Forgets whatever the window shows (a past session under review included). */
+function clearWindow(): void {
+  resetSession();
+  bookStore.set({ review: null, live: null });
+}
+
+function beginSession(): void {
+  clearWindow();
+  patchUi({ starting: true, selected: null, collapsed: {}, sending: {}, view: "session", dialog: null, focus: null });
 }
 
 function sessionStarted(info: SessionInfo | null): void {
@@ -101,7 +114,7 @@ function sessionStarted(info: SessionInfo | null): void {
 
 export async function startSession(prompt: string): Promise<boolean> {
   const { workspace, provider, model } = uiStore.get();
-  beginSession(prompt);
+  beginSession();
   const channel = openEventChannel();
   const info = await run(() => commands.startSession({ workspace, provider, model, prompt }, channel));
   sessionStarted(info);
@@ -109,29 +122,31 @@ export async function startSession(prompt: string): Promise<boolean> {
 }
 
 export async function startDemo(): Promise<boolean> {
-  beginSession(null);
+  beginSession();
   const channel = openEventChannel();
   const info = await run(() => commands.startDemo(channel));
   sessionStarted(info);
   return info !== null;
 }
 
-/** Starts a session with the prompt, or continues the current one with the main agent. */
+/**
+ * Starts a session with the prompt, or continues the current one with the main
+ * agent. The prompt reaches the transcript as the backend's `user_message`.
+ */
 export async function sendPrompt(text: string): Promise<boolean> {
   const prompt = text.trim();
   if (!prompt) return false;
   const { session } = uiStore.get();
   if (!session) return startSession(prompt);
   const reply = await run(() => send(messageCommand(null, prompt)));
-  if (reply) sessionStore.set((s) => addUserMessage(s, session.main_agent_id, prompt, Date.now()));
   return reply !== null;
 }
 
 /** Forgets the current session in this window so the next prompt starts a new one. */
 export function newSession(): void {
   closeEventChannel();
-  resetSession(null);
-  patchUi({ session: null, selected: null, collapsed: {}, sending: {}, dialog: null });
+  clearWindow();
+  patchUi({ session: null, selected: null, collapsed: {}, sending: {}, dialog: null, focus: null, view: "session" });
 }
 
 export async function answerApproval(requestId: string, approved: boolean, scope: ApprovalScope): Promise<void> {
@@ -150,22 +165,22 @@ export async function stopAgent(agentId: AgentId): Promise<void> {
   await run(() => send(cancelCommand(agentId)));
 }
 
+/** Starts a new run of a stopped, failed, interrupted or turn-limited agent. */
+export async function resumeAgent(agentId: AgentId): Promise<void> {
+  await run(() => send(resumeCommand(agentId)));
+}
+
+/** Delegates; the new agent's task reaches its transcript as its first `user_message`. */
 export async function delegate(form: DelegateForm): Promise<Outcome<AgentId | null>> {
   const r = await attempt(() => send(delegateCommand(form)));
   if (!r.ok) return r;
-  const id = r.data.delegated;
-  if (id) {
-    flushEvents();
-    sessionStore.set((s) => setAgentPrompt(s, id, form.prompt.trim(), Date.now()));
-  }
-  return { ok: true, data: id };
+  return { ok: true, data: r.data.delegated };
 }
 
+/** A steering message; it reaches the transcript as the backend's `user_message`. */
 export async function messageAgent(agentId: AgentId, text: string): Promise<Outcome<null>> {
   const r = await attempt(() => send(messageCommand(agentId, text)));
   if (!r.ok) return r;
-  flushEvents();
-  sessionStore.set((s) => addUserMessage(s, agentId, text, Date.now()));
   return { ok: true, data: null };
 }
 

@@ -2,26 +2,70 @@
  * The session event channel: one Channel per started session. Batches from it
  * go to the session store's queue; a channel replaced by a newer session is
  * closed, and anything it still delivers is dropped.
+ *
+ * A channel can also be opened on hold (for resuming a stored session): it
+ * keeps its batches aside until `commit` makes it the current channel, so the
+ * live session goes on undisturbed if the command fails.
  */
 import { Channel } from "@tauri-apps/api/core";
 import type { AgentEvent } from "../bindings";
 import { enqueueEvents } from "../store/sessionStore";
 
-let current: { channel: Channel<AgentEvent[]>; open: boolean } | null = null;
+interface Entry {
+  channel: Channel<AgentEvent[]>;
+  state: "held" | "open" | "closed";
+  held: AgentEvent[][];
+}
+
+let current: Entry | null = null;
+
+function entry(state: Entry["state"]): Entry {
+  const channel = new Channel<AgentEvent[]>();
+  const e: Entry = { channel, state, held: [] };
+  channel.onmessage = (batch) => {
+    if (e.state === "open") enqueueEvents(batch);
+    else if (e.state === "held") e.held.push(batch);
+  };
+  return e;
+}
 
 /** Opens a fresh channel for a new session and closes the previous one. */
 export function openEventChannel(): Channel<AgentEvent[]> {
   closeEventChannel();
-  const channel = new Channel<AgentEvent[]>();
-  const entry = { channel, open: true };
-  channel.onmessage = (batch) => {
-    if (entry.open) enqueueEvents(batch);
+  const e = entry("open");
+  current = e;
+  return e.channel;
+}
+
+export interface HeldChannel {
+  channel: Channel<AgentEvent[]>;
+  /** Closes the current channel, makes this one current and delivers what it held. */
+  commit(): void;
+  /** Drops this channel and what it held. */
+  abort(): void;
+}
+
+/** A channel whose batches wait until `commit` (the current channel stays open meanwhile). */
+export function openHeldChannel(): HeldChannel {
+  const e = entry("held");
+  return {
+    channel: e.channel,
+    commit() {
+      if (e.state !== "held") return;
+      closeEventChannel();
+      e.state = "open";
+      current = e;
+      for (const batch of e.held) enqueueEvents(batch);
+      e.held = [];
+    },
+    abort() {
+      e.state = "closed";
+      e.held = [];
+    },
   };
-  current = entry;
-  return channel;
 }
 
 export function closeEventChannel(): void {
-  if (current) current.open = false;
+  if (current) current.state = "closed";
   current = null;
 }

@@ -43,3 +43,8 @@ export function approvalCommand(requestId: string, approved: boolean, scope: App
 export function cancelCommand(agentId: AgentId): Command {
   return { type: "cancel", agent_id: agentId };
 }
+
+/** A new run of an agent that is not running; with no text the backend asks it to carry on. */
+export function resumeCommand(agentId: AgentId): Command {
+  return { type: "resume", agent_id: agentId, text: null };
+}

@@ -1,12 +1,15 @@
 import { describe, expect, it } from "vitest";
+import type { AgentStatus } from "../bindings";
 import { eventMaker } from "../test/events";
 import {
   agentPrompt,
+  canResume,
   approvalAgentLabel,
   childrenByCall,
   effectiveSelection,
   elapsedMs,
   pendingApprovals,
+  rowForSeq,
   subagentCounts,
   subtreeSizes,
   subtreeUsage,
@@ -149,5 +152,21 @@ describe("agent output", () => {
     next = reduce(next, done);
     expect(elapsedMs(next.agents["agent-a"]!, done.ts + 99999)).toBe(done.ts - run.ts);
     expect(elapsedMs(next.agents["agent-b"]!, 0)).toBeNull();
+  });
+});
+
+describe("resume and search-hit rows", () => {
+  it("offers Resume to agents that ended without finishing", () => {
+    expect(["cancelled", "failed", "interrupted", "max_turns"].every((s) => canResume(s as AgentStatus))).toBe(true);
+    expect(["completed", "running", "queued", "waiting_approval"].some((s) => canResume(s as AgentStatus))).toBe(false);
+  });
+
+  it("finds the row holding an event: the last row starting at or before it", () => {
+    const keys = ["earlier", "task", "e4", "e9", "e15"];
+    expect(rowForSeq(keys, 4)).toBe(2);
+    expect(rowForSeq(keys, 12)).toBe(3);
+    expect(rowForSeq(keys, 99)).toBe(4);
+    expect(rowForSeq(keys, 2)).toBe(-1);
+    expect(rowForSeq([], 2)).toBe(-1);
   });
 });

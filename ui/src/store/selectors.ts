@@ -226,6 +226,29 @@ export function canStop(status: AgentStatus): boolean {
   return !isTerminal(status);
 }
 
+const RESUMABLE: ReadonlySet<AgentStatus> = new Set<AgentStatus>(["cancelled", "failed", "interrupted", "max_turns"]);
+
+/** An agent that ended without finishing its task can be given a new run. */
+export function canResume(status: AgentStatus): boolean {
+  return RESUMABLE.has(status);
+}
+
+/**
+ * The index of the output row holding transcript event `seq`: the last row
+ * whose first event (key `e<seq>`) is at or before it (rows keyed otherwise
+ * are skipped); -1 when none is.
+ */
+export function rowForSeq(keys: readonly string[], seq: number): number {
+  let found = -1;
+  for (let i = 0; i < keys.length; i++) {
+    const m = /^e(\d+)$/.exec(keys[i] ?? "");
+    if (!m) continue;
+    if (Number(m[1]) <= seq) found = i;
+    else break;
+  }
+  return found;
+}
+
 /** Milliseconds the agent has been (or was) working in its current/last run. */
 export function elapsedMs(node: AgentNode, now: number): number | null {
   if (node.runStartedAt === null) return null;

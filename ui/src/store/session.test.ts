@@ -2,12 +2,11 @@ import { describe, expect, it } from "vitest";
 import type { AgentEvent } from "../bindings";
 import { eventMaker } from "../test/events";
 import {
-  addUserMessage,
   initialSession,
   reduce,
   reduceBatch,
-  setAgentPrompt,
   toolSummary,
+  withStoredStatuses,
   totalTokens,
   type OutputItem,
   type SessionState,
@@ -74,13 +73,6 @@ describe("agent_started and the tree", () => {
     expect(s.agents["agent-x"]?.status).toBe("running");
     expect(s.roots).toEqual(["agent-main"]);
     expect(s.agents["agent-main"]?.children).toEqual(["agent-x"]);
-  });
-
-  it("puts the session's prompt first in the main agent's transcript", () => {
-    const e = eventMaker();
-    const s = run([e.started("agent-main", null, "main")], initialSession("Fix the bug"));
-    expect(items(s, "agent-main")).toMatchObject([{ kind: "user", text: "Fix the bug" }]);
-    expect(s.agents["agent-main"]?.prompt).toBe("Fix the bug");
   });
 });
 
@@ -321,7 +313,7 @@ describe("usage", () => {
   });
 });
 
-describe("notifications, ordering and local items", () => {
+describe("notifications and ordering", () => {
   it("records a task notification on the parent", () => {
     const e = eventMaker();
     const s = run([
@@ -342,15 +334,88 @@ describe("notifications, ordering and local items", () => {
     expect(s.eventsApplied).toBe(1);
     expect(reduceBatch(s, [first])).toBe(s);
   });
+});
 
-  it("adds the person's messages and a delegated agent's prompt", () => {
+describe("user messages", () => {
+  it("shows the main agent's prompt and later messages as the person's items, in order", () => {
     const e = eventMaker();
-    let s = run([e.started("agent-main", null, "main")]);
-    s = addUserMessage(s, "agent-main", "also do X", 5);
-    expect(items(s, "agent-main").at(-1)).toMatchObject({ kind: "user", text: "also do X" });
-    s = setAgentPrompt(s, "agent-d", "count files", 6);
-    s = reduce(s, e.started("agent-d", "agent-main", "Count"));
-    expect(s.agents["agent-d"]?.prompt).toBe("count files");
-    expect(s.roots).toEqual(["agent-main"]);
+    const s = run([
+      e.started("agent-main", null, "main"),
+      e.make("agent-main", { type: "user_message", content: "Fix the bug" }),
+      e.make("agent-main", { type: "response", content: "Fixed." }),
+      e.make("agent-main", { type: "user_message", content: "Now add a test" }),
+    ]);
+    expect(items(s, "agent-main")).toMatchObject([
+      { kind: "user", text: "Fix the bug" },
+      { kind: "response", text: "Fixed." },
+      { kind: "user", text: "Now add a test" },
+    ]);
+    expect(s.agents["agent-main"]?.prompt).toBe("Fix the bug");
+  });
+
+  it("takes a subagent's first message as its task, and later ones (steering, resume) as items", () => {
+    const e = eventMaker();
+    const s = run([
+      e.started("agent-main", null, "main"),
+      e.started("agent-a", "agent-main", "Count files"),
+      e.status("agent-a", "queued"),
+      e.make("agent-a", { type: "user_message", content: "count the text files" }),
+      e.make("agent-a", { type: "response_chunk", content: "Count" }),
+      e.make("agent-a", { type: "user_message", content: "only in src/" }),
+      e.make("agent-a", { type: "response", content: "3 files" }),
+    ]);
+    expect(s.agents["agent-a"]?.prompt).toBe("count the text files");
+    expect(items(s, "agent-a")).toMatchObject([
+      { kind: "response", text: "Count", streaming: true },
+      { kind: "user", text: "only in src/" },
+      { kind: "response", text: "3 files", streaming: false },
+    ]);
+    // The main agent's transcript is untouched by its child's messages.
+    expect(items(s, "agent-main")).toEqual([]);
+  });
+
+  it("keys each message by its event, so a repeated batch adds nothing", () => {
+    const e = eventMaker();
+    const started = e.started("agent-main", null, "main");
+    const msg = e.make("agent-main", { type: "user_message", content: "hi" });
+    const s = run([started, msg, msg]);
+    expect(items(s, "agent-main")).toEqual([{ kind: "user", key: `e${msg.seq}`, text: "hi", ts: msg.ts }]);
+  });
+});
+
+describe("stored statuses", () => {
+  it("ends an agent the store marks interrupted, and leaves the others alone", () => {
+    const e = eventMaker();
+    const s = run([
+      e.started("agent-main", null, "main"),
+      e.status("agent-main", "running"),
+      e.started("agent-a", "agent-main", "A"),
+      e.status("agent-a", "completed"),
+    ]);
+    expect(s.agents["agent-main"]?.runStartedAt).not.toBeNull();
+    const stored = (id: string, status: "interrupted" | "completed", ended: number | null) => ({
+      id,
+      parent_id: null,
+      parent_call_id: null,
+      depth: 0,
+      description: id,
+      subagent_type: null,
+      model: "m",
+      provider: "anthropic",
+      background: false,
+      status,
+      started_at: 0,
+      ended_at: ended,
+      turns: 1,
+      duration_ms: null,
+      usage: { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, cost_usd: null },
+      files_modified: [],
+      result: null,
+      error: null,
+    });
+    const after = withStoredStatuses(s, [stored("agent-main", "interrupted", null), stored("agent-a", "completed", 5)]);
+    expect(after.agents["agent-main"]).toMatchObject({ status: "interrupted", runStartedAt: null, runEndedAt: null });
+    expect(after.agents["agent-a"]).toBe(s.agents["agent-a"]);
+    expect(withStoredStatuses(s, [stored("agent-a", "completed", 5)])).toBe(s);
   });
 });

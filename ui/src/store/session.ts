@@ -14,6 +14,7 @@ import type {
   ApprovalScope,
   Value,
   SessionId,
+  StoredAgent,
   Usage,
 } from "../bindings";
 
@@ -89,7 +90,7 @@ export interface AgentNode {
   openThoughts: number | null;
   openResponse: number | null;
   finished: FinishedItem | null;
-  /** The task the person gave it (main agent's prompt, or a delegation's). */
+  /** Its task: a subagent's first user message, or the main agent's first prompt. */
   prompt: string | null;
   pendingApprovals: number;
 }
@@ -118,9 +119,6 @@ export interface SessionState {
   totals: Usage;
   lastSeq: number;
   eventsApplied: number;
-  /** The prompt that started the session, shown as the main agent's first item. */
-  initialPrompt: string | null;
-  localCounter: number;
 }
 
 export const TERMINAL: ReadonlySet<AgentStatus> = new Set<AgentStatus>([
@@ -153,7 +151,7 @@ export function totalTokens(u: Usage): number {
   return u.input_tokens + u.output_tokens + u.cache_read_tokens + u.cache_write_tokens;
 }
 
-export function initialSession(initialPrompt: string | null = null): SessionState {
+export function initialSession(): SessionState {
   return {
     sessionId: null,
     mainId: null,
@@ -164,8 +162,6 @@ export function initialSession(initialPrompt: string | null = null): SessionStat
     totals: emptyUsage(),
     lastSeq: -1,
     eventsApplied: 0,
-    initialPrompt,
-    localCounter: 0,
   };
 }
 
@@ -389,14 +385,21 @@ function apply(d: Draft, ev: AgentEvent): void {
         }
       } else if (s.mainId === null) {
         s.mainId = node.id;
-        if (s.initialPrompt !== null) {
-          node.prompt = s.initialPrompt;
-          if (!node.items.some((it) => it.kind === "user")) {
-            d.items(node).unshift({ kind: "user", key: "prompt", text: s.initialPrompt, ts: ev.ts });
-            shiftIndexes(d, node);
-          }
-        }
       }
+      break;
+    }
+    case "user_message": {
+      // A subagent's first message is the task it was given (shown above its
+      // output); the main agent's prompts and every later message are "You" items.
+      const sub = node.known && node.parentId !== null;
+      if (sub && node.prompt === null && node.items.length === 0) {
+        node.prompt = ev.content;
+        break;
+      }
+      if (!sub && node.prompt === null) node.prompt = ev.content;
+      d.push(node, { kind: "user", key: `e${ev.seq}`, text: ev.content, ts: ev.ts });
+      node.openThoughts = null;
+      node.openResponse = null;
       break;
     }
     case "agent_status":
@@ -532,14 +535,6 @@ function lastResponse(node: AgentNode): string | undefined {
   return undefined;
 }
 
-/** After an item was inserted at the front, every stored index moves by one. */
-function shiftIndexes(d: Draft, node: AgentNode): void {
-  const idx = d.callIndex(node);
-  for (const k of Object.keys(idx)) idx[k] = (idx[k] ?? 0) + 1;
-  if (node.openThoughts !== null) node.openThoughts += 1;
-  if (node.openResponse !== null) node.openResponse += 1;
-}
-
 /** Applies events in order; returns `state` itself when no event changed anything. */
 export function reduceBatch(state: SessionState, events: readonly AgentEvent[]): SessionState {
   if (events.length === 0) return state;
@@ -552,18 +547,23 @@ export function reduce(state: SessionState, event: AgentEvent): SessionState {
   return reduceBatch(state, [event]);
 }
 
-/** Records a message the person sent to an agent, as an item of its transcript. */
-export function addUserMessage(state: SessionState, agentId: AgentId, text: string, ts: number): SessionState {
-  const d = new Draft(state);
-  const node = d.agent(agentId, ts);
-  d.state.localCounter += 1;
-  d.push(node, { kind: "user", key: `u${d.state.localCounter}`, text, ts });
-  return d.state;
-}
-
-/** Records the task the person delegated to an agent (shown at the top of its output). */
-export function setAgentPrompt(state: SessionState, agentId: AgentId, prompt: string, ts: number): SessionState {
-  const d = new Draft(state);
-  d.agent(agentId, ts).prompt = prompt;
-  return d.state;
+/**
+ * Sets each stored agent's status as the store last left it, where the events
+ * say otherwise: an agent whose process died mid-run has `running` as its last
+ * event but is `interrupted` in the store. Its run is then over.
+ */
+export function withStoredStatuses(state: SessionState, agents: readonly StoredAgent[]): SessionState {
+  let copied: Record<AgentId, AgentNode> | null = null;
+  for (const a of agents) {
+    const node = state.agents[a.id];
+    if (!node || node.status === a.status) continue;
+    copied ??= { ...state.agents };
+    const next: AgentNode = { ...node, status: a.status };
+    if (isTerminal(a.status) && next.runEndedAt === null) {
+      next.runEndedAt = a.ended_at;
+      if (next.runEndedAt === null) next.runStartedAt = null;
+    }
+    copied[a.id] = next;
+  }
+  return copied ? { ...state, agents: copied } : state;
 }

@@ -1,11 +1,22 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { eventMaker } from "../test/events";
-import { enqueueEvents, onEventsApplied, resetSession, sessionStore } from "./sessionStore";
+import { initialSession, reduceBatch } from "./session";
+import {
+  adoptDisplayedSession,
+  enqueueEvents,
+  flushEvents,
+  hasParkedSession,
+  onEventsApplied,
+  resetSession,
+  sessionStore,
+  showLiveSession,
+  showPastSession,
+} from "./sessionStore";
 
 describe("the event queue", () => {
   beforeEach(() => {
     vi.useFakeTimers();
-    resetSession(null);
+    resetSession();
   });
   afterEach(() => vi.useRealTimers());
 
@@ -32,10 +43,43 @@ describe("the event queue", () => {
   it("drops what was queued for a session that was replaced", () => {
     const e = eventMaker();
     enqueueEvents([e.started("agent-main", null, "main")]);
-    resetSession("new prompt");
+    resetSession();
     vi.advanceTimersToNextFrame();
     vi.advanceTimersByTime(500);
     expect(sessionStore.get().roots).toEqual([]);
-    expect(sessionStore.get().initialPrompt).toBe("new prompt");
+  });
+
+  it("keeps applying the live session's events while a past session is displayed", () => {
+    const live = eventMaker("s-live");
+    enqueueEvents([live.started("agent-main", null, "live main")]);
+    flushEvents();
+    const past = reduceBatch(initialSession(), [eventMaker("s-past").started("agent-old", null, "old main")]);
+    const applied = vi.fn();
+    const off = onEventsApplied(applied);
+    showPastSession(past);
+    expect(hasParkedSession()).toBe(true);
+    enqueueEvents([live.status("agent-main", "running")]);
+    vi.advanceTimersToNextFrame();
+    // The past session stays on display; the live one moved on out of sight.
+    expect(sessionStore.get()).toBe(past);
+    expect(applied).toHaveBeenCalledTimes(1);
+    expect(showLiveSession()).toBe(true);
+    expect(sessionStore.get().sessionId).toBe("s-live");
+    expect(sessionStore.get().agents["agent-main"]?.status).toBe("running");
+    expect(showLiveSession()).toBe(false);
+    off();
+  });
+
+  it("forgets a parked live session when the displayed one is adopted", () => {
+    const live = eventMaker("s-live");
+    enqueueEvents([live.started("agent-main", null, "live main")]);
+    flushEvents();
+    const past = reduceBatch(initialSession(), [eventMaker("s-past").started("agent-old", null, "old main")]);
+    showPastSession(past);
+    enqueueEvents([live.status("agent-main", "cancelled")]);
+    adoptDisplayedSession();
+    vi.advanceTimersByTime(500);
+    expect(hasParkedSession()).toBe(false);
+    expect(sessionStore.get()).toBe(past);
   });
 });

@@ -3,6 +3,10 @@
  * backend are queued as they arrive and applied once per animation frame (with
  * a timer fallback for hidden windows, where frames stop), so bursts of
  * thousands of events cost one reduce and one render per frame.
+ *
+ * While a past session is displayed (review), the live session's state is
+ * parked here and its events keep being applied to it, out of sight, until
+ * the window goes back to it.
  */
 import type { AgentEvent } from "../bindings";
 import { reduceBatch, initialSession, type SessionState } from "./session";
@@ -16,10 +20,14 @@ let queue: AgentEvent[] = [];
 let frame: number | null = null;
 let timer: ReturnType<typeof setTimeout> | null = null;
 const appliedListeners = new Set<AppliedListener>();
+/** The live session's state while another session is displayed. */
+let parked: SessionState | null = null;
 
 declare global {
   interface Window {
     __arborEventsApplied?: number;
+    /** The newest applied `seq`: counts the runtime's events even when the bridge merged chunks. */
+    __arborLastSeq?: number;
   }
 }
 
@@ -45,11 +53,17 @@ export function flushEvents(): void {
   const events = queue;
   queue = [];
   const started = typeof performance !== "undefined" ? performance.now() : 0;
-  const before = sessionStore.get();
-  const next = reduceBatch(before, events);
-  sessionStore.set(next);
+  let next: SessionState;
+  if (parked !== null) {
+    next = reduceBatch(parked, events);
+    parked = next;
+  } else {
+    next = reduceBatch(sessionStore.get(), events);
+    sessionStore.set(next);
+  }
   if (typeof window !== "undefined") {
     window.__arborEventsApplied = (window.__arborEventsApplied ?? 0) + events.length;
+    window.__arborLastSeq = next.lastSeq;
     const probe = window.__arborPerf;
     // React renders an external store's update in a microtask queued by `set`:
     // a microtask queued after it sees the render done.
@@ -58,7 +72,7 @@ export function flushEvents(): void {
   for (const l of appliedListeners) l(events, next);
 }
 
-/** Called after each applied batch (for side effects such as notifications). */
+/** Called after each applied batch of the live session (for side effects such as notifications). */
 export function onEventsApplied(listener: AppliedListener): () => void {
   appliedListeners.add(listener);
   return () => {
@@ -66,8 +80,43 @@ export function onEventsApplied(listener: AppliedListener): () => void {
   };
 }
 
-/** Forgets the current session (queued events included) before a new one starts. */
-export function resetSession(initialPrompt: string | null): void {
+/** Forgets the current session (queued events and a parked live session included) before a new one starts. */
+export function resetSession(): void {
   queue = [];
-  sessionStore.set(initialSession(initialPrompt));
+  parked = null;
+  sessionStore.set(initialSession());
+}
+
+/**
+ * Puts the live session aside (its events still apply to it) so `state`, a
+ * past session, can be displayed. A live session already parked stays parked.
+ */
+export function showPastSession(state: SessionState): void {
+  flushEvents();
+  parked ??= sessionStore.get();
+  sessionStore.set(state);
+}
+
+/** Displays the parked live session again; false when none was parked. */
+export function showLiveSession(): boolean {
+  flushEvents();
+  if (parked === null) return false;
+  const live = parked;
+  parked = null;
+  sessionStore.set(live);
+  return true;
+}
+
+/**
+ * The displayed session becomes the live one: a parked live session (which
+ * the backend has just stopped) is forgotten, with anything still queued for it.
+ */
+export function adoptDisplayedSession(): void {
+  queue = [];
+  parked = null;
+}
+
+/** Whether a live session is parked behind a displayed past session. */
+export function hasParkedSession(): boolean {
+  return parked !== null;
 }

@@ -1,7 +1,8 @@
 /**
  * UI state that is not derived from the event stream: the app state from the
  * backend, the session's identity, selection, collapsed nodes, dialogs,
- * approvals being sent, and error banners.
+ * approvals being sent, the view (session, history, settings), the output row
+ * to bring into view, and banners (errors and notices).
  */
 import type { AgentId, AppState, ProviderKind, SessionInfo } from "../bindings";
 import { createStore } from "./store";
@@ -11,7 +12,17 @@ export type Dialog = { kind: "delegate"; parentId: AgentId } | { kind: "message"
 export interface ErrorNote {
   id: number;
   message: string;
+  /** An error (stays until dismissed) or a notice such as "Exported to …". */
+  kind: "error" | "info";
 }
+
+/** A transcript event to scroll the output to (a search hit). */
+export interface Focus {
+  agentId: AgentId;
+  seq: number;
+}
+
+export type View = "session" | "settings" | "history";
 
 export interface UiState {
   app: AppState | null;
@@ -26,7 +37,10 @@ export interface UiState {
   sending: Record<string, boolean>;
   errors: ErrorNote[];
   showSubagentThoughts: boolean;
-  view: "session" | "settings";
+  view: View;
+  focus: Focus | null;
+  /** The transcript-store problem the person dismissed (a new one shows again). */
+  dismissedProblem: string | null;
   dialog: Dialog;
   workspace: string;
   provider: ProviderKind;
@@ -46,6 +60,8 @@ export function initialUi(): UiState {
     errors: [],
     showSubagentThoughts: false,
     view: "session",
+    focus: null,
+    dismissedProblem: null,
     dialog: null,
     workspace: "",
     provider: "anthropic",
@@ -59,7 +75,14 @@ let nextErrorId = 1;
 
 export function pushError(message: string): void {
   const id = nextErrorId++;
-  uiStore.set((s) => ({ ...s, errors: [...s.errors, { id, message }] }));
+  uiStore.set((s) => ({ ...s, errors: [...s.errors, { id, message, kind: "error" }] }));
+}
+
+/** A notice that goes away by itself after `ms` (or when dismissed). */
+export function pushNotice(message: string, ms = 8000): void {
+  const id = nextErrorId++;
+  uiStore.set((s) => ({ ...s, errors: [...s.errors, { id, message, kind: "info" }] }));
+  setTimeout(() => dismissError(id), ms);
 }
 
 export function dismissError(id: number): void {
@@ -80,4 +103,13 @@ export function setCollapsed(id: AgentId, collapsed: boolean): void {
 
 export function openDialog(dialog: Dialog): void {
   patchUi({ dialog });
+}
+
+/** Shows or hides the history panel (the top-bar button and Ctrl/Cmd+H). */
+export function toggleHistory(): void {
+  uiStore.set((s) => ({ ...s, view: s.view === "history" ? "session" : "history", dialog: null }));
+}
+
+export function dismissProblem(problem: string): void {
+  patchUi({ dismissedProblem: problem });
 }

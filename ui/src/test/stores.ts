@@ -1,11 +1,16 @@
 /** Resets and seeds the stores for component tests. */
 import type { AgentEvent, SessionInfo } from "../bindings";
+import { historyStore, initialHistory } from "../store/history";
+import { bookStore } from "../store/review";
 import { initialSession, reduceBatch } from "../store/session";
-import { sessionStore } from "../store/sessionStore";
+import { resetSession, sessionStore } from "../store/sessionStore";
 import { initialUi, uiStore, type UiState } from "../store/ui";
 
 export function resetStores(ui: Partial<UiState> = {}): void {
+  resetSession();
   sessionStore.set(initialSession());
+  bookStore.set({ review: null, live: null });
+  historyStore.set(initialHistory());
   uiStore.set({ ...initialUi(), appLoading: false, ...ui });
 }
 

@@ -1,0 +1,149 @@
+import { act, fireEvent, render, screen } from "@testing-library/react";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { openPastSession } from "../ipc/history";
+import { uiStore } from "../store/ui";
+import { eventMaker } from "../test/events";
+import { pastSession, storedAgent } from "../test/past";
+import { applyEvents, resetStores, sessionInfo } from "../test/stores";
+import { AgentTree } from "./AgentTree";
+import { ApprovalInbox } from "./ApprovalInbox";
+import { ErrorBanners } from "./ErrorBanners";
+import { OutputView } from "./OutputView";
+import { PromptBox } from "./PromptBox";
+import { ReviewBanner } from "./ReviewBanner";
+
+const commands = { openSession: vi.fn(), loadTranscript: vi.fn(), resumeSession: vi.fn(), sendCommand: vi.fn() };
+vi.mock("../bindings", () => ({ commands: new Proxy({}, { get: (_t, k: string) => commands[k as keyof typeof commands] }) }));
+vi.mock("@tauri-apps/api/core", () => ({ Channel: class {} }));
+
+const ok = <T,>(data: T) => Promise.resolve({ status: "ok" as const, data });
+
+// jsdom has no layout: give the scroll container and rows a size so the virtualiser renders rows.
+const sizes = { offsetHeight: 600, offsetWidth: 800, clientHeight: 600 };
+const saved: [string, PropertyDescriptor | undefined][] = [];
+beforeAll(() => {
+  for (const [k, v] of Object.entries(sizes)) {
+    saved.push([k, Object.getOwnPropertyDescriptor(HTMLElement.prototype, k)]);
+    Object.defineProperty(HTMLElement.prototype, k, { configurable: true, get: () => v });
+  }
+});
+afterAll(() => {
+  for (const [k, d] of saved) if (d) Object.defineProperty(HTMLElement.prototype, k, d);
+});
+
+beforeEach(() => {
+  for (const f of Object.values(commands)) f.mockReset();
+  resetStores();
+});
+
+async function review() {
+  const e = eventMaker("s-past");
+  const events = [
+    e.started("agent-main", null, "main"),
+    e.status("agent-main", "running"),
+    e.started("agent-a", "agent-main", "Write the tests"),
+    e.status("agent-a", "running"),
+    e.approval("agent-a", "r1", "c1", ["main", "Write the tests"]),
+    e.make("agent-main", { type: "response", content: "Newest main text" }),
+  ];
+  const agents = [
+    storedAgent("agent-main", null, { status: "interrupted" }),
+    storedAgent("agent-a", "agent-main", { status: "interrupted", description: "Write the tests" }),
+  ];
+  commands.openSession.mockReturnValue(ok(pastSession(events, agents, { status: "interrupted" }, true)));
+  await act(async () => {
+    await openPastSession("s-past");
+  });
+}
+
+describe("a past session under review", () => {
+  it("is read-only: no node actions, no approval answers; the banner says so", async () => {
+    await review();
+    render(
+      <>
+        <ReviewBanner />
+        <AgentTree />
+        <ApprovalInbox />
+      </>,
+    );
+    expect(screen.getByTestId("review-banner").textContent).toContain("Past session · Mar 14, 2025 10:00 · read-only");
+    expect(screen.getByTestId("close-review")).toBeTruthy();
+    expect(screen.queryByTestId("back-to-live")).toBeNull();
+    const statuses = screen.getAllByTestId("tree-node").map((n) => n.dataset.status);
+    expect(statuses).toEqual(["interrupted", "interrupted"]);
+    for (const id of ["node-delegate", "node-message", "node-stop", "node-resume", "approve", "deny"]) {
+      expect(screen.queryByTestId(id)).toBeNull();
+    }
+    expect(screen.getByTestId("approval-unanswered")).toBeTruthy();
+  });
+
+  it("offers Load earlier and Export in the output, and Continue this session in the prompt", async () => {
+    await review();
+    commands.resumeSession.mockReturnValue(ok(sessionInfo({ session_id: "s-past" })));
+    render(
+      <>
+        <OutputView />
+        <PromptBox />
+      </>,
+    );
+    expect(screen.getByTestId("output").textContent).toContain("Newest main text");
+    expect(screen.getByTestId("load-earlier")).toBeTruthy();
+    fireEvent.click(screen.getByTestId("export-menu"));
+    expect(screen.getAllByRole("menuitem").map((m) => m.textContent)).toEqual([
+      "Session as Markdown",
+      "Session as JSON",
+      "This agent as Markdown",
+      "This agent as JSON",
+    ]);
+    expect(screen.queryByTestId("send")).toBeNull();
+    await act(async () => {
+      fireEvent.click(screen.getByTestId("resume-session"));
+    });
+    expect(commands.resumeSession).toHaveBeenCalledWith("s-past", null, expect.anything());
+    expect(uiStore.get().session?.session_id).toBe("s-past");
+    expect(screen.getByTestId("send")).toBeTruthy();
+  });
+});
+
+describe("a live session", () => {
+  it("offers Resume on agents that ended without finishing, and sends it", async () => {
+    resetStores({ session: sessionInfo() });
+    const e = eventMaker();
+    applyEvents([
+      e.started("agent-main", null, "main"),
+      e.status("agent-main", "running"),
+      e.started("agent-a", "agent-main", "A"),
+      e.status("agent-a", "cancelled"),
+      e.started("agent-b", "agent-main", "B"),
+      e.status("agent-b", "completed"),
+    ]);
+    commands.sendCommand.mockReturnValue(ok({ delegated: null }));
+    render(<AgentTree />);
+    const resume = screen.getAllByTestId("node-resume");
+    expect(resume).toHaveLength(1);
+    expect(resume[0]?.closest("[data-agent-id]")?.getAttribute("data-agent-id")).toBe("agent-a");
+    await act(async () => {
+      fireEvent.click(resume[0]!);
+    });
+    expect(commands.sendCommand).toHaveBeenCalledWith({ type: "resume", agent_id: "agent-a", text: null });
+  });
+
+  it("shows the transcript store's problem until dismissed", () => {
+    resetStores({
+      app: {
+        settings: {},
+        settings_problem: null,
+        providers: [],
+        keyring: { available: true, problem: null },
+        session: null,
+        default_workspace: "/",
+        tools: [],
+        transcripts: { path: "/d/arbor.db", problem: "transcripts are not being saved: /d/arbor.db is locked" },
+      },
+    });
+    render(<ErrorBanners />);
+    expect(screen.getByTestId("transcripts-problem").textContent).toContain("/d/arbor.db is locked");
+    fireEvent.click(screen.getByLabelText("Dismiss"));
+    expect(screen.queryByTestId("transcripts-problem")).toBeNull();
+  });
+});

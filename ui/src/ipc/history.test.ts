@@ -1,0 +1,284 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import type { AgentEvent } from "../bindings";
+import { historyStore } from "../store/history";
+import { bookStore, pagesOf } from "../store/review";
+import { enqueueEvents, flushEvents, sessionStore } from "../store/sessionStore";
+import { select, uiStore } from "../store/ui";
+import { eventMaker } from "../test/events";
+import { pastSession, storedAgent, summary } from "../test/past";
+import { applyEvents, resetStores, sessionInfo } from "../test/stores";
+import {
+  closeReview,
+  continueReviewed,
+  exportTranscript,
+  installHistoryEffects,
+  loadEarlier,
+  loadHistory,
+  openPastSession,
+  runSearch,
+  setHistoryFilter,
+  setHistoryStatus,
+  setSearchText,
+} from "./history";
+
+const commands = {
+  listSessions: vi.fn(),
+  openSession: vi.fn(),
+  loadTranscript: vi.fn(),
+  searchTranscripts: vi.fn(),
+  exportSession: vi.fn(),
+  resumeSession: vi.fn(),
+};
+vi.mock("../bindings", () => ({ commands: new Proxy({}, { get: (_t, k: string) => commands[k as keyof typeof commands] }) }));
+const save = vi.fn();
+vi.mock("@tauri-apps/plugin-dialog", () => ({ save: (...a: unknown[]) => save(...a), open: vi.fn() }));
+const channels: { onmessage: (batch: unknown) => void }[] = [];
+vi.mock("@tauri-apps/api/core", () => ({
+  Channel: class {
+    onmessage: (batch: unknown) => void = () => undefined;
+    constructor() {
+      channels.push(this);
+    }
+  },
+}));
+
+const ok = <T>(data: T) => Promise.resolve({ status: "ok" as const, data });
+const fail = (message: string) => Promise.resolve({ status: "error" as const, error: { kind: "store", message } });
+
+let off: () => void = () => undefined;
+beforeEach(() => {
+  for (const f of Object.values(commands)) f.mockReset();
+  save.mockReset();
+  channels.length = 0;
+  resetStores();
+  off = installHistoryEffects();
+});
+afterEach(() => {
+  off();
+  vi.useRealTimers();
+});
+
+/** A stored session: main (its newest page loaded) and a child whose transcript is paged. */
+function stored() {
+  const e = eventMaker("s-past");
+  const skeleton = [
+    e.started("agent-main", null, "main"),
+    e.status("agent-main", "running"),
+    e.started("agent-fish", "agent-main", "Find the fish"),
+    e.status("agent-fish", "running"),
+  ];
+  const fishTask = e.make("agent-fish", { type: "user_message", content: "find it" });
+  const fishEarly = e.make("agent-fish", { type: "response", content: "looking" });
+  const fishHit = e.make("agent-fish", { type: "response", content: "ZEBRAFISH spotted" });
+  const fishLate = e.make("agent-fish", { type: "response", content: "done" });
+  const end = [e.status("agent-fish", "completed"), e.status("agent-main", "completed")];
+  const mainText = e.make("agent-main", { type: "response", content: "All done" });
+  const agents = [storedAgent("agent-main", null), storedAgent("agent-fish", "agent-main", { description: "Find the fish" })];
+  const past = pastSession([...skeleton, ...end, mainText], agents);
+  return { e, past, fishTask, fishEarly, fishHit, fishLate };
+}
+
+function liveSession(): AgentEvent[] {
+  const live = eventMaker("s-1");
+  const events = [live.started("agent-live", null, "main"), live.status("agent-live", "running")];
+  uiStore.set((s) => ({ ...s, session: sessionInfo({ main_agent_id: "agent-live" }), selected: "agent-live" }));
+  applyEvents(events);
+  return events;
+}
+
+describe("the history list", () => {
+  it("lists with the filters, and reloads once typing pauses", async () => {
+    vi.useFakeTimers();
+    commands.listSessions.mockReturnValue(ok([summary()]));
+    await loadHistory();
+    expect(commands.listSessions).toHaveBeenLastCalledWith({ text: null, status: null, offset: 0 });
+    expect(historyStore.get()).toMatchObject({ loading: false, error: null, more: false });
+    expect(historyStore.get().sessions).toHaveLength(1);
+
+    setHistoryFilter("po");
+    setHistoryFilter("pond ");
+    expect(commands.listSessions).toHaveBeenCalledTimes(1);
+    await vi.advanceTimersByTimeAsync(300);
+    expect(commands.listSessions).toHaveBeenCalledTimes(2);
+    expect(commands.listSessions).toHaveBeenLastCalledWith({ text: "pond", status: null, offset: 0 });
+
+    setHistoryStatus("failed");
+    await vi.advanceTimersByTimeAsync(0);
+    expect(commands.listSessions).toHaveBeenLastCalledWith({ text: "pond", status: "failed", offset: 0 });
+  });
+
+  it("shows the backend's error", async () => {
+    commands.listSessions.mockReturnValue(fail("the transcript database /d/arbor.db is locked"));
+    await loadHistory();
+    expect(historyStore.get()).toMatchObject({ loading: false, error: "the transcript database /d/arbor.db is locked" });
+  });
+
+  it("searches on demand", async () => {
+    const hit = { session_id: "s-past", session_prompt: "p", agent_id: "agent-fish", agent_path: ["main", "Find the fish"], seq: 7, ts: 0, event_type: "response", snippet: "[ZEBRAFISH]" };
+    commands.searchTranscripts.mockReturnValue(ok([hit]));
+    setSearchText("  ZEBRAFISH ");
+    await runSearch();
+    expect(commands.searchTranscripts).toHaveBeenCalledWith("ZEBRAFISH");
+    expect(historyStore.get()).toMatchObject({ searched: "ZEBRAFISH", searching: false, hits: [hit] });
+  });
+});
+
+describe("reviewing a past session", () => {
+  it("shows it in place of the live session, which goes on out of sight and comes back", async () => {
+    liveSession();
+    const { past, fishEarly, fishHit, fishLate } = stored();
+    commands.openSession.mockReturnValue(ok(past));
+    expect(await openPastSession("s-past")).toBe(true);
+    expect(commands.openSession).toHaveBeenCalledWith("s-past");
+    expect(bookStore.get().review?.sessionId).toBe("s-past");
+    expect(sessionStore.get().sessionId).toBe("s-past");
+    expect(Object.keys(sessionStore.get().agents)).toEqual(["agent-main", "agent-fish"]);
+    expect(uiStore.get()).toMatchObject({ view: "session", selected: null });
+
+    // Selecting the child loads its newest page, once.
+    commands.loadTranscript.mockReturnValue(ok({ events: [fishHit, fishLate], more_before: true }));
+    select("agent-fish");
+    await vi.waitFor(() => expect(pagesOf(bookStore.get().review!, "agent-fish").status).toBe("loaded"));
+    expect(commands.loadTranscript).toHaveBeenCalledWith("s-past", "agent-fish", null);
+    expect(sessionStore.get().agents["agent-fish"]?.items.map((i) => i.kind)).toEqual(["response", "response"]);
+    select(null);
+    select("agent-fish");
+    expect(commands.loadTranscript).toHaveBeenCalledTimes(1);
+
+    // "Load earlier" asks for the events before the oldest loaded one.
+    commands.loadTranscript.mockReturnValue(ok({ events: [fishEarly], more_before: false }));
+    await loadEarlier("agent-fish");
+    expect(commands.loadTranscript).toHaveBeenLastCalledWith("s-past", "agent-fish", fishHit.seq);
+    expect(sessionStore.get().agents["agent-fish"]?.items).toHaveLength(3);
+
+    // Meanwhile the live session went on; back to it, with its selection.
+    const live = eventMaker("s-1");
+    live.make("agent-live", { type: "thoughts", content: "skip seq 1" });
+    live.make("agent-live", { type: "thoughts", content: "skip seq 2" });
+    enqueueEvents([live.make("agent-live", { type: "response", content: "still live" })]);
+    flushEvents();
+    expect(sessionStore.get().sessionId).toBe("s-past");
+    closeReview();
+    expect(bookStore.get().review).toBeNull();
+    expect(sessionStore.get().sessionId).toBe("s-1");
+    expect(sessionStore.get().agents["agent-live"]?.items).toMatchObject([{ kind: "response", text: "still live" }]);
+    expect(uiStore.get().selected).toBe("agent-live");
+  });
+
+  it("opens a search hit at its agent, loading pages back to the hit", async () => {
+    const { past, fishTask, fishEarly, fishHit, fishLate } = stored();
+    commands.openSession.mockReturnValue(ok(past));
+    commands.loadTranscript
+      .mockReturnValueOnce(ok({ events: [fishLate], more_before: true }))
+      .mockReturnValueOnce(ok({ events: [fishEarly, fishHit], more_before: true }));
+    await openPastSession("s-past", { agentId: "agent-fish", seq: fishHit.seq });
+    expect(commands.loadTranscript.mock.calls).toEqual([
+      ["s-past", "agent-fish", null],
+      ["s-past", "agent-fish", fishLate.seq],
+    ]);
+    expect(uiStore.get()).toMatchObject({ selected: "agent-fish", focus: { agentId: "agent-fish", seq: fishHit.seq } });
+    const fish = sessionStore.get().agents["agent-fish"];
+    expect(fish?.items.map((i) => (i.kind === "response" ? i.text : i.kind))).toEqual(["looking", "ZEBRAFISH spotted", "done"]);
+    expect(pagesOf(bookStore.get().review!, "agent-fish")).toMatchObject({ moreBefore: true, oldest: fishEarly.seq });
+    expect(fishTask.seq).toBeLessThan(fishEarly.seq);
+  });
+
+  it("reports a session that cannot be opened and stays where it was", async () => {
+    liveSession();
+    commands.openSession.mockReturnValue(fail("no stored session s-x"));
+    expect(await openPastSession("s-x")).toBe(false);
+    expect(uiStore.get().errors.map((e) => e.message)).toEqual(["Could not open the session: no stored session s-x"]);
+    expect(sessionStore.get().sessionId).toBe("s-1");
+  });
+});
+
+describe("continuing a reviewed session", () => {
+  it("makes it the live session: what was loaded stays, live events follow and later pages merge", async () => {
+    liveSession();
+    const { past, fishHit } = stored();
+    commands.openSession.mockReturnValue(ok(past));
+    await openPastSession("s-past");
+    let resolve: (v: unknown) => void = () => undefined;
+    commands.resumeSession.mockReturnValue(new Promise((r) => (resolve = r)));
+    const done = continueReviewed("  keep going ");
+    expect(commands.resumeSession).toHaveBeenCalledWith("s-past", "keep going", expect.anything());
+    expect(uiStore.get().starting).toBe(true);
+    // Events that come before the answer wait for it.
+    const e = eventMaker("s-past");
+    for (let i = 0; i < 20; i++) e.make("agent-main", { type: "thoughts", content: "" });
+    const liveMsg = e.make("agent-main", { type: "user_message", content: "keep going" });
+    channels.at(-1)?.onmessage([liveMsg, e.status("agent-main", "running")]);
+    flushEvents();
+    expect(sessionStore.get().agents["agent-main"]?.status).toBe("completed");
+    resolve({ status: "ok", data: sessionInfo({ session_id: "s-past" }) });
+    expect(await done).toBe(true);
+    flushEvents();
+    expect(bookStore.get()).toMatchObject({ review: null, live: { sessionId: "s-past", liveFrom: liveMsg.seq } });
+    expect(uiStore.get()).toMatchObject({ starting: false, session: { session_id: "s-past" } });
+    const main = sessionStore.get().agents["agent-main"];
+    expect(main?.status).toBe("running");
+    expect(main?.items.map((i) => i.kind)).toEqual(["response", "user"]);
+
+    // A stored child's page, loaded now, merges under the live events.
+    commands.loadTranscript.mockReturnValue(ok({ events: [fishHit], more_before: false }));
+    select("agent-fish");
+    await vi.waitFor(() => expect(sessionStore.get().agents["agent-fish"]?.items).toHaveLength(1));
+    expect(sessionStore.get().agents["agent-main"]?.status).toBe("running");
+  });
+
+  it("takes in what the session did since the review opened when it was the live one", async () => {
+    uiStore.set((s) => ({ ...s, session: sessionInfo({ session_id: "s-past" }) }));
+    const { past, e } = stored();
+    commands.openSession.mockReturnValueOnce(ok(past));
+    await openPastSession("s-past");
+    const later = e.make("agent-main", { type: "user_message", content: "asked while reviewing" });
+    commands.openSession.mockReturnValueOnce(ok({ ...past, events: [...past.events, later] }));
+    commands.resumeSession.mockReturnValue(ok(sessionInfo({ session_id: "s-past" })));
+    expect(await continueReviewed("")).toBe(true);
+    expect(commands.openSession).toHaveBeenCalledTimes(2);
+    expect(sessionStore.get().agents["agent-main"]?.items.map((i) => i.kind)).toEqual(["response", "user"]);
+  });
+
+  it("leaves the live session alone when the backend refuses", async () => {
+    const liveEvents = liveSession();
+    const { past } = stored();
+    commands.openSession.mockReturnValue(ok(past));
+    await openPastSession("s-past");
+    commands.resumeSession.mockReturnValue(fail("no provider is set up"));
+    expect(await continueReviewed("")).toBe(false);
+    expect(commands.resumeSession).toHaveBeenCalledWith("s-past", null, expect.anything());
+    expect(uiStore.get().errors.map((e) => e.message)).toEqual(["Could not continue the session: no provider is set up"]);
+    expect(bookStore.get().review?.sessionId).toBe("s-past");
+    closeReview();
+    expect(sessionStore.get().lastSeq).toBe(liveEvents.at(-1)?.seq);
+  });
+});
+
+describe("export", () => {
+  it("asks where to save, exports there and says where it went", async () => {
+    liveSession();
+    save.mockResolvedValue("/tmp/out.md");
+    commands.exportSession.mockReturnValue(ok("/tmp/out.md"));
+    await exportTranscript(null, "markdown");
+    expect(save).toHaveBeenCalledWith({ defaultPath: "arbor-s-1.md", filters: [{ name: "Markdown", extensions: ["md"] }] });
+    expect(commands.exportSession).toHaveBeenCalledWith("s-1", null, "markdown", "/tmp/out.md");
+    expect(uiStore.get().errors).toMatchObject([{ kind: "info", message: "Exported to /tmp/out.md" }]);
+  });
+
+  it("does nothing when the dialog is cancelled, and reports a failed write", async () => {
+    liveSession();
+    save.mockResolvedValue(null);
+    await exportTranscript("agent-live", "json");
+    expect(save).toHaveBeenCalledWith({
+      defaultPath: "arbor-s-1-agent-live.json",
+      filters: [{ name: "JSON", extensions: ["json"] }],
+    });
+    expect(commands.exportSession).not.toHaveBeenCalled();
+    save.mockResolvedValue("/ro/x.json");
+    commands.exportSession.mockReturnValue(fail("cannot write /ro/x.json: read-only file system"));
+    await exportTranscript("agent-live", "json");
+    expect(uiStore.get().errors).toMatchObject([
+      { kind: "error", message: "Export failed: cannot write /ro/x.json: read-only file system" },
+    ]);
+  });
+});

@@ -1,0 +1,313 @@
+/**
+ * Stored sessions through the backend: the history list and its filters,
+ * search across transcripts, opening a past session for review (and the agent
+ * and event a search hit names), loading transcript pages as agents are
+ * selected, going back to the live session, continuing a reviewed session
+ * live, and exporting a session or an agent's transcript.
+ */
+import { save } from "@tauri-apps/plugin-dialog";
+import { commands, type AgentId, type ExportFormat, type SessionId, type SessionStatus } from "../bindings";
+import { exportFileName } from "../lib/history";
+import { HISTORY_PAGE, historyStore, patchHistory } from "../store/history";
+import {
+  addPage,
+  appendLive,
+  bookFromPast,
+  bookStore,
+  covers,
+  displayedBook,
+  earlierBefore,
+  mergeEvents,
+  needsTranscript,
+  pagesOf,
+  reduceBook,
+  setPageStatus,
+  type Book,
+} from "../store/review";
+import { initialSession } from "../store/session";
+import {
+  flushEvents,
+  onEventsApplied,
+  resetSession,
+  sessionStore,
+  showLiveSession,
+  showPastSession,
+} from "../store/sessionStore";
+import { patchUi, pushError, pushNotice, uiStore, type UiState } from "../store/ui";
+import { attempt, describe } from "./actions";
+import { openHeldChannel } from "./channel";
+
+/** How long the history filter waits for typing to pause. */
+export const FILTER_DEBOUNCE_MS = 250;
+/** Pages fetched, newest first, to reach a search hit before jumping straight to it. */
+const MAX_FILL_PAGES = 25;
+
+// ---- The history list and search ----
+
+let filterTimer: ReturnType<typeof setTimeout> | null = null;
+
+/** Reloads the list for the current filters; with `more`, adds the next rows. */
+export async function loadHistory(more = false): Promise<void> {
+  if (filterTimer !== null) clearTimeout(filterTimer);
+  filterTimer = null;
+  const h = historyStore.get();
+  const request = h.request + 1;
+  const offset = more ? h.sessions.length : 0;
+  patchHistory({ loading: true, error: null, request });
+  const r = await attempt(() =>
+    commands.listSessions({ text: h.filter.trim() || null, status: h.status, offset }),
+  );
+  if (historyStore.get().request !== request) return;
+  if (!r.ok) {
+    patchHistory({ loading: false, error: r.message });
+    return;
+  }
+  patchHistory({
+    loading: false,
+    sessions: more ? [...historyStore.get().sessions, ...r.data] : r.data,
+    more: r.data.length >= HISTORY_PAGE,
+  });
+}
+
+/** Changes the text filter; the list reloads once typing pauses. */
+export function setHistoryFilter(text: string): void {
+  patchHistory({ filter: text });
+  if (filterTimer !== null) clearTimeout(filterTimer);
+  filterTimer = setTimeout(() => void loadHistory(), FILTER_DEBOUNCE_MS);
+}
+
+export function setHistoryStatus(status: SessionStatus | null): void {
+  patchHistory({ status });
+  void loadHistory();
+}
+
+export function setSearchText(text: string): void {
+  patchHistory({ search: text });
+}
+
+/** Searches every stored transcript for the search box's text. */
+export async function runSearch(): Promise<void> {
+  const text = historyStore.get().search.trim();
+  if (text === "") {
+    clearSearch();
+    return;
+  }
+  patchHistory({ searching: true, searchError: null, searched: text });
+  const r = await attempt(() => commands.searchTranscripts(text));
+  if (historyStore.get().searched !== text) return;
+  if (r.ok) patchHistory({ searching: false, hits: r.data });
+  else patchHistory({ searching: false, hits: [], searchError: r.message });
+}
+
+export function clearSearch(): void {
+  patchHistory({ search: "", searched: null, hits: [], searching: false, searchError: null });
+}
+
+// ---- Reviewing a past session ----
+
+/** The live session's selection and collapsed nodes, kept while a review is shown. */
+let liveUi: Pick<UiState, "selected" | "collapsed"> | null = null;
+/** Bumped by each open: an older open's answer is dropped. */
+let generation = 0;
+/** The live book gained pages while it was parked: rebuild it when it is shown again. */
+let liveStale = false;
+
+function bookFor(sessionId: SessionId): { book: Book; slot: "review" | "live" } | null {
+  const { review, live } = bookStore.get();
+  if (review?.sessionId === sessionId) return { book: review, slot: "review" };
+  if (live?.sessionId === sessionId) return { book: live, slot: "live" };
+  return null;
+}
+
+/** Replaces a book; when it is the one displayed, the displayed session is rebuilt from it. */
+function updateBook(sessionId: SessionId, change: (book: Book) => Book, rebuild: boolean): void {
+  const found = bookFor(sessionId);
+  if (!found) return;
+  const next = change(found.book);
+  bookStore.set((b) => ({ ...b, [found.slot]: next }));
+  if (!rebuild) return;
+  const shown = displayedBook(bookStore.get());
+  if (shown !== next) {
+    if (found.slot === "live") liveStale = true;
+    return;
+  }
+  if (found.slot === "live") flushEvents();
+  sessionStore.set(reduceBook(shown));
+}
+
+/**
+ * Opens a stored session read-only: its tree and the main agent's newest page.
+ * With `target` (a search hit), that agent is selected and its transcript is
+ * loaded down to the event, which the output scrolls to.
+ */
+export async function openPastSession(sessionId: SessionId, target?: { agentId: AgentId; seq: number }): Promise<boolean> {
+  const gen = ++generation;
+  const r = await attempt(() => commands.openSession(sessionId));
+  if (gen !== generation) return false;
+  if (!r.ok) {
+    pushError(`Could not open the session: ${r.message}`);
+    return false;
+  }
+  let book = bookFromPast(r.data);
+  const loadHit = target !== undefined && !covers(book, target.agentId, target.seq);
+  if (target && loadHit) book = setPageStatus(book, target.agentId, "loading");
+  const ui = uiStore.get();
+  if (bookStore.get().review === null) liveUi = { selected: ui.selected, collapsed: ui.collapsed };
+  bookStore.set((b) => ({ ...b, review: book }));
+  showPastSession(reduceBook(book));
+  patchUi({ view: "session", selected: target?.agentId ?? null, collapsed: {}, dialog: null, focus: target ?? null });
+  if (target && loadHit) await loadAround(sessionId, target.agentId, target.seq);
+  return true;
+}
+
+/** Loads `agentId`'s pages from the newest back to the one holding `seq` (or jumps to it after a while). */
+async function loadAround(sessionId: SessionId, agentId: AgentId, seq: number): Promise<void> {
+  for (let i = 0; i < MAX_FILL_PAGES; i++) {
+    const found = bookFor(sessionId);
+    if (!found) return;
+    const p = pagesOf(found.book, agentId);
+    if (p.oldest !== null || p.status === "loaded") {
+      if (covers(found.book, agentId, seq)) return;
+    }
+    if (!(await fetchPage(sessionId, agentId, p.oldest))) return;
+  }
+  const found = bookFor(sessionId);
+  if (found && !covers(found.book, agentId, seq)) await fetchPage(sessionId, agentId, seq + 1);
+}
+
+/** One page of `agentId`'s transcript before `before` (the newest when null); false when it failed. */
+async function fetchPage(sessionId: SessionId, agentId: AgentId, before: number | null): Promise<boolean> {
+  updateBook(sessionId, (b) => setPageStatus(b, agentId, "loading"), false);
+  const r = await attempt(() => commands.loadTranscript(sessionId, agentId, before));
+  if (!r.ok) {
+    updateBook(sessionId, (b) => setPageStatus(b, agentId, "error", r.message), false);
+    return false;
+  }
+  updateBook(sessionId, (b) => addPage(b, agentId, r.data), true);
+  return true;
+}
+
+/** Loads the newest page of a stored agent the first time it is shown. */
+export async function ensureTranscript(agentId: AgentId): Promise<void> {
+  const book = displayedBook(bookStore.get());
+  if (!book || !needsTranscript(book, agentId)) return;
+  await fetchPage(book.sessionId, agentId, null);
+}
+
+/** "Load earlier": the page before the oldest loaded event of `agentId`. */
+export async function loadEarlier(agentId: AgentId): Promise<void> {
+  const book = displayedBook(bookStore.get());
+  if (!book) return;
+  const p = pagesOf(book, agentId);
+  if (p.status === "loading") return;
+  if (p.oldest === null && !p.moreBefore) {
+    await fetchPage(book.sessionId, agentId, null);
+    return;
+  }
+  const before = earlierBefore(book, agentId);
+  if (before !== null) await fetchPage(book.sessionId, agentId, before);
+}
+
+/** Leaves the review: back to the live session (as it is now), or to an empty window. */
+export function closeReview(): void {
+  generation++;
+  if (bookStore.get().review === null) {
+    patchUi({ view: "session" });
+    return;
+  }
+  bookStore.set((b) => ({ ...b, review: null }));
+  const restored = liveUi ?? { selected: null, collapsed: {} };
+  liveUi = null;
+  if (!showLiveSession()) sessionStore.set(initialSession());
+  const live = bookStore.get().live;
+  if (live && liveStale) {
+    liveStale = false;
+    flushEvents();
+    sessionStore.set(reduceBook(live));
+  }
+  patchUi({ view: "session", focus: null, dialog: null, ...restored });
+}
+
+/**
+ * "Continue this session": the reviewed session becomes the live one (the
+ * running session, if any, stops). What was loaded stays; live events follow.
+ */
+export async function continueReviewed(prompt: string): Promise<boolean> {
+  const book = bookStore.get().review;
+  if (!book) return false;
+  const sessionId = book.sessionId;
+  const wasLive = uiStore.get().session?.session_id === sessionId;
+  const held = openHeldChannel();
+  patchUi({ starting: true });
+  const r = await attempt(() => commands.resumeSession(sessionId, prompt.trim() || null, held.channel));
+  if (!r.ok) {
+    held.abort();
+    patchUi({ starting: false });
+    pushError(`Could not continue the session: ${r.message}`);
+    return false;
+  }
+  generation++;
+  let latest = bookFor(sessionId)?.book ?? book;
+  if (wasLive) {
+    // The review was a snapshot of the session that was live: take in what it did since.
+    const fresh = await attempt(() => commands.openSession(sessionId));
+    if (fresh.ok) latest = { ...latest, detail: fresh.data.detail, events: mergeEvents(latest.events, fresh.data.events) };
+  }
+  resetSession();
+  bookStore.set({ review: null, live: latest });
+  liveUi = null;
+  liveStale = false;
+  sessionStore.set(reduceBook(latest));
+  patchUi({ session: r.data, starting: false, sending: {}, view: "session", dialog: null });
+  held.commit();
+  return true;
+}
+
+// ---- Export ----
+
+/** Exports the displayed session (or one of its agents) to a file the person picks. */
+export async function exportTranscript(agentId: AgentId | null, format: ExportFormat): Promise<void> {
+  const sessionId = sessionStore.get().sessionId ?? uiStore.get().session?.session_id ?? null;
+  if (sessionId === null) {
+    pushError("There is no session to export yet.");
+    return;
+  }
+  const name = exportFileName(sessionId, agentId, format);
+  const filter = format === "markdown" ? { name: "Markdown", extensions: ["md"] } : { name: "JSON", extensions: ["json"] };
+  let path: string | null;
+  try {
+    path = await save({ defaultPath: name, filters: [filter] });
+  } catch (e) {
+    pushError(`Could not open the save dialog: ${describe(e)}`);
+    return;
+  }
+  if (!path) return;
+  const chosen = path;
+  const r = await attempt(() => commands.exportSession(sessionId, agentId, format, chosen));
+  if (r.ok) pushNotice(`Exported to ${r.data}`);
+  else pushError(`Export failed: ${r.message}`);
+}
+
+// ---- Effects ----
+
+/**
+ * Loads a stored agent's transcript when it is first selected, and records the
+ * live events of a resumed session (so later pages merge with them).
+ */
+export function installHistoryEffects(): () => void {
+  let lastSelected: AgentId | null = uiStore.get().selected;
+  const offUi = uiStore.subscribe(() => {
+    const { selected } = uiStore.get();
+    if (selected === lastSelected) return;
+    lastSelected = selected;
+    if (selected !== null) void ensureTranscript(selected);
+  });
+  const offEvents = onEventsApplied((events) => {
+    const live = bookStore.get().live;
+    if (live) appendLive(live, events);
+  });
+  return () => {
+    offUi();
+    offEvents();
+  };
+}

@@ -1,0 +1,124 @@
+import { describe, expect, it } from "vitest";
+import type { SearchHit, SessionSummary } from "../bindings";
+import {
+  exportFileName,
+  formatDateTime,
+  formatWhen,
+  historyRow,
+  hitRow,
+  oneLine,
+  shortWorkspace,
+  snippetParts,
+} from "./history";
+
+const at = (y: number, m: number, d: number, h = 0, min = 0) => new Date(y, m - 1, d, h, min).getTime();
+
+describe("dates", () => {
+  const now = at(2025, 3, 14, 18, 30);
+  it("says today, yesterday, the day this year, else the year", () => {
+    expect(formatWhen(at(2025, 3, 14, 9, 5), now)).toBe("Today 09:05");
+    expect(formatWhen(at(2025, 3, 13, 23, 59), now)).toBe("Yesterday 23:59");
+    expect(formatWhen(at(2025, 1, 2, 14, 0), now)).toBe("Jan 2, 14:00");
+    expect(formatWhen(at(2024, 12, 31, 8, 0), now)).toBe("Dec 31, 2024");
+    expect(formatWhen(at(2025, 3, 1, 7, 0), at(2025, 3, 2, 0, 10))).toBe("Yesterday 07:00");
+  });
+  it("spells out the full date and time", () => {
+    expect(formatDateTime(at(2025, 7, 4, 16, 7))).toBe("Jul 4, 2025 16:07");
+  });
+});
+
+describe("labels", () => {
+  it("shortens a workspace to its last two parts", () => {
+    expect(shortWorkspace("/home/me/projects/arbor")).toBe("projects/arbor");
+    expect(shortWorkspace("/home/me/projects/arbor/")).toBe("projects/arbor");
+    expect(shortWorkspace("C:\\Users\\me\\code\\app")).toBe("code/app");
+    expect(shortWorkspace("/tmp")).toBe("tmp");
+    expect(shortWorkspace("/")).toBe("/");
+  });
+  it("puts a prompt on one line and cuts it", () => {
+    expect(oneLine("  Fix\n\n the   build\t now ")).toBe("Fix the build now");
+    expect(oneLine("abcdefghij", 6)).toBe("abcde…");
+    expect(oneLine("abcdef", 6)).toBe("abcdef");
+  });
+
+  it("formats a history row", () => {
+    const s: SessionSummary = {
+      id: "sess-1",
+      workspace: "/home/me/code/arbor",
+      first_prompt: "Refactor the parser\nand add tests",
+      provider: "anthropic",
+      model: "claude-x",
+      started_at: at(2025, 3, 14, 10, 0),
+      ended_at: null,
+      status: "max_turns",
+      main_agent_id: "agent-main",
+      agent_count: 3,
+      event_count: 10,
+      usage: { input_tokens: 12_000, output_tokens: 300, cache_read_tokens: 0, cache_write_tokens: 0, cost_usd: 0.0421 },
+    };
+    expect(historyRow(s, at(2025, 3, 14, 12, 0))).toEqual({
+      when: "Today 10:00",
+      started: "Mar 14, 2025 10:00",
+      workspace: "code/arbor",
+      prompt: "Refactor the parser and add tests",
+      agents: "3 agents",
+      status: "max_turns",
+      statusText: "turn limit reached",
+      tokens: "12k tok",
+      cost: "$0.04",
+    });
+    const one = historyRow({ ...s, agent_count: 1, first_prompt: " ", usage: { ...s.usage, cost_usd: null } }, 0);
+    expect(one).toMatchObject({ agents: "1 agent", prompt: "(no prompt yet)", cost: null });
+  });
+});
+
+describe("snippetParts", () => {
+  it("marks what is between [ and ]", () => {
+    expect(snippetParts("…the [ZEBRAFISH] swam past [two] rocks…")).toEqual([
+      { text: "…the ", mark: false },
+      { text: "ZEBRAFISH", mark: true },
+      { text: " swam past ", mark: false },
+      { text: "two", mark: true },
+      { text: " rocks…", mark: false },
+    ]);
+  });
+  it("keeps unbalanced brackets as text and never interprets markup", () => {
+    expect(snippetParts("a ] b [c")).toEqual([{ text: "a ] b [c", mark: false }]);
+    expect(snippetParts("[x]")).toEqual([{ text: "x", mark: true }]);
+    expect(snippetParts("[a][b]")).toEqual([{ text: "ab", mark: true }]);
+    expect(snippetParts("<img src=x onerror=alert(1)> [<b>]")).toEqual([
+      { text: "<img src=x onerror=alert(1)> ", mark: false },
+      { text: "<b>", mark: true },
+    ]);
+    expect(snippetParts("")).toEqual([]);
+  });
+});
+
+describe("hitRow and exportFileName", () => {
+  it("labels a hit with its session, path, type and time", () => {
+    const hit: SearchHit = {
+      session_id: "s",
+      session_prompt: "Survey\nthe pond",
+      agent_id: "agent-1",
+      agent_path: ["main", "Find the fish"],
+      seq: 7,
+      ts: at(2025, 3, 14, 9, 0),
+      event_type: "tool_output",
+      snippet: "a [fish]",
+    };
+    expect(hitRow(hit, at(2025, 3, 14, 10, 0))).toEqual({
+      prompt: "Survey the pond",
+      path: "main › Find the fish",
+      type: "tool output",
+      when: "Today 09:00",
+      parts: [
+        { text: "a ", mark: false },
+        { text: "fish", mark: true },
+      ],
+    });
+  });
+  it("names export files after the session and agent", () => {
+    expect(exportFileName("sess-1", null, "markdown")).toBe("arbor-sess-1.md");
+    expect(exportFileName("sess-1", "agent-ab12", "json")).toBe("arbor-sess-1-agent-ab12.json");
+  });
+});

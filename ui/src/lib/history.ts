@@ -1,0 +1,156 @@
+/**
+ * Formatting for the history panel, search hits and exports: dates, short
+ * workspace paths, one-line prompts, a history row's labels, a search
+ * snippet's marked parts and export file names. Pure; tested without Tauri.
+ */
+import type { AgentId, ExportFormat, SearchHit, SessionId, SessionStatus, SessionSummary } from "../bindings";
+import { totalTokens } from "../store/session";
+import { formatCost, formatTokens, statusLabel } from "./format";
+
+const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+
+/** The statuses the history list can be filtered by, in the filter's order. */
+export const SESSION_STATUSES: SessionStatus[] = ["running", "completed", "failed", "cancelled", "max_turns", "interrupted"];
+
+const pad = (n: number) => String(n).padStart(2, "0");
+
+function clock(d: Date): string {
+  return `${pad(d.getHours())}:${pad(d.getMinutes())}`;
+}
+
+function sameDay(a: Date, b: Date): boolean {
+  return a.getFullYear() === b.getFullYear() && a.getMonth() === b.getMonth() && a.getDate() === b.getDate();
+}
+
+/** "Today 14:05", "Yesterday 09:12", "Mar 3, 14:05" this year, else "Mar 3, 2024" (local time). */
+export function formatWhen(ts: number, now: number): string {
+  const d = new Date(ts);
+  const n = new Date(now);
+  if (sameDay(d, n)) return `Today ${clock(d)}`;
+  const yesterday = new Date(n.getFullYear(), n.getMonth(), n.getDate() - 1);
+  if (sameDay(d, yesterday)) return `Yesterday ${clock(d)}`;
+  const day = `${MONTHS[d.getMonth()] ?? ""} ${d.getDate()}`;
+  return d.getFullYear() === n.getFullYear() ? `${day}, ${clock(d)}` : `${day}, ${d.getFullYear()}`;
+}
+
+/** "Mar 3, 2025 14:05" (local time). */
+export function formatDateTime(ts: number): string {
+  const d = new Date(ts);
+  return `${MONTHS[d.getMonth()] ?? ""} ${d.getDate()}, ${d.getFullYear()} ${clock(d)}`;
+}
+
+/** The last two parts of a workspace path ("projects/arbor"), whichever the separator. */
+export function shortWorkspace(path: string): string {
+  const parts = path.split(/[\\/]+/).filter((p) => p !== "");
+  if (parts.length === 0) return path;
+  return parts.slice(-2).join("/");
+}
+
+/** The text on one line (whitespace runs become one space), cut to `max` characters with "…". */
+export function oneLine(text: string, max = 160): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > max ? `${flat.slice(0, max - 1).trimEnd()}…` : flat;
+}
+
+export interface HistoryRow {
+  when: string;
+  /** The full start date and time, for a tooltip. */
+  started: string;
+  workspace: string;
+  prompt: string;
+  agents: string;
+  status: SessionStatus;
+  statusText: string;
+  tokens: string;
+  cost: string | null;
+}
+
+/** The labels of one history row. */
+export function historyRow(s: SessionSummary, now: number): HistoryRow {
+  return {
+    when: formatWhen(s.started_at, now),
+    started: formatDateTime(s.started_at),
+    workspace: shortWorkspace(s.workspace),
+    prompt: s.first_prompt.trim() === "" ? "(no prompt yet)" : oneLine(s.first_prompt),
+    agents: `${s.agent_count} agent${s.agent_count === 1 ? "" : "s"}`,
+    status: s.status,
+    statusText: statusLabel(s.status),
+    tokens: `${formatTokens(totalTokens(s.usage))} tok`,
+    cost: formatCost(s.usage.cost_usd),
+  };
+}
+
+export interface SnippetPart {
+  text: string;
+  mark: boolean;
+}
+
+/**
+ * A search snippet split into plain and marked parts: the store marks each hit
+ * between `[` and `]`. A `]` with no open mark, and a `[` never closed, are
+ * plain text. The parts are rendered as text, never as HTML.
+ */
+export function snippetParts(snippet: string): SnippetPart[] {
+  const parts: SnippetPart[] = [];
+  const add = (text: string, mark: boolean) => {
+    if (text === "") return;
+    const last = parts.at(-1);
+    if (last && last.mark === mark) last.text += text;
+    else parts.push({ text, mark });
+  };
+  let i = 0;
+  while (i < snippet.length) {
+    const open = snippet.indexOf("[", i);
+    if (open < 0) {
+      add(snippet.slice(i), false);
+      break;
+    }
+    const close = snippet.indexOf("]", open + 1);
+    if (close < 0) {
+      add(snippet.slice(i), false);
+      break;
+    }
+    add(snippet.slice(i, open), false);
+    add(snippet.slice(open + 1, close), true);
+    i = close + 1;
+  }
+  return parts;
+}
+
+const EVENT_LABELS: Record<string, string> = {
+  user_message: "message",
+  thoughts: "thinking",
+  thoughts_chunk: "thinking",
+  response: "response",
+  response_chunk: "response",
+  tool_call: "tool call",
+  tool_output: "tool output",
+  tool_output_chunk: "tool output",
+  agent_finished: "result",
+  task_notification: "notification",
+};
+
+export interface HitRow {
+  prompt: string;
+  path: string;
+  type: string;
+  when: string;
+  parts: SnippetPart[];
+}
+
+/** The labels of one search hit. */
+export function hitRow(hit: SearchHit, now: number): HitRow {
+  return {
+    prompt: hit.session_prompt.trim() === "" ? "(no prompt)" : oneLine(hit.session_prompt, 120),
+    path: hit.agent_path.join(" › "),
+    type: EVENT_LABELS[hit.event_type] ?? hit.event_type.replace(/_/g, " "),
+    when: formatWhen(hit.ts, now),
+    parts: snippetParts(hit.snippet),
+  };
+}
+
+/** `arbor-<session>[-<agent>].md|json`, the export dialog's suggested name. */
+export function exportFileName(sessionId: SessionId, agentId: AgentId | null, format: ExportFormat): string {
+  const ext = format === "markdown" ? "md" : "json";
+  return `arbor-${sessionId}${agentId ? `-${agentId}` : ""}.${ext}`;
+}

@@ -1,0 +1,196 @@
+/**
+ * Stored sessions shown in the window: a past session under review (read-only),
+ * or a stored session resumed and now live. Their events arrive a page at a
+ * time (each agent's transcript separately), so the displayed state is rebuilt
+ * from every event loaded so far: kept sorted by seq without repeats, and
+ * reduced again whole whenever a page arrives (a page is at most 400 events).
+ *
+ * Everything here is pure except `appendLive`, which appends in place (live
+ * events arrive many times a second and are only read when a page arrives).
+ */
+import type { AgentEvent, AgentId, EventPage, PastSession, SessionDetail, SessionId } from "../bindings";
+import { initialSession, reduceBatch, withStoredStatuses, type SessionState } from "./session";
+import { createStore } from "./store";
+
+export type PageStatus = "idle" | "loading" | "loaded" | "error";
+
+/** How much of one agent's stored transcript is loaded. */
+export interface AgentPages {
+  status: PageStatus;
+  /** Older transcript events exist before the oldest loaded one. */
+  moreBefore: boolean;
+  /** The seq of the oldest transcript event loaded; null while none is. */
+  oldest: number | null;
+  error: string | null;
+}
+
+export interface Book {
+  sessionId: SessionId;
+  detail: SessionDetail;
+  /** Every event loaded (and, once resumed, received live), by seq, no repeats. */
+  events: AgentEvent[];
+  /** The seq of the first live event after a resume; the stored statuses apply before it. */
+  liveFrom: number | null;
+  pages: Record<AgentId, AgentPages>;
+}
+
+const IDLE: AgentPages = { status: "idle", moreBefore: false, oldest: null, error: null };
+
+/** `a` and `b` merged by seq, one event per seq (the one already in `a` wins). */
+export function mergeEvents(a: readonly AgentEvent[], b: readonly AgentEvent[]): AgentEvent[] {
+  if (b.length === 0) return a.slice();
+  const incoming = isSorted(b) ? b : [...b].sort((x, y) => x.seq - y.seq);
+  const out: AgentEvent[] = [];
+  let i = 0;
+  let j = 0;
+  let last = -Infinity;
+  const push = (ev: AgentEvent) => {
+    if (ev.seq === last) return;
+    out.push(ev);
+    last = ev.seq;
+  };
+  while (i < a.length || j < incoming.length) {
+    const x = a[i];
+    const y = incoming[j];
+    if (x !== undefined && (y === undefined || x.seq <= y.seq)) {
+      push(x);
+      i += 1;
+    } else if (y !== undefined) {
+      push(y);
+      j += 1;
+    }
+  }
+  return out;
+}
+
+function isSorted(events: readonly AgentEvent[]): boolean {
+  for (let i = 1; i < events.length; i++) if ((events[i]?.seq ?? 0) < (events[i - 1]?.seq ?? 0)) return false;
+  return true;
+}
+
+/** A book opened from `open_session`: the tree and the main agent's newest page. */
+export function bookFromPast(past: PastSession): Book {
+  const pages: Record<AgentId, AgentPages> = {};
+  if (past.agent !== null) {
+    const oldest = past.events.find((e) => e.agent_id === past.agent && isTranscript(e))?.seq ?? null;
+    pages[past.agent] = { status: "loaded", moreBefore: past.more_before, oldest, error: null };
+  }
+  return {
+    sessionId: past.detail.session.id,
+    detail: past.detail,
+    events: mergeEvents([], past.events),
+    liveFrom: null,
+    pages,
+  };
+}
+
+const TRANSCRIPT_TYPES = new Set<AgentEvent["type"]>([
+  "user_message",
+  "thoughts",
+  "thoughts_chunk",
+  "response",
+  "response_chunk",
+  "tool_call",
+  "tool_output",
+  "tool_output_chunk",
+]);
+
+/** The event types that come in transcript pages (the rest come with the tree). */
+export function isTranscript(ev: AgentEvent): boolean {
+  return TRANSCRIPT_TYPES.has(ev.type);
+}
+
+export function pagesOf(book: Book, agentId: AgentId): AgentPages {
+  return book.pages[agentId] ?? IDLE;
+}
+
+/** Adds a page of `agentId`'s transcript. */
+export function addPage(book: Book, agentId: AgentId, page: EventPage): Book {
+  const before = pagesOf(book, agentId);
+  const first = page.events[0]?.seq ?? null;
+  const extendsBack = before.oldest === null || (first !== null && first < before.oldest);
+  const oldest = before.oldest === null ? first : first === null ? before.oldest : Math.min(first, before.oldest);
+  const moreBefore = extendsBack ? page.more_before : before.moreBefore;
+  return {
+    ...book,
+    events: mergeEvents(book.events, page.events),
+    pages: { ...book.pages, [agentId]: { status: "loaded", moreBefore, oldest, error: null } },
+  };
+}
+
+/** Marks a page request of `agentId` as under way or failed (what is loaded stays). */
+export function setPageStatus(book: Book, agentId: AgentId, status: "loading" | "error", error: string | null = null): Book {
+  const before = pagesOf(book, agentId);
+  const loadedBefore = before.oldest !== null || before.status === "loaded";
+  const next: AgentPages =
+    status === "error" && loadedBefore ? { ...before, status: "loaded", error } : { ...before, status, error };
+  return { ...book, pages: { ...book.pages, [agentId]: next } };
+}
+
+/** Whether `agentId` is a stored agent whose transcript was never asked for. */
+export function needsTranscript(book: Book, agentId: AgentId): boolean {
+  return book.detail.agents.some((a) => a.id === agentId) && pagesOf(book, agentId).status === "idle";
+}
+
+/** The `before` of the next "Load earlier" page of `agentId`, or null when there is none. */
+export function earlierBefore(book: Book, agentId: AgentId): number | null {
+  const p = pagesOf(book, agentId);
+  return p.status === "loaded" && p.moreBefore && p.oldest !== null ? p.oldest : null;
+}
+
+/** Whether the transcript event `seq` of `agentId` is among the loaded ones. */
+export function covers(book: Book, agentId: AgentId, seq: number): boolean {
+  const p = pagesOf(book, agentId);
+  if (p.oldest === null) return p.status === "loaded" && !p.moreBefore;
+  return !p.moreBefore || p.oldest <= seq;
+}
+
+/** The session state the book's events make: stored statuses over the stored part, live events after. */
+export function reduceBook(book: Book): SessionState {
+  const split = book.liveFrom === null ? book.events.length : firstAtOrAfter(book.events, book.liveFrom);
+  const stored = reduceBatch(initialSession(), book.events.slice(0, split));
+  const settled = withStoredStatuses(stored, book.detail.agents);
+  return split < book.events.length ? reduceBatch(settled, book.events.slice(split)) : settled;
+}
+
+function firstAtOrAfter(events: readonly AgentEvent[], seq: number): number {
+  let lo = 0;
+  let hi = events.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if ((events[mid]?.seq ?? 0) < seq) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * Records live events of the resumed session, in place. They come in seq
+ * order after everything stored; any that are not are merged.
+ */
+export function appendLive(book: Book, events: readonly AgentEvent[]): void {
+  const mine = events.filter((e) => e.session_id === book.sessionId);
+  if (mine.length === 0) return;
+  const first = mine[0];
+  if (book.liveFrom === null && first) book.liveFrom = first.seq;
+  const last = book.events.at(-1)?.seq ?? -1;
+  if (first && first.seq > last && isSorted(mine)) {
+    for (const e of mine) book.events.push(e);
+  } else {
+    book.events = mergeEvents(book.events, mine);
+  }
+}
+
+export interface Books {
+  /** The past session displayed read-only; null when the live session (or none) is displayed. */
+  review: Book | null;
+  /** The live session's book when it was resumed from a stored one. */
+  live: Book | null;
+}
+
+export const bookStore = createStore<Books>({ review: null, live: null });
+
+/** The book of the displayed session, if it is a stored one. */
+export function displayedBook(books: Books): Book | null {
+  return books.review ?? books.live;
+}
