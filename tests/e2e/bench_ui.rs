@@ -164,6 +164,7 @@ async fn main() {
         if run == 0 {
             println!("idle processes: {parts:?}");
             firehose_run(&app).await;
+            open_stored_run(&app).await;
         }
         app.close().await;
     }
@@ -178,6 +179,55 @@ async fn main() {
         pct(&mut idle, 0.5)
     );
     server.shutdown().await;
+}
+
+/// Opens the firehose's stored session (~100,000 events, 21 agents) from the
+/// history, timed in the page: click to the review screen with every agent in the tree.
+async fn open_stored_run(app: &App) {
+    let mut times = Vec::new();
+    for _ in 0..5 {
+        app.click("[data-testid=history-button]").await;
+        app.find("[data-testid=history-row]").await;
+        let ms = app
+            .client
+            .execute_async(
+                "const done = arguments[arguments.length - 1]; \
+                 const row = document.querySelector('[data-testid=history-row]'); \
+                 const t0 = performance.now(); row.click(); \
+                 const check = () => { \
+                   if (document.querySelector('[data-testid=review-banner]') && \
+                       document.querySelectorAll('[data-testid=tree-node]').length >= 21) done(performance.now() - t0); \
+                   else requestAnimationFrame(check); }; \
+                 requestAnimationFrame(check);",
+                vec![],
+            )
+            .await
+            .unwrap();
+        times.push(ms.as_f64().unwrap_or(f64::NAN));
+    }
+    // The same call without the page's work: the command alone, through the IPC.
+    let ipc = app
+        .client
+        .execute_async(
+            "const done = arguments[arguments.length - 1]; const inv = window.__TAURI_INTERNALS__.invoke; \
+             inv('list_sessions', { query: {} }).then(async (list) => { \
+               const t = []; \
+               for (let i = 0; i < 5; i++) { const t0 = performance.now(); \
+                 const past = await inv('open_session', { sessionId: list[0].id }); \
+                 t.push([performance.now() - t0, JSON.stringify(past).length]); } \
+               done(t); });",
+            vec![],
+        )
+        .await
+        .unwrap();
+    println!("  of which the open_session command (ms, JSON chars): {ipc}");
+    let events = app.client.execute("return window.__arborLastSeq || 0", vec![]).await.unwrap();
+    println!(
+        "open the stored firehose session ({} events, 21 agents) to its first screen: {:?} ms (median {:.0} ms)",
+        events.as_f64().unwrap_or(0.0),
+        times.iter().map(|t| t.round()).collect::<Vec<_>>(),
+        pct(&mut times, 0.5)
+    );
 }
 
 async fn firehose_run(app: &App) {

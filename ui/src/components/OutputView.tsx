@@ -8,7 +8,7 @@
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import type { AgentId } from "../bindings";
-import { formatCost, formatDuration, formatTokens, statusLabel } from "../lib/format";
+import { formatCost, formatDuration, formatTokens, statusLabel, clipOutput } from "../lib/format";
 import { loadEarlier } from "../ipc/history";
 import { bookStore, displayedBook, pagesOf } from "../store/review";
 import { agentPrompt, childrenByCall, effectiveSelection, rowForSeq, treePath, visibleItems } from "../store/selectors";
@@ -353,6 +353,8 @@ const ToolCallView = memo(function ToolCallView({ item, agentId }: { item: ToolI
   const approval = item.approval;
   const cls = ["tool", item.isError ? "error" : "", approval?.state === "pending" ? "pending-approval" : ""].join(" ");
   const summary = toolSummaryText(item);
+  const [fullOutput, setFullOutput] = useState(false);
+  const output = clipOutput(item.output, !item.done, fullOutput);
   return (
     <div className={cls}>
       <button type="button" className="tool-head" aria-expanded={open} onClick={() => setOpen(!open)}>
@@ -383,7 +385,12 @@ const ToolCallView = memo(function ToolCallView({ item, agentId }: { item: ToolI
           {item.output || item.done ? (
             <div>
               <div className="section-label">{item.done ? (item.isError ? "Error" : "Output") : "Output (live)"}</div>
-              <pre className={`block mono${item.isError ? " error" : ""}`}>{item.output || "(no output)"}</pre>
+              <pre className={`block mono${item.isError ? " error" : ""}`}>{output.text || "(no output)"}</pre>
+              {output.hidden > 0 ? (
+                <button type="button" className="btn small ghost" onClick={() => setFullOutput(true)}>
+                  Show all {item.output.length.toLocaleString()} characters
+                </button>
+              ) : null}
             </div>
           ) : null}
         </div>

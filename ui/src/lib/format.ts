@@ -32,3 +32,16 @@ export function statusLabel(status: string): string {
       return status;
   }
 }
+
+/** Characters of a tool's output shown before "Show all": long outputs would make every render lay out megabytes. */
+export const OUTPUT_PREVIEW = 4000;
+
+/**
+ * The part of a tool's output to show: all of it when short or asked for;
+ * otherwise its start once the call is done, or its latest end while it streams.
+ */
+export function clipOutput(text: string, live: boolean, full: boolean): { text: string; hidden: number } {
+  if (full || text.length <= OUTPUT_PREVIEW) return { text, hidden: 0 };
+  const hidden = text.length - OUTPUT_PREVIEW;
+  return { text: live ? `…${text.slice(hidden)}` : `${text.slice(0, OUTPUT_PREVIEW)}…`, hidden };
+}
