@@ -79,19 +79,7 @@ fn tokens(u: &Usage) -> u64 {
 
 /// `YYYY-MM-DD HH:MM` in UTC, from milliseconds since the epoch.
 fn utc_minute(ms: i64) -> String {
-    let secs = ms.div_euclid(1000);
-    let (days, rest) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    // Civil from days (Howard Hinnant's algorithm), to avoid a date crate for one format.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}-{m:02}-{d:02} {:02}:{:02}", rest / 3600, rest % 3600 / 60)
+    arbor_protocol::time::Utc::from_ms(ms).minute()
 }
 
 pub fn show(args: ShowArgs) -> Result<ExitCode> {
@@ -169,16 +157,4 @@ pub async fn resume(args: ResumeArgs) -> Result<ExitCode> {
     let prompt = Some(prompt.as_str()).filter(|p| !p.trim().is_empty());
     let banner = format!("resuming {} ({} agents)", id.0, state.agents.len());
     execute(&args.common, workspace, chosen, Start::Resume(state, prompt), store, Some(&banner)).await
-}
-
-#[cfg(test)]
-mod tests {
-    use super::utc_minute;
-
-    #[test]
-    fn utc_minutes_are_civil_dates() {
-        assert_eq!(utc_minute(0), "1970-01-01 00:00");
-        assert_eq!(utc_minute(951_782_400_000), "2000-02-29 00:00");
-        assert_eq!(utc_minute(1_795_305_600_000 + 61_000), "2026-11-22 00:01");
-    }
 }

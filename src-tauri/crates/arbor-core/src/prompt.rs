@@ -37,17 +37,7 @@ pub fn main_system_prompt(base: &str, workspace: &Path, today: &str, with_instru
 
 /// `YYYY-MM-DD` of a Unix time in milliseconds (UTC), without a date crate.
 pub fn iso_date(ms: i64) -> String {
-    // Howard Hinnant's days-from-civil inverse.
-    let z = ms.div_euclid(86_400_000) + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!("{year:04}-{month:02}-{day:02}")
+    arbor_protocol::time::Utc::from_ms(ms).date()
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@ pub mod history;
 pub mod ids;
 pub mod status;
 pub mod stored;
+pub mod time;
 
 pub use command::{ApprovalAnswer, Command, DelegateRequest};
 pub use event::*;

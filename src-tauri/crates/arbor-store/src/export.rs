@@ -192,21 +192,9 @@ fn fenced(text: &str, lang: &str) -> String {
     format!("{fence}{lang}\n{body}\n{fence}\n")
 }
 
-/// Milliseconds since the epoch as a UTC date and time (civil-from-days, Howard
-/// Hinnant's algorithm): a date crate for one header line is not worth its weight.
+/// Milliseconds since the epoch as a UTC date and time.
 fn utc(ms: i64) -> String {
-    let secs = ms.div_euclid(1000);
-    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!("{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02} UTC", rem / 3600, rem % 3600 / 60, rem % 60)
+    format!("{} UTC", arbor_protocol::time::Utc::from_ms(ms))
 }
 
 fn first_line(s: &str) -> &str {
