@@ -8,7 +8,7 @@ use crate::demo;
 use crate::error::{AppError, AppErrorKind};
 use crate::keys::{self, KeySource, SecretStore};
 use crate::providers::{self, ProviderKind};
-use crate::record::{Problem, Recorder};
+use crate::record::{Problem, Recorder, Writing};
 use crate::settings::{ApprovalChoice, Settings};
 use arbor_core::approval::Decision;
 use arbor_core::provider::ApiKey;
@@ -112,6 +112,8 @@ pub(crate) struct Running {
     info: SessionInfo,
     /// The demo's scripted model, alive as long as its session.
     pub(crate) server: Option<ScriptedServer>,
+    /// The store's writer for it, when it is recorded.
+    writing: Option<Writing>,
 }
 
 pub struct HostConfig {
@@ -398,6 +400,7 @@ impl Host {
             None => Session::start(config),
         };
         let (session, mut events) = started.map_err(|e| err(AppErrorKind::Session, e))?;
+        let mut writing = None;
         if let (Some(store), Some(recorder)) = (store, recorder) {
             let new = NewSession {
                 id: session.id().clone(),
@@ -408,7 +411,10 @@ impl Host {
                 started_at: SystemClock.now_ms(),
             };
             events = match recorder.record(store, new, events, self.store_problem.clone()) {
-                Ok(stored) => stored,
+                Ok((stored, writer)) => {
+                    writing = Some(writer);
+                    stored
+                }
                 Err(e) => {
                     session.shutdown();
                     return Err(err(AppErrorKind::Store, e));
@@ -430,7 +436,7 @@ impl Host {
             agent_types,
         };
         tracing::info!(session = %info.session_id, provider = l.provider, model = l.model, "session started");
-        *lock(&self.running) = Some(Running { session, info: info.clone(), server: l.server });
+        *lock(&self.running) = Some(Running { session, info: info.clone(), server: l.server, writing });
         Ok((info, events))
     }
 
@@ -456,16 +462,31 @@ impl Host {
 
     /// Stops every agent of the running session.
     pub fn stop(&self) {
-        if let Some(old) = lock(&self.running).take() {
-            old.session.shutdown();
-            if let Some(server) = old.server {
-                // Let the stopped agents' last requests fail quietly, then close the port.
-                tokio::spawn(async move {
-                    tokio::time::sleep(std::time::Duration::from_secs(5)).await;
-                    server.shutdown().await;
-                });
-            }
+        self.stop_running();
+    }
+
+    /// Stops the running session and waits (briefly) until its last events are stored.
+    pub(crate) fn stop_and_settle(&self) {
+        if let Some(writing) = self.stop_running()
+            && !writing.settle(std::time::Duration::from_secs(10))
+        {
+            tracing::warn!("the stopped session's writer is still busy");
         }
+    }
+
+    fn stop_running(&self) -> Option<Writing> {
+        let old = lock(&self.running).take()?;
+        old.session.shutdown();
+        if let Some(server) = old.server {
+            // Let the stopped agents' last requests fail quietly, then close the port.
+            tokio::spawn(async move {
+                tokio::time::sleep(std::time::Duration::from_secs(5)).await;
+                server.shutdown().await;
+            });
+        }
+        // The session's events end (and its writer with them) once its agents have.
+        drop(old.session);
+        old.writing
     }
 
     pub fn catalog(&self, workspace: Option<String>) -> CatalogReport {
@@ -765,7 +786,7 @@ mod tests {
         };
         let (info, mut events) = host.start_session(request).unwrap();
         let first = until_finished(&mut events, &info.main_agent_id).await;
-        host.stop();
+        // Continued while it is still the running session: it is stopped and settled first.
         let (again, mut more) = host.resume_session(info.session_id.clone(), Some("what was it?".into())).unwrap();
         assert_eq!(again.session_id, info.session_id);
         assert_eq!(again.main_agent_id, info.main_agent_id);

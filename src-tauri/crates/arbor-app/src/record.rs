@@ -78,22 +78,41 @@ impl Recorder {
 
     /// Starts the writer: `events` are stored, then passed on in the returned
     /// stream, in order. The session row is written (or re-owned, for a resumed
-    /// session) before any event. Fails only when that first write does.
+    /// session) before any event. Fails only when that first write does. The
+    /// writer ends once the session's last event is stored.
     pub fn record(
         self,
         store: Arc<Store>,
         session: NewSession,
         events: EventStream,
         problem: Problem,
-    ) -> Result<EventStream, RecordError> {
+    ) -> Result<(EventStream, Writing), RecordError> {
         store.begin_session(&session)?;
         let (out, shown) = mpsc::unbounded_channel();
         let writer = Writer { store, session: session.id, deltas: self.deltas, out, problem, unsaved: Vec::new() };
-        std::thread::Builder::new()
+        let thread = std::thread::Builder::new()
             .name("arbor-store-writer".into())
             .spawn(move || writer.run(events))
             .map_err(RecordError::Thread)?;
-        Ok(shown)
+        Ok((shown, Writing(thread)))
+    }
+}
+
+/// A session's writer thread.
+pub struct Writing(std::thread::JoinHandle<()>);
+
+impl Writing {
+    /// Waits (up to `limit`) until the session's last event is stored: a stopped
+    /// session's final events must be in the file before it is read to be resumed.
+    pub fn settle(&self, limit: std::time::Duration) -> bool {
+        let deadline = std::time::Instant::now() + limit;
+        while !self.0.is_finished() {
+            if std::time::Instant::now() >= deadline {
+                return false;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        true
     }
 }
 

@@ -187,6 +187,9 @@ impl Host {
         let store = self.store()?;
         let detail = store.session(&id).map_err(store_err)?;
         let summary = detail.session;
+        // It may be the running session itself: its last events (the stop) must be
+        // stored before its state is read, or the resumed one would reuse their seqs.
+        self.stop_and_settle();
         if summary.model == demo::MODEL {
             return Err(AppError::new(
                 AppErrorKind::Session,

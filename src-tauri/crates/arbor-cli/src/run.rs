@@ -89,7 +89,7 @@ pub async fn execute(
     };
     let problem = Problem::default();
     let events = match recorder.record(store, new, events, problem.clone()) {
-        Ok(e) => e,
+        Ok((events, _writing)) => events,
         Err(e) => {
             session.shutdown();
             return Err(e).context("cannot record the session");
