@@ -8,9 +8,7 @@ use crate::error::{AppError, AppErrorKind};
 use crate::host::{Host, Launch, err};
 use crate::providers::ProviderKind;
 use arbor_core::{EventStream, ResumeState, ResumedAgent};
-use arbor_protocol::{
-    AgentEvent, AgentId, AgentStarted, SearchHit, SessionDetail, SessionId, SessionStatus, SessionSummary,
-};
+use arbor_protocol::{AgentEvent, AgentId, SearchHit, SessionDetail, SessionId, SessionStatus, SessionSummary};
 use arbor_store::{SessionQuery, Store, StoreError};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
@@ -60,6 +58,23 @@ impl ExportFormat {
     }
 }
 
+/// Why a stored session cannot be continued.
+#[derive(Debug, thiserror::Error)]
+pub enum NotResumable {
+    #[error("the demo's scripted model has nothing more to say: start a session on a real provider to go on")]
+    Demo,
+    #[error("the session ran on an unknown provider {0:?}")]
+    UnknownProvider(String),
+}
+
+/// The provider a stored session ran on, if it can run on it again.
+pub fn resumable_provider(summary: &SessionSummary) -> Result<ProviderKind, NotResumable> {
+    if summary.model == demo::MODEL {
+        return Err(NotResumable::Demo);
+    }
+    ProviderKind::from_name(&summary.provider).ok_or_else(|| NotResumable::UnknownProvider(summary.provider.clone()))
+}
+
 fn store_err(e: StoreError) -> AppError {
     let kind = match e {
         StoreError::UnknownSession(_) | StoreError::UnknownAgent(_) | StoreError::Ambiguous(_) => {
@@ -95,16 +110,7 @@ pub fn resume_state(store: &Store, id: &SessionId) -> Result<ResumeState, StoreE
     for a in detail.agents {
         let history = store.history(id, &a.id)?;
         agents.push(ResumedAgent {
-            started: AgentStarted {
-                parent_id: a.parent_id,
-                parent_call_id: a.parent_call_id,
-                depth: a.depth,
-                description: a.description,
-                subagent_type: a.subagent_type,
-                model: a.model,
-                provider: a.provider,
-                background: a.background,
-            },
+            started: a.started(),
             id: a.id,
             status: a.status,
             started_at: a.started_at,
@@ -190,17 +196,9 @@ impl Host {
         // It may be the running session itself: its last events (the stop) must be
         // stored before its state is read, or the resumed one would reuse their seqs.
         self.stop_and_settle();
-        if summary.model == demo::MODEL {
-            return Err(AppError::new(
-                AppErrorKind::Session,
-                "the demo's scripted model has nothing more to say: start a session on a real provider to go on",
-            ));
-        }
-        let kind = ProviderKind::from_name(&summary.provider).ok_or_else(|| {
-            AppError::new(
-                AppErrorKind::Provider,
-                format!("the session ran on an unknown provider {:?}", summary.provider),
-            )
+        let kind = resumable_provider(&summary).map_err(|e| match e {
+            NotResumable::Demo => err(AppErrorKind::Session, e),
+            NotResumable::UnknownProvider(_) => err(AppErrorKind::Provider, e),
         })?;
         let settings = self.settings();
         let providers = self.ready_providers(kind, &settings)?;

@@ -23,6 +23,15 @@ impl From<ProviderKind> for arbor_app::ProviderKind {
     }
 }
 
+impl From<arbor_app::ProviderKind> for ProviderKind {
+    fn from(k: arbor_app::ProviderKind) -> Self {
+        match k {
+            arbor_app::ProviderKind::Anthropic => Self::Anthropic,
+            arbor_app::ProviderKind::Openai => Self::Openai,
+        }
+    }
+}
+
 pub fn from_env(kind: Option<ProviderKind>, model: Option<String>) -> Result<Chosen> {
     let kind = match kind {
         Some(k) => k,

@@ -2,12 +2,12 @@
 //! and `arbor resume`. They read the transcript store in the data dir; only
 //! `resume` runs agents again.
 
-use crate::args::{ProviderKind, ResumeArgs, SearchArgs, SessionsArgs, ShowArgs, ShowFormat, StoreArgs};
+use crate::args::{ResumeArgs, SearchArgs, SessionsArgs, ShowArgs, ShowFormat, StoreArgs};
 use crate::providers;
 use crate::run::{Start, execute};
 use crate::setup;
-use anyhow::{Context, Result, bail};
-use arbor_app::transcripts::resume_state;
+use anyhow::{Context, Result};
+use arbor_app::transcripts::{resumable_provider, resume_state};
 use arbor_protocol::{AgentId, SessionSummary, Usage};
 use arbor_store::{SessionQuery, Store};
 use std::io::Write;
@@ -138,15 +138,8 @@ pub async fn resume(args: ResumeArgs) -> Result<ExitCode> {
     let store = setup::store(&data_dir)?;
     let id = store.resolve_session(&args.session)?;
     let summary = store.session(&id)?.session;
-    if summary.model == arbor_app::demo::MODEL {
-        bail!("{} ran on the demo's scripted model, which has nothing more to say: resume a real session", id.0);
-    }
-    let kind = match summary.provider.as_str() {
-        "anthropic" => ProviderKind::Anthropic,
-        "openai" => ProviderKind::Openai,
-        other => bail!("{} ran on an unknown provider {other:?}", id.0),
-    };
-    let chosen = providers::from_env(Some(kind), Some(summary.model.clone()))?;
+    let kind = resumable_provider(&summary).with_context(|| format!("cannot resume {}", id.0))?;
+    let chosen = providers::from_env(Some(kind.into()), Some(summary.model.clone()))?;
     let workspace = match &args.common.workspace {
         Some(w) => setup::workspace(Some(w))?,
         None => setup::workspace(Some(std::path::Path::new(&summary.workspace)))

@@ -100,6 +100,15 @@ impl AgentRecord {
         }
     }
 
+    /// Where the journal's next delta of a `len`-message history starts, and
+    /// records `len` as given: the last message given may have grown since
+    /// (user text merges into a trailing user message), so it is sent again.
+    pub(crate) fn journal_from(&mut self, len: usize) -> usize {
+        let start = self.journaled.saturating_sub(1).min(len);
+        self.journaled = len;
+        start
+    }
+
     /// The token a new run of this agent's child hangs under: this agent's current
     /// run while it runs, so stopping it stops the child; otherwise `idle`, because
     /// the token of a run that ended (perhaps stopped) would stop the child at birth.

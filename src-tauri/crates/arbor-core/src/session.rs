@@ -166,9 +166,7 @@ impl Shared {
         let start = {
             let mut reg = self.registry();
             let Some(r) = reg.get_mut(id) else { return };
-            let start = r.journaled.saturating_sub(1).min(history.len());
-            r.journaled = history.len();
-            start
+            r.journal_from(history.len())
         };
         journal.history(&self.id, id, start, &history[start..]);
     }
@@ -380,8 +378,7 @@ impl Shared {
                 agent::append_user(history, late);
             }
             if let Some(journal) = &self.journal {
-                let start = r.journaled.saturating_sub(1).min(history.len());
-                r.journaled = history.len();
+                let start = r.journal_from(history.len());
                 journal.history(&self.id, id, start, &history[start..]);
             }
             r.history = std::mem::take(history);

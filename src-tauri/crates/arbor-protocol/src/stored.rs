@@ -2,7 +2,7 @@
 //! pages of events, search hits and exports. These cross to the UI and the CLI's
 //! JSON output; the store (arbor-store) builds them, this module only names them.
 
-use crate::{AgentEvent, AgentId, AgentStatus, SessionId, Usage};
+use crate::{AgentEvent, AgentId, AgentStarted, AgentStatus, SessionId, Usage};
 use serde::{Deserialize, Serialize};
 
 /// A session's state as the history list shows it.
@@ -92,6 +92,22 @@ pub struct StoredAgent {
     pub files_modified: Vec<String>,
     pub result: Option<String>,
     pub error: Option<String>,
+}
+
+impl StoredAgent {
+    /// What its `agent_started` said: where it sits in the tree and what it runs on.
+    pub fn started(&self) -> AgentStarted {
+        AgentStarted {
+            parent_id: self.parent_id.clone(),
+            parent_call_id: self.parent_call_id.clone(),
+            depth: self.depth,
+            description: self.description.clone(),
+            subagent_type: self.subagent_type.clone(),
+            model: self.model.clone(),
+            provider: self.provider.clone(),
+            background: self.background,
+        }
+    }
 }
 
 /// A session and its agents, parents before their children.

@@ -368,16 +368,7 @@ fn load_agent(
         .at(path)?;
     let Some(a) = stored else { return Ok(None) };
     Ok(Some(AgentState {
-        started: AgentStarted {
-            parent_id: a.parent_id,
-            parent_call_id: a.parent_call_id,
-            depth: a.depth,
-            description: a.description,
-            subagent_type: a.subagent_type,
-            model: a.model,
-            provider: a.provider,
-            background: a.background,
-        },
+        started: a.started(),
         status: a.status,
         started_at: a.started_at,
         ended_at: a.ended_at,
