@@ -15,6 +15,9 @@ npm --prefix ui run --silent lint
 npm --prefix ui run --silent test
 npm --prefix ui run --silent build
 
+echo "==> reference MCP servers for the tests (npm, pinned in tests/mcp)"
+npm --prefix tests/mcp ci --no-audit --no-fund --loglevel=error
+
 # One feature set for every cargo step, so nothing is built twice: the app
 # embeds ui/dist (custom-protocol), which its end-to-end tests need.
 FEATURES=(--features arbor-desktop/custom-protocol)

@@ -10,6 +10,7 @@ fn main() {
         "set_api_key",
         "clear_api_key",
         "agent_catalog",
+        "mcp_servers",
         "list_sessions",
         "open_session",
         "load_transcript",

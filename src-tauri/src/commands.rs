@@ -4,6 +4,7 @@
 use crate::bridge;
 use arbor_app::catalog::CatalogReport;
 use arbor_app::host::{AppState, CommandReply, Host, SessionInfo, StartRequest};
+use arbor_app::mcp::McpReport;
 use arbor_app::settings::Settings;
 use arbor_app::transcripts::{ExportFormat, HistoryQuery, PastSession};
 use arbor_app::{AppError, ProviderKind};
@@ -74,6 +75,14 @@ pub fn clear_api_key(host: State<'_, Host>, provider: ProviderKind) -> Result<Ap
 #[specta::specta]
 pub fn agent_catalog(host: State<'_, Host>, workspace: Option<String>) -> CatalogReport {
     host.catalog(workspace)
+}
+
+/// The MCP servers a session in `workspace` would have, with their state and
+/// tools; servers not listed yet are started once to list them (all when `fresh`).
+#[tauri::command]
+#[specta::specta]
+pub async fn mcp_servers(host: State<'_, Host>, workspace: Option<String>, fresh: bool) -> Result<McpReport> {
+    Ok(host.mcp_servers(workspace, fresh).await)
 }
 
 /// Stored sessions, newest first, filtered.

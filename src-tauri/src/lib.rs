@@ -24,6 +24,7 @@ pub fn specta_builder() -> tauri_specta::Builder<tauri::Wry> {
             commands::set_api_key,
             commands::clear_api_key,
             commands::agent_catalog,
+            commands::mcp_servers,
             commands::list_sessions,
             commands::open_session,
             commands::load_transcript,

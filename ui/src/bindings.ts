@@ -22,6 +22,11 @@ export const commands = {
 	clearApiKey: (provider: ProviderKind) => typedError<AppState, AppError>(__TAURI_INVOKE("clear_api_key", { provider })),
 	/**  The subagent types found for a workspace, and the files that failed to load. */
 	agentCatalog: (workspace: string | null) => __TAURI_INVOKE<CatalogReport>("agent_catalog", { workspace }),
+	/**
+	 *  The MCP servers a session in `workspace` would have, with their state and
+	 *  tools; servers not listed yet are started once to list them (all when `fresh`).
+	 */
+	mcpServers: (workspace: string | null, fresh: boolean) => typedError<McpReport, AppError>(__TAURI_INVOKE("mcp_servers", { workspace, fresh })),
 	/**  Stored sessions, newest first, filtered. */
 	listSessions: (query: HistoryQuery) => typedError<SessionSummary[], AppError>(__TAURI_INVOKE("list_sessions", { query })),
 	/**  A stored session's first screen, read-only. */
@@ -249,7 +254,11 @@ export type EventKind = {
 	type: "usage",
 } & Usage | {
 	type: "task_notification",
-} & TaskNotification | {
+} & TaskNotification | 
+/**  The agent's connection to an MCP server started, failed or closed. */
+{
+	type: "mcp_status",
+} & McpStatus | {
 	type: "agent_finished",
 } & AgentFinished;
 
@@ -285,6 +294,66 @@ export type LimitSettings = {
 	max_subagents?: number,
 	subagent_max_turns?: number,
 	main_max_turns?: number,
+};
+
+/**  The configured servers with their state and tools, and what could not be used. */
+export type McpReport = {
+	servers: McpServerInfo[],
+	problems: string[],
+	/**  The files read (or looked for), so the person knows where to edit. */
+	files: string[],
+};
+
+/**  A configured server as a settings screen shows it. */
+export type McpServerInfo = {
+	name: string,
+	source: McpSource,
+	/**  `stdio` or `http`. */
+	transport: string,
+	/**  The command line (stdio) or the URL (http). */
+	target: string,
+	state: McpServerState,
+	error: string | null,
+	tools: McpToolInfo[],
+};
+
+export type McpServerState = 
+/**  Not started yet: its tools are listed when a session first needs them. */
+"unchecked" | "ready" | "failed";
+
+/**  Where a server's configuration came from. */
+export type McpSource = 
+/**  The workspace's `.mcp.json`. */
+{ kind: "workspace"; path: string } | 
+/**  A file given by the person (settings, `--mcp-config`). */
+{ kind: "file"; path: string } | 
+/**  Inline in an agent definition's `mcpServers`: for agents of that type only. */
+{ kind: "agent"; agent_type: string };
+
+export type McpState = 
+/**  Started and initialized for this agent (on its first call of one of its tools). */
+"connected" | 
+/**  Could not start, list its tools, or went away; its tools answer with the error. */
+"failed" | 
+/**  Closed with the agent's run; its process is gone. */
+"closed";
+
+/**  One agent's connection to one MCP server changed state. */
+export type McpStatus = {
+	server: string,
+	state: McpState,
+	/**  The server's process, for a stdio server that is running. */
+	pid: number | null,
+	/**  Why it failed, in words for the person. */
+	error: string | null,
+};
+
+export type McpToolInfo = {
+	/**  As the model sees it: `mcp__<server>__<tool>`. */
+	name: string,
+	description: string,
+	/**  Annotated readOnlyHint: follows the read-only approval class. */
+	read_only: boolean,
 };
 
 /**  A stored session opened for review: enough for its first screen. */

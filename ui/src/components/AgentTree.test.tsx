@@ -118,6 +118,23 @@ describe("AgentTree", () => {
     expect(uiStore.get().dialog).toEqual({ kind: "message", agentId: "agent-a" });
   });
 
+  it("marks an MCP tool as the last tool with a tag and server · tool", () => {
+    const e = eventMaker("s-1");
+    resetStores({ session: sessionInfo() });
+    applyEvents([
+      e.started("agent-main", null, "main"),
+      e.make("agent-main", { type: "tool_call", call_id: "b1", tool_name: "Bash", tool_args: { command: "ls" } }),
+      e.started("agent-m", "agent-main", "Use the server"),
+      e.make("agent-m", { type: "tool_call", call_id: "m1", tool_name: "mcp__everything__echo", tool_args: { message: "hi" } }),
+    ]);
+    render(<AgentTree />);
+    const last = (id: string) => node(id).querySelector(".node-tool");
+    expect(last("agent-m")?.querySelector(".mcp-tag")?.textContent).toBe("MCP");
+    expect(last("agent-m")?.textContent).toBe("MCPeverything · echo hi");
+    expect(last("agent-main")?.querySelector(".mcp-tag")).toBeNull();
+    expect(last("agent-main")?.textContent).toBe("Bash ls");
+  });
+
   it("invites a prompt when there is no session", () => {
     resetStores();
     render(<AgentTree />);

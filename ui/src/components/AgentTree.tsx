@@ -6,6 +6,7 @@ import { memo, useCallback, useRef, type KeyboardEvent } from "react";
 import type { AgentId } from "../bindings";
 import { resumeAgent, stopAgent } from "../ipc/actions";
 import { formatCost, formatDuration, formatTokens } from "../lib/format";
+import { isMcpTool } from "../lib/mcp";
 import {
   canMessage,
   canResume,
@@ -147,6 +148,7 @@ const TreeNode = memo(function TreeNode({ row, selected, focusable, position, se
   const cost = formatCost(usage.cost_usd);
   const elapsed = elapsedMs(node, now);
   const title = node.description || (node.depth === 0 ? "main" : node.id);
+  const mcpLast = isMcpTool(node.lastToolName);
 
   return (
     <div
@@ -203,7 +205,8 @@ const TreeNode = memo(function TreeNode({ row, selected, focusable, position, se
           {hidden > 0 ? <span>+{hidden} hidden</span> : null}
         </div>
         {node.lastTool ? (
-          <div className="node-tool" title={node.lastTool}>
+          <div className="node-tool" title={mcpLast ? `MCP ${node.lastTool}` : node.lastTool}>
+            {mcpLast ? <span className="badge mcp-tag">MCP</span> : null}
             {node.lastTool}
           </div>
         ) : null}

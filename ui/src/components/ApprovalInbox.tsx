@@ -16,6 +16,7 @@ import { useStore } from "../store/store";
 import { select, uiStore } from "../store/ui";
 import { IconCheck, IconInbox, IconTool, IconX } from "./icons";
 import { ToolArgs } from "./ToolArgs";
+import { ToolName } from "./ToolName";
 
 export const SCOPES: { value: ApprovalScope; label: string }[] = [
   { value: "once", label: "Just this call" },
@@ -75,7 +76,9 @@ const ApprovalCard = memo(function ApprovalCard({ approval }: { approval: Approv
       <div className="approval-body">
         <div className="approval-tool">
           <IconTool size={12} />
-          <strong>{approval.toolName}</strong>
+          <strong>
+            <ToolName name={approval.toolName} />
+          </strong>
           <span className="faint">wants to run</span>
         </div>
         <ToolArgs toolName={approval.toolName} args={approval.toolArgs} />

@@ -74,6 +74,43 @@ describe("OutputView", () => {
     expect(screen.getByTestId("output").textContent).toContain("sub thinking");
   });
 
+  it("shows MCP status rows and an MCP tool as server and tool, with JSON args and collapsible output", () => {
+    const m = eventMaker("s-1");
+    resetStores({ session: sessionInfo() });
+    applyEvents([
+      m.started("agent-main", null, "main"),
+      m.mcp("agent-main", "everything", "connected", 4242),
+      m.make("agent-main", {
+        type: "tool_call",
+        call_id: "m1",
+        tool_name: "mcp__everything__echo",
+        tool_args: { message: "hello mcp" },
+      }),
+      m.make("agent-main", { type: "tool_output", call_id: "m1", content: "Echo: hello mcp", is_error: false }),
+      m.mcp("agent-main", "broken", "failed", null, "did not finish starting within 30 s"),
+      m.mcp("agent-main", "everything", "closed"),
+    ]);
+    render(<OutputView />);
+    const status = screen.getAllByTestId("mcp-status");
+    expect(status.map((r) => [r.dataset.server, r.dataset.state])).toEqual([
+      ["everything", "closed"],
+      ["broken", "failed"],
+    ]);
+    expect(status[0]?.textContent).toBe("MCP everything started (pid 4242) · stopped");
+    expect(status[0]?.className).not.toContain("failed");
+    expect(status[1]?.className).toContain("failed");
+    expect(status[1]?.textContent).toContain("broken failed: did not finish starting within 30 s");
+    const out = screen.getByTestId("output");
+    const head = out.querySelector(".tool-head");
+    expect(head?.querySelector(".mcp-tag")?.textContent).toBe("MCP");
+    expect(head?.querySelector(".tool-name")?.textContent).toBe("everything · echo");
+    expect(head?.querySelector(".tool-summary")?.textContent).toBe("hello mcp");
+    expect(out.textContent).not.toContain("Echo: hello mcp");
+    fireEvent.click(head as HTMLElement);
+    expect(out.textContent).toContain('"message": "hello mcp"');
+    expect(out.textContent).toContain("Echo: hello mcp");
+  });
+
   it("invites a prompt before any session", () => {
     resetStores();
     render(<OutputView />);

@@ -9,18 +9,20 @@ import { useVirtualizer } from "@tanstack/react-virtual";
 import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import type { AgentId } from "../bindings";
 import { formatCost, formatDuration, formatTokens, statusLabel, clipOutput } from "../lib/format";
+import { firstStringArg, isMcpTool, mcpStatusText } from "../lib/mcp";
 import { loadEarlier } from "../ipc/history";
 import { bookStore, displayedBook, pagesOf } from "../store/review";
 import { agentPrompt, childrenByCall, effectiveSelection, rowForSeq, treePath, visibleItems } from "../store/selectors";
-import { isTerminal, totalTokens, type FinishedItem, type OutputItem, type ToolItem } from "../store/session";
+import { isTerminal, totalTokens, type FinishedItem, type McpItem, type OutputItem, type ToolItem } from "../store/session";
 import { sessionStore } from "../store/sessionStore";
 import { useStore } from "../store/store";
 import { patchUi, select, uiStore } from "../store/ui";
 import { ExportMenu } from "./ExportMenu";
-import { IconAlert, IconArrowDown, IconChevron, IconMessage, IconPlay, IconTool } from "./icons";
+import { IconAlert, IconArrowDown, IconChevron, IconMessage, IconPlay, IconPlug, IconTool } from "./icons";
 import { Markdown } from "./Markdown";
 import { StatusIcon } from "./StatusIcon";
 import { ToolArgs } from "./ToolArgs";
+import { ToolName } from "./ToolName";
 import { startDemo } from "../ipc/actions";
 
 export function OutputView() {
@@ -331,10 +333,28 @@ const RowView = memo(function RowView({ row, agentId }: { row: Exclude<Row, { ki
           </div>
         </div>
       );
+    case "mcp":
+      return <McpStatusRow item={row} />;
     case "finished":
       return <ResultView item={row} />;
   }
 });
+
+function McpStatusRow({ item }: { item: McpItem }) {
+  const view = mcpStatusText(item.server, item.state, item.pid, item.error);
+  return (
+    <div
+      className={`mcp-status${view.failed ? " failed" : ""}`}
+      data-testid="mcp-status"
+      data-server={item.server}
+      data-state={item.state}
+      role={view.failed ? "alert" : undefined}
+    >
+      {view.failed ? <IconAlert size={12} /> : <IconPlug size={12} />}
+      <span>{view.text}</span>
+    </div>
+  );
+}
 
 function defaultOpen(item: ToolItem): boolean {
   return item.isError || item.approval?.state === "pending" || ["Edit", "Write", "Bash", "Task"].includes(item.toolName);
@@ -359,7 +379,7 @@ const ToolCallView = memo(function ToolCallView({ item, agentId }: { item: ToolI
     <div className={cls}>
       <button type="button" className="tool-head" aria-expanded={open} onClick={() => setOpen(!open)}>
         <IconTool size={12} />
-        <span className="tool-name">{item.toolName}</span>
+        <ToolName name={item.toolName} className="tool-name" />
         <span className="tool-summary">{summary}</span>
         {approval ? <ApprovalBadge state={approval.state} scope={approval.scope} /> : null}
         {item.done ? (
@@ -400,6 +420,7 @@ const ToolCallView = memo(function ToolCallView({ item, agentId }: { item: ToolI
 });
 
 function toolSummaryText(item: ToolItem): string {
+  if (isMcpTool(item.toolName)) return firstStringArg(item.args) ?? "";
   const a = item.args;
   if (a && typeof a === "object" && !Array.isArray(a)) {
     for (const k of ["description", "file_path", "command", "pattern", "path", "task_id"]) {

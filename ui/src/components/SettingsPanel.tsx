@@ -1,7 +1,8 @@
 /**
  * Settings: provider keys (to the OS keyring; a stored key is never shown),
  * base URLs and default models, the default provider, limits, the approval
- * policy per tool, and the agent definitions found for the workspace.
+ * policy per tool, the agent definitions found for the workspace, and its
+ * MCP tool servers.
  */
 import { useEffect, useState } from "react";
 import type {
@@ -16,6 +17,7 @@ import { clearApiKey, loadCatalog, saveSettings, setApiKey } from "../ipc/action
 import { useStore } from "../store/store";
 import { patchUi, uiStore } from "../store/ui";
 import { IconAlert, IconCheck, IconX } from "./icons";
+import { McpServers } from "./McpServers";
 
 const LIMITS: { key: keyof LimitSettings; label: string; hint: string }[] = [
   { key: "max_parallel", label: "Parallel subagents", hint: "More are queued" },
@@ -190,6 +192,8 @@ export function SettingsPanel() {
         </section>
 
         <Catalog workspace={workspace} />
+
+        <McpServers workspace={workspace} />
 
         <div className="settings-foot">
           {status ? (

@@ -170,3 +170,10 @@ export const IconArrowLeft = (p: P) => (
     <path d="M13 8H3M7 4L3 8l4 4" />
   </Svg>
 );
+export const IconPlug = (p: P) => (
+  <Svg {...p}>
+    <path d="M6 2v3M10 2v3" />
+    <path d="M4 5h8v2.5a4 4 0 01-8 0z" />
+    <path d="M8 11.5V14" />
+  </Svg>
+);

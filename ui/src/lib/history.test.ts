@@ -117,6 +117,19 @@ describe("hitRow and exportFileName", () => {
       ],
     });
   });
+  it("labels an MCP status hit", () => {
+    const hit: SearchHit = {
+      session_id: "s",
+      session_prompt: "p",
+      agent_id: "agent-1",
+      agent_path: ["main"],
+      seq: 3,
+      ts: at(2025, 3, 14, 9, 0),
+      event_type: "mcp_status",
+      snippet: "[everything]",
+    };
+    expect(hitRow(hit, at(2025, 3, 14, 10, 0)).type).toBe("MCP server");
+  });
   it("names export files after the session and agent", () => {
     expect(exportFileName("sess-1", null, "markdown")).toBe("arbor-sess-1.md");
     expect(exportFileName("sess-1", "agent-ab12", "json")).toBe("arbor-sess-1-agent-ab12.json");

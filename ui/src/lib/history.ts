@@ -128,6 +128,7 @@ const EVENT_LABELS: Record<string, string> = {
   tool_output_chunk: "tool output",
   agent_finished: "result",
   task_notification: "notification",
+  mcp_status: "MCP server",
 };
 
 export interface HitRow {

@@ -170,6 +170,22 @@ describe("a past session's book", () => {
     expect(pagesOf(book, "agent-a")).toMatchObject({ status: "loaded", error: "again", oldest: sc.aNew.seq });
   });
 
+  it("takes MCP status lines as transcript events of a stored agent and shows them as its output", () => {
+    const e = eventMaker();
+    const skeleton = [e.started("agent-main", null, "main")];
+    const connected = e.mcp("agent-main", "everything", "connected", 99);
+    const call = e.make("agent-main", { type: "tool_call", call_id: "m1", tool_name: "mcp__everything__echo", tool_args: {} });
+    const failed = e.mcp("agent-main", "broken", "failed", null, "exited or hung up");
+    const closed = e.mcp("agent-main", "everything", "closed");
+    const book = bookFromPast(past([...skeleton, connected, call, failed, closed], [stored("agent-main", null)]));
+    expect(pagesOf(book, "agent-main").oldest).toBe(connected.seq);
+    expect(reduceBook(book).agents["agent-main"]?.items).toMatchObject([
+      { kind: "mcp", server: "everything", state: "closed", pid: 99 },
+      { kind: "tool", toolName: "mcp__everything__echo" },
+      { kind: "mcp", server: "broken", state: "failed", error: "exited or hung up" },
+    ]);
+  });
+
   it("shows the stored status of an agent whose process died, until live events after a resume", () => {
     const e = eventMaker();
     const events = [e.started("agent-main", null, "main"), e.status("agent-main", "running")];

@@ -93,6 +93,8 @@ const TRANSCRIPT_TYPES = new Set<AgentEvent["type"]>([
   "tool_call",
   "tool_output",
   "tool_output_chunk",
+  // Status lines of the agent's MCP connections, shown among its output.
+  "mcp_status",
 ]);
 
 /** The event types that come in transcript pages (the rest come with the tree). */

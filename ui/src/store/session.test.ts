@@ -419,3 +419,83 @@ describe("stored statuses", () => {
     expect(withStoredStatuses(s, [stored("agent-a", "completed", 5)])).toBe(s);
   });
 });
+
+describe("MCP connections", () => {
+  it("notes a connection, then marks the same item closed instead of adding a row", () => {
+    const e = eventMaker();
+    const started = e.started("agent-main", null, "main");
+    const connected = e.mcp("agent-main", "everything", "connected", 123);
+    let s = run([
+      started,
+      connected,
+      e.make("agent-main", { type: "tool_call", call_id: "m1", tool_name: "mcp__everything__echo", tool_args: { message: "hi" } }),
+      e.make("agent-main", { type: "tool_output", call_id: "m1", content: "Echo: hi", is_error: false }),
+    ]);
+    expect(s.agents["agent-main"]?.mcp).toEqual({ everything: { state: "connected", pid: 123, error: null } });
+    expect(items(s, "agent-main")[0]).toEqual({
+      kind: "mcp",
+      key: `e${connected.seq}`,
+      server: "everything",
+      state: "connected",
+      pid: 123,
+      error: null,
+      ts: connected.ts,
+    });
+    const before = s;
+    s = reduce(s, e.mcp("agent-main", "everything", "closed"));
+    expect(s.agents["agent-main"]?.mcp.everything).toEqual({ state: "closed", pid: null, error: null });
+    expect(items(s, "agent-main")).toHaveLength(2);
+    expect(items(s, "agent-main")[0]).toMatchObject({ kind: "mcp", state: "closed", pid: 123 });
+    // The earlier state is untouched.
+    expect(items(before, "agent-main")[0]).toMatchObject({ state: "connected" });
+    expect(items(s, "agent-main")[1]).toBe(items(before, "agent-main")[1]);
+  });
+
+  it("adds a visible failure row, which a later close leaves as it is", () => {
+    const e = eventMaker();
+    let s = run([
+      e.started("agent-main", null, "main"),
+      e.mcp("agent-main", "broken", "failed", null, "could not be started: `nope`: No such file or directory"),
+    ]);
+    expect(s.agents["agent-main"]?.mcp.broken).toEqual({
+      state: "failed",
+      pid: null,
+      error: "could not be started: `nope`: No such file or directory",
+    });
+    expect(items(s, "agent-main")).toMatchObject([{ kind: "mcp", server: "broken", state: "failed" }]);
+    s = reduce(s, e.mcp("agent-main", "broken", "closed"));
+    expect(items(s, "agent-main")).toMatchObject([{ kind: "mcp", state: "failed", error: expect.stringContaining("nope") }]);
+    expect(s.agents["agent-main"]?.mcp.broken?.state).toBe("closed");
+  });
+
+  it("adds no row for a close without a connection, and keeps each agent's connections apart", () => {
+    const e = eventMaker();
+    const s = run([
+      e.started("agent-main", null, "main"),
+      e.started("agent-a", "agent-main", "A"),
+      e.mcp("agent-a", "everything", "connected", 7),
+      e.mcp("agent-main", "everything", "closed"),
+      e.mcp("agent-a", "everything", "failed", null, "exited or hung up"),
+      e.mcp("agent-a", "everything", "connected", 8),
+    ]);
+    expect(items(s, "agent-main")).toEqual([]);
+    expect(s.agents["agent-main"]?.mcp.everything?.state).toBe("closed");
+    expect(items(s, "agent-a").map((it) => (it.kind === "mcp" ? [it.state, it.pid] : it.kind))).toEqual([
+      ["connected", 7],
+      ["failed", null],
+      ["connected", 8],
+    ]);
+    expect(s.agents["agent-a"]?.mcp.everything).toEqual({ state: "connected", pid: 8, error: null });
+  });
+
+  it("shows an MCP tool as server and tool wherever the last tool is summarised", () => {
+    const e = eventMaker();
+    const s = run([
+      e.started("agent-main", null, "main"),
+      e.make("agent-main", { type: "tool_call", call_id: "m1", tool_name: "mcp__everything__echo", tool_args: { message: "hi\nthere" } }),
+    ]);
+    expect(s.agents["agent-main"]?.lastTool).toBe("everything · echo hi");
+    expect(s.agents["agent-main"]?.lastToolName).toBe("mcp__everything__echo");
+    expect(toolSummary("mcp__everything__get-sum", { a: 1, b: 2 })).toBe("everything · get-sum");
+  });
+});

@@ -12,11 +12,13 @@ import type {
   AgentId,
   AgentStatus,
   ApprovalScope,
+  McpState,
   Value,
   SessionId,
   StoredAgent,
   Usage,
 } from "../bindings";
+import { firstStringArg, parseMcpTool } from "../lib/mcp";
 
 export type EventType = AgentEvent["type"];
 export type EventOf<T extends EventType> = Extract<AgentEvent, { type: T }>;
@@ -35,7 +37,29 @@ export type OutputItem =
   | { kind: "response"; key: string; text: string; streaming: boolean; ts: number }
   | ToolItem
   | { kind: "notification"; key: string; taskId: AgentId; status: AgentStatus; summary: string; ts: number }
+  | McpItem
   | FinishedItem;
+
+/**
+ * A status line of the agent's connection to an MCP server: added when it
+ * connects or fails; a close marks the server's last "connected" line closed.
+ */
+export interface McpItem {
+  kind: "mcp";
+  key: string;
+  server: string;
+  state: McpState;
+  pid: number | null;
+  error: string | null;
+  ts: number;
+}
+
+/** One agent's connection to one MCP server, as its last mcp_status left it. */
+export interface McpConnection {
+  state: McpState;
+  pid: number | null;
+  error: string | null;
+}
 
 export interface ToolItem {
   kind: "tool";
@@ -84,9 +108,16 @@ export interface AgentNode {
   runEndedAt: number | null;
   children: AgentId[];
   usage: Usage;
+  /** A one-line summary of its latest tool call ("Bash ls -la", "everything · echo hi"). */
   lastTool: string | null;
+  /** The latest tool call's name, to mark an MCP tool in the tree. */
+  lastToolName: string | null;
   items: OutputItem[];
   callIndex: Record<string, number>;
+  /** Its connections to MCP servers, by server name. */
+  mcp: Record<string, McpConnection>;
+  /** The index of each server's latest status item in `items`. */
+  mcpIndex: Record<string, number>;
   openThoughts: number | null;
   openResponse: number | null;
   finished: FinishedItem | null;
@@ -165,8 +196,19 @@ export function initialSession(): SessionState {
   };
 }
 
-/** A short, one-line summary of a tool call's arguments ("Read src/main.rs"). */
+const clip = (line: string): string => (line.length > 80 ? `${line.slice(0, 79)}…` : line);
+
+/**
+ * A short, one-line summary of a tool call's arguments ("Read src/main.rs");
+ * an MCP tool as "everything · echo" and its first string argument.
+ */
 export function toolSummary(toolName: string, args: Value): string {
+  const mcp = parseMcpTool(toolName);
+  if (mcp) {
+    const label = `${mcp.server} · ${mcp.tool}`;
+    const first = firstStringArg(args);
+    return first ? `${label} ${clip(first)}` : label;
+  }
   const a = args !== null && typeof args === "object" && !Array.isArray(args) ? args : {};
   const str = (k: string): string | null => {
     const v = a[k];
@@ -177,7 +219,7 @@ export function toolSummary(toolName: string, args: Value): string {
   const first = str("file_path") ?? str("command") ?? str("pattern") ?? str("path") ?? str("task_id") ?? str("description");
   if (!first) return toolName;
   const line = first.split("\n", 1)[0] ?? "";
-  return `${toolName} ${line.length > 80 ? `${line.slice(0, 79)}…` : line}`;
+  return `${toolName} ${clip(line)}`;
 }
 
 /** The mutable working copy of one batch; owns the objects it has copied. */
@@ -244,6 +286,22 @@ class Draft {
     return node.callIndex;
   }
 
+  mcp(node: AgentNode): Record<string, McpConnection> {
+    if (!this.owned.has(node.mcp)) {
+      node.mcp = { ...node.mcp };
+      this.owned.add(node.mcp);
+    }
+    return node.mcp;
+  }
+
+  mcpIndex(node: AgentNode): Record<string, number> {
+    if (!this.owned.has(node.mcpIndex)) {
+      node.mcpIndex = { ...node.mcpIndex };
+      this.owned.add(node.mcpIndex);
+    }
+    return node.mcpIndex;
+  }
+
   children(node: AgentNode): AgentId[] {
     if (!this.owned.has(node.children)) {
       node.children = node.children.slice();
@@ -296,8 +354,11 @@ function placeholder(id: AgentId, ts: number): AgentNode {
     children: [],
     usage: emptyUsage(),
     lastTool: null,
+    lastToolName: null,
     items: [],
     callIndex: {},
+    mcp: {},
+    mcpIndex: {},
     openThoughts: null,
     openResponse: null,
     finished: null,
@@ -432,6 +493,7 @@ function apply(d: Draft, ev: AgentEvent): void {
       });
       d.callIndex(node)[ev.call_id] = index;
       node.lastTool = toolSummary(ev.tool_name, ev.tool_args);
+      node.lastToolName = ev.tool_name;
       break;
     }
     case "tool_output_chunk": {
@@ -493,6 +555,9 @@ function apply(d: Draft, ev: AgentEvent): void {
         ts: ev.ts,
       });
       break;
+    case "mcp_status":
+      mcpStatus(d, node, ev);
+      break;
     case "agent_finished": {
       const item: FinishedItem = {
         kind: "finished",
@@ -524,6 +589,31 @@ function apply(d: Draft, ev: AgentEvent): void {
       void never;
     }
   }
+}
+
+/**
+ * Records the agent's connection state; "connected" and "failed" add a status
+ * item, "closed" marks the server's last "connected" item (a failure stays shown).
+ */
+function mcpStatus(d: Draft, node: AgentNode, ev: EventOf<"mcp_status">): void {
+  d.mcp(node)[ev.server] = { state: ev.state, pid: ev.pid, error: ev.error };
+  if (ev.state === "closed") {
+    const index = node.mcpIndex[ev.server];
+    if (index === undefined || node.items[index]?.kind !== "mcp") return;
+    const it = d.item(node, index);
+    if (it?.kind === "mcp" && it.state === "connected") it.state = "closed";
+    return;
+  }
+  const index = d.push(node, {
+    kind: "mcp",
+    key: `e${ev.seq}`,
+    server: ev.server,
+    state: ev.state,
+    pid: ev.pid,
+    error: ev.error,
+    ts: ev.ts,
+  });
+  d.mcpIndex(node)[ev.server] = index;
 }
 
 function lastResponse(node: AgentNode): string | undefined {

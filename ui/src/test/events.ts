@@ -1,5 +1,5 @@
 /** Builders of wire events for tests: a session with increasing seq and ts. */
-import type { AgentEvent, AgentId, AgentStatus, EventKind } from "../bindings";
+import type { AgentEvent, AgentId, AgentStatus, EventKind, McpState } from "../bindings";
 
 export function eventMaker(sessionId = "s-1") {
   let seq = 0;
@@ -43,5 +43,7 @@ export function eventMaker(sessionId = "s-1") {
       }),
     resolved: (id: AgentId, requestId: string, approved: boolean) =>
       make(id, { type: "approval_resolved", request_id: requestId, approved, scope: "once" }),
+    mcp: (id: AgentId, server: string, state: McpState, pid: number | null = null, error: string | null = null) =>
+      make(id, { type: "mcp_status", server, state, pid, error }),
   };
 }

@@ -1,6 +1,7 @@
 /** Resets and seeds the stores for component tests. */
 import type { AgentEvent, SessionInfo } from "../bindings";
 import { historyStore, initialHistory } from "../store/history";
+import { initialMcp, mcpStore } from "../store/mcp";
 import { bookStore } from "../store/review";
 import { initialSession, reduceBatch } from "../store/session";
 import { resetSession, sessionStore } from "../store/sessionStore";
@@ -11,6 +12,7 @@ export function resetStores(ui: Partial<UiState> = {}): void {
   sessionStore.set(initialSession());
   bookStore.set({ review: null, live: null });
   historyStore.set(initialHistory());
+  mcpStore.set(initialMcp());
   uiStore.set({ ...initialUi(), appLoading: false, ...ui });
 }
 

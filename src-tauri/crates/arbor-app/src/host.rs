@@ -7,6 +7,7 @@ use crate::catalog::{self, AgentTypeInfo, CatalogReport};
 use crate::demo;
 use crate::error::{AppError, AppErrorKind};
 use crate::keys::{self, KeySource, SecretStore};
+use crate::mcp::{McpCatalogs, McpReport, McpSources};
 use crate::providers::{self, ProviderKind};
 use crate::record::{Problem, Recorder, Writing};
 use crate::settings::{ApprovalChoice, Settings};
@@ -136,6 +137,8 @@ pub struct Host {
     pub(crate) store: Option<Result<Arc<Store>, String>>,
     /// A write that failed since (shown, not fatal).
     store_problem: Problem,
+    /// MCP servers with their known tool lists, kept across sessions.
+    mcp: McpCatalogs,
 }
 
 /// How a session is launched: a new one, or a stored one resumed.
@@ -189,6 +192,7 @@ impl Host {
             running: Mutex::new(None),
             store,
             store_problem: Problem::default(),
+            mcp: McpCatalogs::default(),
         }
     }
 
@@ -387,6 +391,12 @@ impl Host {
             tracing::warn!("agent file: {p}");
         }
         let agent_types = catalog.definitions.iter().map(AgentTypeInfo::from_definition).collect();
+        (config.mcp, _) = self.mcp.get(&McpSources {
+            config_dir: self.config.config_dir.as_deref(),
+            workspace: Some(l.workspace),
+            files: &[],
+            agent_types: &catalog.definitions,
+        });
         config.agent_types = catalog.definitions;
         let store = match &self.store {
             Some(Ok(s)) => Some(s.clone()),
@@ -504,6 +514,27 @@ impl Host {
         }
         *lock(&self.settings) = (settings, None);
         Ok(())
+    }
+
+    /// The MCP servers `workspace` (else the last one used) would give its
+    /// agents, with their tools, listing those not listed yet (all again when
+    /// `fresh`): each server starts once for this, then stops.
+    pub async fn mcp_servers(&self, workspace: Option<String>, fresh: bool) -> McpReport {
+        let workspace = workspace
+            .filter(|w| !w.trim().is_empty())
+            .or_else(|| self.settings().last_workspace)
+            .map(PathBuf::from)
+            .filter(|w| w.is_dir());
+        let definitions = workspace.as_deref().map(|w| catalog::load(w).definitions).unwrap_or_default();
+        let sources = McpSources {
+            config_dir: self.config.config_dir.as_deref(),
+            workspace: workspace.as_deref(),
+            files: &[],
+            agent_types: &definitions,
+        };
+        let (catalog, problems) = self.mcp.get(&sources);
+        catalog.check(fresh).await;
+        McpReport::of(&catalog, problems, sources.paths())
     }
 
     pub fn save_settings(&self, settings: Settings) -> Result<AppState, AppError> {

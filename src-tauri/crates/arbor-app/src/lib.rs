@@ -10,6 +10,7 @@ pub mod demo;
 pub mod error;
 pub mod host;
 pub mod keys;
+pub mod mcp;
 pub mod paths;
 pub mod providers;
 pub mod record;

@@ -23,6 +23,8 @@ pub enum Command {
     Demo(DemoArgs),
     /// List the subagent types found for a workspace (agent files), and any that failed to load.
     Agents(AgentsArgs),
+    /// List the MCP servers agents would get in a workspace: each is started once to list its tools.
+    Mcp(McpListArgs),
     /// List stored sessions, newest first.
     Sessions(SessionsArgs),
     /// Print a stored session: every agent's full transcript, subagents' included.
@@ -141,6 +143,28 @@ pub struct Common {
     /// Where Arbor keeps its data and logs (default: $ARBOR_DATA_DIR, else the platform's data dir).
     #[arg(long, value_name = "DIR", env = "ARBOR_DATA_DIR")]
     pub data_dir: Option<PathBuf>,
+    #[command(flatten)]
+    pub mcp: McpArgs,
+}
+
+/// MCP servers beyond the user's (`<config dir>/mcp.json`) and the workspace's (`.mcp.json`).
+#[derive(Args, Debug, Clone, Default)]
+pub struct McpArgs {
+    /// A file of MCP servers in the `.mcp.json` format (`{"mcpServers": {...}}`); may be repeated.
+    #[arg(long = "mcp-config", value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct McpListArgs {
+    /// The workspace whose .mcp.json and agent types are read (default: the current directory).
+    #[arg(long, value_name = "DIR")]
+    pub workspace: Option<PathBuf>,
+    #[command(flatten)]
+    pub mcp: McpArgs,
+    /// One JSON object per server on stdout.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Args, Debug)]

@@ -5,6 +5,7 @@ mod agents;
 mod approvals;
 mod args;
 mod demo;
+mod mcp;
 mod printer;
 mod providers;
 mod run;
@@ -25,6 +26,7 @@ fn main() -> ExitCode {
             args::Command::Run(a) => run::run(a).await,
             args::Command::Demo(a) => demo::demo(a).await,
             args::Command::Agents(a) => agents::list(a),
+            args::Command::Mcp(a) => mcp::list(a).await,
             args::Command::Sessions(a) => transcripts::sessions(a),
             args::Command::Show(a) => transcripts::show(a),
             args::Command::Search(a) => transcripts::search(a),

@@ -3,7 +3,7 @@
 //! drops them when stdout is not a terminal or NO_COLOR is set.
 
 use anstyle::{AnsiColor, Style};
-use arbor_protocol::{AgentEvent, AgentId, AgentStatus, EventKind, Usage};
+use arbor_protocol::{AgentEvent, AgentId, AgentStatus, EventKind, McpState, Usage};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::io::Write;
@@ -207,6 +207,17 @@ impl Printer {
                 }
                 self.line(id, &text);
             }
+            EventKind::McpStatus(s) => match s.state {
+                McpState::Connected => {
+                    let pid = s.pid.map(|p| format!(" (pid {p})")).unwrap_or_default();
+                    self.line(id, &format!("{DIM}mcp {} started{pid}{DIM:#}", s.server));
+                }
+                McpState::Failed => {
+                    let why = s.error.as_deref().unwrap_or("no detail");
+                    self.line(id, &format!("{ERR}mcp {} failed: {why}{ERR:#}", s.server));
+                }
+                McpState::Closed => {}
+            },
             EventKind::TaskNotification(n) => {
                 self.line(id, &format!("{DIM}⤶ result of {}: {}{DIM:#}", n.task_id, one_line(&n.summary, 140)));
             }

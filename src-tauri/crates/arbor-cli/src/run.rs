@@ -66,6 +66,8 @@ pub async fn execute(
         ..Limits::default()
     };
     let catalog = arbor_app::catalog::load(&workspace);
+    let (mcp, mcp_problems) = crate::mcp::sources(&workspace, &common.mcp, &catalog.definitions).build();
+    config.mcp = Arc::new(mcp);
     config.agent_types = catalog.definitions;
     let recorder = Recorder::new();
     config.journal = Some(recorder.journal());
@@ -102,6 +104,9 @@ pub async fn execute(
     for p in &catalog.problems {
         // A bad agent file must not go unnoticed, nor stop the run.
         warn(&format!("agent file: {p}"));
+    }
+    for p in &mcp_problems {
+        warn(&format!("mcp config: {p}"));
     }
     printer.note(&format!(
         "session {} · {} · {} · workspace {}",

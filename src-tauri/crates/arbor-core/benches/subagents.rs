@@ -1,8 +1,11 @@
-//! Subagent figures against the scripted server on loopback (no MCP):
+//! Subagent figures against the scripted server on loopback:
 //!
 //! 1. Spawn overhead: from the moment the parent's response carrying a Task call
 //!    is decoded to the moment the child's first model request is issued. The
-//!    parent calls Task 300 times in a row (one per turn); p50 and p99 are printed.
+//!    parent calls Task 300 times in a row (one per turn); p50 and p99 are printed,
+//!    without MCP servers and with two stdio servers configured (the npm reference
+//!    servers in tests/mcp, which the children do not call), alternating runs.
+//!    Then what a child's first call of an MCP tool costs: it starts its own server.
 //! 2. Fan-out: one response with 100 Task calls, `max_parallel` 20, every child
 //!    one model turn that takes 50 ms. Ideal wall time is 5 waves × 50 ms; the
 //!    time from the decoded response to the parent's next request (all 100
@@ -12,11 +15,13 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 
+use arbor_core::mcp::{McpCatalog, McpServerConfig, McpTimeouts, McpTransport};
 use arbor_core::provider::{
     AnthropicConfig, AnthropicProvider, ApiKey, ModelRequest, ModelResponse, Provider, ProviderError, ResponseStream,
     StopReason, StreamEvent,
 };
 use arbor_core::{ApprovalPolicy, Limits, Session, SessionConfig};
+use arbor_protocol::McpSource;
 use arbor_protocol::{AssistantBlock, Command, EventKind, Message, Usage, UserBlock};
 use arbor_testkit::{Scenario, ScriptedServer};
 use futures::StreamExt;
@@ -149,7 +154,76 @@ fn pct(v: &[f64], p: f64) -> f64 {
     v[((v.len() as f64 - 1.0) * p).round() as usize]
 }
 
-async fn spawn_overhead(dir: &std::path::Path) -> Vec<f64> {
+/// The npm reference servers of tests/mcp as a catalog, or None when they are not installed.
+fn reference_servers(dir: &std::path::Path) -> Option<Arc<McpCatalog>> {
+    let bin = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../tests/mcp/node_modules/.bin");
+    let server = |name: &str, bin_name: &str, args: Vec<String>| {
+        let command = bin.join(bin_name).to_string_lossy().into_owned();
+        let transport = McpTransport::Stdio { command, args, env: Default::default(), cwd: None };
+        (McpServerConfig { name: name.into(), transport }, McpSource::File { path: "bench".into() })
+    };
+    bin.join("mcp-server-everything").exists().then(|| {
+        Arc::new(McpCatalog::new(
+            vec![
+                server("everything", "mcp-server-everything", vec![]),
+                server("filesystem", "mcp-server-filesystem", vec![dir.to_string_lossy().into_owned()]),
+            ],
+            McpTimeouts::default(),
+        ))
+    })
+}
+
+/// A child's first call of `mcp__everything__echo`, from its tool_call to its
+/// tool_output (the child's own server starts on it), over `runs` children.
+async fn first_mcp_call(dir: &std::path::Path, mcp: Arc<McpCatalog>, runs: usize) -> Vec<f64> {
+    let calls: Vec<_> = (0..runs)
+        .map(|i| json!({"name": "Task", "input": {"description": format!("Echo {i}"), "prompt": format!("CHILD {i}: echo")}}))
+        .collect();
+    let server = ScriptedServer::start(
+        Scenario::from_json(
+            &json!({"rules": [
+                {"match": {"first_user_contains": "CHILD"}, "turns": [
+                    {"tool_calls": [{"name": "mcp__everything__echo", "input": {"message": "hi"}}]},
+                    {"text": "echoed"}
+                ]},
+                {"match": {}, "turns": [{"tool_calls": calls}, {"text": "all done"}]}
+            ]})
+            .to_string(),
+        )
+        .unwrap(),
+    )
+    .await
+    .unwrap();
+    let marks = Arc::new(Mutex::new(Vec::new()));
+    let mut c = config(&server, dir, &marks);
+    c.mcp = mcp;
+    c.limits = Limits { max_parallel: 1, max_subagents: runs as u32, ..Limits::default() };
+    let (session, mut events) = Session::start(c).unwrap();
+    let main = session.main_agent_id().clone();
+    session.submit(Command::SendMessage { agent_id: None, text: "PARENT: echo".into() }).unwrap();
+    let mut called = std::collections::HashMap::new();
+    let mut out = Vec::new();
+    while let Some(ev) = events.recv().await {
+        match &ev.kind {
+            EventKind::ToolCall(t) if t.tool_name == "mcp__everything__echo" => {
+                called.insert(t.call_id.clone(), Instant::now());
+            }
+            EventKind::ToolOutput(o) => {
+                if let Some(t) = called.remove(&o.call_id) {
+                    assert_eq!(o.content, "Echo: hi");
+                    out.push(t.elapsed().as_secs_f64());
+                }
+            }
+            EventKind::AgentFinished(_) if ev.agent_id == main => break,
+            _ => {}
+        }
+    }
+    session.shutdown();
+    server.shutdown().await;
+    out
+}
+
+async fn spawn_overhead(dir: &std::path::Path, mcp: Option<Arc<McpCatalog>>) -> Vec<f64> {
     let server = ScriptedServer::start(
         Scenario::from_json(
             &json!({"rules": [
@@ -167,6 +241,9 @@ async fn spawn_overhead(dir: &std::path::Path) -> Vec<f64> {
     let marks = Arc::new(Mutex::new(Vec::new()));
     let spawns = 300u32;
     let mut c = config(&server, dir, &marks);
+    if let Some(mcp) = mcp {
+        c.mcp = mcp;
+    }
     c.main_agent.max_turns = spawns + 20;
     c.limits = Limits { max_subagents: spawns + 20, ..Limits::default() };
     run_to_end(c, "PARENT: spawn children one after another").await;
@@ -227,14 +304,43 @@ async fn main() {
 
 async fn run() {
     let dir = tempfile::tempdir().unwrap();
-    let spawn = spawn_overhead(dir.path()).await;
-    println!(
-        "spawn overhead (Task decoded → child's first request issued, {} spawns, loopback): p50 {:.3} ms · p99 {:.3} ms · max {:.3} ms",
-        spawn.len(),
-        pct(&spawn, 0.5) * 1e3,
-        pct(&spawn, 0.99) * 1e3,
-        pct(&spawn, 1.0) * 1e3
-    );
+    let mcp = reference_servers(dir.path());
+    let (mut without, mut with) = (Vec::new(), Vec::new());
+    // Alternating runs, so drift on a shared machine does not favour either.
+    for _ in 0..2 {
+        without.extend(spawn_overhead(dir.path(), None).await);
+        if let Some(mcp) = &mcp {
+            with.extend(spawn_overhead(dir.path(), Some(mcp.clone())).await);
+        }
+    }
+    let show = |label: &str, v: &[f64]| {
+        println!(
+            "spawn overhead {label} (Task decoded → child's first request issued, {} spawns, loopback): p50 {:.3} ms · p99 {:.3} ms · max {:.3} ms",
+            v.len(),
+            pct(v, 0.5) * 1e3,
+            pct(v, 0.99) * 1e3,
+            pct(v, 1.0) * 1e3
+        )
+    };
+    show("without MCP servers", &without);
+    match &mcp {
+        Some(mcp) => {
+            show("with two stdio MCP servers configured, not called", &with);
+            println!(
+                "spawn overhead, two MCP servers minus none: p50 {:+.3} ms · p99 {:+.3} ms (goal: within 1 ms)",
+                (pct(&with, 0.5) - pct(&without, 0.5)) * 1e3,
+                (pct(&with, 0.99) - pct(&without, 0.99)) * 1e3
+            );
+            let first = first_mcp_call(dir.path(), mcp.clone(), 10).await;
+            println!(
+                "a child's first MCP call (starts its own mcp-server-everything, then echo), {} children: p50 {:.0} ms · max {:.0} ms",
+                first.len(),
+                pct(&first, 0.5) * 1e3,
+                pct(&first, 1.0) * 1e3
+            );
+        }
+        None => println!("spawn overhead with MCP servers: skipped, run `npm --prefix tests/mcp ci` first"),
+    }
     let (children, parallel, model_ms) = (100usize, 20usize, 50u64);
     let ideal = children.div_ceil(parallel) as f64 * model_ms as f64 / 1e3;
     let mut walls = Vec::new();

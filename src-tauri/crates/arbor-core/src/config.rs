@@ -5,6 +5,7 @@ use crate::approval::ApprovalPolicy;
 use crate::clock::{Clock, SystemClock};
 use crate::definitions::AgentDefinition;
 use crate::journal::Journal;
+use crate::mcp::McpCatalog;
 use crate::provider::{Provider, RetryPolicy};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -24,8 +25,21 @@ pub struct ToolFilter {
 
 impl ToolFilter {
     pub fn admits(&self, name: &str) -> bool {
-        self.allow.as_ref().is_none_or(|a| a.iter().any(|n| n == name)) && !self.deny.iter().any(|n| n == name)
+        self.allow.as_ref().is_none_or(|a| a.iter().any(|n| names(n, name)))
+            && !self.deny.iter().any(|n| names(n, name))
     }
+}
+
+/// Whether a tools entry stands for `tool`: its own name, or, as in Claude Code,
+/// `mcp__<server>` or `mcp__<server>__*` for every tool of that server.
+fn names(entry: &str, tool: &str) -> bool {
+    if entry == tool {
+        return true;
+    }
+    let server = entry.strip_suffix("__*").unwrap_or(entry);
+    server.starts_with("mcp__")
+        && !server["mcp__".len()..].contains("__")
+        && tool.strip_prefix(server).is_some_and(|rest| rest.starts_with("__"))
 }
 
 /// How the main agent is made: prompt, model, provider, tools, turn limit.
@@ -62,6 +76,8 @@ pub struct SessionConfig {
     pub seed: Option<u64>,
     /// Keeps agents' histories as they grow (the store), so the session can be resumed.
     pub journal: Option<Arc<dyn Journal>>,
+    /// The MCP servers agents may use, with their tool lists (shared across sessions).
+    pub mcp: Arc<McpCatalog>,
 }
 
 impl SessionConfig {
@@ -90,6 +106,7 @@ impl SessionConfig {
             clock: Arc::new(SystemClock),
             seed: None,
             journal: None,
+            mcp: Arc::new(McpCatalog::default()),
         }
     }
 }

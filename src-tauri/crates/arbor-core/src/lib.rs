@@ -12,6 +12,7 @@ pub mod config;
 pub mod definitions;
 mod events;
 pub mod journal;
+pub mod mcp;
 pub mod prompt;
 pub mod provider;
 pub mod registry;

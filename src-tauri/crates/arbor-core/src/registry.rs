@@ -3,6 +3,7 @@
 
 use crate::approval::ApprovalPolicy;
 use crate::config::ToolFilter;
+use crate::mcp::McpServer;
 use crate::provider::Provider;
 use arbor_protocol::{AgentFinished, AgentId, AgentStarted, AgentStatus, Message, Usage};
 use std::collections::{HashMap, HashSet};
@@ -21,6 +22,8 @@ pub(crate) struct AgentSpec {
     pub depth: u32,
     /// Waits for a scheduler slot (subagents do; the main agent does not).
     pub scheduled: bool,
+    /// The MCP servers whose tools it is offered (before its tool filter).
+    pub mcp: Vec<Arc<McpServer>>,
 }
 
 impl std::fmt::Debug for AgentSpec {
@@ -31,6 +34,7 @@ impl std::fmt::Debug for AgentSpec {
             .field("tools", &self.tools)
             .field("max_turns", &self.max_turns)
             .field("depth", &self.depth)
+            .field("mcp", &self.mcp.iter().map(|s| s.name()).collect::<Vec<_>>())
             .finish_non_exhaustive()
     }
 }

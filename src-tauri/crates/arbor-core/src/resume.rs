@@ -133,6 +133,7 @@ impl Shared {
                     policy: parent.policy.clone(),
                     depth: a.started.depth,
                     scheduled: true,
+                    mcp: parent.mcp.clone(),
                 }
             }
         }

@@ -8,6 +8,7 @@ use crate::config::{Limits, Providers, SessionConfig};
 use crate::definitions::AgentDefinition;
 use crate::events::{EventSink, EventStream};
 use crate::journal::Journal;
+use crate::mcp::McpCatalog;
 use crate::prompt;
 use crate::provider::{RetryPolicy, ToolSpec};
 use crate::registry::{AgentRecord, AgentSpec, AgentSummary, Registry};
@@ -77,6 +78,7 @@ pub(crate) struct Shared {
     /// The tool specs offered so far, by the names of the tools in them (see [`Shared::tool_specs`]).
     tool_specs: Mutex<Vec<Arc<[ToolSpec]>>>,
     pub(crate) root_cancel: CancellationToken,
+    pub(crate) mcp: Arc<McpCatalog>,
     journal: Option<Arc<dyn Journal>>,
     registry: Mutex<Registry>,
     rng: Mutex<fastrand::Rng>,
@@ -185,8 +187,9 @@ impl Shared {
     /// The specs of `tools` as the model sees them, built once per set of tools and
     /// shared: every subagent of a fan-out would otherwise rebuild the same schemas.
     /// Keyed by the tools' names, since within a session a name always stands for
-    /// the same tool (the built-ins, and the subagent tools, whose description is
-    /// the session's); only the agent a subagent tool is bound to differs.
+    /// the same tool (the built-ins; the subagent tools, whose description is the
+    /// session's; MCP tools, whose server names the catalog keeps unique); only the
+    /// agent a tool is bound to differs.
     pub(crate) fn tool_specs(&self, tools: &ToolRegistry) -> Arc<[ToolSpec]> {
         let mut cache = lock(&self.tool_specs);
         if let Some(specs) = cache.iter().find(|s| s.iter().map(|t| t.name.as_str()).eq(tools.names())) {
@@ -287,6 +290,7 @@ impl Shared {
             history,
             inbox,
             cancel,
+            mcp_failed: Vec::new(),
         };
         let span = info_span!("session", session_id = %self.id);
         let handle = tokio::spawn(run.run(self.clone()).instrument(span));
@@ -578,6 +582,7 @@ impl Session {
             tool_specs: Mutex::new(Vec::new()),
             root_cancel: CancellationToken::new(),
             journal: config.journal,
+            mcp: config.mcp.clone(),
             registry: Mutex::new(Registry::default()),
             rng: Mutex::new(rng),
         });
@@ -593,6 +598,7 @@ impl Session {
                 policy: Arc::new(config.approval),
                 depth: 0,
                 scheduled: false,
+                mcp: config.mcp.servers_for(None),
             }),
             provider_name: main_def.provider,
         };

@@ -2,7 +2,7 @@
 //! subscribers (the store, the UI, the CLI printer, tests), one ordered stream
 //! per session.
 
-use crate::{AgentId, AgentStatus, ApprovalScope, SessionId};
+use crate::{AgentId, AgentStatus, ApprovalScope, McpStatus, SessionId};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -38,6 +38,8 @@ pub enum EventKind {
     ApprovalResolved(ApprovalResolved),
     Usage(Usage),
     TaskNotification(TaskNotification),
+    /// The agent's connection to an MCP server started, failed or closed.
+    McpStatus(McpStatus),
     AgentFinished(AgentFinished),
 }
 
@@ -59,6 +61,7 @@ impl EventKind {
             Self::ApprovalResolved(_) => "approval_resolved",
             Self::Usage(_) => "usage",
             Self::TaskNotification(_) => "task_notification",
+            Self::McpStatus(_) => "mcp_status",
             Self::AgentFinished(_) => "agent_finished",
         }
     }

@@ -8,7 +8,7 @@ use crate::Store;
 use crate::error::{At, StoreError};
 use crate::read::{agent, agents, summary};
 use crate::search::path_to;
-use arbor_protocol::{AgentEvent, AgentId, EventKind, SessionId, SessionSummary, StoredAgent, Usage};
+use arbor_protocol::{AgentEvent, AgentId, EventKind, McpState, SessionId, SessionSummary, StoredAgent, Usage};
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
@@ -159,6 +159,15 @@ fn event(out: &mut String, ev: &AgentEvent) {
             let label = if o.is_error { "Error output" } else { "Output" };
             let _ = writeln!(out, "{label} (`{}`):\n\n{}", o.call_id, fenced(&o.content, ""));
         }
+        EventKind::McpStatus(s) => match (s.state, &s.error) {
+            (McpState::Failed, e) => {
+                let _ = writeln!(out, "*MCP server `{}` failed:* {}\n", s.server, e.as_deref().unwrap_or("no detail"));
+            }
+            (McpState::Connected, _) => {
+                let _ = writeln!(out, "*MCP server `{}` started.*\n", s.server);
+            }
+            (McpState::Closed, _) => {}
+        },
         EventKind::TaskNotification(n) => {
             let _ = writeln!(out, "*Background task `{}` {}:* {}\n", n.task_id, n.status.as_str(), n.summary);
         }

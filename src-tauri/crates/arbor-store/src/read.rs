@@ -24,7 +24,7 @@ pub(crate) const AGENT_COLUMNS: &str = "id, parent_id, parent_call_id, depth, de
 /// The event types of an agent's transcript. Chunks are listed too: those not
 /// superseded by their aggregate are what an interrupted stream left.
 const TRANSCRIPT_TYPES_SQL: &str = "type IN ('user_message', 'thoughts', 'response', 'tool_call', 'tool_output', \
-     'thoughts_chunk', 'response_chunk', 'tool_output_chunk')";
+     'thoughts_chunk', 'response_chunk', 'tool_output_chunk', 'mcp_status')";
 
 /// Parents before children: depth first, then the order they started in.
 const AGENT_ORDER_SQL: &str = "ORDER BY depth, started_at, id";

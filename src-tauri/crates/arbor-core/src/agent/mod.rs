@@ -5,12 +5,13 @@
 mod calls;
 mod turn;
 
+use crate::mcp::{self, AgentMcp, McpError};
 use crate::provider::ToolSpec;
 use crate::registry::AgentSpec;
 use crate::session::{EndStep, Shared};
 use crate::subagents;
 use crate::tools::ToolRegistry;
-use arbor_protocol::{AgentFinished, AgentId, AgentStatus, AssistantBlock, Message, UserBlock};
+use arbor_protocol::{AgentFinished, AgentId, AgentStatus, AssistantBlock, EventKind, McpState, Message, UserBlock};
 use std::sync::Arc;
 use std::time::Instant;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
@@ -30,6 +31,8 @@ pub(crate) struct AgentRun {
     pub history: Vec<Message>,
     pub inbox: mpsc::UnboundedReceiver<String>,
     pub cancel: CancellationToken,
+    /// The MCP servers that could not list their tools for this run, and why.
+    pub mcp_failed: Vec<(String, McpError)>,
 }
 
 impl AgentRun {
@@ -46,6 +49,7 @@ impl AgentRun {
             } else {
                 Some((AgentStatus::Cancelled, None))
             };
+            let mcp = if outcome.is_none() { self.add_mcp_tools(&shared).await } else { None };
             let specs = shared.tool_specs(&self.tools);
             loop {
                 let (status, error) = match outcome.take() {
@@ -86,8 +90,13 @@ impl AgentRun {
                     }
                 }
             }
-            // The slot goes back now, not when the last handle to this run is dropped.
+            // The slot goes back now, not when the last handle to this run is dropped,
+            // nor after its servers have stopped: queued agents need not wait for that.
             drop(self.slot.take());
+            // No server outlives the run that started it.
+            if let Some(mcp) = mcp {
+                mcp.close().await;
+            }
         }
         .instrument(span)
         .await
@@ -157,6 +166,40 @@ impl AgentRun {
         }
     }
 
+    /// Adds the tools of its MCP servers (lists fetched once per workspace, so
+    /// usually at once), bound to connections of this run's own.
+    async fn add_mcp_tools(&mut self, shared: &Arc<Shared>) -> Option<Arc<AgentMcp>> {
+        if self.spec.mcp.is_empty() {
+            return None;
+        }
+        let weak = Arc::downgrade(shared);
+        let id = self.id.clone();
+        let agent = AgentMcp::new(move |status| {
+            if let Some(shared) = weak.upgrade() {
+                shared.events.emit(&id, EventKind::McpStatus(status));
+            }
+        });
+        let (tools, failed) = tokio::select! {
+            listed = agent.tools(&self.spec.mcp) => listed,
+            _ = self.cancel.cancelled() => Default::default(),
+        };
+        for tool in tools {
+            if self.spec.tools.admits(tool.name()) {
+                self.tools.insert(tool);
+            }
+        }
+        for (server, error) in &failed {
+            // A server the agent may not use anyway is not its concern.
+            let wanted =
+                self.spec.tools.allow.as_ref().is_none_or(|a| a.iter().any(|n| mcp::server_of(n) == Some(server)));
+            if wanted {
+                agent.report(server, McpState::Failed, None, Some(error));
+            }
+        }
+        self.mcp_failed = failed;
+        Some(agent)
+    }
+
     /// Waits for a scheduler slot if this agent needs one; false when cancelled first.
     async fn take_slot(&mut self) -> bool {
         let Some(slots) = self.slots.clone() else { return true };
@@ -177,6 +220,9 @@ impl AgentRun {
     pub(crate) fn missing_tool_reason(&self, name: &str) -> String {
         if self.depth_limited && subagents::is_subagent_tool(name) {
             return subagents::DEPTH_LIMIT_MESSAGE.to_string();
+        }
+        if let Some((server, error)) = self.mcp_failed.iter().find(|(s, _)| mcp::server_of(name) == Some(s.as_str())) {
+            return format!("MCP server \"{server}\" {error}");
         }
         let names = self.tools.names().collect::<Vec<_>>().join(", ");
         format!("Unknown tool: {name}. Available tools: {names}.")

@@ -193,8 +193,8 @@ impl Shared {
             .or_else(|| def.and_then(|d| d.max_turns))
             .unwrap_or(self.limits.subagent_max_turns)
             .clamp(1, self.limits.max_turns_cap.max(1));
-        let (system, tools, policy) = match def {
-            None => (parent.system.clone(), parent.tools.clone(), parent.policy.clone()),
+        let (system, tools, policy, mcp) = match def {
+            None => (parent.system.clone(), parent.tools.clone(), parent.policy.clone(), parent.mcp.clone()),
             Some(d) => {
                 let system = prompt::main_system_prompt(
                     &d.system_prompt,
@@ -210,10 +210,11 @@ impl Shared {
                     }
                 }
                 let trusted = d.source == Some(DefinitionSource::User);
-                (system, tools, Arc::new(parent.policy.for_child(d.permission_mode, trusted)))
+                let policy = Arc::new(parent.policy.for_child(d.permission_mode, trusted));
+                (system, tools, policy, self.mcp.servers_for(Some(&d.name)))
             }
         };
-        let spec = AgentSpec { system, model, provider, tools, max_turns, policy, depth, scheduled: true };
+        let spec = AgentSpec { system, model, provider, tools, max_turns, policy, depth, scheduled: true, mcp };
         Ok((spec, provider_name))
     }
 }

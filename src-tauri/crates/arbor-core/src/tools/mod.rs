@@ -15,6 +15,7 @@ pub use bash::BashTool;
 pub use edit::EditTool;
 pub use glob::GlobTool;
 pub use grep::GrepTool;
+pub(crate) use output::MAX_TOOL_OUTPUT_CHARS;
 pub use output::cap_output;
 pub use read::ReadTool;
 pub use write::WriteTool;

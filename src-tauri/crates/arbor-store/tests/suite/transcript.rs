@@ -2,7 +2,7 @@
 
 use super::*;
 
-const TRANSCRIPT: [&str; 8] = [
+const TRANSCRIPT: [&str; 9] = [
     "user_message",
     "thoughts",
     "response",
@@ -11,6 +11,7 @@ const TRANSCRIPT: [&str; 8] = [
     "thoughts_chunk",
     "response_chunk",
     "tool_output_chunk",
+    "mcp_status",
 ];
 
 /// An agent with many turns of streamed text and tool output (each stream
@@ -32,6 +33,11 @@ fn long_agent(store: &Store) -> (Log, Vec<u64>) {
         visible.push(log.push(&m, text(EventKind::Response, "abc")));
         let id = format!("call-{turn}");
         visible.push(log.push(&m, call(&id, "Bash", json!({"command": "ls"}))));
+        if turn == 0 {
+            let connected =
+                McpStatus { server: "everything".into(), state: McpState::Connected, pid: Some(7), error: None };
+            visible.push(log.push(&m, EventKind::McpStatus(connected)));
+        }
         log.push(&m, output_chunk(&id, "x"));
         log.push(&m, output_chunk(&id, "y"));
         visible.push(log.push(&m, output(&id, "xy")));

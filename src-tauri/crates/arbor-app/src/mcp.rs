@@ -1,0 +1,104 @@
+//! The MCP servers of a workspace: the user's `<config dir>/mcp.json`, the
+//! workspace's `.mcp.json` (it wins on a name clash, as the more specific), any
+//! files given on the command line, and agent types' own servers. Both files use
+//! the `mcpServers` format Claude Code and Claude Desktop users already have.
+//! The app keeps one catalog per workspace across sessions, so a server's tool
+//! list is fetched once, not once per session.
+
+use arbor_core::AgentDefinition;
+use arbor_core::mcp::{self, McpCatalog, McpTimeouts};
+use arbor_protocol::{McpServerInfo, McpSource};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+/// The user's servers, in the config dir.
+pub const USER_FILE: &str = "mcp.json";
+/// A workspace's servers, at its root (Claude Code's project scope).
+pub const WORKSPACE_FILE: &str = ".mcp.json";
+
+/// The configured servers with their state and tools, and what could not be used.
+#[derive(Debug, Clone, PartialEq, Serialize, specta::Type)]
+pub struct McpReport {
+    pub servers: Vec<McpServerInfo>,
+    pub problems: Vec<String>,
+    /// The files read (or looked for), so the person knows where to edit.
+    pub files: Vec<String>,
+}
+
+impl McpReport {
+    pub fn of(catalog: &McpCatalog, problems: Vec<String>, files: Vec<PathBuf>) -> Self {
+        Self { servers: catalog.describe(), problems, files: files.iter().map(|f| f.display().to_string()).collect() }
+    }
+}
+
+/// Where a workspace's servers come from.
+pub struct McpSources<'a> {
+    pub config_dir: Option<&'a Path>,
+    pub workspace: Option<&'a Path>,
+    /// `--mcp-config` files: they must exist.
+    pub files: &'a [PathBuf],
+    pub agent_types: &'a [AgentDefinition],
+}
+
+impl McpSources<'_> {
+    /// The files in the order they are read (a later one wins on a name clash).
+    pub fn paths(&self) -> Vec<PathBuf> {
+        let mut paths: Vec<PathBuf> = self.config_dir.map(|d| d.join(USER_FILE)).into_iter().collect();
+        paths.extend(self.workspace.map(|w| w.join(WORKSPACE_FILE)));
+        paths.extend(self.files.iter().cloned());
+        paths
+    }
+
+    /// A catalog of every server, and the problems met on the way (a bad file
+    /// or entry is skipped, the rest load). `${VAR}` comes from the environment.
+    pub fn build(&self) -> (McpCatalog, Vec<String>) {
+        let env = |name: &str| std::env::var(name).ok();
+        let mut servers = Vec::new();
+        let mut problems = Vec::new();
+        let user = self.config_dir.map(|d| d.join(USER_FILE));
+        let workspace = self.workspace.map(|w| w.join(WORKSPACE_FILE));
+        let files = user
+            .iter()
+            .map(|p| (p, true, McpSource::File { path: p.display().to_string() }))
+            .chain(workspace.iter().map(|p| (p, true, McpSource::Workspace { path: p.display().to_string() })))
+            .chain(self.files.iter().map(|p| (p, false, McpSource::File { path: p.display().to_string() })));
+        for (path, optional, source) in files {
+            match mcp::config::load_file(path, optional, &env) {
+                Ok(file) => {
+                    servers.extend(file.servers.into_iter().map(|s| (s, source.clone())));
+                    problems.extend(file.problems);
+                }
+                Err(e) => problems.push(e.to_string()),
+            }
+        }
+        let mut catalog = McpCatalog::new(servers, McpTimeouts::default());
+        catalog.add_agent_types(self.agent_types, &env);
+        problems.extend(catalog.problems().iter().cloned());
+        for p in &problems {
+            tracing::warn!("mcp config: {p}");
+        }
+        (catalog, problems)
+    }
+}
+
+/// The app's latest catalog, kept across sessions and workspaces.
+#[derive(Default)]
+pub struct McpCatalogs {
+    current: Mutex<Option<Arc<McpCatalog>>>,
+}
+
+impl McpCatalogs {
+    /// The catalog for `sources`, built afresh from the files (they may have been
+    /// edited) but keeping the known tool lists of servers whose config is unchanged.
+    pub fn get(&self, sources: &McpSources<'_>) -> (Arc<McpCatalog>, Vec<String>) {
+        let (fresh, problems) = sources.build();
+        let mut current = self.current.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let catalog = Arc::new(match current.as_ref() {
+            Some(previous) => fresh.reuse(previous),
+            None => fresh,
+        });
+        *current = Some(catalog.clone());
+        (catalog, problems)
+    }
+}

@@ -1,0 +1,173 @@
+import { act, fireEvent, render, screen, within } from "@testing-library/react";
+import { beforeEach, describe, expect, it, vi } from "vitest";
+import type { AppState, McpReport, McpServerInfo } from "../bindings";
+import { resetStores } from "../test/stores";
+import { SettingsPanel } from "./SettingsPanel";
+
+const commands = {
+  mcpServers: vi.fn(),
+  agentCatalog: vi.fn(),
+};
+vi.mock("../bindings", () => ({ commands: new Proxy({}, { get: (_t, k: string) => commands[k as keyof typeof commands] }) }));
+
+const ok = <T,>(data: T) => Promise.resolve({ status: "ok" as const, data });
+
+const app: AppState = {
+  settings: { default_provider: null, last_workspace: "/work/demo", approvals: {} },
+  settings_problem: null,
+  providers: [],
+  keyring: { available: true, problem: null },
+  session: null,
+  default_workspace: "/home",
+  tools: [],
+  transcripts: { path: "/data/arbor.db", problem: null },
+};
+
+function server(extra: Partial<McpServerInfo> = {}): McpServerInfo {
+  return {
+    name: "everything",
+    source: { kind: "workspace", path: "/work/demo/.mcp.json" },
+    transport: "stdio",
+    target: "npx -y @modelcontextprotocol/server-everything",
+    state: "ready",
+    error: null,
+    tools: [],
+    ...extra,
+  };
+}
+
+function report(extra: Partial<McpReport> = {}): McpReport {
+  return {
+    servers: [],
+    problems: [],
+    files: ["/home/u/.config/arbor/mcp.json", "/work/demo/.mcp.json"],
+    ...extra,
+  };
+}
+
+beforeEach(() => {
+  for (const f of Object.values(commands)) f.mockReset();
+  commands.agentCatalog.mockResolvedValue({ definitions: [], problems: [] });
+  resetStores({ view: "settings", app, workspace: "/work/demo" });
+});
+
+async function show() {
+  await act(async () => {
+    render(<SettingsPanel />);
+  });
+  return screen.getByTestId("mcp-servers");
+}
+
+function rows() {
+  return screen.getAllByTestId("mcp-server-row");
+}
+
+describe("Settings: MCP servers", () => {
+  it("lists a ready server with its source, command line and tools, read-only ones marked", async () => {
+    commands.mcpServers.mockReturnValue(
+      ok(
+        report({
+          servers: [
+            server({
+              tools: [
+                { name: "mcp__everything__echo", description: "Echoes back the input.\nSecond line", read_only: true },
+                { name: "mcp__everything__add", description: "Adds two numbers", read_only: false },
+              ],
+            }),
+          ],
+        }),
+      ),
+    );
+    const section = await show();
+    expect(commands.mcpServers).toHaveBeenCalledWith("/work/demo", false);
+    const [row] = rows();
+    expect(row?.dataset.state).toBe("ready");
+    const text = row?.textContent ?? "";
+    expect(text).toContain("everything");
+    expect(text).toContain("ready · 2 tools");
+    expect(text).toContain("Workspace .mcp.json");
+    expect(text).toContain("/work/demo/.mcp.json");
+    expect(text).toContain("stdio");
+    expect(row?.querySelector("code")?.textContent).toBe("npx -y @modelcontextprotocol/server-everything");
+    const tools = within(row!).getAllByTestId("mcp-tool");
+    expect(tools.map((t) => t.querySelector(".tool-id")?.textContent)).toEqual(["echo", "add"]);
+    expect(tools[0]?.textContent).toContain("Echoes back the input.");
+    expect(tools[0]?.textContent).not.toContain("Second line");
+    expect(tools[0]?.textContent).toContain("read-only");
+    expect(tools[1]?.textContent).not.toContain("read-only");
+    expect(row?.querySelector("details summary")?.textContent).toContain("2 tools · 1 read-only");
+    expect(section.textContent).toContain("Read-only tools run without asking; the others ask for approval by default.");
+    expect(screen.queryByTestId("mcp-loading")).toBeNull();
+  });
+
+  it("shows a failed server's error, an agent-only server and the problems as warnings", async () => {
+    commands.mcpServers.mockReturnValue(
+      ok(
+        report({
+          servers: [
+            server({ name: "broken", state: "failed", target: "nope --serve", error: "could not be started: `nope`: not found" }),
+            server({
+              name: "docs",
+              source: { kind: "agent", agent_type: "researcher" },
+              transport: "http",
+              target: "https://example.test/mcp",
+              state: "unchecked",
+            }),
+          ],
+          problems: ['/work/demo/.mcp.json: server "x": no command or url'],
+        }),
+      ),
+    );
+    await show();
+    const [broken, docs] = rows();
+    expect(broken?.dataset.state).toBe("failed");
+    expect(broken?.textContent).toContain("failed");
+    expect(within(broken!).getByTestId("mcp-server-error").textContent).toBe("could not be started: `nope`: not found");
+    expect(docs?.dataset.state).toBe("unchecked");
+    expect(docs?.textContent).toContain("not checked");
+    expect(docs?.textContent).toContain("Agent type researcher only");
+    expect(docs?.textContent).toContain("https://example.test/mcp");
+    expect(screen.getByTestId("mcp-problem").textContent).toContain('server "x": no command or url');
+  });
+
+  it("has an empty state naming the files looked in, with an example", async () => {
+    commands.mcpServers.mockReturnValue(ok(report()));
+    await show();
+    const empty = screen.getByTestId("mcp-empty");
+    expect(empty.textContent).toContain("No MCP servers configured");
+    expect(empty.textContent).toContain("/home/u/.config/arbor/mcp.json");
+    expect(empty.textContent).toContain("/work/demo/.mcp.json");
+    expect(empty.querySelector("pre")?.textContent).toContain('"@modelcontextprotocol/server-everything"');
+    expect(screen.queryAllByTestId("mcp-server-row")).toEqual([]);
+  });
+
+  it("says servers are starting while it waits, and checks again with fresh", async () => {
+    let answer: (r: unknown) => void = () => {};
+    commands.mcpServers.mockReturnValue(new Promise((resolve) => (answer = resolve)));
+    await show();
+    expect(screen.getByTestId("mcp-loading").textContent).toContain("Starting servers to list their tools…");
+    expect((screen.getByTestId("mcp-check") as HTMLButtonElement).disabled).toBe(true);
+    await act(async () => answer({ status: "ok", data: report({ servers: [server({ state: "unchecked" })] }) }));
+    expect(screen.queryByTestId("mcp-loading")).toBeNull();
+    expect(rows()[0]?.dataset.state).toBe("unchecked");
+
+    commands.mcpServers.mockReturnValue(ok(report({ servers: [server({ tools: [] })] })));
+    await act(async () => {
+      fireEvent.click(screen.getByTestId("mcp-check"));
+    });
+    expect(commands.mcpServers).toHaveBeenLastCalledWith("/work/demo", true);
+    expect(rows()[0]?.dataset.state).toBe("ready");
+    expect(rows()[0]?.textContent).toContain("ready · 0 tools");
+  });
+
+  it("shows a failed command as an error, not a blank", async () => {
+    commands.mcpServers.mockReturnValue(Promise.resolve({ status: "error", error: { kind: "config", message: "bad JSON in mcp.json" } }));
+    await show();
+    expect(screen.getByTestId("mcp-error").textContent).toContain("bad JSON in mcp.json");
+    commands.mcpServers.mockRejectedValue(new Error("ipc down"));
+    await act(async () => {
+      fireEvent.click(screen.getByTestId("mcp-check"));
+    });
+    expect(screen.getByTestId("mcp-error").textContent).toContain("ipc down");
+  });
+});
