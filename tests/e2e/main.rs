@@ -10,6 +10,7 @@ mod harness;
 
 use arbor_testkit::{Scenario, ScriptedServer};
 use harness::{App, exists};
+use std::path::Path;
 
 async fn scripted(name: &str) -> ScriptedServer {
     ScriptedServer::start(Scenario::load(name).unwrap()).await.unwrap()
@@ -270,4 +271,53 @@ async fn a_finished_session_is_reviewed_from_history_and_found_by_transcript_sea
 
     app.close().await;
     server.shutdown().await;
+}
+
+#[tokio::test]
+#[cfg_attr(
+    not(feature = "custom-protocol"),
+    ignore = "needs the UI embedded: run with --features custom-protocol (scripts/test.sh does)"
+)]
+async fn an_mcp_tool_call_shows_in_the_output_and_the_server_with_its_tools_in_settings() {
+    let server = scripted("mcp_e2e").await;
+    let app = App::launch(&[
+        ("ANTHROPIC_BASE_URL", server.anthropic_base_url()),
+        ("ANTHROPIC_API_KEY", "e2e-test-key".to_string()),
+    ])
+    .await;
+    let everything = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/node_modules/.bin/mcp-server-everything");
+    assert!(everything.exists(), "run `npm --prefix tests/mcp ci` (scripts/test.sh does)");
+    let config = serde_json::json!({"mcpServers": {"everything": {"command": everything}}});
+    std::fs::write(app.file(".mcp.json"), config.to_string()).unwrap();
+
+    app.find("[data-testid=prompt-input]").await.send_keys("Echo something through MCP").await.unwrap();
+    app.click("[data-testid=send]").await;
+    app.node_status("main", "completed").await;
+    app.wait_text("[data-testid=output]", "The echo came back from the MCP server").await;
+    // The call is collapsed like any tool call; opened, it shows the server's answer.
+    app.click("[data-testid=output] .tool-head").await;
+    let output = app.wait_text("[data-testid=output]", "Echo: hello from the desktop").await;
+    assert!(output.contains("everything") && output.contains("echo"), "the call names its server and tool: {output}");
+    let status = app.find("[data-testid=mcp-status]").await;
+    assert!(app.text_of(&status).await.contains("everything"), "the agent's connection is shown");
+    app.screenshot("mcp-output").await;
+
+    app.click("[data-testid=open-settings]").await;
+    let row = app
+        .wait("the everything server listed as ready", || async {
+            for r in app.all("[data-testid=mcp-server-row]").await {
+                if r.attr("data-state").await.ok().flatten().as_deref() == Some("ready") {
+                    return Some(r);
+                }
+            }
+            None
+        })
+        .await;
+    let text = app.text_of(&row).await;
+    assert!(text.contains("everything") && text.contains(".mcp.json"), "name and where it is configured: {text}");
+    app.client
+        .execute("document.querySelector('[data-testid=mcp-servers]').scrollIntoView({block: 'start'})", vec![])
+        .await
+        .unwrap();
+    app.screenshot("mcp-settings").await;
 }

@@ -13,6 +13,7 @@ pub mod definitions;
 mod events;
 pub mod journal;
 pub mod mcp;
+mod process;
 pub mod prompt;
 pub mod provider;
 pub mod registry;

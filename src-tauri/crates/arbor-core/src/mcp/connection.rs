@@ -5,6 +5,7 @@
 
 use super::McpError;
 use super::config::{McpServerConfig, McpTransport};
+use crate::process::signal_group;
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation, JsonObject,
     ProtocolVersion, Tool,
@@ -266,8 +267,8 @@ impl ServerProcess {
         self.stderr()
     }
 
-    fn group(&self) -> Option<i32> {
-        self.child.id().and_then(|pid| i32::try_from(pid).ok())
+    fn group(&self) -> Option<u32> {
+        self.child.id()
     }
 
     async fn stop(mut self) {
@@ -292,17 +293,6 @@ impl Drop for ServerProcess {
         }
         if let Some(reader) = self.reader.take() {
             reader.abort();
-        }
-    }
-}
-
-fn signal_group(group: Option<i32>, signal: i32) {
-    if let Some(pgid) = group.filter(|g| *g > 0) {
-        #[allow(unsafe_code)]
-        // SAFETY: kill(2) takes plain integers and touches no memory of ours; the negative
-        // pid addresses the group the server leads (it was spawned with process_group(0)).
-        unsafe {
-            libc::kill(-pgid, signal);
         }
     }
 }

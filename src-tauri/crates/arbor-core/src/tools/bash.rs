@@ -263,20 +263,8 @@ impl Drop for GroupGuard {
     }
 }
 
-#[allow(unsafe_code)]
 fn kill_group(pgid: Option<u32>) {
-    let Some(pgid) = pgid.and_then(|p| i32::try_from(p).ok()) else {
-        return;
-    };
-    // 0 and 1 would mean our own process group and init's: never ours to kill.
-    if pgid <= 1 {
-        return;
-    }
-    // SAFETY: kill(2) takes plain integers and touches no memory of ours; a negative
-    // pid addresses the process group the child leads (it was spawned with process_group(0)).
-    unsafe {
-        libc::kill(-pgid, libc::SIGKILL);
-    }
+    crate::process::signal_group(pgid, libc::SIGKILL);
 }
 
 /// Decodes both streams and keeps and streams the combined text, up to the cap.
