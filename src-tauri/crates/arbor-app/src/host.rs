@@ -392,7 +392,7 @@ impl Host {
         }
         let agent_types = catalog.definitions.iter().map(AgentTypeInfo::from_definition).collect();
         (config.mcp, _) = self.mcp.get(&McpSources {
-            config_dir: self.config.config_dir.as_deref(),
+            config_dir: self.config.config_dir.clone(),
             workspace: Some(l.workspace),
             files: &[],
             agent_types: &catalog.definitions,
@@ -527,7 +527,7 @@ impl Host {
             .filter(|w| w.is_dir());
         let definitions = workspace.as_deref().map(|w| catalog::load(w).definitions).unwrap_or_default();
         let sources = McpSources {
-            config_dir: self.config.config_dir.as_deref(),
+            config_dir: self.config.config_dir.clone(),
             workspace: workspace.as_deref(),
             files: &[],
             agent_types: &definitions,

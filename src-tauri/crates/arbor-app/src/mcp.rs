@@ -34,7 +34,7 @@ impl McpReport {
 
 /// Where a workspace's servers come from.
 pub struct McpSources<'a> {
-    pub config_dir: Option<&'a Path>,
+    pub config_dir: Option<PathBuf>,
     pub workspace: Option<&'a Path>,
     /// `--mcp-config` files: they must exist.
     pub files: &'a [PathBuf],
@@ -42,12 +42,28 @@ pub struct McpSources<'a> {
 }
 
 impl McpSources<'_> {
-    /// The files in the order they are read (a later one wins on a name clash).
+    /// The files in the order they are read (a later one wins on a name clash):
+    /// each with whether it may be missing and what its servers are labelled.
+    fn sources(&self) -> Vec<(PathBuf, bool, McpSource)> {
+        let user = self.config_dir.as_ref().map(|d| d.join(USER_FILE));
+        let workspace = self.workspace.map(|w| w.join(WORKSPACE_FILE));
+        let label = |p: &Path| p.display().to_string();
+        user.into_iter()
+            .map(|p| {
+                let source = McpSource::File { path: label(&p) };
+                (p, true, source)
+            })
+            .chain(workspace.map(|p| {
+                let source = McpSource::Workspace { path: label(&p) };
+                (p, true, source)
+            }))
+            .chain(self.files.iter().map(|p| (p.clone(), false, McpSource::File { path: label(p) })))
+            .collect()
+    }
+
+    /// The files in the order they are read.
     pub fn paths(&self) -> Vec<PathBuf> {
-        let mut paths: Vec<PathBuf> = self.config_dir.map(|d| d.join(USER_FILE)).into_iter().collect();
-        paths.extend(self.workspace.map(|w| w.join(WORKSPACE_FILE)));
-        paths.extend(self.files.iter().cloned());
-        paths
+        self.sources().into_iter().map(|(p, _, _)| p).collect()
     }
 
     /// A catalog of every server, and the problems met on the way (a bad file
@@ -56,15 +72,8 @@ impl McpSources<'_> {
         let env = |name: &str| std::env::var(name).ok();
         let mut servers = Vec::new();
         let mut problems = Vec::new();
-        let user = self.config_dir.map(|d| d.join(USER_FILE));
-        let workspace = self.workspace.map(|w| w.join(WORKSPACE_FILE));
-        let files = user
-            .iter()
-            .map(|p| (p, true, McpSource::File { path: p.display().to_string() }))
-            .chain(workspace.iter().map(|p| (p, true, McpSource::Workspace { path: p.display().to_string() })))
-            .chain(self.files.iter().map(|p| (p, false, McpSource::File { path: p.display().to_string() })));
-        for (path, optional, source) in files {
-            match mcp::config::load_file(path, optional, &env) {
+        for (path, optional, source) in self.sources() {
+            match mcp::config::load_file(&path, optional, &env) {
                 Ok(file) => {
                     servers.extend(file.servers.into_iter().map(|s| (s, source.clone())));
                     problems.extend(file.problems);

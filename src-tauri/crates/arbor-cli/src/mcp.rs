@@ -13,11 +13,13 @@ use std::process::ExitCode;
 
 /// The user's file, the workspace's `.mcp.json`, then the `--mcp-config` files.
 pub fn sources<'a>(workspace: &'a Path, args: &'a McpArgs, agent_types: &'a [AgentDefinition]) -> McpSources<'a> {
-    McpSources { config_dir: CONFIG_DIR.as_deref(), workspace: Some(workspace), files: &args.files, agent_types }
+    McpSources {
+        config_dir: arbor_app::paths::config_dir(),
+        workspace: Some(workspace),
+        files: &args.files,
+        agent_types,
+    }
 }
-
-static CONFIG_DIR: std::sync::LazyLock<Option<std::path::PathBuf>> =
-    std::sync::LazyLock::new(arbor_app::paths::config_dir);
 
 /// Exit 1 when a server fails or a configuration has problems, so a script can check its setup.
 #[allow(clippy::print_stdout)]

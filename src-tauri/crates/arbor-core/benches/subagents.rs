@@ -120,6 +120,11 @@ async fn fan_out_in_process(dir: &std::path::Path, children: usize, parallel: us
     (end - start).as_secs_f64()
 }
 
+/// The scripted model server on loopback, playing `scenario`.
+async fn scripted(scenario: serde_json::Value) -> ScriptedServer {
+    ScriptedServer::start(Scenario::from_json(&scenario.to_string()).unwrap()).await.unwrap()
+}
+
 fn config(server: &ScriptedServer, dir: &std::path::Path, marks: &Arc<Mutex<Vec<(Instant, Mark)>>>) -> SessionConfig {
     let inner: Arc<dyn Provider> = Arc::new(
         AnthropicProvider::new(AnthropicConfig {
@@ -179,21 +184,14 @@ async fn first_mcp_call(dir: &std::path::Path, mcp: Arc<McpCatalog>, runs: usize
     let calls: Vec<_> = (0..runs)
         .map(|i| json!({"name": "Task", "input": {"description": format!("Echo {i}"), "prompt": format!("CHILD {i}: echo")}}))
         .collect();
-    let server = ScriptedServer::start(
-        Scenario::from_json(
-            &json!({"rules": [
-                {"match": {"first_user_contains": "CHILD"}, "turns": [
-                    {"tool_calls": [{"name": "mcp__everything__echo", "input": {"message": "hi"}}]},
-                    {"text": "echoed"}
-                ]},
-                {"match": {}, "turns": [{"tool_calls": calls}, {"text": "all done"}]}
-            ]})
-            .to_string(),
-        )
-        .unwrap(),
-    )
-    .await
-    .unwrap();
+    let server = scripted(json!({"rules": [
+        {"match": {"first_user_contains": "CHILD"}, "turns": [
+            {"tool_calls": [{"name": "mcp__everything__echo", "input": {"message": "hi"}}]},
+            {"text": "echoed"}
+        ]},
+        {"match": {}, "turns": [{"tool_calls": calls}, {"text": "all done"}]}
+    ]}))
+    .await;
     let marks = Arc::new(Mutex::new(Vec::new()));
     let mut c = config(&server, dir, &marks);
     c.mcp = mcp;
@@ -224,20 +222,13 @@ async fn first_mcp_call(dir: &std::path::Path, mcp: Arc<McpCatalog>, runs: usize
 }
 
 async fn spawn_overhead(dir: &std::path::Path, mcp: Option<Arc<McpCatalog>>) -> Vec<f64> {
-    let server = ScriptedServer::start(
-        Scenario::from_json(
-            &json!({"rules": [
-                {"match": {"first_user_contains": "CHILD"}, "turns": [{"text": "child done"}]},
-                {"match": {}, "repeat_last": true, "turns": [
-                    {"tool_calls": [{"name": "Task", "input": {"description": "Measure a spawn", "prompt": "CHILD: answer at once"}}]}
-                ]}
-            ]})
-            .to_string(),
-        )
-        .unwrap(),
-    )
-    .await
-    .unwrap();
+    let server = scripted(json!({"rules": [
+        {"match": {"first_user_contains": "CHILD"}, "turns": [{"text": "child done"}]},
+        {"match": {}, "repeat_last": true, "turns": [
+            {"tool_calls": [{"name": "Task", "input": {"description": "Measure a spawn", "prompt": "CHILD: answer at once"}}]}
+        ]}
+    ]}))
+    .await;
     let marks = Arc::new(Mutex::new(Vec::new()));
     let spawns = 300u32;
     let mut c = config(&server, dir, &marks);
@@ -271,18 +262,11 @@ async fn fan_out(dir: &std::path::Path, children: usize, parallel: usize, model_
     let calls: Vec<_> = (0..children)
         .map(|i| json!({"name": "Task", "input": {"description": format!("Child {i}"), "prompt": format!("CHILD {i}: answer")}}))
         .collect();
-    let server = ScriptedServer::start(
-        Scenario::from_json(
-            &json!({"rules": [
-                {"match": {"first_user_contains": "CHILD"}, "turns": [{"text": "child done", "delay_ms": model_ms}]},
-                {"match": {}, "turns": [{"tool_calls": calls}, {"text": "all done"}]}
-            ]})
-            .to_string(),
-        )
-        .unwrap(),
-    )
-    .await
-    .unwrap();
+    let server = scripted(json!({"rules": [
+        {"match": {"first_user_contains": "CHILD"}, "turns": [{"text": "child done", "delay_ms": model_ms}]},
+        {"match": {}, "turns": [{"tool_calls": calls}, {"text": "all done"}]}
+    ]}))
+    .await;
     let marks = Arc::new(Mutex::new(Vec::new()));
     let mut c = config(&server, dir, &marks);
     c.limits = Limits { max_parallel: parallel, max_subagents: children as u32, ..Limits::default() };
