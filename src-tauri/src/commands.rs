@@ -3,16 +3,23 @@
 
 use crate::bridge;
 use arbor_app::catalog::CatalogReport;
-use arbor_app::host::{AppState, CommandReply, Host, SessionInfo, StartRequest};
+use arbor_app::host::AppState;
 use arbor_app::mcp::McpReport;
+use arbor_app::sessions::{Launched, StartRequest};
 use arbor_app::settings::Settings;
 use arbor_app::transcripts::{ExportFormat, HistoryQuery, PastSession};
-use arbor_app::{AppError, ProviderKind};
-use arbor_protocol::{AgentEvent, AgentId, Command, EventPage, SearchHit, SessionId, SessionSummary};
+use arbor_app::{AppError, Host, LaunchSpec, ProviderKind, SessionInfo, Start};
+use arbor_protocol::{AgentEvent, AgentId, Command, CommandReply, EventPage, SearchHit, SessionId, SessionSummary};
 use tauri::State;
 use tauri::ipc::Channel;
 
 type Result<T> = std::result::Result<T, AppError>;
+
+/// A launched session's events go to the UI; its info answers the command.
+fn show(launched: Launched, on_events: Channel<Vec<AgentEvent>>) -> Result<SessionInfo> {
+    bridge::forward(launched.events.into_stream(), on_events);
+    Ok(launched.info)
+}
 
 /// Everything the first screen needs.
 #[tauri::command]
@@ -30,18 +37,14 @@ pub async fn start_session(
     request: StartRequest,
     on_events: Channel<Vec<AgentEvent>>,
 ) -> Result<SessionInfo> {
-    let (info, events) = host.start_session(request)?;
-    bridge::forward(events, on_events);
-    Ok(info)
+    show(host.start_session(request).await?, on_events)
 }
 
 /// The built-in scripted demonstration (no key, no network).
 #[tauri::command]
 #[specta::specta]
 pub async fn start_demo(host: State<'_, Host>, on_events: Channel<Vec<AgentEvent>>) -> Result<SessionInfo> {
-    let (info, events) = host.start_demo().await?;
-    bridge::forward(events, on_events);
-    Ok(info)
+    show(host.launch(LaunchSpec { start: Start::Demo, ..LaunchSpec::default() }).await?, on_events)
 }
 
 /// A message, an approval answer, a stop or a delegation for the running session.
@@ -82,21 +85,21 @@ pub fn agent_catalog(host: State<'_, Host>, workspace: Option<String>) -> Catalo
 #[tauri::command]
 #[specta::specta]
 pub async fn mcp_servers(host: State<'_, Host>, workspace: Option<String>, fresh: bool) -> Result<McpReport> {
-    Ok(host.mcp_servers(workspace, fresh).await)
+    Ok(host.mcp_servers(workspace, &[], fresh).await)
 }
 
 /// Stored sessions, newest first, filtered.
 #[tauri::command]
 #[specta::specta]
 pub async fn list_sessions(host: State<'_, Host>, query: HistoryQuery) -> Result<Vec<SessionSummary>> {
-    host.sessions(query)
+    host.sessions(query).await
 }
 
 /// A stored session's first screen, read-only.
 #[tauri::command]
 #[specta::specta]
 pub async fn open_session(host: State<'_, Host>, session_id: SessionId) -> Result<PastSession> {
-    host.open_session(session_id)
+    host.open_session(session_id).await
 }
 
 /// An earlier page of one stored agent's transcript.
@@ -108,14 +111,14 @@ pub async fn load_transcript(
     agent_id: AgentId,
     before: Option<u64>,
 ) -> Result<EventPage> {
-    host.transcript(session_id, agent_id, before)
+    host.transcript(session_id, agent_id, before).await
 }
 
 /// Full-text search across every stored transcript.
 #[tauri::command]
 #[specta::specta]
 pub async fn search_transcripts(host: State<'_, Host>, text: String) -> Result<Vec<SearchHit>> {
-    host.search(text)
+    host.search(text).await
 }
 
 /// Writes a session (or one agent's transcript) to the file the person chose.
@@ -128,7 +131,7 @@ pub async fn export_session(
     format: ExportFormat,
     path: String,
 ) -> Result<String> {
-    host.export(session_id, agent_id, format, path)
+    host.export(session_id, agent_id, format, path).await
 }
 
 /// Continues a stored session live (the running one stops); `prompt` goes to its main agent.
@@ -140,7 +143,5 @@ pub async fn resume_session(
     prompt: Option<String>,
     on_events: Channel<Vec<AgentEvent>>,
 ) -> Result<SessionInfo> {
-    let (info, events) = host.resume_session(session_id, prompt)?;
-    bridge::forward(events, on_events);
-    Ok(info)
+    show(host.resume_session(session_id, prompt).await?, on_events)
 }

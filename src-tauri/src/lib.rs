@@ -5,9 +5,12 @@ mod bridge;
 mod commands;
 mod painting;
 
-use arbor_app::host::{Host, HostConfig};
 use arbor_app::keys::OsKeyring;
-use arbor_app::paths;
+use arbor_app::{Environment, Host, HostConfig, paths};
+use arbor_protocol::{
+    AgentStatus, ApprovalChoice, ApprovalOutcome, ApprovalScope, EventType, GENERAL_PURPOSE, ProviderKind,
+    SessionStatus, ToolClass,
+};
 use std::path::PathBuf;
 use tauri::Manager;
 
@@ -32,6 +35,20 @@ pub fn specta_builder() -> tauri_specta::Builder<tauri::Wry> {
             commands::export_session,
             commands::resume_session,
         ])
+        // Every list the UI needs of a Rust rule, so TypeScript never re-types one.
+        .constant("AGENT_STATUSES", AgentStatus::ALL)
+        .constant("TERMINAL_AGENT_STATUSES", AgentStatus::TERMINAL)
+        .constant("SESSION_STATUSES", SessionStatus::ALL)
+        .constant("APPROVAL_SCOPES", ApprovalScope::ALL)
+        .constant("APPROVAL_OUTCOMES", ApprovalOutcome::ALL)
+        .constant("APPROVAL_CHOICES", ApprovalChoice::ALL)
+        .constant("TOOL_CLASSES", ToolClass::ALL)
+        .constant("PROVIDER_KINDS", ProviderKind::ALL)
+        .constant("EVENT_TYPES", EventType::ALL)
+        .constant("TRANSCRIPT_EVENT_TYPES", EventType::TRANSCRIPT)
+        .constant("GENERAL_PURPOSE", GENERAL_PURPOSE)
+        .constant("HISTORY_PAGE", arbor_app::transcripts::HISTORY_PAGE)
+        .constant("SEARCH_LIMIT", arbor_app::transcripts::SEARCH_LIMIT)
         // Token counts, sequence numbers and timestamps stay far below 2^53.
         .dangerously_cast_bigints_to_number()
         // One TypeScript type per Rust type: the wire types serialize and deserialize alike.
@@ -68,15 +85,20 @@ fn default_workspace() -> PathBuf {
 /// Opens the main window and runs the event loop until it closes.
 pub fn run() {
     let builder = specta_builder();
-    let data_dir = match paths::data_dir(None) {
+    // The one place the app reads its environment.
+    let env = Environment::capture(std::env::vars());
+    let data_dir = match paths::data_dir(None, &env) {
         Ok(d) => d,
         Err(e) => fail(&format!("Arbor cannot start: {e}")),
     };
-    if let Err(e) = paths::init_logging(&data_dir, "arbor-desktop.log") {
+    if let Err(e) = paths::init_logging(&data_dir, "arbor-desktop.log", &env) {
         fail(&format!("Arbor cannot start: {e}"));
     }
+    let config_dir = paths::config_dir(&env);
     let host = Host::new(HostConfig {
-        config_dir: paths::config_dir(),
+        settings_file: config_dir.as_ref().map(|d| d.join("settings.json")),
+        config_dir,
+        env,
         secrets: Box::new(OsKeyring),
         default_workspace: default_workspace(),
         scratch_dir: std::env::temp_dir(),
@@ -97,6 +119,7 @@ pub fn run() {
         .build(tauri::generate_context!());
     match result {
         Ok(app) => app.run(|handle, event| {
+            // Quitting mid-run stops the agents; their last events are stored by the writer thread.
             if let tauri::RunEvent::Exit = event {
                 handle.state::<Host>().stop();
             }

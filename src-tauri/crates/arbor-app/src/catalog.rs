@@ -1,14 +1,14 @@
 //! The subagent types found for a workspace (agent files in Claude Code's
 //! format), shaped for the UI, with every file that failed to load.
 
-use crate::paths;
 use arbor_core::definitions::{self, AgentDefinition, Catalog, DefinitionSource};
 use serde::Serialize;
 use std::path::Path;
 
-/// Reads `<workspace>/.claude/agents`, `<workspace>/.arbor/agents` and the user's dir.
-pub fn load(workspace: &Path) -> Catalog {
-    let user = paths::user_agents_dir();
+/// Reads `<workspace>/.claude/agents`, `<workspace>/.arbor/agents` and the
+/// user's own, `<config dir>/agents`.
+pub fn load(workspace: &Path, config_dir: Option<&Path>) -> Catalog {
+    let user = config_dir.map(|d| d.join("agents"));
     definitions::load(&definitions::search_dirs(workspace, user.as_deref()))
 }
 

@@ -2,11 +2,12 @@
 //! Credential Manager on Windows), never in a file. The environment variables
 //! the SDKs read still work and win over a saved key. No key is ever logged.
 
-use crate::providers::{self, ProviderKind};
+use crate::env::Environment;
+use crate::providers::ProviderKind;
 use arbor_core::provider::ApiKey;
+use parking_lot::Mutex;
 use serde::Serialize;
 use std::collections::HashMap;
-use std::sync::Mutex;
 
 /// Where a provider's key comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, specta::Type)]
@@ -86,6 +87,24 @@ impl SecretStore for OsKeyring {
     }
 }
 
+/// No saved keys: the command line, which reads keys from the environment only.
+pub struct NoSecrets;
+
+impl SecretStore for NoSecrets {
+    fn status(&self) -> Result<(), KeyringError> {
+        Err(KeyringError("is not used by the command line: set the API key environment variables".into()))
+    }
+    fn get(&self, _kind: ProviderKind) -> Result<Option<String>, KeyringError> {
+        Ok(None)
+    }
+    fn set(&self, _kind: ProviderKind, _key: &str) -> Result<(), KeyringError> {
+        self.status()
+    }
+    fn delete(&self, _kind: ProviderKind) -> Result<(), KeyringError> {
+        Ok(())
+    }
+}
+
 /// Keys in memory: for tests, and for machines where the user chose not to save.
 #[derive(Default)]
 pub struct MemoryStore(Mutex<HashMap<ProviderKind, String>>);
@@ -95,22 +114,22 @@ impl SecretStore for MemoryStore {
         Ok(())
     }
     fn get(&self, kind: ProviderKind) -> Result<Option<String>, KeyringError> {
-        Ok(self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get(&kind).cloned())
+        Ok(self.0.lock().get(&kind).cloned())
     }
     fn set(&self, kind: ProviderKind, key: &str) -> Result<(), KeyringError> {
-        self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(kind, key.to_string());
+        self.0.lock().insert(kind, key.to_string());
         Ok(())
     }
     fn delete(&self, kind: ProviderKind) -> Result<(), KeyringError> {
-        self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner).remove(&kind);
+        self.0.lock().remove(&kind);
         Ok(())
     }
 }
 
 /// The key to use for `kind`: the environment variable, else the saved one.
 /// A keyring that cannot be read counts as no saved key.
-pub fn resolve(store: &dyn SecretStore, kind: ProviderKind) -> (Option<ApiKey>, KeySource) {
-    if let Some(k) = providers::env(kind.key_var()) {
+pub fn resolve(store: &dyn SecretStore, kind: ProviderKind, env: &Environment) -> (Option<ApiKey>, KeySource) {
+    if let Some(k) = env.get(kind.key_var()) {
         return (Some(ApiKey::new(k)), KeySource::Environment);
     }
     match store.get(kind) {

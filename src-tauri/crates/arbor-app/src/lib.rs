@@ -1,12 +1,13 @@
-//! What Arbor's two front ends share: where data and settings live, the
-//! settings file, API keys in the OS keyring, building providers, the subagent
-//! types found for a workspace, the scripted demo, and [`host::Host`], the
-//! desktop's command API. No Tauri here: `src-tauri` wraps [`host::Host`] in
-//! thin commands, and the CLI uses the pieces directly.
+//! The one API both of Arbor's front ends call ([`host::Host`]), organised by
+//! noun: sessions (launch, send, stop), history (transcripts), settings, keys,
+//! providers, MCP servers, agent types, and the scripted demo. No Tauri and no
+//! terminal here: `src-tauri` wraps it in thin commands, the CLI in thin
+//! subcommands, and neither builds a session, a provider or a recorder itself.
 
 pub mod batch;
 pub mod catalog;
 pub mod demo;
+pub mod env;
 pub mod error;
 pub mod host;
 pub mod keys;
@@ -14,8 +15,12 @@ pub mod mcp;
 pub mod paths;
 pub mod providers;
 pub mod record;
+pub mod sessions;
 pub mod settings;
 pub mod transcripts;
 
+pub use env::Environment;
 pub use error::{AppError, AppErrorKind};
+pub use host::{Host, HostConfig};
 pub use providers::ProviderKind;
+pub use sessions::{ApprovalMode, LaunchSpec, Launched, SessionEvents, SessionInfo, Start, Tuning};

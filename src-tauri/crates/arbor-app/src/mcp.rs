@@ -5,12 +5,14 @@
 //! The app keeps one catalog per workspace across sessions, so a server's tool
 //! list is fetched once, not once per session.
 
+use crate::env::Environment;
 use arbor_core::AgentDefinition;
 use arbor_core::mcp::{self, McpCatalog, McpTimeouts};
 use arbor_protocol::{McpServerInfo, McpSource};
+use parking_lot::Mutex;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 /// The user's servers, in the config dir.
 pub const USER_FILE: &str = "mcp.json";
@@ -39,6 +41,8 @@ pub struct McpSources<'a> {
     /// `--mcp-config` files: they must exist.
     pub files: &'a [PathBuf],
     pub agent_types: &'a [AgentDefinition],
+    /// For `${VAR}` in the files.
+    pub env: &'a Environment,
 }
 
 impl McpSources<'_> {
@@ -69,7 +73,7 @@ impl McpSources<'_> {
     /// A catalog of every server, and the problems met on the way (a bad file
     /// or entry is skipped, the rest load). `${VAR}` comes from the environment.
     pub fn build(&self) -> (McpCatalog, Vec<String>) {
-        let env = |name: &str| std::env::var(name).ok();
+        let env = |name: &str| self.env.raw(name);
         let mut servers = Vec::new();
         let mut problems = Vec::new();
         for (path, optional, source) in self.sources() {
@@ -102,7 +106,7 @@ impl McpCatalogs {
     /// edited) but keeping the known tool lists of servers whose config is unchanged.
     pub fn get(&self, sources: &McpSources<'_>) -> (Arc<McpCatalog>, Vec<String>) {
         let (fresh, problems) = sources.build();
-        let mut current = self.current.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut current = self.current.lock();
         let catalog = Arc::new(match current.as_ref() {
             Some(previous) => fresh.reuse(previous),
             None => fresh,

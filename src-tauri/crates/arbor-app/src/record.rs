@@ -11,7 +11,8 @@
 use arbor_core::{Clock, EventStream, Journal, SystemClock};
 use arbor_protocol::{AgentEvent, AgentId, Message, SessionId};
 use arbor_store::{NewSession, Store, StoreError};
-use std::sync::{Arc, Mutex, PoisonError};
+use parking_lot::Mutex;
+use std::sync::Arc;
 use tokio::sync::mpsc;
 
 /// Most events written in one transaction: bounds the delay before the first is shown.
@@ -47,11 +48,11 @@ pub struct Problem(Arc<Mutex<Option<String>>>);
 
 impl Problem {
     pub fn get(&self) -> Option<String> {
-        self.0.lock().unwrap_or_else(PoisonError::into_inner).clone()
+        self.0.lock().clone()
     }
 
     fn set(&self, message: String) {
-        let mut p = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut p = self.0.lock();
         if p.is_none() {
             *p = Some(message);
         }
@@ -95,29 +96,30 @@ impl Recorder {
         store.begin_session(&session)?;
         let (out, shown) = mpsc::unbounded_channel();
         let writer = Writer { store, session: session.id, deltas: self.deltas, out, problem, unsaved: Vec::new() };
-        let thread = std::thread::Builder::new()
+        let (done_tx, done) = tokio::sync::watch::channel(false);
+        std::thread::Builder::new()
             .name("arbor-store-writer".into())
-            .spawn(move || writer.run(events))
+            .spawn(move || {
+                writer.run(events);
+                done_tx.send_replace(true);
+            })
             .map_err(RecordError::Thread)?;
-        Ok((shown, Writing(thread)))
+        Ok((shown, Writing(done)))
     }
 }
 
-/// A session's writer thread.
-pub struct Writing(std::thread::JoinHandle<()>);
+/// A session's writer thread, to wait for.
+#[derive(Clone)]
+pub struct Writing(tokio::sync::watch::Receiver<bool>);
 
 impl Writing {
-    /// Waits (up to `limit`) until the session's last event is stored: a stopped
-    /// session's final events must be in the file before it is read to be resumed.
-    pub fn settle(&self, limit: std::time::Duration) -> bool {
-        let deadline = std::time::Instant::now() + limit;
-        while !self.0.is_finished() {
-            if std::time::Instant::now() >= deadline {
-                return false;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(10));
-        }
-        true
+    /// Waits (up to `limit`) until the session's last event is stored and the
+    /// session is marked ended: a process about to exit, or a stopped session
+    /// about to be read back to be resumed, needs its final events in the file.
+    /// The writer ends once the session's agents have all ended.
+    pub async fn settle(&self, limit: std::time::Duration) -> bool {
+        let mut done = self.0.clone();
+        tokio::time::timeout(limit, done.wait_for(|d| *d)).await.is_ok_and(|r| r.is_ok())
     }
 }
 

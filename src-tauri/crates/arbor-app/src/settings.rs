@@ -3,9 +3,9 @@
 //! those live in the keyring. A file that cannot be read is reported and left
 //! untouched; the app runs on defaults until the user saves.
 
-use crate::providers::ProviderKind;
 use arbor_core::approval::Decision;
 use arbor_core::{ApprovalPolicy, Limits};
+pub use arbor_protocol::{ApprovalChoice, ProviderKind};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -41,31 +41,19 @@ impl Default for LimitSettings {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
-#[serde(rename_all = "snake_case")]
-pub enum ApprovalChoice {
-    Allow,
-    Ask,
-    Deny,
+/// How long to wait for a model before giving up.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+#[serde(default)]
+pub struct TimeoutSettings {
+    /// A model's stream may go this long without data (providers send pings while they think).
+    pub idle_seconds: u32,
+    /// The most time one model turn may take, retries included.
+    pub retry_budget_seconds: u32,
 }
 
-impl From<ApprovalChoice> for Decision {
-    fn from(c: ApprovalChoice) -> Self {
-        match c {
-            ApprovalChoice::Allow => Decision::Allow,
-            ApprovalChoice::Ask => Decision::Ask,
-            ApprovalChoice::Deny => Decision::Deny,
-        }
-    }
-}
-
-impl From<Decision> for ApprovalChoice {
-    fn from(d: Decision) -> Self {
-        match d {
-            Decision::Allow => ApprovalChoice::Allow,
-            Decision::Ask => ApprovalChoice::Ask,
-            Decision::Deny => ApprovalChoice::Deny,
-        }
+impl Default for TimeoutSettings {
+    fn default() -> Self {
+        Self { idle_seconds: 120, retry_budget_seconds: 300 }
     }
 }
 
@@ -77,6 +65,7 @@ pub struct Settings {
     pub anthropic: ProviderSettings,
     pub openai: ProviderSettings,
     pub limits: LimitSettings,
+    pub timeouts: TimeoutSettings,
     /// Per tool name; tools not listed follow their class's default.
     pub approvals: BTreeMap<String, ApprovalChoice>,
     pub last_workspace: Option<String>,
@@ -136,6 +125,8 @@ impl Settings {
             ("limits.max_subagents", l.max_subagents, 0, 1000),
             ("limits.subagent_max_turns", l.subagent_max_turns, 1, 1000),
             ("limits.main_max_turns", l.main_max_turns, 1, 1000),
+            ("timeouts.idle_seconds", self.timeouts.idle_seconds, 1, 3600),
+            ("timeouts.retry_budget_seconds", self.timeouts.retry_budget_seconds, 1, 86_400),
         ];
         for (field, value, min, max) in checks {
             if !(min..=max).contains(&value) {

@@ -5,9 +5,10 @@
 
 use crate::demo;
 use crate::error::{AppError, AppErrorKind};
-use crate::host::{Host, Launch, err};
-use crate::providers::ProviderKind;
-use arbor_core::{EventStream, ResumeState, ResumedAgent};
+use crate::host::{Host, err};
+use crate::sessions::{LaunchSpec, Launched, Start};
+use arbor_core::{ResumeState, ResumedAgent};
+use arbor_protocol::ProviderKind;
 use arbor_protocol::{AgentEvent, AgentId, SearchHit, SessionDetail, SessionId, SessionStatus, SessionSummary};
 use arbor_store::{SessionQuery, Store, StoreError};
 use serde::{Deserialize, Serialize};
@@ -15,6 +16,9 @@ use std::path::PathBuf;
 
 /// How many transcript events one page holds: the first screen and each "earlier" step.
 pub const PAGE: u32 = 400;
+
+/// How many sessions one page of the history list holds.
+pub const HISTORY_PAGE: u32 = 200;
 
 /// Most hits a search returns.
 pub const SEARCH_LIMIT: u32 = 100;
@@ -75,7 +79,7 @@ pub fn resumable_provider(summary: &SessionSummary) -> Result<ProviderKind, NotR
     ProviderKind::from_name(&summary.provider).ok_or_else(|| NotResumable::UnknownProvider(summary.provider.clone()))
 }
 
-fn store_err(e: StoreError) -> AppError {
+pub(crate) fn store_err(e: StoreError) -> AppError {
     let kind = match e {
         StoreError::UnknownSession(_) | StoreError::UnknownAgent(_) | StoreError::Ambiguous(_) => {
             AppErrorKind::NotFound
@@ -125,104 +129,82 @@ pub fn resume_state(store: &Store, id: &SessionId) -> Result<ResumeState, StoreE
     Ok(ResumeState { session_id: id.clone(), main_agent_id: main, last_seq: store.last_seq(id)?, agents })
 }
 
+/// Runs a store query off the async runtime's workers (SQLite blocks).
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T, StoreError> + Send + 'static,
+) -> Result<T, AppError> {
+    tokio::task::spawn_blocking(f).await.map_err(|e| err(AppErrorKind::Store, e))?.map_err(store_err)
+}
+
 impl Host {
     /// Stored sessions, newest first.
-    pub fn sessions(&self, query: HistoryQuery) -> Result<Vec<SessionSummary>, AppError> {
+    pub async fn sessions(&self, query: HistoryQuery) -> Result<Vec<SessionSummary>, AppError> {
         let q = SessionQuery {
             text: query.text.filter(|t| !t.trim().is_empty()),
             status: query.status,
-            limit: 200,
+            limit: HISTORY_PAGE,
             offset: query.offset,
         };
-        self.store()?.sessions(&q).map_err(store_err)
+        let store = self.store()?;
+        blocking(move || store.sessions(&q)).await
     }
 
     /// A stored session's first screen: its tree and the main agent's latest transcript page.
-    pub fn open_session(&self, id: SessionId) -> Result<PastSession, AppError> {
+    pub async fn open_session(&self, id: SessionId) -> Result<PastSession, AppError> {
         let store = self.store()?;
-        let detail = store.session(&id).map_err(store_err)?;
-        let mut events = store.skeleton(&id).map_err(store_err)?;
-        let agent = detail.session.main_agent_id.clone();
-        let mut more_before = false;
-        if let Some(main) = &agent {
-            let page = store.transcript(&id, main, None, PAGE).map_err(store_err)?;
-            more_before = page.more_before;
-            events.extend(page.events);
-            events.sort_by_key(|e| e.seq);
-        }
-        Ok(PastSession { detail, events, agent, more_before })
+        blocking(move || {
+            let detail = store.session(&id)?;
+            let mut events = store.skeleton(&id)?;
+            let agent = detail.session.main_agent_id.clone();
+            let mut more_before = false;
+            if let Some(main) = &agent {
+                let page = store.transcript(&id, main, None, PAGE)?;
+                more_before = page.more_before;
+                events.extend(page.events);
+                events.sort_by_key(|e| e.seq);
+            }
+            Ok(PastSession { detail, events, agent, more_before })
+        })
+        .await
     }
 
     /// A page of one agent's transcript: the events before `before` (the newest when None).
-    pub fn transcript(
+    pub async fn transcript(
         &self,
         session: SessionId,
         agent: AgentId,
         before: Option<u64>,
     ) -> Result<arbor_protocol::EventPage, AppError> {
-        self.store()?.transcript(&session, &agent, before, PAGE).map_err(store_err)
+        let store = self.store()?;
+        blocking(move || store.transcript(&session, &agent, before, PAGE)).await
     }
 
     /// Every transcript's text, newest hits first.
-    pub fn search(&self, text: String) -> Result<Vec<SearchHit>, AppError> {
-        self.store()?.search(&text, SEARCH_LIMIT).map_err(store_err)
+    pub async fn search(&self, text: String) -> Result<Vec<SearchHit>, AppError> {
+        let store = self.store()?;
+        blocking(move || store.search(&text, SEARCH_LIMIT)).await
     }
 
     /// Writes the session (or one agent's transcript) to `path`; returns the path written.
-    pub fn export(
+    pub async fn export(
         &self,
         session: SessionId,
         agent: Option<AgentId>,
         format: ExportFormat,
         path: String,
     ) -> Result<String, AppError> {
-        let text = export_text(self.store()?.as_ref(), &session, agent.as_ref(), format).map_err(store_err)?;
+        let store = self.store()?;
+        let text = blocking(move || export_text(&store, &session, agent.as_ref(), format)).await?;
         let path = PathBuf::from(path);
-        std::fs::write(&path, text)
+        tokio::fs::write(&path, text)
+            .await
             .map_err(|e| AppError::new(AppErrorKind::Export, format!("cannot write {}: {e}", path.display())))?;
         Ok(path.display().to_string())
     }
 
     /// Continues a stored session live: its agents come back as they were left,
     /// `prompt` (if any) goes to the main agent. The running session stops first.
-    pub fn resume_session(
-        &self,
-        id: SessionId,
-        prompt: Option<String>,
-    ) -> Result<(crate::host::SessionInfo, EventStream), AppError> {
-        let store = self.store()?;
-        let detail = store.session(&id).map_err(store_err)?;
-        let summary = detail.session;
-        // It may be the running session itself: its last events (the stop) must be
-        // stored before its state is read, or the resumed one would reuse their seqs.
-        self.stop_and_settle();
-        let kind = resumable_provider(&summary).map_err(|e| match e {
-            NotResumable::Demo => err(AppErrorKind::Session, e),
-            NotResumable::UnknownProvider(_) => err(AppErrorKind::Provider, e),
-        })?;
-        let settings = self.settings();
-        let providers = self.ready_providers(kind, &settings)?;
-        let workspace = PathBuf::from(&summary.workspace);
-        if !workspace.is_dir() {
-            return Err(AppError::new(
-                AppErrorKind::Workspace,
-                format!("the session's workspace {} is gone", workspace.display()),
-            ));
-        }
-        let state = resume_state(&store, &id).map_err(store_err)?;
-        let prompt = prompt.filter(|p| !p.trim().is_empty());
-        self.launch(
-            Launch {
-                workspace: &workspace,
-                provider: kind.name(),
-                model: &summary.model,
-                providers,
-                approval: settings.approval_policy(),
-                prompt: prompt.as_deref(),
-                server: None,
-                resume: Some(state),
-            },
-            &settings,
-        )
+    pub async fn resume_session(&self, id: SessionId, prompt: Option<String>) -> Result<Launched, AppError> {
+        self.launch(LaunchSpec { start: Start::Resume { session: id, prompt }, ..LaunchSpec::default() }).await
     }
 }

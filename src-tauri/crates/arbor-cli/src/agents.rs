@@ -4,15 +4,16 @@
 use crate::args::AgentsArgs;
 use crate::setup;
 use anyhow::Result;
+use arbor_app::Environment;
 use arbor_app::catalog::{load, source_name};
 use serde_json::json;
 use std::io::Write;
 use std::process::ExitCode;
 
 #[allow(clippy::print_stdout)]
-pub fn list(args: AgentsArgs) -> Result<ExitCode> {
+pub fn list(args: AgentsArgs, env: Environment) -> Result<ExitCode> {
     let workspace = setup::workspace(args.workspace.as_deref())?;
-    let catalog = load(&workspace);
+    let catalog = load(&workspace, arbor_app::paths::config_dir(&env).as_deref());
     let mut out = anstream::stdout();
     if args.json {
         for d in &catalog.definitions {

@@ -3,7 +3,7 @@
 //! note) when there is no way to ask.
 
 use crate::printer::Printer;
-use arbor_core::Session;
+use arbor_app::Host;
 use arbor_protocol::{AgentId, ApprovalAnswer, ApprovalRequest, ApprovalScope, Command, DelegateRequest};
 use serde::Deserialize;
 use std::collections::VecDeque;
@@ -28,6 +28,12 @@ enum Input {
     Cancel {
         agent_id: AgentId,
     },
+    /// A new run of an agent that stopped, as the UI's "Resume".
+    Resume {
+        agent_id: AgentId,
+        #[serde(default)]
+        text: Option<String>,
+    },
     /// A subagent under `parent_id` (default: the main agent), as the UI's "Delegate…".
     Delegate {
         #[serde(default)]
@@ -42,6 +48,12 @@ enum Input {
         #[serde(default)]
         max_turns: Option<u32>,
     },
+}
+
+/// The session commands go to: the API, and the main agent a delegation goes under by default.
+pub struct Target<'a> {
+    pub host: &'a Host,
+    pub main: AgentId,
 }
 
 enum Mode {
@@ -85,7 +97,7 @@ impl Answerer {
         }
     }
 
-    pub fn on_request(&mut self, req: &ApprovalRequest, agent: &AgentId, session: &Session, printer: &mut Printer) {
+    pub fn on_request(&mut self, req: &ApprovalRequest, agent: &AgentId, session: &Target<'_>, printer: &mut Printer) {
         match &mut self.mode {
             Mode::Json if !self.stdin_closed => {}
             Mode::Prompt if !self.stdin_closed => {
@@ -112,7 +124,7 @@ impl Answerer {
     }
 
     /// Handles one stdin line, or its end (None).
-    pub fn on_line(&mut self, line: Option<String>, session: &Session, printer: &mut Printer) {
+    pub fn on_line(&mut self, line: Option<String>, session: &Target<'_>, printer: &mut Printer) {
         let Some(line) = line else {
             self.stdin_closed = true;
             self.lines = None;
@@ -158,7 +170,7 @@ fn prompt(printer: &mut Printer, req: &ApprovalRequest, agent: &AgentId) {
     ));
 }
 
-fn json_line(line: &str, session: &Session) {
+fn json_line(line: &str, session: &Target<'_>) {
     if line.trim().is_empty() {
         return;
     }
@@ -167,10 +179,11 @@ fn json_line(line: &str, session: &Session) {
             Command::ResolveApproval(ApprovalAnswer { request_id, approved, scope })
         }
         Ok(Input::Message { agent_id, text }) => Command::SendMessage { agent_id, text },
+        Ok(Input::Resume { agent_id, text }) => Command::Resume { agent_id, text },
         Ok(Input::Cancel { agent_id }) => Command::Cancel { agent_id },
         Ok(Input::Delegate { parent_id, prompt, description, subagent_type, model, max_turns }) => {
             Command::Delegate(DelegateRequest {
-                parent_id: parent_id.unwrap_or_else(|| session.main_agent_id().clone()),
+                parent_id: parent_id.unwrap_or_else(|| session.main.clone()),
                 prompt,
                 description,
                 subagent_type,
@@ -178,17 +191,22 @@ fn json_line(line: &str, session: &Session) {
                 max_turns,
             })
         }
-        Err(e) => return warn(&format!("ignored a stdin line that is not a known command ({e}): {line}")),
+        Err(e) => {
+            return warn(&format!(
+                "ignored a stdin line that is not a known command ({e}): {}",
+                arbor_protocol::text::quote(line, 200)
+            ));
+        }
     };
-    if let Err(e) = session.submit(command) {
-        warn(&e.to_string());
+    if let Err(e) = session.host.send(command) {
+        warn(&e.message);
     }
 }
 
-fn answer(session: &Session, request_id: &str, approved: bool, scope: ApprovalScope) {
+fn answer(session: &Target<'_>, request_id: &str, approved: bool, scope: ApprovalScope) {
     let a = ApprovalAnswer { request_id: request_id.to_string(), approved, scope };
-    if let Err(e) = session.submit(Command::ResolveApproval(a)) {
-        warn(&e.to_string());
+    if let Err(e) = session.host.send(Command::ResolveApproval(a)) {
+        warn(&e.message);
     }
 }
 

@@ -1,5 +1,6 @@
 //! The command line's shape (clap).
 
+use arbor_protocol::ProviderKind;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
@@ -143,6 +144,12 @@ pub struct Common {
     /// Where Arbor keeps its data and logs (default: $ARBOR_DATA_DIR, else the platform's data dir).
     #[arg(long, value_name = "DIR", env = "ARBOR_DATA_DIR")]
     pub data_dir: Option<PathBuf>,
+    /// Give up on a model's response after this many seconds without data (default 120).
+    #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub idle_timeout: Option<u64>,
+    /// The most seconds one model turn may take, retries included (default 300).
+    #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    pub retry_budget: Option<u64>,
     #[command(flatten)]
     pub mcp: McpArgs,
 }
@@ -171,9 +178,10 @@ pub struct McpListArgs {
 pub struct RunArgs {
     #[command(flatten)]
     pub common: Common,
-    /// Model provider (default: anthropic when ANTHROPIC_API_KEY is set, else openai).
+    /// Model provider (default: the first with a key, or with a base URL of a local server:
+    /// ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL, then OPENAI_API_KEY / OPENAI_BASE_URL).
     #[arg(long, value_enum)]
-    pub provider: Option<ProviderKind>,
+    pub provider: Option<Provider>,
     /// Model name (default: claude-sonnet-4-5 / gpt-4.1).
     #[arg(long, value_name = "M")]
     pub model: Option<String>,
@@ -186,23 +194,26 @@ pub struct RunArgs {
 pub struct DemoArgs {
     #[command(flatten)]
     pub common: Common,
-    /// Speak the OpenAI wire format instead of Anthropic's.
-    #[arg(long)]
-    pub openai: bool,
 }
 
-#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ProviderKind {
-    Anthropic,
-    Openai,
+/// A provider on the command line: its wire name (`anthropic`, `openai`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Provider(pub ProviderKind);
+
+impl From<Provider> for ProviderKind {
+    fn from(p: Provider) -> Self {
+        p.0
+    }
 }
 
-impl ProviderKind {
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Anthropic => "anthropic",
-            Self::Openai => "openai",
-        }
+impl ValueEnum for Provider {
+    fn value_variants<'a>() -> &'a [Self] {
+        const ALL: [Provider; 2] = [Provider(ProviderKind::ALL[0]), Provider(ProviderKind::ALL[1])];
+        &ALL
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(clap::builder::PossibleValue::new(self.0.name()))
     }
 }
 

@@ -1,5 +1,5 @@
 //! `arbor`: Arbor's headless command line. Drives the same runtime as the desktop
-//! app from a terminal or a script.
+//! app, through the same API (`arbor_app::Host`), from a terminal or a script.
 
 mod agents;
 mod approvals;
@@ -7,7 +7,6 @@ mod args;
 mod demo;
 mod mcp;
 mod printer;
-mod providers;
 mod run;
 mod setup;
 mod transcripts;
@@ -17,23 +16,24 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let cli = args::Cli::parse();
+    let env = setup::environment();
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(rt) => rt,
         Err(e) => return setup::fail(&format!("cannot start the async runtime: {e}")),
     };
     let result = runtime.block_on(async {
         match cli.command {
-            args::Command::Run(a) => run::run(a).await,
-            args::Command::Demo(a) => demo::demo(a).await,
-            args::Command::Agents(a) => agents::list(a),
-            args::Command::Mcp(a) => mcp::list(a).await,
-            args::Command::Sessions(a) => transcripts::sessions(a),
-            args::Command::Show(a) => transcripts::show(a),
-            args::Command::Search(a) => transcripts::search(a),
-            args::Command::Resume(a) => transcripts::resume(a).await,
+            args::Command::Run(a) => run::run(a, env).await,
+            args::Command::Demo(a) => demo::demo(a, env).await,
+            args::Command::Agents(a) => agents::list(a, env),
+            args::Command::Mcp(a) => mcp::list(a, env).await,
+            args::Command::Sessions(a) => transcripts::sessions(a, env),
+            args::Command::Show(a) => transcripts::show(a, env),
+            args::Command::Search(a) => transcripts::search(a, env),
+            args::Command::Resume(a) => transcripts::resume(a, env).await,
         }
     });
-    // Agents' tasks must not keep the process alive once the answer is printed.
+    // Every session settled before its command returned; nothing is left to wait for.
     runtime.shutdown_timeout(std::time::Duration::from_millis(500));
     match result {
         Ok(code) => code,

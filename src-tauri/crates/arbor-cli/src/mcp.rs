@@ -1,35 +1,20 @@
-//! MCP servers for a run, and `arbor mcp`: which servers a workspace's agents
+//! `arbor mcp`: which servers a workspace's agents
 //! would get, where each is configured, and whether it starts and what tools it has.
 
-use crate::args::{McpArgs, McpListArgs};
+use crate::args::McpListArgs;
 use crate::setup;
 use anyhow::Result;
-use arbor_app::mcp::{McpReport, McpSources};
-use arbor_core::AgentDefinition;
+use arbor_app::Environment;
 use arbor_protocol::{McpServerState, McpSource};
 use std::io::Write;
-use std::path::Path;
 use std::process::ExitCode;
-
-/// The user's file, the workspace's `.mcp.json`, then the `--mcp-config` files.
-pub fn sources<'a>(workspace: &'a Path, args: &'a McpArgs, agent_types: &'a [AgentDefinition]) -> McpSources<'a> {
-    McpSources {
-        config_dir: arbor_app::paths::config_dir(),
-        workspace: Some(workspace),
-        files: &args.files,
-        agent_types,
-    }
-}
 
 /// Exit 1 when a server fails or a configuration has problems, so a script can check its setup.
 #[allow(clippy::print_stdout)]
-pub async fn list(args: McpListArgs) -> Result<ExitCode> {
+pub async fn list(args: McpListArgs, env: Environment) -> Result<ExitCode> {
     let workspace = setup::workspace(args.workspace.as_deref())?;
-    let types = arbor_app::catalog::load(&workspace).definitions;
-    let sources = sources(&workspace, &args.mcp, &types);
-    let (catalog, problems) = sources.build();
-    catalog.check(false).await;
-    let report = McpReport::of(&catalog, problems, sources.paths());
+    let host = setup::host(None, env)?;
+    let report = host.mcp_servers(Some(workspace.display().to_string()), &args.mcp.files, false).await;
     let mut out = anstream::stdout();
     let failed = report.servers.iter().any(|s| s.state == McpServerState::Failed) || !report.problems.is_empty();
     if args.json {

@@ -3,7 +3,7 @@
 //! drops them when stdout is not a terminal or NO_COLOR is set.
 
 use anstyle::{AnsiColor, Style};
-use arbor_protocol::{AgentEvent, AgentId, AgentStatus, EventKind, McpState, Usage};
+use arbor_protocol::{AgentEvent, AgentId, AgentStatus, ApprovalOutcome, EventKind, McpState, Usage};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::io::Write;
@@ -182,7 +182,11 @@ impl Printer {
                 );
             }
             EventKind::ApprovalResolved(r) => {
-                let verdict = if r.approved { format!("{OK}approved{OK:#}") } else { format!("{ERR}denied{ERR:#}") };
+                let verdict = match r.outcome {
+                    ApprovalOutcome::Approved => format!("{OK}approved{OK:#}"),
+                    ApprovalOutcome::Denied => format!("{ERR}denied{ERR:#}"),
+                    ApprovalOutcome::Withdrawn => format!("{DIM}withdrawn (the agent stopped){DIM:#}"),
+                };
                 self.line(id, &format!("{DIM}approval {}{DIM:#} {verdict}", r.request_id));
             }
             EventKind::AgentStatus(s) if s.status == AgentStatus::WaitingApproval => {}

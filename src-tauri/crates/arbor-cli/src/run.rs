@@ -1,170 +1,143 @@
-//! `arbor run`: one prompt to the main agent, its events printed live, approvals
-//! answered from the terminal, and an exit code that says how it ended.
+//! `arbor run`: one prompt to the main agent through the one API, its events
+//! printed live, approvals answered from the terminal, and an exit code that
+//! says how it ended. The process exits only once every event is stored.
 
-use crate::approvals::Answerer;
+use crate::approvals::{Answerer, Target};
 use crate::args::{ApproveMode, Common, RunArgs};
 use crate::printer::Printer;
-use crate::providers::{self, Chosen};
 use crate::setup;
-use anyhow::{Context, Result};
-use arbor_app::record::{Problem, Recorder};
-use arbor_core::tools::{ToolClass, ToolRegistry};
-use arbor_core::{ApprovalPolicy, Clock, EventStream, Limits, ResumeState, Session, SessionConfig, SystemClock};
-use arbor_protocol::{AgentStatus, Command, EventKind};
-use arbor_store::{NewSession, Store};
-use std::path::PathBuf;
+use anyhow::Result;
+use arbor_app::{ApprovalMode, Environment, Host, LaunchSpec, Launched, SessionEvents, SessionInfo, Start, Tuning};
+use arbor_core::Limits;
+use arbor_protocol::{AgentFinished, AgentStates, AgentStatus, Command, EventKind};
 use std::process::ExitCode;
-use std::sync::Arc;
+use std::time::Duration;
 
-pub async fn run(args: RunArgs) -> Result<ExitCode> {
-    let data_dir = setup::init(args.common.data_dir.as_deref())?;
-    let store = setup::store(&data_dir)?;
+/// Ctrl-C: the shell's convention for a run ended by SIGINT.
+pub const INTERRUPTED: u8 = 130;
+
+/// How long the process waits for the last events to be stored before it exits.
+const SETTLE: Duration = Duration::from_secs(10);
+
+pub async fn run(args: RunArgs, env: Environment) -> Result<ExitCode> {
+    let host = setup::host(args.common.data_dir.as_deref(), env)?;
     let workspace = setup::workspace(args.common.workspace.as_deref())?;
-    let chosen = providers::from_env(args.provider, args.model.clone())?;
-    let prompt = args.prompt.join(" ");
-    execute(&args.common, workspace, chosen, Start::New(&prompt), store, None).await
+    let spec = LaunchSpec {
+        workspace: Some(workspace),
+        start: Start::New { prompt: args.prompt.join(" ") },
+        provider: args.provider.map(Into::into),
+        model: args.model.clone(),
+        tuning: tuning(&args.common),
+    };
+    execute(&host, &args.common, spec, None).await
 }
 
-/// What the session starts from.
-pub enum Start<'a> {
-    /// A new session whose main agent gets this prompt.
-    New(&'a str),
-    /// A stored session; its main agent gets the prompt, or carries on without one.
-    Resume(ResumeState, Option<&'a str>),
+/// What the common flags change about a session.
+pub fn tuning(common: &Common) -> Tuning {
+    Tuning {
+        approval: Some(match common.approve {
+            ApproveMode::Ask => ApprovalMode::Ask,
+            ApproveMode::All => ApprovalMode::All,
+            ApproveMode::ReadOnly => ApprovalMode::ReadOnly,
+            ApproveMode::Deny => ApprovalMode::Deny,
+        }),
+        max_turns: common.max_turns,
+        limits: Some(Limits {
+            max_parallel: common.max_parallel as usize,
+            max_depth: common.max_depth,
+            max_subagents: common.max_subagents,
+            ..Limits::default()
+        }),
+        mcp_files: common.mcp.files.clone(),
+        idle_timeout: common.idle_timeout.map(Duration::from_secs),
+        retry_budget: common.retry_budget.map(Duration::from_secs),
+    }
 }
 
-/// Builds the session from the common flags, records it in the store (each
-/// event is stored before it is printed) and drives it until the main agent ends.
-pub async fn execute(
-    common: &Common,
-    workspace: PathBuf,
-    chosen: Chosen,
-    start: Start<'_>,
-    store: Arc<Store>,
-    banner: Option<&str>,
-) -> Result<ExitCode> {
-    let mut config = SessionConfig::new(&workspace, chosen.name, chosen.provider, &chosen.model);
-    config.approval = match common.approve {
-        ApproveMode::Ask => ApprovalPolicy::default(),
-        ApproveMode::All => ApprovalPolicy::allow_all(),
-        ApproveMode::ReadOnly | ApproveMode::Deny => ApprovalPolicy::deny_mutating(),
-    };
-    if common.approve == ApproveMode::ReadOnly {
-        config.main_agent.tools.deny = ToolRegistry::builtins()
-            .iter()
-            .filter(|t| t.class() == ToolClass::Mutating)
-            .map(|t| t.name().to_string())
-            .collect();
-    }
-    if let Some(n) = common.max_turns {
-        config.main_agent.max_turns = n;
-    }
-    config.limits = Limits {
-        max_parallel: common.max_parallel as usize,
-        max_depth: common.max_depth,
-        max_subagents: common.max_subagents,
-        ..Limits::default()
-    };
-    let catalog = arbor_app::catalog::load(&workspace);
-    let (mcp, mcp_problems) = crate::mcp::sources(&workspace, &common.mcp, &catalog.definitions).build();
-    config.mcp = Arc::new(mcp);
-    config.agent_types = catalog.definitions;
-    let recorder = Recorder::new();
-    config.journal = Some(recorder.journal());
-    let (session, events, prompt) = match start {
-        Start::New(prompt) => {
-            let (s, e) = Session::start(config).context("cannot start the session")?;
-            (s, e, Some(prompt))
-        }
-        Start::Resume(state, prompt) => {
-            let (s, e) = Session::resume(config, state).context("cannot resume the session")?;
-            (s, e, prompt)
-        }
-    };
-    let new = NewSession {
-        id: session.id().clone(),
-        workspace: session.workspace().root().display().to_string(),
-        first_prompt: prompt.unwrap_or_default().to_string(),
-        provider: chosen.name.to_string(),
-        model: chosen.model.clone(),
-        started_at: SystemClock.now_ms(),
-    };
-    let problem = Problem::default();
-    let events = match recorder.record(store, new, events, problem.clone()) {
-        Ok((events, _writing)) => events,
-        Err(e) => {
-            session.shutdown();
-            return Err(e).context("cannot record the session");
-        }
-    };
+/// Launches `spec` through the API, prints its events until the main agent has
+/// ended and nothing runs, stops it and waits until its last event is stored.
+pub async fn execute(host: &Host, common: &Common, spec: LaunchSpec, banner: Option<&str>) -> Result<ExitCode> {
+    let Launched { info, mut events } = host.launch(spec).await?;
     let mut printer = Printer::new(common.json);
     if let Some(b) = banner {
         printer.note(b);
     }
-    for p in &catalog.problems {
-        // A bad agent file must not go unnoticed, nor stop the run.
-        warn(&format!("agent file: {p}"));
-    }
-    for p in &mcp_problems {
-        warn(&format!("mcp config: {p}"));
+    for w in &info.warnings {
+        // A bad agent file or MCP config must not go unnoticed, nor stop the run.
+        warn(w);
     }
     printer.note(&format!(
         "session {} · {} · {} · workspace {}",
-        session.id(),
-        chosen.name,
-        chosen.model,
-        session.workspace().root().display()
+        info.session_id, info.provider, info.model, info.workspace
     ));
-    match prompt {
-        Some(p) => session.submit(Command::SendMessage { agent_id: None, text: p.to_string() })?,
-        None => session.submit(Command::Resume { agent_id: session.main_agent_id().clone(), text: None })?,
-    }
     let answerer = Answerer::new(common.json);
-    let code = drive(&session, events, &mut printer, answerer).await;
-    if let Some(p) = problem.get() {
+    let ended = drive(host, &info, &mut events, &mut printer, answerer).await;
+    host.stop();
+    if !events.settle(SETTLE).await {
+        warn("the session's last events may not all be stored");
+    }
+    if let Some(p) = host.state().transcripts.problem {
         warn(&p);
     }
-    Ok(code)
+    Ok(report(&info, &mut printer, ended))
+}
+
+/// How the main agent's run ended, as the terminal sees it.
+enum Ended {
+    Finished(AgentFinished),
+    /// Ctrl-C stopped it (`Some`: the main agent's end, when it came).
+    Interrupted,
+    /// The events ended first: the session was torn down.
+    Gone,
 }
 
 /// Prints events until the main agent has finished and no agent is left
-/// running; answers approvals; Ctrl-C stops the agents (a second Ctrl-C exits at once).
-async fn drive(session: &Session, mut events: EventStream, printer: &mut Printer, mut answerer: Answerer) -> ExitCode {
-    let main = session.main_agent_id().clone();
+/// running (as the events say: no side door to the registry); answers
+/// approvals; Ctrl-C stops the agents, a second Ctrl-C stops waiting for them.
+async fn drive(
+    host: &Host,
+    info: &SessionInfo,
+    events: &mut SessionEvents,
+    printer: &mut Printer,
+    mut answerer: Answerer,
+) -> Ended {
+    let target = Target { host, main: info.main_agent_id.clone() };
+    let main = &info.main_agent_id;
+    let mut states = AgentStates::default();
     let mut interrupted = false;
     let mut main_end = None;
-    let outcome = loop {
+    loop {
         tokio::select! {
             ev = events.recv() => {
-                let Some(ev) = ev else { break None };
+                let Some(ev) = ev else { return Ended::Gone };
                 printer.print(&ev);
+                states.apply(&ev);
                 match &ev.kind {
-                    EventKind::ApprovalRequest(r) => answerer.on_request(r, &ev.agent_id, session, printer),
-                    EventKind::AgentFinished(f) if ev.agent_id == main => main_end = Some(f.clone()),
+                    EventKind::ApprovalRequest(r) => answerer.on_request(r, &ev.agent_id, &target, printer),
+                    EventKind::AgentFinished(f) if ev.agent_id == *main => main_end = Some(f.clone()),
                     _ => {}
                 }
                 // The main agent may be woken again (a delegated subagent's result): wait until all is quiet.
-                if main_end.is_some() && session.is_idle() {
-                    break main_end;
+                if let Some(end) = main_end.take_if(|_| states.is_idle()) {
+                    return if interrupted { Ended::Interrupted } else { Ended::Finished(end) };
                 }
             }
-            line = answerer.next_line() => answerer.on_line(line, session, printer),
+            line = answerer.next_line() => answerer.on_line(line, &target, printer),
             _ = tokio::signal::ctrl_c() => {
                 if interrupted {
-                    printer.finish();
-                    return ExitCode::from(130);
+                    return Ended::Interrupted;
                 }
                 interrupted = true;
                 printer.note("stopping… (Ctrl-C again to quit at once)");
-                let _ = session.submit(Command::Cancel { agent_id: main.clone() });
+                let _ = host.send(Command::Cancel { agent_id: main.clone() });
             }
         }
-    };
-    session.shutdown();
+    }
+}
+
+/// The closing lines and the exit code: 0 completed, 1 any other end, 130 Ctrl-C.
+fn report(info: &SessionInfo, printer: &mut Printer, ended: Ended) -> ExitCode {
     printer.finish();
-    let Some(finished) = outcome else {
-        return report("the session ended before the main agent finished");
-    };
     let u = printer.usage();
     if u.total_tokens() > 0 {
         let cost = u.cost_usd.map(|c| format!(" · ${c:.4}")).unwrap_or_default();
@@ -173,19 +146,28 @@ async fn drive(session: &Session, mut events: EventStream, printer: &mut Printer
             u.input_tokens, u.output_tokens, u.cache_read_tokens, u.cache_write_tokens
         ));
     }
+    let main = &info.main_agent_id;
+    let finished = match ended {
+        Ended::Finished(f) => f,
+        Ended::Interrupted => {
+            warn(&format!("stopped by Ctrl-C; session {} is stored and can be resumed", info.session_id));
+            return ExitCode::from(INTERRUPTED);
+        }
+        Ended::Gone => return failure("the session ended before the main agent finished"),
+    };
     match finished.status {
         AgentStatus::Completed => ExitCode::SUCCESS,
-        AgentStatus::Cancelled if interrupted => ExitCode::from(130),
-        AgentStatus::MaxTurns => report(&format!("{main} stopped at the turn limit ({} turns)", finished.turns)),
-        status => {
-            report(&format!("{main} {}: {}", status.as_str(), finished.error.as_deref().unwrap_or("no further detail")))
-        }
+        AgentStatus::MaxTurns => failure(&format!("{main} stopped at the turn limit ({} turns)", finished.turns)),
+        status => failure(&format!(
+            "{main} {}: {}",
+            status.as_str(),
+            finished.error.as_deref().unwrap_or("no further detail")
+        )),
     }
 }
 
-#[allow(clippy::print_stderr)]
-fn report(msg: &str) -> ExitCode {
-    eprintln!("arbor: {msg}");
+fn failure(msg: &str) -> ExitCode {
+    warn(msg);
     ExitCode::FAILURE
 }
 

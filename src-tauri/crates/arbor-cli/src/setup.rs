@@ -1,25 +1,25 @@
-//! What every command needs before it runs: the data dir, the log file, the
-//! workspace, and the one-line error on the way out.
+//! What every command needs before it runs: the environment (captured once,
+//! here at the edge), the data dir, the log file, the workspace, the one API
+//! ([`Host`]) and the one-line error on the way out.
 
 use anyhow::{Context, Result, bail};
+use arbor_app::keys::NoSecrets;
+use arbor_app::{Environment, Host, HostConfig, paths};
 use arbor_store::Store;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
+
+/// The process environment: the one place the command line reads it.
+pub fn environment() -> Environment {
+    Environment::capture(std::env::vars())
+}
 
 /// Prints one clear line on stderr and gives the failure exit code.
 #[allow(clippy::print_stderr)]
 pub fn fail(msg: &str) -> ExitCode {
     eprintln!("arbor: {msg}");
     ExitCode::from(2)
-}
-
-/// Creates the data dir (`--data-dir`, `$ARBOR_DATA_DIR`, else the platform's)
-/// and sends diagnostics to `arbor.log` in it, never to the terminal the events use.
-pub fn init(given: Option<&Path>) -> Result<PathBuf> {
-    let dir = arbor_app::paths::data_dir(given)?;
-    arbor_app::paths::init_logging(&dir, "arbor.log")?;
-    Ok(dir)
 }
 
 /// The workspace: `--workspace` or the current directory, which must exist.
@@ -34,15 +34,31 @@ pub fn workspace(given: Option<&Path>) -> Result<PathBuf> {
     Ok(dir)
 }
 
-/// Opens the transcript store in `data_dir`; sessions of a process that died
-/// are marked interrupted first. A store that cannot be opened is an error that
+/// The API, over the data dir (`--data-dir`, `$ARBOR_DATA_DIR`, else the
+/// platform's), with diagnostics in `arbor.log` there, never on the terminal the
+/// events use. Keys come from the environment only; settings are the defaults,
+/// which the flags override. A store that cannot be opened is an error that
 /// names its file: nothing runs unrecorded, and nothing is overwritten.
-pub fn store(data_dir: &Path) -> Result<Arc<Store>> {
-    let path = data_dir.join(Store::FILE_NAME);
-    let store = Store::open(&path).context("cannot open the transcript store (choose another with --data-dir)")?;
-    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64);
-    if let Err(e) = store.recover(now) {
-        tracing::warn!(error = %e, "could not mark interrupted sessions");
-    }
-    Ok(Arc::new(store))
+pub fn host(data_dir: Option<&Path>, env: Environment) -> Result<Host> {
+    let dir = paths::data_dir(data_dir, &env)?;
+    paths::init_logging(&dir, "arbor.log", &env)?;
+    let config_dir = paths::config_dir(&env);
+    let host = Host::new(HostConfig {
+        env,
+        settings_file: None,
+        config_dir,
+        secrets: Box::new(NoSecrets),
+        default_workspace: std::env::temp_dir(),
+        scratch_dir: std::env::temp_dir(),
+        data_dir: Some(dir),
+    });
+    host.store()
+        .map_err(anyhow::Error::new)
+        .context("cannot open the transcript store (choose another with --data-dir)")?;
+    Ok(host)
+}
+
+/// The transcript store, through the API that opened it.
+pub fn store(host: &Host) -> Result<Arc<Store>> {
+    Ok(host.store()?)
 }

@@ -3,20 +3,18 @@
 //! `resume` runs agents again.
 
 use crate::args::{ResumeArgs, SearchArgs, SessionsArgs, ShowArgs, ShowFormat, StoreArgs};
-use crate::providers;
-use crate::run::{Start, execute};
+use crate::run::{execute, tuning};
 use crate::setup;
 use anyhow::{Context, Result};
-use arbor_app::transcripts::{resumable_provider, resume_state};
+use arbor_app::{Environment, LaunchSpec, Start};
 use arbor_protocol::{AgentId, SessionSummary, Usage};
 use arbor_store::{SessionQuery, Store};
 use std::io::Write;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-fn open(args: &StoreArgs) -> Result<Arc<Store>> {
-    let dir = setup::init(args.data_dir.as_deref())?;
-    setup::store(&dir)
+fn open(args: &StoreArgs, env: Environment) -> Result<Arc<Store>> {
+    setup::store(&setup::host(args.data_dir.as_deref(), env)?)
 }
 
 /// Writes to stdout; a closed pipe (`| head`) ends the command quietly.
@@ -28,8 +26,8 @@ fn out(text: &str) -> Result<()> {
     }
 }
 
-pub fn sessions(args: SessionsArgs) -> Result<ExitCode> {
-    let store = open(&args.store)?;
+pub fn sessions(args: SessionsArgs, env: Environment) -> Result<ExitCode> {
+    let store = open(&args.store, env)?;
     let q = SessionQuery { text: args.filter.clone(), status: None, limit: args.limit, offset: 0 };
     let list = store.sessions(&q)?;
     let mut text = String::new();
@@ -79,11 +77,11 @@ fn tokens(u: &Usage) -> u64 {
 
 /// `YYYY-MM-DD HH:MM` in UTC, from milliseconds since the epoch.
 fn utc_minute(ms: i64) -> String {
-    arbor_protocol::time::Utc::from_ms(ms).minute()
+    arbor_protocol::time::minute(ms)
 }
 
-pub fn show(args: ShowArgs) -> Result<ExitCode> {
-    let store = open(&args.store)?;
+pub fn show(args: ShowArgs, env: Environment) -> Result<ExitCode> {
+    let store = open(&args.store, env)?;
     let id = store.resolve_session(&args.session)?;
     let agent = args.agent.map(AgentId);
     match args.format {
@@ -107,8 +105,8 @@ pub fn show(args: ShowArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-pub fn search(args: SearchArgs) -> Result<ExitCode> {
-    let store = open(&args.store)?;
+pub fn search(args: SearchArgs, env: Environment) -> Result<ExitCode> {
+    let store = open(&args.store, env)?;
     let text = args.text.join(" ");
     let hits = store.search(&text, args.limit)?;
     let mut lines = String::new();
@@ -133,21 +131,24 @@ pub fn search(args: SearchArgs) -> Result<ExitCode> {
     Ok(if hits.is_empty() { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }
 
-pub async fn resume(args: ResumeArgs) -> Result<ExitCode> {
-    let data_dir = setup::init(args.common.data_dir.as_deref())?;
-    let store = setup::store(&data_dir)?;
+pub async fn resume(args: ResumeArgs, env: Environment) -> Result<ExitCode> {
+    let host = setup::host(args.common.data_dir.as_deref(), env)?;
+    let store = setup::store(&host)?;
     let id = store.resolve_session(&args.session)?;
-    let summary = store.session(&id)?.session;
-    let kind = resumable_provider(&summary).with_context(|| format!("cannot resume {}", id.0))?;
-    let chosen = providers::from_env(Some(kind.into()), Some(summary.model.clone()))?;
+    let detail = store.session(&id)?;
     let workspace = match &args.common.workspace {
-        Some(w) => setup::workspace(Some(w))?,
-        None => setup::workspace(Some(std::path::Path::new(&summary.workspace)))
-            .with_context(|| format!("the session's workspace {} is gone (pass --workspace)", summary.workspace))?,
+        Some(w) => Some(setup::workspace(Some(w))?),
+        None => Some(setup::workspace(Some(std::path::Path::new(&detail.session.workspace))).with_context(|| {
+            format!("the session's workspace {} is gone (pass --workspace)", detail.session.workspace)
+        })?),
     };
-    let state = resume_state(&store, &id)?;
-    let prompt = args.prompt.join(" ");
-    let prompt = Some(prompt.as_str()).filter(|p| !p.trim().is_empty());
-    let banner = format!("resuming {} ({} agents)", id.0, state.agents.len());
-    execute(&args.common, workspace, chosen, Start::Resume(state, prompt), store, Some(&banner)).await
+    let prompt = Some(args.prompt.join(" ")).filter(|p| !p.trim().is_empty());
+    let banner = format!("resuming {} ({} agents)", id.0, detail.agents.len());
+    let spec = LaunchSpec {
+        workspace,
+        start: Start::Resume { session: id, prompt },
+        tuning: tuning(&args.common),
+        ..LaunchSpec::default()
+    };
+    execute(&host, &args.common, spec, Some(&banner)).await
 }

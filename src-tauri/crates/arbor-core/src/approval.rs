@@ -5,8 +5,8 @@
 use crate::definitions::PermissionMode;
 use crate::tools::ToolClass;
 use arbor_protocol::{AgentId, ApprovalAnswer, ApprovalScope};
+use parking_lot::Mutex;
 use std::collections::{BTreeMap, HashMap};
-use std::sync::{Mutex, PoisonError};
 use tokio::sync::oneshot;
 
 /// Ordered from loosest to strictest.
@@ -15,6 +15,26 @@ pub enum Decision {
     Allow,
     Ask,
     Deny,
+}
+
+impl From<arbor_protocol::ApprovalChoice> for Decision {
+    fn from(c: arbor_protocol::ApprovalChoice) -> Self {
+        match c {
+            arbor_protocol::ApprovalChoice::Allow => Decision::Allow,
+            arbor_protocol::ApprovalChoice::Ask => Decision::Ask,
+            arbor_protocol::ApprovalChoice::Deny => Decision::Deny,
+        }
+    }
+}
+
+impl From<Decision> for arbor_protocol::ApprovalChoice {
+    fn from(d: Decision) -> Self {
+        match d {
+            Decision::Allow => Self::Allow,
+            Decision::Ask => Self::Ask,
+            Decision::Deny => Self::Deny,
+        }
+    }
 }
 
 /// Per tool class, overridable per tool by name, with limits a subagent type
@@ -114,18 +134,13 @@ struct Pending {
 pub(crate) struct ApprovalBroker {
     grants: Mutex<Grants>,
     pending: Mutex<HashMap<String, Pending>>,
-    next_id: Mutex<u64>,
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 impl ApprovalBroker {
     /// A standing answer for this tool and agent, from an earlier scoped answer.
     /// `ancestors` are the agent's ancestors, nearest first.
     pub(crate) fn granted(&self, agent: &AgentId, ancestors: &[AgentId], tool: &str) -> Option<bool> {
-        let g = lock(&self.grants);
+        let g = self.grants.lock();
         let key = |a: &AgentId| (a.clone(), tool.to_string());
         g.agent
             .get(&key(agent))
@@ -134,26 +149,25 @@ impl ApprovalBroker {
             .copied()
     }
 
-    /// Registers a request; the receiver yields the person's answer.
-    pub(crate) fn open(&self, agent_id: &AgentId, tool_name: &str) -> (String, oneshot::Receiver<ApprovalAnswer>) {
-        let id = {
-            let mut n = lock(&self.next_id);
-            *n += 1;
-            format!("approval-{}", *n)
-        };
+    /// Registers request `id` (unique: the session draws a UUID); the receiver yields the person's answer.
+    pub(crate) fn open(&self, id: &str, agent_id: &AgentId, tool_name: &str) -> oneshot::Receiver<ApprovalAnswer> {
         let (tx, rx) = oneshot::channel();
-        lock(&self.pending)
-            .insert(id.clone(), Pending { agent_id: agent_id.clone(), tool_name: tool_name.to_string(), answer: tx });
-        (id, rx)
+        self.pending.lock().insert(
+            id.to_string(),
+            Pending { agent_id: agent_id.clone(), tool_name: tool_name.to_string(), answer: tx },
+        );
+        rx
     }
 
     /// Delivers an answer to its request and records its scope. Returns the asking
     /// agent, or None when no such request is pending (answered, cancelled or unknown).
+    /// The asking agent announces the outcome itself (`approval_resolved`), so the
+    /// event always comes before anything the call does.
     pub(crate) fn resolve(&self, answer: ApprovalAnswer) -> Option<AgentId> {
-        let pending = lock(&self.pending).remove(&answer.request_id)?;
+        let pending = self.pending.lock().remove(&answer.request_id)?;
         let tool = pending.tool_name.clone();
         {
-            let mut g = lock(&self.grants);
+            let mut g = self.grants.lock();
             match answer.scope {
                 ApprovalScope::Once => {}
                 ApprovalScope::Agent => {
@@ -175,7 +189,7 @@ impl ApprovalBroker {
 
     /// Withdraws a request whose agent stopped waiting; true if it was still pending.
     pub(crate) fn withdraw(&self, request_id: &str) -> bool {
-        lock(&self.pending).remove(request_id).is_some()
+        self.pending.lock().remove(request_id).is_some()
     }
 }
 
@@ -222,9 +236,9 @@ mod tests {
     #[test]
     fn answers_resolve_only_their_own_request_and_leave_scoped_grants() {
         let b = ApprovalBroker::default();
-        let (a_id, mut a_rx) = b.open(&id("agent-000a"), "Write");
-        let (b_id, mut b_rx) = b.open(&id("agent-000b"), "Write");
-        assert_ne!(a_id, b_id);
+        let (a_id, b_id) = ("approval-a".to_string(), "approval-b".to_string());
+        let mut a_rx = b.open(&a_id, &id("agent-000a"), "Write");
+        let mut b_rx = b.open(&b_id, &id("agent-000b"), "Write");
         let who = b.resolve(ApprovalAnswer { request_id: a_id.clone(), approved: true, scope: ApprovalScope::Agent });
         assert_eq!(who, Some(id("agent-000a")));
         assert!(a_rx.try_recv().is_ok());
@@ -238,11 +252,13 @@ mod tests {
     #[test]
     fn subtree_grants_reach_descendants_and_session_grants_everyone() {
         let b = ApprovalBroker::default();
-        let (r, _rx) = b.open(&id("agent-0001"), "Bash");
+        let r = "approval-1".to_string();
+        let _rx = b.open(&r, &id("agent-0001"), "Bash");
         b.resolve(ApprovalAnswer { request_id: r, approved: false, scope: ApprovalScope::Subtree });
         assert_eq!(b.granted(&id("agent-0002"), &[id("agent-0001")], "Bash"), Some(false));
         assert_eq!(b.granted(&id("agent-0003"), &[], "Bash"), None);
-        let (r, _rx) = b.open(&id("agent-0003"), "Edit");
+        let r = "approval-2".to_string();
+        let _rx = b.open(&r, &id("agent-0003"), "Edit");
         b.resolve(ApprovalAnswer { request_id: r, approved: true, scope: ApprovalScope::Session });
         assert_eq!(b.granted(&id("agent-0009"), &[], "Edit"), Some(true));
     }

@@ -3,7 +3,8 @@
 
 use crate::clock::Clock;
 use arbor_protocol::{AgentEvent, AgentId, EventKind, SessionId};
-use std::sync::{Arc, Mutex, PoisonError};
+use parking_lot::Mutex;
+use std::sync::Arc;
 use tokio::sync::mpsc;
 
 /// Receives a session's events, in `seq` order.
@@ -25,7 +26,7 @@ impl EventSink {
     }
 
     pub(crate) fn emit(&self, agent_id: &AgentId, kind: EventKind) {
-        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut state = self.state.lock();
         state.0 += 1;
         let event = AgentEvent {
             agent_id: agent_id.clone(),

@@ -1,10 +1,11 @@
 //! Signalling a child's whole process group: Bash commands and stdio MCP servers
 //! are spawned as group leaders (`process_group(0)`), so what they start (a
-//! pipeline, npx's node) stops with them. The crate's one use of `unsafe`.
+//! pipeline, npx's node) stops with them. Through rustix, so no `unsafe` here.
+
+pub(crate) use rustix::process::Signal;
 
 /// Sends `signal` to the process group led by `pgid`.
-#[allow(unsafe_code)]
-pub(crate) fn signal_group(pgid: Option<u32>, signal: i32) {
+pub(crate) fn signal_group(pgid: Option<u32>, signal: Signal) {
     let Some(pgid) = pgid.and_then(|p| i32::try_from(p).ok()) else {
         return;
     };
@@ -12,9 +13,8 @@ pub(crate) fn signal_group(pgid: Option<u32>, signal: i32) {
     if pgid <= 1 {
         return;
     }
-    // SAFETY: kill(2) takes plain integers and touches no memory of ours; a negative
-    // pid addresses the process group the child leads.
-    unsafe {
-        libc::kill(-pgid, signal);
+    if let Some(pid) = rustix::process::Pid::from_raw(pgid) {
+        // The group may be gone already; then there is nothing left to stop.
+        let _ = rustix::process::kill_process_group(pid, signal);
     }
 }

@@ -37,7 +37,7 @@ pub fn main_system_prompt(base: &str, workspace: &Path, today: &str, with_instru
 
 /// `YYYY-MM-DD` of a Unix time in milliseconds (UTC), without a date crate.
 pub fn iso_date(ms: i64) -> String {
-    arbor_protocol::time::Utc::from_ms(ms).date()
+    arbor_protocol::time::date(ms)
 }
 
 #[cfg(test)]

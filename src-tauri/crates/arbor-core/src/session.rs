@@ -17,15 +17,16 @@ use crate::subagents::{self, SpawnError, SpawnRequest};
 use crate::tools::ToolRegistry;
 use crate::workspace::Workspace;
 use arbor_protocol::{
-    AgentFinished, AgentId, AgentStarted, AgentStatus, ApprovalAnswer, ApprovalRequest, ApprovalResolved,
-    ApprovalScope, Command, DelegateRequest, EventKind, Message, SessionId, StatusChanged, TaskNotification, Text,
-    Usage, UserBlock,
+    AgentFinished, AgentId, AgentStarted, AgentStatus, ApprovalAnswer, ApprovalOutcome, ApprovalRequest,
+    ApprovalResolved, ApprovalScope, Command, CommandReply, DelegateRequest, EventKind, Message, SessionId,
+    StatusChanged, TaskNotification, Text, Usage, UserBlock,
 };
+use parking_lot::{Mutex, MutexGuard};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::sync::atomic::AtomicU32;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use thiserror::Error;
 use tokio::sync::{Semaphore, mpsc, watch};
 use tokio_util::sync::CancellationToken;
@@ -94,8 +95,19 @@ fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
     }
 }
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
+/// Whether text for an agent that is not running starts a new run of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Delivery {
+    StartIfIdle,
+    OnlyWhileRunning,
+}
+
+/// Whether delivered text shows as a `user_message` (a person's) or not (a
+/// child's result, shown already as its `task_notification`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Announce {
+    AsUserMessage,
+    Silently,
 }
 
 /// What an agent does when its model has stopped calling tools.
@@ -109,17 +121,23 @@ pub(crate) enum EndStep {
 
 impl Shared {
     pub(crate) fn registry(&self) -> MutexGuard<'_, Registry> {
-        lock(&self.registry)
+        self.registry.lock()
     }
 
     pub(crate) fn jitter(&self) -> f64 {
-        lock(&self.rng).f64()
+        self.rng.lock().f64()
+    }
+
+    /// Random bits for a UUID, from the session's (seedable) generator.
+    pub(crate) fn random_bytes(&self) -> [u8; 10] {
+        let mut rng = self.rng.lock();
+        std::array::from_fn(|_| rng.u8(..))
     }
 
     /// A fresh agent id, unique in this session (checked against `reg`, which the caller holds).
     pub(crate) fn new_agent_id(&self, reg: &Registry) -> AgentId {
         loop {
-            let id = AgentId::from_suffix(lock(&self.rng).u32(..));
+            let id = AgentId::from_suffix(self.rng.lock().u32(..));
             if !reg.contains(&id) {
                 return id;
             }
@@ -191,7 +209,7 @@ impl Shared {
     /// session's; MCP tools, whose server names the catalog keeps unique); only the
     /// agent a tool is bound to differs.
     pub(crate) fn tool_specs(&self, tools: &ToolRegistry) -> Arc<[ToolSpec]> {
-        let mut cache = lock(&self.tool_specs);
+        let mut cache = self.tool_specs.lock();
         if let Some(specs) = cache.iter().find(|s| s.iter().map(|t| t.name.as_str()).eq(tools.names())) {
             return specs.clone();
         }
@@ -207,25 +225,25 @@ impl Shared {
         specs
     }
 
-    /// Text for an agent: steering while it runs; otherwise, when `may_start`,
+    /// Text for an agent: steering while it runs; otherwise, as `start` says,
     /// a new run that continues its history with the text (the main agent's next
     /// prompt, or a notification to an agent that had finished). Decided under
     /// one lock, so two texts at once cannot start two runs. A person's text is
-    /// `announce`d as a `user_message` once it is accepted; a child's result
+    /// announced as a `user_message` once it is accepted; a child's result
     /// already was, as its `task_notification`.
     pub(crate) fn deliver(
         self: &Arc<Self>,
         id: &AgentId,
         text: String,
-        may_start: bool,
-        announce: bool,
+        start: Delivery,
+        announce: Announce,
     ) -> Result<(), SessionError> {
         if self.root_cancel.is_cancelled() {
             return Err(SessionError::Closed);
         }
         let mut reg = self.registry();
         let r = reg.get(id).ok_or_else(|| SessionError::UnknownAgent(id.clone()))?;
-        let shown = announce.then(|| text.clone());
+        let shown = (announce == Announce::AsUserMessage).then(|| text.clone());
         let text = match &r.inbox {
             Some(inbox) => match inbox.send(text) {
                 Ok(()) => {
@@ -238,7 +256,7 @@ impl Shared {
             },
             None => text,
         };
-        if !may_start {
+        if start == Delivery::OnlyWhileRunning {
             return Err(SessionError::AgentNotRunning(id.clone()));
         }
         // Under the lock, so the message comes before anything of the run it starts.
@@ -422,7 +440,7 @@ impl Shared {
             if let Some(text) = pending
                 && status != AgentStatus::Cancelled
             {
-                let _ = self.deliver(&parent, text, true, false);
+                let _ = self.deliver(&parent, text, Delivery::StartIfIdle, Announce::Silently);
             }
         }
         for child in abandon {
@@ -443,6 +461,11 @@ impl Shared {
 
     /// Asks the person and waits for the answer (or a standing grant). None when
     /// the agent was cancelled while waiting.
+    ///
+    /// The asking agent itself announces how its request ended, once: the person's
+    /// answer, or `withdrawn` when it stopped waiting. So for every call the events
+    /// read `tool_call` < `approval_request` < `approval_resolved` < `tool_output`,
+    /// whichever thread the answer came in on.
     pub(crate) async fn ask_approval(
         &self,
         agent_id: &AgentId,
@@ -458,7 +481,9 @@ impl Shared {
         if let Some(standing) = self.approvals.granted(agent_id, &ancestors, tool_name) {
             return Some(standing);
         }
-        let (request_id, answer) = self.approvals.open(agent_id, tool_name);
+        let request_id =
+            format!("approval-{}", arbor_protocol::ids::uuid_v7(self.events.now_ms(), self.random_bytes()));
+        let mut answer = self.approvals.open(&request_id, agent_id, tool_name);
         self.events.emit(
             agent_id,
             EventKind::ApprovalRequest(ApprovalRequest {
@@ -470,22 +495,24 @@ impl Shared {
             }),
         );
         self.approval_wait(agent_id, 1);
-        let verdict = tokio::select! {
-            a = answer => a.ok().map(|a| a.approved),
+        let got = tokio::select! {
+            biased;
+            a = &mut answer => a.ok(),
             _ = cancel.cancelled() => None,
         };
-        if verdict.is_none() && self.approvals.withdraw(&request_id) {
-            self.events.emit(
-                agent_id,
-                EventKind::ApprovalResolved(ApprovalResolved {
-                    request_id,
-                    approved: false,
-                    scope: ApprovalScope::Once,
-                }),
-            );
-        }
+        // Stopped while waiting: withdrawn, unless an answer slipped in at that moment.
+        let got = match got {
+            Some(a) => Some(a),
+            None if self.approvals.withdraw(&request_id) => None,
+            None => answer.try_recv().ok(),
+        };
+        let (outcome, scope) = match &got {
+            Some(a) => (ApprovalOutcome::of(a.approved), a.scope),
+            None => (ApprovalOutcome::Withdrawn, ApprovalScope::Once),
+        };
+        self.events.emit(agent_id, EventKind::ApprovalResolved(ApprovalResolved { request_id, outcome, scope }));
         self.approval_wait(agent_id, -1);
-        verdict
+        got.map(|a| a.approved)
     }
 
     /// Counts the agent's open requests: waiting while any is open, running after.
@@ -527,7 +554,7 @@ impl Session {
     /// called inside a Tokio runtime (agents run as tasks on it).
     pub fn start(config: SessionConfig) -> Result<(Session, EventStream), SessionError> {
         let mut rng = config.seed.map(fastrand::Rng::with_seed).unwrap_or_default();
-        let session_id = SessionId(format!("sess-{:016x}", rng.u64(..)));
+        let session_id = SessionId::new(config.clock.now_ms(), std::array::from_fn(|_| rng.u8(..)));
         let main_id = AgentId::from_suffix(rng.u32(..));
         Self::build(config, rng, session_id, main_id, 0)
     }
@@ -626,8 +653,9 @@ impl Session {
         self.shared.agent_types.values()
     }
 
-    /// A command in. Refusals are immediate and typed; effects arrive as events.
-    pub fn submit(&self, command: Command) -> Result<(), SessionError> {
+    /// A command in: the one way in for every client. Refusals are immediate and
+    /// typed; a command that creates something answers with it; effects arrive as events.
+    pub fn submit(&self, command: Command) -> Result<CommandReply, SessionError> {
         if self.shared.root_cancel.is_cancelled() {
             return Err(SessionError::Closed);
         }
@@ -637,24 +665,31 @@ impl Session {
                     return Err(SessionError::EmptyMessage);
                 }
                 let target = agent_id.unwrap_or_else(|| self.main.id.clone());
-                if target == self.main.id {
+                let start = if target == self.main.id {
                     self.ensure_main();
-                    self.shared.deliver(&target, text, true, true)
+                    Delivery::StartIfIdle
                 } else {
-                    self.shared.deliver(&target, text, false, true)
-                }
+                    Delivery::OnlyWhileRunning
+                };
+                self.shared.deliver(&target, text, start, Announce::AsUserMessage)?;
             }
-            Command::ResolveApproval(answer) => self.resolve_approval(answer),
-            Command::Cancel { agent_id } => self.cancel(&agent_id),
-            Command::Delegate(request) => self.delegate(request).map(|_| ()),
-            Command::Resume { agent_id, text } => self.resume_agent(&agent_id, text),
+            Command::ResolveApproval(answer) => self.resolve_approval(answer)?,
+            Command::Cancel { agent_id } => self.cancel(&agent_id)?,
+            Command::Delegate(request) => {
+                return self.delegate(request).map(|agent_id| CommandReply::Delegated { agent_id });
+            }
+            Command::Resume { agent_id, text } => {
+                self.resume_agent(&agent_id, text)?;
+                return Ok(CommandReply::Resumed { agent_id });
+            }
         }
+        Ok(CommandReply::Done)
     }
 
     /// Starts a new run of an agent that is not running, its history continued
     /// with `text` (or a request to carry on). A subagent's result then reaches
     /// its parent as a task notification.
-    pub fn resume_agent(&self, id: &AgentId, text: Option<String>) -> Result<(), SessionError> {
+    fn resume_agent(&self, id: &AgentId, text: Option<String>) -> Result<(), SessionError> {
         if self.shared.root_cancel.is_cancelled() {
             return Err(SessionError::Closed);
         }
@@ -666,7 +701,7 @@ impl Session {
             Some(s) if !s.is_terminal() && s != AgentStatus::Queued => Err(SessionError::AgentRunning(id.clone())),
             Some(_) => {
                 let text = text.filter(|t| !t.trim().is_empty()).unwrap_or_else(|| resume::CARRY_ON.to_string());
-                self.shared.deliver(id, text, true, true)
+                self.shared.deliver(id, text, Delivery::StartIfIdle, Announce::AsUserMessage)
             }
         }
     }
@@ -674,7 +709,7 @@ impl Session {
     /// Starts a subagent under `request.parent_id` as the person asks (not a
     /// model): the limits on depth and count do not apply, the queue does. Its
     /// result reaches the parent as a task notification.
-    pub fn delegate(&self, request: DelegateRequest) -> Result<AgentId, SessionError> {
+    fn delegate(&self, request: DelegateRequest) -> Result<AgentId, SessionError> {
         if self.shared.root_cancel.is_cancelled() {
             return Err(SessionError::Closed);
         }
@@ -725,12 +760,10 @@ impl Session {
         self.shared.events.emit(id, EventKind::AgentStarted(started));
     }
 
+    /// Hands the answer to the waiting agent, which announces it (see `ask_approval`).
     fn resolve_approval(&self, answer: ApprovalAnswer) -> Result<(), SessionError> {
         let request_id = answer.request_id.clone();
-        let (approved, scope) = (answer.approved, answer.scope);
-        let agent = self.shared.approvals.resolve(answer).ok_or(SessionError::UnknownApproval(request_id.clone()))?;
-        self.shared.events.emit(&agent, EventKind::ApprovalResolved(ApprovalResolved { request_id, approved, scope }));
-        Ok(())
+        self.shared.approvals.resolve(answer).map(|_| ()).ok_or(SessionError::UnknownApproval(request_id))
     }
 
     /// Stops the agent and its whole subtree.

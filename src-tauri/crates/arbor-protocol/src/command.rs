@@ -31,6 +31,10 @@ pub enum Command {
     },
 }
 
+/// The agent type of a subagent whose Task call or delegation names none: it
+/// inherits its parent's model, provider, system prompt and tools.
+pub const GENERAL_PURPOSE: &str = "general-purpose";
+
 /// A subagent the person starts under `parent_id`; the fields mirror the Task tool's.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
 pub struct DelegateRequest {
@@ -55,4 +59,27 @@ pub struct ApprovalAnswer {
     pub approved: bool,
     #[serde(default)]
     pub scope: ApprovalScope,
+}
+
+/// What a command created: the one answer to every command, so no client
+/// special-cases one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum CommandReply {
+    /// Accepted; its effects arrive as events.
+    Done,
+    /// A subagent started under the parent the delegation named.
+    Delegated { agent_id: AgentId },
+    /// A new run of this agent started.
+    Resumed { agent_id: AgentId },
+}
+
+impl CommandReply {
+    /// The agent the command created or started a run of.
+    pub fn agent_id(&self) -> Option<&AgentId> {
+        match self {
+            Self::Done => None,
+            Self::Delegated { agent_id } | Self::Resumed { agent_id } => Some(agent_id),
+        }
+    }
 }

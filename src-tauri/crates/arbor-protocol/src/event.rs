@@ -2,7 +2,7 @@
 //! subscribers (the store, the UI, the CLI printer, tests), one ordered stream
 //! per session.
 
-use crate::{AgentId, AgentStatus, ApprovalScope, McpStatus, SessionId};
+use crate::{AgentId, AgentStatus, ApprovalOutcome, ApprovalScope, McpStatus, SessionId};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -43,27 +43,106 @@ pub enum EventKind {
     AgentFinished(AgentFinished),
 }
 
+/// The `type` tag of each event, as a value: what the store indexes, the CLI
+/// prints and the UI filters on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "snake_case")]
+pub enum EventType {
+    AgentStarted,
+    AgentStatus,
+    UserMessage,
+    ThoughtsChunk,
+    Thoughts,
+    ResponseChunk,
+    Response,
+    ToolCall,
+    ToolOutputChunk,
+    ToolOutput,
+    ApprovalRequest,
+    ApprovalResolved,
+    Usage,
+    TaskNotification,
+    McpStatus,
+    AgentFinished,
+}
+
+impl EventType {
+    pub const ALL: [EventType; 16] = [
+        Self::AgentStarted,
+        Self::AgentStatus,
+        Self::UserMessage,
+        Self::ThoughtsChunk,
+        Self::Thoughts,
+        Self::ResponseChunk,
+        Self::Response,
+        Self::ToolCall,
+        Self::ToolOutputChunk,
+        Self::ToolOutput,
+        Self::ApprovalRequest,
+        Self::ApprovalResolved,
+        Self::Usage,
+        Self::TaskNotification,
+        Self::McpStatus,
+        Self::AgentFinished,
+    ];
+
+    /// The events of an agent's transcript (a page of it in review, an export).
+    /// Chunks are listed too: those no aggregate event repeated are what an
+    /// interrupted stream left.
+    pub const TRANSCRIPT: [EventType; 9] = [
+        Self::UserMessage,
+        Self::Thoughts,
+        Self::Response,
+        Self::ToolCall,
+        Self::ToolOutput,
+        Self::ThoughtsChunk,
+        Self::ResponseChunk,
+        Self::ToolOutputChunk,
+        Self::McpStatus,
+    ];
+
+    /// The events a session's tree is built from (every agent's, whichever is selected).
+    pub const SKELETON: [EventType; 7] = [
+        Self::AgentStarted,
+        Self::AgentStatus,
+        Self::Usage,
+        Self::ApprovalRequest,
+        Self::ApprovalResolved,
+        Self::TaskNotification,
+        Self::AgentFinished,
+    ];
+
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        crate::wire::name(&self)
+    }
+}
+
 impl EventKind {
+    pub fn event_type(&self) -> EventType {
+        match self {
+            Self::AgentStarted(_) => EventType::AgentStarted,
+            Self::AgentStatus(_) => EventType::AgentStatus,
+            Self::UserMessage(_) => EventType::UserMessage,
+            Self::ThoughtsChunk(_) => EventType::ThoughtsChunk,
+            Self::Thoughts(_) => EventType::Thoughts,
+            Self::ResponseChunk(_) => EventType::ResponseChunk,
+            Self::Response(_) => EventType::Response,
+            Self::ToolCall(_) => EventType::ToolCall,
+            Self::ToolOutputChunk(_) => EventType::ToolOutputChunk,
+            Self::ToolOutput(_) => EventType::ToolOutput,
+            Self::ApprovalRequest(_) => EventType::ApprovalRequest,
+            Self::ApprovalResolved(_) => EventType::ApprovalResolved,
+            Self::Usage(_) => EventType::Usage,
+            Self::TaskNotification(_) => EventType::TaskNotification,
+            Self::McpStatus(_) => EventType::McpStatus,
+            Self::AgentFinished(_) => EventType::AgentFinished,
+        }
+    }
+
     /// The `type` tag as it appears on the wire.
     pub fn type_name(&self) -> &'static str {
-        match self {
-            Self::AgentStarted(_) => "agent_started",
-            Self::AgentStatus(_) => "agent_status",
-            Self::UserMessage(_) => "user_message",
-            Self::ThoughtsChunk(_) => "thoughts_chunk",
-            Self::Thoughts(_) => "thoughts",
-            Self::ResponseChunk(_) => "response_chunk",
-            Self::Response(_) => "response",
-            Self::ToolCall(_) => "tool_call",
-            Self::ToolOutputChunk(_) => "tool_output_chunk",
-            Self::ToolOutput(_) => "tool_output",
-            Self::ApprovalRequest(_) => "approval_request",
-            Self::ApprovalResolved(_) => "approval_resolved",
-            Self::Usage(_) => "usage",
-            Self::TaskNotification(_) => "task_notification",
-            Self::McpStatus(_) => "mcp_status",
-            Self::AgentFinished(_) => "agent_finished",
-        }
+        self.event_type().as_str()
     }
 }
 
@@ -128,7 +207,8 @@ pub struct ApprovalRequest {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
 pub struct ApprovalResolved {
     pub request_id: String,
-    pub approved: bool,
+    pub outcome: ApprovalOutcome,
+    /// How far the answer reaches (always `once` when withdrawn).
     pub scope: ApprovalScope,
 }
 
@@ -204,6 +284,90 @@ mod tests {
         let back: AgentEvent = serde_json::from_value(v).unwrap();
         assert_eq!(back, ev);
         assert_eq!(back.kind.type_name(), "tool_output");
+    }
+
+    /// One event of every kind: the match makes a new variant fail to compile here.
+    pub(crate) fn one_of_each() -> Vec<EventKind> {
+        let text = || Text { content: "x".into() };
+        let mut all = Vec::new();
+        for t in EventType::ALL {
+            all.push(match t {
+                EventType::AgentStarted => EventKind::AgentStarted(AgentStarted {
+                    parent_id: None,
+                    parent_call_id: None,
+                    depth: 0,
+                    description: "main".into(),
+                    subagent_type: None,
+                    model: "m".into(),
+                    provider: "p".into(),
+                    background: false,
+                }),
+                EventType::AgentStatus => EventKind::AgentStatus(StatusChanged { status: AgentStatus::Running }),
+                EventType::UserMessage => EventKind::UserMessage(text()),
+                EventType::ThoughtsChunk => EventKind::ThoughtsChunk(text()),
+                EventType::Thoughts => EventKind::Thoughts(text()),
+                EventType::ResponseChunk => EventKind::ResponseChunk(text()),
+                EventType::Response => EventKind::Response(text()),
+                EventType::ToolCall => EventKind::ToolCall(ToolCall {
+                    call_id: "c".into(),
+                    tool_name: "Read".into(),
+                    tool_args: json!({}),
+                }),
+                EventType::ToolOutputChunk => {
+                    EventKind::ToolOutputChunk(ToolOutputChunk { call_id: "c".into(), content: "x".into() })
+                }
+                EventType::ToolOutput => {
+                    EventKind::ToolOutput(ToolOutput { call_id: "c".into(), content: "x".into(), is_error: false })
+                }
+                EventType::ApprovalRequest => EventKind::ApprovalRequest(ApprovalRequest {
+                    request_id: "r".into(),
+                    call_id: "c".into(),
+                    tool_name: "Write".into(),
+                    tool_args: json!({}),
+                    agent_path: vec!["main".into()],
+                }),
+                EventType::ApprovalResolved => EventKind::ApprovalResolved(ApprovalResolved {
+                    request_id: "r".into(),
+                    outcome: ApprovalOutcome::Withdrawn,
+                    scope: ApprovalScope::Once,
+                }),
+                EventType::Usage => EventKind::Usage(Usage::default()),
+                EventType::TaskNotification => EventKind::TaskNotification(TaskNotification {
+                    task_id: AgentId("agent-0001".into()),
+                    status: AgentStatus::Completed,
+                    summary: "s".into(),
+                }),
+                EventType::McpStatus => EventKind::McpStatus(McpStatus {
+                    server: "s".into(),
+                    state: crate::McpState::Connected,
+                    pid: None,
+                    error: None,
+                }),
+                EventType::AgentFinished => EventKind::AgentFinished(AgentFinished {
+                    status: AgentStatus::Completed,
+                    result: String::new(),
+                    error: None,
+                    turns: 0,
+                    duration_ms: 0,
+                    files_modified: Vec::new(),
+                }),
+            });
+        }
+        all
+    }
+
+    #[test]
+    fn every_event_type_tag_is_the_one_serde_writes() {
+        let all = one_of_each();
+        assert_eq!(all.len(), EventType::ALL.len());
+        for kind in all {
+            let v = serde_json::to_value(&kind).unwrap();
+            assert_eq!(v["type"], json!(kind.type_name()));
+            assert_eq!(serde_json::to_value(kind.event_type()).unwrap(), json!(kind.type_name()));
+            let back: EventKind = serde_json::from_value(v).unwrap();
+            assert_eq!(back, kind);
+        }
+        assert!(EventType::TRANSCRIPT.iter().chain(&EventType::SKELETON).all(|t| EventType::ALL.contains(t)));
     }
 
     #[test]

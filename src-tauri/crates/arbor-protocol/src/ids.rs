@@ -39,7 +39,22 @@ impl fmt::Display for AgentId {
 #[serde(transparent)]
 pub struct SessionId(pub String);
 
+/// A UUID v7 from a time and random bits the caller draws (no hidden clock or
+/// randomness here): ids sort by creation time and stay unique across machines
+/// and merged stores.
+pub fn uuid_v7(unix_ms: i64, random: [u8; 10]) -> String {
+    let ms = u64::try_from(unix_ms).unwrap_or(0);
+    uuid::Builder::from_unix_timestamp_millis(ms, &random).into_uuid().hyphenated().to_string()
+}
+
 impl SessionId {
+    pub const PREFIX: &'static str = "sess-";
+
+    /// `sess-` and a UUID v7.
+    pub fn new(unix_ms: i64, random: [u8; 10]) -> Self {
+        Self(format!("{}{}", Self::PREFIX, uuid_v7(unix_ms, random)))
+    }
+
     pub fn as_str(&self) -> &str {
         &self.0
     }
@@ -65,5 +80,16 @@ mod tests {
         assert!(!AgentId::is_valid("agent-123"));
         assert!(!AgentId::is_valid("agent-123456789"));
         assert!(!AgentId::is_valid("task-a3f2"));
+    }
+
+    #[test]
+    fn session_ids_are_uuid_v7_and_sort_by_time() {
+        let a = SessionId::new(1_700_000_000_000, [7; 10]);
+        let b = SessionId::new(1_700_000_000_001, [0; 10]);
+        assert!(a.as_str().starts_with("sess-"));
+        let u = uuid::Uuid::parse_str(&a.as_str()["sess-".len()..]).unwrap();
+        assert_eq!(u.get_version_num(), 7);
+        assert!(a < b, "later ids sort after earlier ones");
+        assert_ne!(SessionId::new(1, [1; 10]), SessionId::new(1, [2; 10]));
     }
 }

@@ -1,4 +1,6 @@
-//! Agent lifecycle statuses and approval scopes.
+//! Agent lifecycle statuses, approval scopes and outcomes. Each list the UI or
+//! the CLI needs (which statuses are terminal, say) is a constant here, exported
+//! to TypeScript through the generated bindings, never re-typed there.
 
 use serde::{Deserialize, Serialize};
 
@@ -12,27 +14,36 @@ pub enum AgentStatus {
     Failed,
     Cancelled,
     MaxTurns,
+    /// Its final answer was cut off by the output token limit (`max_tokens`, `length`).
+    Truncated,
     /// Was running when the process died; set when a store is reopened.
     Interrupted,
 }
 
 impl AgentStatus {
-    /// Whether the agent will do no more work in this status.
+    pub const ALL: [AgentStatus; 9] = [
+        Self::Queued,
+        Self::Running,
+        Self::WaitingApproval,
+        Self::Completed,
+        Self::Failed,
+        Self::Cancelled,
+        Self::MaxTurns,
+        Self::Truncated,
+        Self::Interrupted,
+    ];
+
+    /// The statuses in which an agent will do no more work (until resumed).
+    pub const TERMINAL: [AgentStatus; 6] =
+        [Self::Completed, Self::Failed, Self::Cancelled, Self::MaxTurns, Self::Truncated, Self::Interrupted];
+
     pub fn is_terminal(self) -> bool {
-        matches!(self, Self::Completed | Self::Failed | Self::Cancelled | Self::MaxTurns | Self::Interrupted)
+        Self::TERMINAL.contains(&self)
     }
 
+    /// The wire name.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Queued => "queued",
-            Self::Running => "running",
-            Self::WaitingApproval => "waiting_approval",
-            Self::Completed => "completed",
-            Self::Failed => "failed",
-            Self::Cancelled => "cancelled",
-            Self::MaxTurns => "max_turns",
-            Self::Interrupted => "interrupted",
-        }
+        crate::wire::name(&self)
     }
 }
 
@@ -49,4 +60,95 @@ pub enum ApprovalScope {
     Subtree,
     /// Every call of this tool in the session.
     Session,
+}
+
+impl ApprovalScope {
+    pub const ALL: [ApprovalScope; 4] = [Self::Once, Self::Agent, Self::Subtree, Self::Session];
+
+    pub fn as_str(self) -> &'static str {
+        crate::wire::name(&self)
+    }
+}
+
+/// How an approval request ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "snake_case")]
+pub enum ApprovalOutcome {
+    Approved,
+    Denied,
+    /// Nobody answered: its agent was stopped while it waited. The call did not run.
+    Withdrawn,
+}
+
+impl ApprovalOutcome {
+    pub const ALL: [ApprovalOutcome; 3] = [Self::Approved, Self::Denied, Self::Withdrawn];
+
+    pub fn of(approved: bool) -> Self {
+        if approved { Self::Approved } else { Self::Denied }
+    }
+
+    pub fn is_approved(self) -> bool {
+        self == Self::Approved
+    }
+
+    pub fn as_str(self) -> &'static str {
+        crate::wire::name(&self)
+    }
+}
+
+/// What kind of thing a tool can do; the approval policy's default depends on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolClass {
+    ReadOnly,
+    Mutating,
+    /// Starts or stops subagents: their own calls are checked, so the spawn itself runs by default.
+    Delegation,
+}
+
+impl ToolClass {
+    pub const ALL: [ToolClass; 3] = [Self::ReadOnly, Self::Mutating, Self::Delegation];
+
+    pub fn as_str(self) -> &'static str {
+        crate::wire::name(&self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every variant is listed in `ALL` (the match is exhaustive) and its wire
+    /// name is the one serde writes and reads.
+    #[test]
+    fn every_variant_has_its_serde_wire_name() {
+        fn listed<T: Serialize + for<'de> Deserialize<'de> + PartialEq + std::fmt::Debug + Copy>(all: &[T]) {
+            for v in all {
+                let json = serde_json::to_value(v).unwrap();
+                assert_eq!(json, serde_json::Value::String(crate::wire::name(v).to_string()));
+                assert_eq!(serde_json::from_value::<T>(json).unwrap(), *v);
+                assert_eq!(crate::wire::parse(all, crate::wire::name(v)), Some(*v));
+            }
+        }
+        for s in AgentStatus::ALL {
+            match s {
+                AgentStatus::Queued
+                | AgentStatus::Running
+                | AgentStatus::WaitingApproval
+                | AgentStatus::Completed
+                | AgentStatus::Failed
+                | AgentStatus::Cancelled
+                | AgentStatus::MaxTurns
+                | AgentStatus::Truncated
+                | AgentStatus::Interrupted => {}
+            }
+        }
+        listed(&AgentStatus::ALL);
+        listed(&ApprovalScope::ALL);
+        listed(&ApprovalOutcome::ALL);
+        listed(&ToolClass::ALL);
+        assert_eq!(AgentStatus::WaitingApproval.as_str(), "waiting_approval");
+        assert!(AgentStatus::TERMINAL.iter().all(|s| AgentStatus::ALL.contains(s)));
+        assert!(!AgentStatus::Queued.is_terminal() && AgentStatus::Truncated.is_terminal());
+    }
 }

@@ -14,11 +14,23 @@ pub enum SessionStatus {
     Failed,
     Cancelled,
     MaxTurns,
+    /// The main agent's final answer was cut off by the output token limit.
+    Truncated,
     /// Its process died while agents were still working.
     Interrupted,
 }
 
 impl SessionStatus {
+    pub const ALL: [SessionStatus; 7] = [
+        Self::Running,
+        Self::Completed,
+        Self::Failed,
+        Self::Cancelled,
+        Self::MaxTurns,
+        Self::Truncated,
+        Self::Interrupted,
+    ];
+
     /// The session status that mirrors its main agent's: an agent that is queued,
     /// running or waiting for an approval keeps the session running.
     pub fn from_agent(status: AgentStatus) -> Self {
@@ -28,27 +40,19 @@ impl SessionStatus {
             AgentStatus::Failed => Self::Failed,
             AgentStatus::Cancelled => Self::Cancelled,
             AgentStatus::MaxTurns => Self::MaxTurns,
+            AgentStatus::Truncated => Self::Truncated,
             AgentStatus::Interrupted => Self::Interrupted,
         }
     }
 
     /// The value as it appears on the wire.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Running => "running",
-            Self::Completed => "completed",
-            Self::Failed => "failed",
-            Self::Cancelled => "cancelled",
-            Self::MaxTurns => "max_turns",
-            Self::Interrupted => "interrupted",
-        }
+        crate::wire::name(&self)
     }
 
     /// Parses the wire value; None for anything else.
     pub fn parse(s: &str) -> Option<Self> {
-        [Self::Running, Self::Completed, Self::Failed, Self::Cancelled, Self::MaxTurns, Self::Interrupted]
-            .into_iter()
-            .find(|st| st.as_str() == s)
+        crate::wire::parse(&Self::ALL, s)
     }
 }
 
@@ -155,20 +159,24 @@ mod tests {
 
     #[test]
     fn session_status_round_trips_its_wire_names() {
-        for st in [
-            SessionStatus::Running,
-            SessionStatus::Completed,
-            SessionStatus::Failed,
-            SessionStatus::Cancelled,
-            SessionStatus::MaxTurns,
-            SessionStatus::Interrupted,
-        ] {
+        for st in SessionStatus::ALL {
+            match st {
+                SessionStatus::Running
+                | SessionStatus::Completed
+                | SessionStatus::Failed
+                | SessionStatus::Cancelled
+                | SessionStatus::MaxTurns
+                | SessionStatus::Truncated
+                | SessionStatus::Interrupted => {}
+            }
             let wire = serde_json::to_value(st).unwrap();
             assert_eq!(wire, serde_json::Value::String(st.as_str().into()));
             assert_eq!(SessionStatus::parse(st.as_str()), Some(st));
         }
         assert_eq!(SessionStatus::parse("queued"), None);
         assert_eq!(SessionStatus::from_agent(AgentStatus::WaitingApproval), SessionStatus::Running);
-        assert_eq!(SessionStatus::from_agent(AgentStatus::MaxTurns), SessionStatus::MaxTurns);
+        for a in AgentStatus::TERMINAL {
+            assert_eq!(SessionStatus::from_agent(a).as_str(), a.as_str(), "a finished session reads as its main agent");
+        }
     }
 }

@@ -203,7 +203,7 @@ fn fenced(text: &str, lang: &str) -> String {
 
 /// Milliseconds since the epoch as a UTC date and time.
 fn utc(ms: i64) -> String {
-    format!("{} UTC", arbor_protocol::time::Utc::from_ms(ms))
+    format!("{} UTC", arbor_protocol::time::second(ms))
 }
 
 fn first_line(s: &str) -> &str {

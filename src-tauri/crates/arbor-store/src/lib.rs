@@ -21,9 +21,9 @@ pub use schema::SCHEMA_VERSION;
 
 use arbor_protocol::{SessionId, SessionStatus};
 use error::At;
+use parking_lot::{Mutex, MutexGuard};
 use rusqlite::Connection;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 /// How a [`Store`] opens its file.
@@ -120,11 +120,11 @@ impl Store {
     // A poisoned lock only means another thread panicked while holding it; the
     // connection rolled its transaction back when the guard dropped, so it is sound.
     fn writer(&self) -> MutexGuard<'_, Connection> {
-        self.write.lock().unwrap_or_else(PoisonError::into_inner)
+        self.write.lock()
     }
 
     fn reader(&self) -> MutexGuard<'_, Connection> {
-        self.read.lock().unwrap_or_else(PoisonError::into_inner)
+        self.read.lock()
     }
 }
 

@@ -21,10 +21,9 @@ pub(crate) const AGENT_COLUMNS: &str = "id, parent_id, parent_call_id, depth, de
      provider, background, status, started_at, ended_at, turns, duration_ms, input_tokens, output_tokens, \
      cache_read_tokens, cache_write_tokens, cost_usd, files_modified, result, error";
 
-/// The event types of an agent's transcript. Chunks are listed too: those not
-/// superseded by their aggregate are what an interrupted stream left.
-const TRANSCRIPT_TYPES_SQL: &str = "type IN ('user_message', 'thoughts', 'response', 'tool_call', 'tool_output', \
-     'thoughts_chunk', 'response_chunk', 'tool_output_chunk', 'mcp_status')";
+/// The event types of an agent's transcript (the protocol's list).
+static TRANSCRIPT_TYPES_SQL: std::sync::LazyLock<String> =
+    std::sync::LazyLock::new(|| crate::schema::types_sql(&arbor_protocol::EventType::TRANSCRIPT));
 
 /// Parents before children: depth first, then the order they started in.
 const AGENT_ORDER_SQL: &str = "ORDER BY depth, started_at, id";
@@ -226,7 +225,8 @@ impl Store {
         summary(&conn, &self.path, session)?;
         let rows: Vec<String> = conn
             .prepare_cached(&format!(
-                "SELECT json FROM events WHERE session_id = ?1 AND {SKELETON_TYPES_SQL} ORDER BY seq"
+                "SELECT json FROM events WHERE session_id = ?1 AND {} ORDER BY seq",
+                *SKELETON_TYPES_SQL
             ))
             .and_then(|mut st| st.query_map([session.as_str()], |r| r.get(0))?.collect())
             .at(&self.path)?;
@@ -255,8 +255,9 @@ impl Store {
         let mut rows: Vec<String> = conn
             .prepare_cached(&format!(
                 "SELECT json FROM events
-                 WHERE session_id = ?1 AND agent_id = ?2 AND seq < ?3 AND superseded = 0 AND {TRANSCRIPT_TYPES_SQL}
-                 ORDER BY seq DESC LIMIT ?4"
+                 WHERE session_id = ?1 AND agent_id = ?2 AND seq < ?3 AND superseded = 0 AND {}
+                 ORDER BY seq DESC LIMIT ?4",
+                *TRANSCRIPT_TYPES_SQL
             ))
             .and_then(|mut st| {
                 st.query_map(params![session.as_str(), agent.as_str(), before, i64::from(limit) + 1], |r| r.get(0))?

@@ -75,18 +75,14 @@ impl Store {
 /// Whether a process with this pid exists. Where that cannot be asked, every
 /// owner is taken as alive: a live session must never be marked interrupted.
 #[cfg(unix)]
-#[allow(unsafe_code)]
 fn process_alive(pid: i64) -> bool {
     // 0 and negative pids would address process groups, never one owner.
-    let Ok(pid) = libc::pid_t::try_from(pid) else { return false };
-    if pid <= 0 {
-        return false;
+    let Some(pid) = i32::try_from(pid).ok().and_then(rustix::process::Pid::from_raw) else { return false };
+    match rustix::process::test_kill_process(pid) {
+        Ok(()) => true,
+        // EPERM: it exists but belongs to someone else.
+        Err(e) => e == rustix::io::Errno::PERM,
     }
-    // SAFETY: kill(2) with signal 0 only checks that the process exists and may be
-    // signalled; it takes plain integers, sends nothing and touches no memory of ours.
-    let rc = unsafe { libc::kill(pid, 0) };
-    // EPERM: it exists but belongs to someone else.
-    rc == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
 }
 
 #[cfg(not(unix))]

@@ -7,11 +7,18 @@ use crate::error::{At, StoreError};
 use rusqlite::{Connection, TransactionBehavior};
 use std::path::Path;
 
+/// `type IN ('a', 'b', …)` for these event types, in this order.
+pub(crate) fn types_sql(types: &[arbor_protocol::EventType]) -> String {
+    let names: Vec<String> = types.iter().map(|t| format!("'{}'", t.as_str())).collect();
+    format!("type IN ({})", names.join(", "))
+}
+
 /// The event types the review screen's tree is built from. The same list, as
 /// the same SQL text, is the condition of the `events_skeleton` partial index, so
-/// queries that repeat it verbatim can use that index (SQLite matches the terms literally).
-pub(crate) const SKELETON_TYPES_SQL: &str = "type IN ('agent_started', 'agent_status', 'usage', 'approval_request', \
-     'approval_resolved', 'task_notification', 'agent_finished')";
+/// queries that repeat it verbatim can use that index (SQLite matches the terms
+/// literally): its text must never change, or existing files lose the index.
+pub(crate) static SKELETON_TYPES_SQL: std::sync::LazyLock<String> =
+    std::sync::LazyLock::new(|| types_sql(&arbor_protocol::EventType::SKELETON));
 
 const V1: &str = "
 CREATE TABLE sessions (
@@ -108,7 +115,7 @@ CREATE TABLE histories (
 pub const SCHEMA_VERSION: u32 = 1;
 
 fn steps() -> [String; SCHEMA_VERSION as usize] {
-    [V1.replace("SKELETON_TYPES", SKELETON_TYPES_SQL)]
+    [V1.replace("SKELETON_TYPES", &SKELETON_TYPES_SQL)]
 }
 
 /// Reads the file's schema version. This is the first read of the file, so it
@@ -144,4 +151,18 @@ pub(crate) fn migrate(conn: &mut Connection, path: &Path) -> Result<(), StoreErr
         tracing::info!(path = %path.display(), version = i + 1, "store schema migrated");
     }
     tx.commit().at(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_skeleton_condition_is_the_text_existing_files_were_indexed_with() {
+        assert_eq!(
+            *SKELETON_TYPES_SQL,
+            "type IN ('agent_started', 'agent_status', 'usage', 'approval_request', \
+             'approval_resolved', 'task_notification', 'agent_finished')"
+        );
+    }
 }

@@ -5,9 +5,7 @@
 
 use crate::error::{At, StoreError};
 use crate::{NewSession, Store};
-use arbor_protocol::{
-    AgentEvent, AgentId, AgentStarted, AgentStatus, EventKind, Message, SessionId, SessionStatus, Usage,
-};
+use arbor_protocol::{AgentEvent, AgentId, EventKind, Message, SessionId, SessionStatus, StoredAgent, Usage};
 use rusqlite::{OptionalExtension, Transaction, TransactionBehavior, params};
 use std::collections::HashMap;
 use std::path::Path;
@@ -116,26 +114,13 @@ struct SessionState {
     usage: Usage,
 }
 
-/// One agents row, held while a batch changes it and written back at its end.
-struct AgentState {
-    started: AgentStarted,
-    status: AgentStatus,
-    started_at: i64,
-    ended_at: Option<i64>,
-    turns: u32,
-    duration_ms: Option<u64>,
-    usage: Usage,
-    files_modified: Vec<String>,
-    result: Option<String>,
-    error: Option<String>,
-}
-
 /// What one batch touched, per session: loaded on first use, written once at the end.
 #[derive(Default)]
 struct Batch {
     sessions: HashMap<String, SessionState>,
     /// `None`: looked up and not stored (an event of an agent never started).
-    agents: HashMap<(String, String), Option<AgentState>>,
+    /// Each row as the protocol's one derivation (`StoredAgent::apply`) leaves it.
+    agents: HashMap<(String, String), Option<StoredAgent>>,
 }
 
 /// Appends `events` inside `tx`: the body of [`Store::append`], also used by recovery.
@@ -250,38 +235,20 @@ fn apply(tx: &Transaction<'_>, path: &Path, batch: &mut Batch, ev: &AgentEvent) 
     session.event_count += 1;
     let is_main = session.main_agent_id.as_deref() == Some(ev.agent_id.as_str());
 
+    match (slot.as_mut(), &ev.kind) {
+        (Some(agent), _) => agent.apply(ev),
+        (None, EventKind::AgentStarted(started)) => {
+            *slot = Some(StoredAgent::new(ev.agent_id.clone(), started, ev.ts));
+            session.agent_count += 1;
+        }
+        (None, _) => {}
+    }
     match &ev.kind {
-        EventKind::AgentStarted(started) => {
-            match slot {
-                Some(agent) => agent.started = started.clone(),
-                None => {
-                    *slot = Some(AgentState {
-                        started: started.clone(),
-                        status: AgentStatus::Queued,
-                        started_at: ev.ts,
-                        ended_at: None,
-                        turns: 0,
-                        duration_ms: None,
-                        usage: Usage::default(),
-                        files_modified: Vec::new(),
-                        result: None,
-                        error: None,
-                    });
-                    session.agent_count += 1;
-                }
-            }
-            if started.depth == 0 && session.main_agent_id.is_none() {
-                session.main_agent_id = Some(ev.agent_id.0.clone());
-                session.status = SessionStatus::Running;
-            }
+        EventKind::AgentStarted(started) if started.depth == 0 && session.main_agent_id.is_none() => {
+            session.main_agent_id = Some(ev.agent_id.0.clone());
+            session.status = SessionStatus::Running;
         }
         EventKind::AgentStatus(change) => {
-            if let Some(agent) = slot {
-                agent.status = change.status;
-                if !change.status.is_terminal() {
-                    agent.ended_at = None;
-                }
-            }
             if change.status.is_terminal() {
                 close_streams(tx, path, ev)?;
             }
@@ -293,27 +260,13 @@ fn apply(tx: &Transaction<'_>, path: &Path, batch: &mut Batch, ev: &AgentEvent) 
             }
         }
         EventKind::AgentFinished(fin) => {
-            if let Some(agent) = slot {
-                agent.status = fin.status;
-                agent.result = Some(fin.result.clone());
-                agent.error = fin.error.clone();
-                agent.turns = fin.turns;
-                agent.duration_ms = Some(fin.duration_ms);
-                agent.files_modified = fin.files_modified.clone();
-                agent.ended_at = Some(ev.ts);
-            }
             close_streams(tx, path, ev)?;
             if is_main {
                 session.status = SessionStatus::from_agent(fin.status);
                 session.ended_at = Some(ev.ts);
             }
         }
-        EventKind::Usage(u) => {
-            if let Some(agent) = slot {
-                agent.usage.add(u);
-            }
-            session.usage.add(u);
-        }
+        EventKind::Usage(u) => session.usage.add(u),
         EventKind::UserMessage(t) if is_main && session.first_prompt.is_empty() => {
             session.first_prompt = t.content.clone();
         }
@@ -361,24 +314,10 @@ fn load_agent(
     path: &Path,
     session: &SessionId,
     agent: &AgentId,
-) -> Result<Option<AgentState>, StoreError> {
-    let stored = tx
-        .prepare_cached(&format!("SELECT {} FROM agents WHERE session_id = ?1 AND id = ?2", crate::read::AGENT_COLUMNS))
+) -> Result<Option<StoredAgent>, StoreError> {
+    tx.prepare_cached(&format!("SELECT {} FROM agents WHERE session_id = ?1 AND id = ?2", crate::read::AGENT_COLUMNS))
         .and_then(|mut st| st.query_row([session.as_str(), agent.as_str()], crate::read::agent_row).optional())
-        .at(path)?;
-    let Some(a) = stored else { return Ok(None) };
-    Ok(Some(AgentState {
-        started: a.started(),
-        status: a.status,
-        started_at: a.started_at,
-        ended_at: a.ended_at,
-        turns: a.turns,
-        duration_ms: a.duration_ms,
-        usage: a.usage,
-        files_modified: a.files_modified,
-        result: a.result,
-        error: a.error,
-    }))
+        .at(path)
 }
 
 /// Writes back every session and agent row the batch changed.
@@ -411,7 +350,6 @@ fn flush(tx: &Transaction<'_>, path: &Path, batch: Batch) -> Result<(), StoreErr
     for ((session, id), a) in &batch.agents {
         let Some(a) = a else { continue };
         let files = serde_json::to_string(&a.files_modified)?;
-        let st = &a.started;
         tx.prepare_cached(
             "INSERT OR REPLACE INTO agents (session_id, id, parent_id, parent_call_id, depth, description,
                  subagent_type, model, provider, background, status, started_at, ended_at, turns, duration_ms,
@@ -424,14 +362,14 @@ fn flush(tx: &Transaction<'_>, path: &Path, batch: Batch) -> Result<(), StoreErr
             stmt.execute(params![
                 session,
                 id,
-                st.parent_id.as_ref().map(AgentId::as_str),
-                st.parent_call_id,
-                st.depth,
-                st.description,
-                st.subagent_type,
-                st.model,
-                st.provider,
-                st.background,
+                a.parent_id.as_ref().map(AgentId::as_str),
+                a.parent_call_id,
+                a.depth,
+                a.description,
+                a.subagent_type,
+                a.model,
+                a.provider,
+                a.background,
                 a.status.as_str(),
                 a.started_at,
                 a.ended_at,

@@ -7,6 +7,7 @@
 //! Used by scenario tests, CLI tests, `arbor demo` and UI end-to-end tests.
 
 mod anthropic;
+pub mod contract;
 pub mod events;
 mod openai;
 mod play;
@@ -17,6 +18,7 @@ pub mod scenario;
 mod server;
 mod validate;
 
+pub use contract::{Violation, violations};
 pub use events::{WaitError, collect_until, wait_for_event};
 pub use scenario::{ErrorEvent, FailFirst, Match, Rule, Scenario, ToolCallSpec, Turn, UsageSpec};
 pub use server::ScriptedServer;

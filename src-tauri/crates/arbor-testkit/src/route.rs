@@ -33,8 +33,8 @@ pub(crate) fn decide(
     request_chars: usize,
 ) -> (Option<usize>, u64, Outcome) {
     let checked = match api {
-        Api::Anthropic => validate::anthropic(headers, body),
-        Api::OpenAi => validate::openai(headers, body),
+        Api::Anthropic => validate::anthropic(headers, body, scenario.keyless),
+        Api::OpenAi => validate::openai(headers, body, scenario.keyless),
     };
     if let Err(v) = checked {
         return (None, 0, error(v.status, v.message));

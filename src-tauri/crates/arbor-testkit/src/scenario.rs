@@ -16,6 +16,9 @@ pub struct Scenario {
     pub name: String,
     #[serde(default)]
     pub description: String,
+    /// Play a local server (llama.cpp, Ollama): requests need no API key.
+    #[serde(default)]
+    pub keyless: bool,
     pub rules: Vec<Rule>,
 }
 

@@ -48,9 +48,9 @@ fn common(body: &Value) -> Result<&[Value], Violation> {
 }
 
 /// Anthropic Messages API rules.
-pub(crate) fn anthropic(headers: &[(String, String)], body: &Value) -> Result<(), Violation> {
+pub(crate) fn anthropic(headers: &[(String, String)], body: &Value, keyless: bool) -> Result<(), Violation> {
     // Proxies (ANTHROPIC_AUTH_TOKEN) send a bearer token instead of x-api-key.
-    if header(headers, "x-api-key").is_none() && !bearer(headers) {
+    if !keyless && header(headers, "x-api-key").is_none() && !bearer(headers) {
         return Err(Violation { status: 401, message: "x-api-key header is required".into() });
     }
     if header(headers, "anthropic-version").is_none() {
@@ -190,8 +190,8 @@ fn anthropic_tools(body: &Value) -> Result<(), Violation> {
 }
 
 /// OpenAI Chat Completions rules.
-pub(crate) fn openai(headers: &[(String, String)], body: &Value) -> Result<(), Violation> {
-    if !bearer(headers) {
+pub(crate) fn openai(headers: &[(String, String)], body: &Value, keyless: bool) -> Result<(), Violation> {
+    if !keyless && !bearer(headers) {
         return Err(Violation { status: 401, message: "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).".into() });
     }
     let messages = common(body)?;

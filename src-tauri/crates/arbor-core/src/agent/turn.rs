@@ -21,18 +21,39 @@ pub(crate) async fn model_turn(
 ) -> Result<ModelResponse, TurnError> {
     let span = info_span!("turn", n = number);
     async move {
+        let started = tokio::time::Instant::now();
+        let policy = &shared.retry;
         let mut attempt = 0u32;
         loop {
             let mut shown = false;
             match stream_once(shared, agent, tools, &mut shown).await {
-                Err(TurnError::Provider(e)) if e.is_retryable() && !shown && attempt < shared.retry.max_retries => {
-                    let delay = shared.retry.delay(attempt, e.retry_after(), shared.jitter());
+                Err(TurnError::Provider(e)) if e.is_retryable() && !shown && attempt < policy.max_retries => {
+                    let delay = policy.delay(attempt, e.retry_after(), shared.jitter());
+                    let waited = started.elapsed();
+                    if waited + delay >= policy.budget {
+                        let gave_up = ProviderError::GaveUp {
+                            waited,
+                            attempts: attempt + 1,
+                            budget: policy.budget,
+                            last: Box::new(e),
+                        };
+                        return Err(TurnError::Provider(gave_up));
+                    }
                     warn!(error = %e, attempt = attempt + 1, delay_ms = delay.as_millis() as u64, "retrying model request");
                     tokio::select! {
                         _ = agent.cancel.cancelled() => return Err(TurnError::Cancelled),
                         _ = tokio::time::sleep(delay) => {}
                     }
                     attempt += 1;
+                }
+                // Out of retries: say how long it all took, not only the last attempt.
+                Err(TurnError::Provider(e)) if attempt > 0 && e.is_retryable() && !shown => {
+                    return Err(TurnError::Provider(ProviderError::GaveUp {
+                        waited: started.elapsed(),
+                        attempts: attempt + 1,
+                        budget: policy.budget,
+                        last: Box::new(e),
+                    }));
                 }
                 other => return other,
             }

@@ -8,9 +8,10 @@ use super::connection::Connection;
 use super::{McpError, model_tool_name};
 use crate::definitions::AgentDefinition;
 use arbor_protocol::{McpServerInfo, McpServerState, McpSource, McpToolInfo};
+use parking_lot::Mutex;
 use serde_json::Value;
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// How long a server may take to start and initialize, and to answer one request.
@@ -66,11 +67,11 @@ impl McpServer {
     }
 
     fn listing(&self) -> Listing {
-        self.listing.lock().unwrap_or_else(PoisonError::into_inner).clone()
+        self.listing.lock().clone()
     }
 
     fn set_listing(&self, l: Listing) {
-        *self.listing.lock().unwrap_or_else(PoisonError::into_inner) = l;
+        *self.listing.lock() = l;
     }
 
     /// Its tools: fetched on first need (starting the server once, then closing

@@ -5,7 +5,8 @@
 
 use super::McpError;
 use super::config::{McpServerConfig, McpTransport};
-use crate::process::signal_group;
+use crate::process::{Signal, signal_group};
+use parking_lot::Mutex;
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation, JsonObject,
     ProtocolVersion, Tool,
@@ -13,7 +14,7 @@ use rmcp::model::{
 use rmcp::service::{RoleClient, RunningService, ServiceError, serve_client};
 use std::collections::VecDeque;
 use std::process::Stdio;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
@@ -241,7 +242,7 @@ impl ServerProcess {
                 let mut lines = BufReader::new(pipe).lines();
                 while let Ok(Some(line)) = lines.next_line().await {
                     tracing::debug!(server = %server, "mcp stderr: {line}");
-                    let mut tail = tail.lock().unwrap_or_else(PoisonError::into_inner);
+                    let mut tail = tail.lock();
                     tail.push_back(line);
                     while tail.iter().map(String::len).sum::<usize>() > STDERR_TAIL_BYTES && tail.len() > 1 {
                         tail.pop_front();
@@ -253,7 +254,7 @@ impl ServerProcess {
     }
 
     fn stderr(&self) -> Option<String> {
-        let tail = self.stderr.lock().unwrap_or_else(PoisonError::into_inner);
+        let tail = self.stderr.lock();
         let text = tail.iter().map(String::as_str).collect::<Vec<_>>().join("\n");
         (!text.trim().is_empty()).then_some(text)
     }
@@ -274,14 +275,14 @@ impl ServerProcess {
     async fn stop(mut self) {
         let group = self.group();
         if tokio::time::timeout(EXIT_GRACE, self.child.wait()).await.is_err() {
-            signal_group(group, libc::SIGTERM);
+            signal_group(group, Signal::TERM);
             if tokio::time::timeout(EXIT_GRACE, self.child.wait()).await.is_err() {
-                signal_group(group, libc::SIGKILL);
+                signal_group(group, Signal::KILL);
                 let _ = self.child.wait().await;
             }
         }
         // The leader is gone; anything it started in its group goes too.
-        signal_group(group, libc::SIGKILL);
+        signal_group(group, Signal::KILL);
     }
 }
 
@@ -289,7 +290,7 @@ impl Drop for ServerProcess {
     fn drop(&mut self) {
         // A connection dropped without close() (its agent's task aborted): no server outlives it.
         if let Ok(None) = self.child.try_wait() {
-            signal_group(self.group(), libc::SIGKILL);
+            signal_group(self.group(), Signal::KILL);
         }
         if let Some(reader) = self.reader.take() {
             reader.abort();

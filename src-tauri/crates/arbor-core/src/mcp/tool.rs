@@ -8,10 +8,11 @@ use super::connection::Connection;
 use crate::tools::{MAX_TOOL_OUTPUT_CHARS, Tool, ToolClass, ToolContext, ToolResult, cap_output};
 use arbor_protocol::{McpState, McpStatus};
 use async_trait::async_trait;
+use parking_lot::Mutex;
 use rmcp::model::{CallToolResult, ContentBlock, ResourceContents};
 use serde_json::Value;
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 
 type Slot = Arc<tokio::sync::Mutex<Option<Arc<Connection>>>>;
 
@@ -61,7 +62,7 @@ impl AgentMcp {
     }
 
     fn slot(&self, server: &str) -> Slot {
-        let mut slots = self.slots.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut slots = self.slots.lock();
         slots.entry(server.to_string()).or_default().clone()
     }
 
@@ -110,7 +111,7 @@ impl AgentMcp {
 
     /// Closes every connection of the run; their processes are gone when this returns.
     pub(crate) async fn close(self: &Arc<Self>) {
-        let slots = std::mem::take(&mut *self.slots.lock().unwrap_or_else(PoisonError::into_inner));
+        let slots = std::mem::take(&mut *self.slots.lock());
         let closes: Vec<_> = slots
             .into_iter()
             .map(|(name, slot)| {

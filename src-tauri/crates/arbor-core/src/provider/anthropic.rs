@@ -10,7 +10,7 @@ use eventsource_stream::Event;
 use serde::Serialize;
 use serde_json::Value;
 
-pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
+pub use arbor_protocol::provider::ANTHROPIC_DEFAULT_BASE_URL as DEFAULT_BASE_URL;
 const API_VERSION: &str = "2023-06-01";
 const PROVIDER: &str = "anthropic";
 
@@ -88,19 +88,21 @@ impl Provider for AnthropicProvider {
     }
 
     async fn stream(&self, req: ModelRequest<'_>) -> Result<ResponseStream, ProviderError> {
-        let key = self
-            .config
-            .api_key
-            .as_ref()
-            .ok_or(ProviderError::MissingApiKey { provider: PROVIDER, env_var: "ANTHROPIC_API_KEY" })?;
-        let url = format!("{}/v1/messages", self.config.base_url.trim_end_matches('/'));
-        let request = self
+        let base = self.config.base_url.trim_end_matches('/');
+        // Anthropic's own endpoint needs a key; a local server (llama.cpp, a proxy) takes none.
+        if self.config.api_key.is_none() && base == DEFAULT_BASE_URL {
+            return Err(ProviderError::MissingApiKey { provider: PROVIDER, env_var: "ANTHROPIC_API_KEY" });
+        }
+        let url = format!("{base}/v1/messages");
+        let mut request = self
             .client
             .post(&url)
-            .header("x-api-key", key.expose())
             .header("anthropic-version", API_VERSION)
             .header("accept", "text/event-stream")
             .json(&self.body(&req));
+        if let Some(key) = &self.config.api_key {
+            request = request.header("x-api-key", key.expose());
+        }
         let response = http::send(PROVIDER, &url, request, &self.config.timeouts).await?;
         Ok(http::decode(response, AnthropicDecoder::default(), self.config.timeouts.idle))
     }

@@ -19,6 +19,9 @@ pub enum ProviderError {
     Idle { provider: &'static str, after: Duration },
     #[error("unexpected data from {provider}: {reason}")]
     Decode { provider: &'static str, reason: String },
+    /// The turn's retry budget ran out: the last error, and the whole time spent.
+    #[error("gave up after {:.1} s and {attempts} attempts (retry budget {:.0} s); the last: {last}", .waited.as_secs_f64(), .budget.as_secs_f64())]
+    GaveUp { waited: Duration, attempts: u32, budget: Duration, last: Box<ProviderError> },
 }
 
 impl ProviderError {
@@ -34,7 +37,7 @@ impl ProviderError {
                 )
             }
             Self::Connect { .. } | Self::StreamBroken { .. } | Self::Idle { .. } => true,
-            Self::MissingApiKey { .. } | Self::Decode { .. } => false,
+            Self::MissingApiKey { .. } | Self::Decode { .. } | Self::GaveUp { .. } => false,
         }
     }
 

@@ -11,7 +11,7 @@ use serde::Serialize;
 use serde_json::Value;
 use std::borrow::Cow;
 
-pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
+pub use arbor_protocol::provider::OPENAI_DEFAULT_BASE_URL as DEFAULT_BASE_URL;
 const PROVIDER: &str = "openai";
 
 #[derive(Debug, Clone)]

@@ -8,11 +8,19 @@ pub struct RetryPolicy {
     pub max_retries: u32,
     pub base_delay: Duration,
     pub max_delay: Duration,
+    /// The most time one turn may spend from its first attempt on: no retry
+    /// starts after it, so a stalled provider cannot hold a run for retries × the idle timeout.
+    pub budget: Duration,
 }
 
 impl Default for RetryPolicy {
     fn default() -> Self {
-        Self { max_retries: 4, base_delay: Duration::from_millis(500), max_delay: Duration::from_secs(30) }
+        Self {
+            max_retries: 4,
+            base_delay: Duration::from_millis(500),
+            max_delay: Duration::from_secs(30),
+            budget: Duration::from_secs(300),
+        }
     }
 }
 
@@ -37,8 +45,12 @@ mod tests {
 
     #[test]
     fn delays_grow_exponentially_and_are_capped() {
-        let p =
-            RetryPolicy { max_retries: 5, base_delay: Duration::from_millis(100), max_delay: Duration::from_secs(1) };
+        let p = RetryPolicy {
+            max_retries: 5,
+            base_delay: Duration::from_millis(100),
+            max_delay: Duration::from_secs(1),
+            ..RetryPolicy::default()
+        };
         assert_eq!(p.delay(0, None, 0.0), Duration::from_millis(100));
         assert_eq!(p.delay(2, None, 0.0), Duration::from_millis(400));
         assert_eq!(p.delay(10, None, 0.0), Duration::from_secs(1));
@@ -47,8 +59,12 @@ mod tests {
 
     #[test]
     fn retry_after_is_honoured_but_capped() {
-        let p =
-            RetryPolicy { max_retries: 5, base_delay: Duration::from_millis(100), max_delay: Duration::from_secs(5) };
+        let p = RetryPolicy {
+            max_retries: 5,
+            base_delay: Duration::from_millis(100),
+            max_delay: Duration::from_secs(5),
+            ..RetryPolicy::default()
+        };
         assert_eq!(p.delay(0, Some(Duration::from_secs(2)), 0.0), Duration::from_secs(2));
         assert_eq!(p.delay(0, Some(Duration::from_secs(60)), 0.0), Duration::from_secs(5));
     }

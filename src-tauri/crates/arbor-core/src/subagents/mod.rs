@@ -22,10 +22,16 @@ pub(crate) use tools::add_tools;
 /// What a model that calls Task at the depth limit is told.
 pub(crate) const DEPTH_LIMIT_MESSAGE: &str = "subagent depth limit reached: do this subtask yourself";
 
-const TASK: &str = "Task";
+pub(crate) const TASK: &str = "Task";
 const TASK_OUTPUT: &str = "TaskOutput";
-const TASK_STOP: &str = "TaskStop";
+pub(crate) const TASK_STOP: &str = "TaskStop";
 const LIST_AGENTS: &str = "ListAgents";
+
+/// The subagent tools whose approval a person may choose (the others only read),
+/// with their class.
+pub fn choosable_tools() -> [(&'static str, crate::tools::ToolClass); 2] {
+    [(TASK, crate::tools::ToolClass::Delegation), (TASK_STOP, crate::tools::ToolClass::Delegation)]
+}
 
 /// The tools that exist only below the depth limit.
 pub(crate) fn is_subagent_tool(name: &str) -> bool {

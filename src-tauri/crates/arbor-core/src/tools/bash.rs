@@ -264,7 +264,7 @@ impl Drop for GroupGuard {
 }
 
 fn kill_group(pgid: Option<u32>) {
-    crate::process::signal_group(pgid, libc::SIGKILL);
+    crate::process::signal_group(pgid, crate::process::Signal::KILL);
 }
 
 /// Decodes both streams and keeps and streams the combined text, up to the cap.

@@ -31,13 +31,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 /// Whether a tool can change anything; the approval policy's default depends on it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ToolClass {
-    ReadOnly,
-    Mutating,
-    /// Starts or stops subagents: their own calls are checked, so the spawn itself runs by default.
-    Delegation,
-}
+pub use arbor_protocol::ToolClass;
 
 /// What a running tool gets from the agent that calls it.
 #[derive(Clone)]

@@ -93,7 +93,9 @@ async fn statuses_and_resolution_are_events_in_order() {
         .take(3)
         .map(|e| match &e.kind {
             EventKind::AgentStatus(s) => format!("status:{}", s.status.as_str()),
-            EventKind::ApprovalResolved(r) => format!("resolved:{}:{}", r.approved, r.request_id == first.request_id),
+            EventKind::ApprovalResolved(r) => {
+                format!("resolved:{}:{}", r.outcome.is_approved(), r.request_id == first.request_id)
+            }
             other => other.type_name().to_string(),
         })
         .collect();

@@ -93,7 +93,7 @@ async fn cancel_while_waiting_for_approval_withdraws_the_request() {
     let rest = until_finished(&mut events, session.main_agent_id()).await;
     assert!(
         rest.iter().any(
-            |e| matches!(&e.kind, EventKind::ApprovalResolved(r) if r.request_id == req.request_id && !r.approved)
+            |e| matches!(&e.kind, EventKind::ApprovalResolved(r) if r.request_id == req.request_id && r.outcome == arbor_protocol::ApprovalOutcome::Withdrawn)
         )
     );
     assert!(!h.path("a.txt").exists());

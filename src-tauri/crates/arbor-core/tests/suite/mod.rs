@@ -4,6 +4,7 @@
 mod agent_loop;
 mod approvals;
 mod cancel;
+mod contracts;
 mod faults;
 mod mcp;
 mod mcp_faults;
@@ -66,8 +67,12 @@ impl Harness {
         };
         let mut c = SessionConfig::new(self.dir.path(), name, self.provider(), "claude-sonnet-4-5");
         c.approval = ApprovalPolicy::allow_all();
-        c.retry =
-            RetryPolicy { max_retries: 3, base_delay: Duration::from_millis(5), max_delay: Duration::from_millis(50) };
+        c.retry = RetryPolicy {
+            max_retries: 3,
+            base_delay: Duration::from_millis(5),
+            max_delay: Duration::from_millis(50),
+            ..RetryPolicy::default()
+        };
         c.seed = Some(SEED);
         c
     }
@@ -121,6 +126,17 @@ pub fn provider(api: Api, server: &ScriptedServer, timeouts: Timeouts) -> Arc<dy
 
 pub fn fast_timeouts() -> Timeouts {
     Timeouts { connect: Duration::from_secs(2), response: Duration::from_secs(10), idle: Duration::from_secs(10) }
+}
+
+/// Delegates through `submit`, the one way in, and returns the subagent it started.
+pub fn delegate(
+    session: &Session,
+    request: arbor_protocol::DelegateRequest,
+) -> Result<AgentId, arbor_core::SessionError> {
+    match session.submit(Command::Delegate(request))? {
+        arbor_protocol::CommandReply::Delegated { agent_id } => Ok(agent_id),
+        other => panic!("a delegation answered {other:?}"),
+    }
 }
 
 /// Events up to and including `agent`'s `agent_finished`.

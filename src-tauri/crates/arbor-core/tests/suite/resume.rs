@@ -209,7 +209,7 @@ async fn an_interrupted_subagent_resumes_with_its_unfinished_calls_closed_and_re
         && matches!(&e.kind, EventKind::AgentFinished(f) if f.status == AgentStatus::Completed && f.result == "child finished after all")));
     assert!(matches!(&got.last().unwrap().kind, EventKind::TaskNotification(n) if n.task_id == child));
     // A running agent is not resumed, it is messaged.
-    let e = session.resume_agent(&AgentId("agent-00000000".into()), None).unwrap_err();
+    let e = session.submit(Command::Resume { agent_id: AgentId("agent-00000000".into()), text: None }).unwrap_err();
     assert!(e.to_string().contains("no agent"), "{e}");
     session.shutdown();
 }

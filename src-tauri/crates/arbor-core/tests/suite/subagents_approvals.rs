@@ -73,7 +73,7 @@ async fn parallel_children_ask_at_once_and_each_answer_releases_only_its_own_chi
     all.extend(seen.iter().cloned());
     assert!(
         seen.iter().any(
-            |e| matches!(&e.kind, EventKind::ApprovalResolved(r) if r.request_id == req_a.request_id && r.approved)
+            |e| matches!(&e.kind, EventKind::ApprovalResolved(r) if r.request_id == req_a.request_id && r.outcome.is_approved())
         )
     );
     assert!(

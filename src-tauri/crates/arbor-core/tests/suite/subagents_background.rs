@@ -239,16 +239,18 @@ async fn a_delegated_child_reports_to_a_running_parent_like_a_background_one() {
     let (session, mut events) = h.start(h.config(), "PARENT: wait for go");
     let main = session.main_agent_id().clone();
     let mut seen = collect_until(&mut events, WAIT, |e| e.kind.type_name() == "tool_call").await.expect("tool_call");
-    let kid = session
-        .delegate(DelegateRequest {
+    let kid = delegate(
+        &session,
+        DelegateRequest {
             parent_id: main.clone(),
             prompt: "DELEGATED: report".into(),
             description: Some("Side job".into()),
             subagent_type: None,
             model: None,
             max_turns: None,
-        })
-        .expect("delegate");
+        },
+    )
+    .expect("delegate");
     seen.extend(until_finished(&mut events, &kid).await);
     std::fs::write(h.path("go"), "").expect("release the main agent");
     seen.extend(until_finished(&mut events, &main).await);
@@ -284,16 +286,18 @@ async fn a_delegated_child_wakes_a_parent_that_had_finished() {
     let main = session.main_agent_id().clone();
     let first = until_finished(&mut events, &main).await;
     assert_eq!(finished_of(&first, &main).1.result, "first answer");
-    let kid = session
-        .delegate(DelegateRequest {
+    let kid = delegate(
+        &session,
+        DelegateRequest {
             parent_id: main.clone(),
             prompt: "DELEGATED: one more thing".into(),
             description: None,
             subagent_type: None,
             model: None,
             max_turns: None,
-        })
-        .expect("delegate");
+        },
+    )
+    .expect("delegate");
     let second = until_finished(&mut events, &main).await;
     let (kid_done, _) = finished_of(&second, &kid);
     let (main_done, f) = finished_of(&second, &main);
@@ -367,16 +371,18 @@ async fn a_delegated_child_still_runs_under_a_main_agent_that_was_stopped() {
     session.submit(Command::Cancel { agent_id: main.clone() }).expect("stop main");
     let stopped = until_finished(&mut events, &main).await;
     assert_eq!(finished_of(&stopped, &main).1.status, AgentStatus::Cancelled);
-    let kid = session
-        .delegate(DelegateRequest {
+    let kid = delegate(
+        &session,
+        DelegateRequest {
             parent_id: main.clone(),
             prompt: "DELEGATED: after the stop".into(),
             description: Some("After stop".into()),
             subagent_type: None,
             model: None,
             max_turns: None,
-        })
-        .expect("delegate");
+        },
+    )
+    .expect("delegate");
     let rest = until_finished(&mut events, &main).await;
     let (_, f) = finished_of(&rest, &kid);
     assert_eq!(f.status, AgentStatus::Completed, "the new child is not born stopped");
@@ -439,11 +445,11 @@ async fn delegations_and_messages_that_cannot_be_delivered_are_refused_with_type
     };
     let unknown = AgentId("agent-0000dead".into());
     // SpawnError is not exported from arbor_core, so its variants are matched by text here.
-    match session.delegate(request(unknown.clone(), None)) {
+    match delegate(&session, request(unknown.clone(), None)) {
         Err(SessionError::Spawn(e)) => assert_eq!(e.to_string(), "no agent agent-0000dead in this session"),
         other => panic!("{other:?}"),
     }
-    match session.delegate(request(main.clone(), Some("nope"))) {
+    match delegate(&session, request(main.clone(), Some("nope"))) {
         Err(SessionError::Spawn(e)) => {
             assert_eq!(e.to_string(), "Unknown agent type \"nope\". Available: general-purpose");
         }

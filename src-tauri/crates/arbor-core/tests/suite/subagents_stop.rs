@@ -149,7 +149,7 @@ async fn stopping_withdraws_a_childs_pending_approval() {
     let rest = until_finished(&mut events, session.main_agent_id()).await;
     assert!(
         rest.iter().any(|e| e.agent_id == kid
-            && matches!(&e.kind, EventKind::ApprovalResolved(r) if r.request_id == req.request_id && !r.approved)),
+            && matches!(&e.kind, EventKind::ApprovalResolved(r) if r.request_id == req.request_id && r.outcome == arbor_protocol::ApprovalOutcome::Withdrawn)),
         "the pending request is resolved, as not approved"
     );
     assert_eq!(session.status(&kid), Some(AgentStatus::Cancelled));

@@ -167,7 +167,7 @@ fn approvals_are_part_of_the_skeleton() {
         &m,
         EventKind::ApprovalResolved(ApprovalResolved {
             request_id: "r1".into(),
-            approved: true,
+            outcome: arbor_protocol::ApprovalOutcome::Approved,
             scope: ApprovalScope::Once,
         }),
     );

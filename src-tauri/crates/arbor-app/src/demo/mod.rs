@@ -1,17 +1,18 @@
-//! The built-in demonstration: a scripted model server on loopback plays the
-//! model's part (tests/scenarios/demo.json) against a small sample project, so
-//! a new user sees the real runtime (agents, subagents, tools, approvals) work
-//! with no key and no network.
+//! The built-in demonstration: a scripted model ([`model::ScriptedModel`], in
+//! process) plays the model's part (tests/scenarios/demo.json) against a small
+//! sample project, so a new user sees the real runtime (agents, subagents,
+//! tools, approvals) work with no key and no network.
 
-use arbor_testkit::{Scenario, ScriptedServer};
+pub mod model;
+
+use arbor_core::provider::Provider;
 use std::path::Path;
+use std::sync::Arc;
 
-const SCENARIO: &str = include_str!("../../../../tests/scenarios/demo.json");
+const SCENARIO: &str = include_str!("../../../../../tests/scenarios/demo.json");
 pub const PROMPT: &str = "Give me a quick tour of this project and fix the TODO you find.";
 /// The model name the demo's sessions report.
 pub const MODEL: &str = "arbor-demo-scripted";
-/// The demo's provider takes a key; this one is not a real key and never leaves loopback.
-pub const KEY: &str = "demo-not-a-real-key";
 
 /// The sample project the scripted agent works on; the scenario's Edit matches it.
 const SAMPLE: &[(&str, &str)] = &[
@@ -32,8 +33,6 @@ pub enum DemoError {
     Write { path: String, source: std::io::Error },
     #[error("the built-in demo scenario is malformed: {0}")]
     Scenario(String),
-    #[error("cannot start the scripted model server: {0}")]
-    Server(String),
 }
 
 /// Writes the sample project into `root`, leaving files that already exist alone.
@@ -54,8 +53,8 @@ pub fn write_sample(root: &Path) -> Result<(), DemoError> {
     Ok(())
 }
 
-/// Starts the scripted model server that plays the demo.
-pub async fn start_server() -> Result<ScriptedServer, DemoError> {
-    let scenario = Scenario::from_json(SCENARIO).map_err(|e| DemoError::Scenario(e.to_string()))?;
-    ScriptedServer::start(scenario).await.map_err(|e| DemoError::Server(e.to_string()))
+/// The scripted model that plays the demo.
+pub fn model() -> Result<Arc<dyn Provider>, DemoError> {
+    let script = model::Script::parse(SCENARIO).map_err(|e| DemoError::Scenario(e.to_string()))?;
+    Ok(Arc::new(model::ScriptedModel::new(script)))
 }

@@ -1,0 +1,45 @@
+//! The process environment, captured once by a binary at its edge and passed
+//! in: no library code reads environment variables. Values may be keys, so
+//! `Debug` shows the names only.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+#[derive(Clone, Default)]
+pub struct Environment {
+    vars: BTreeMap<String, String>,
+}
+
+impl Environment {
+    /// From the process's variables (`std::env::vars()`), or a test's own.
+    pub fn capture(vars: impl IntoIterator<Item = (String, String)>) -> Self {
+        Self { vars: vars.into_iter().collect() }
+    }
+
+    /// A variable's value, trimmed; None when unset or blank.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.vars.get(name).map(|v| v.trim()).filter(|v| !v.is_empty())
+    }
+
+    /// A variable naming a directory.
+    pub fn dir(&self, name: &str) -> Option<PathBuf> {
+        self.get(name).map(PathBuf::from)
+    }
+
+    /// The raw value, for `${VAR}` in MCP configs (which may want an empty one).
+    pub fn raw(&self, name: &str) -> Option<String> {
+        self.vars.get(name).cloned()
+    }
+
+    /// With one more variable set (tests, and a binary's own defaults).
+    pub fn with(mut self, name: &str, value: &str) -> Self {
+        self.vars.insert(name.to_string(), value.to_string());
+        self
+    }
+}
+
+impl std::fmt::Debug for Environment {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Environment").field("names", &self.vars.keys().collect::<Vec<_>>()).finish()
+    }
+}

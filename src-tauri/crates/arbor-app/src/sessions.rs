@@ -1,0 +1,370 @@
+//! Sessions through the one API: [`Host::launch`] starts a new session, resumes
+//! a stored one or plays the demo, always recorded (each event stored before a
+//! front end sees it); [`Host::send`] is the one way in for commands;
+//! [`Host::stop`] stops it. The desktop and the CLI differ only in what they
+//! put in the [`LaunchSpec`] and how they show the [`SessionEvents`].
+
+use crate::catalog::AgentTypeInfo;
+use crate::demo;
+use crate::error::{AppError, AppErrorKind};
+use crate::host::{Host, err};
+use crate::record::{Recorder, Writing};
+use crate::transcripts::{NotResumable, resumable_provider, resume_state};
+use arbor_core::provider::{RetryPolicy, Timeouts};
+use arbor_core::tools::{ToolClass, ToolRegistry};
+use arbor_core::{ApprovalPolicy, Clock, EventStream, Limits, Providers, Session, SessionConfig, SystemClock};
+use arbor_protocol::{AgentEvent, AgentId, Command, CommandReply, ProviderKind, SessionId};
+use arbor_store::NewSession;
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// What to launch, and how. Fields left `None` follow the settings.
+#[derive(Debug, Clone, Default)]
+pub struct LaunchSpec {
+    /// The folder the agents work in. None: a resumed session's own; a fresh sample project for the demo.
+    pub workspace: Option<PathBuf>,
+    pub start: Start,
+    /// None: the settings' default provider when ready, else the first that is.
+    pub provider: Option<ProviderKind>,
+    /// None: the provider's default model (a resumed session keeps its own).
+    pub model: Option<String>,
+    pub tuning: Tuning,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Start {
+    /// A new session; the main agent gets this prompt.
+    New { prompt: String },
+    /// A stored session continued; its main agent gets the prompt, or carries on without one.
+    Resume { session: SessionId, prompt: Option<String> },
+    /// The built-in demonstration: a scripted model, no key, no network.
+    Demo,
+}
+
+impl Default for Start {
+    fn default() -> Self {
+        Self::New { prompt: String::new() }
+    }
+}
+
+/// Which calls run without asking (the command line's `--approve`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "snake_case")]
+pub enum ApprovalMode {
+    /// Reads run; writes and commands ask.
+    Ask,
+    /// Everything runs without asking.
+    All,
+    /// Only read-only tools are offered; anything else is refused.
+    ReadOnly,
+    /// Writes and commands are refused without asking.
+    Deny,
+}
+
+/// What a launch may set beyond the settings (the command line's flags).
+#[derive(Debug, Clone, Default)]
+pub struct Tuning {
+    pub approval: Option<ApprovalMode>,
+    pub max_turns: Option<u32>,
+    pub limits: Option<Limits>,
+    /// More MCP config files (`--mcp-config`); they must exist.
+    pub mcp_files: Vec<PathBuf>,
+    /// How long a model's stream may go without data.
+    pub idle_timeout: Option<Duration>,
+    /// The most time one turn may spend, retries included.
+    pub retry_budget: Option<Duration>,
+}
+
+#[derive(Debug, Clone, Deserialize, specta::Type)]
+pub struct StartRequest {
+    pub workspace: String,
+    pub provider: ProviderKind,
+    /// Empty: the provider's default model.
+    pub model: String,
+    pub prompt: String,
+}
+
+#[derive(Debug, Clone, Serialize, specta::Type)]
+pub struct SessionInfo {
+    pub session_id: SessionId,
+    pub main_agent_id: AgentId,
+    pub workspace: String,
+    pub provider: String,
+    pub model: String,
+    /// The scripted demonstration rather than a real model.
+    pub demo: bool,
+    /// The subagent types a Delegate… form may offer.
+    pub agent_types: Vec<AgentTypeInfo>,
+    /// Agent files and MCP configs that could not be used (the rest were).
+    pub warnings: Vec<String>,
+}
+
+/// A launched session's events, each stored before it arrives here.
+pub struct SessionEvents {
+    stream: EventStream,
+    writing: Option<Writing>,
+}
+
+impl SessionEvents {
+    pub async fn recv(&mut self) -> Option<AgentEvent> {
+        self.stream.recv().await
+    }
+
+    /// Waits (up to `limit`) until the session's last event is stored, once it
+    /// has been stopped: what a process does before it exits. True when done.
+    pub async fn settle(&self, limit: Duration) -> bool {
+        match &self.writing {
+            Some(w) => w.settle(limit).await,
+            None => true,
+        }
+    }
+
+    /// The stream alone, for a client that forwards it (the desktop's bridge);
+    /// [`Host::stop_and_settle`] still waits for the writer.
+    pub fn into_stream(self) -> EventStream {
+        self.stream
+    }
+}
+
+pub struct Launched {
+    pub info: SessionInfo,
+    pub events: SessionEvents,
+}
+
+/// The session the host runs.
+pub(crate) struct Running {
+    session: Session,
+    pub(crate) info: SessionInfo,
+    writing: Option<Writing>,
+}
+
+/// How long a stopped session's writer may take to store its last events.
+const SETTLE: Duration = Duration::from_secs(10);
+
+impl Host {
+    /// Stops the running session (waiting until its last events are stored), then
+    /// starts the one `spec` describes. The returned events have been stored first.
+    pub async fn launch(&self, spec: LaunchSpec) -> Result<Launched, AppError> {
+        self.stop_and_settle().await;
+        let mut settings = self.settings();
+        let (workspace, kind, model, resume, prompt, demo) = match &spec.start {
+            Start::New { prompt } => {
+                if prompt.trim().is_empty() {
+                    return Err(AppError::new(AppErrorKind::Session, "write a prompt for the main agent first"));
+                }
+                let workspace = spec.workspace.clone().ok_or_else(|| no_workspace(None))?;
+                let kind = match spec.provider {
+                    Some(k) => k,
+                    None => self.default_provider(&settings)?,
+                };
+                let model = spec.model.clone().filter(|m| !m.trim().is_empty());
+                let model = model.unwrap_or_else(|| self.default_model(kind, &settings));
+                (workspace, kind, model, None, Some(prompt.clone()), false)
+            }
+            Start::Resume { session, prompt } => {
+                let store = self.store()?;
+                let id = session.clone();
+                let summary = tokio::task::spawn_blocking(move || store.session(&id))
+                    .await
+                    .map_err(|e| err(AppErrorKind::Store, e))?
+                    .map_err(crate::transcripts::store_err)?
+                    .session;
+                let kind = resumable_provider(&summary).map_err(|e| match e {
+                    NotResumable::Demo => err(AppErrorKind::Session, e),
+                    NotResumable::UnknownProvider(_) => err(AppErrorKind::Provider, e),
+                })?;
+                let workspace = spec.workspace.clone().unwrap_or_else(|| PathBuf::from(&summary.workspace));
+                let prompt = prompt.clone().filter(|p| !p.trim().is_empty());
+                (workspace, kind, summary.model, Some(session.clone()), prompt, false)
+            }
+            Start::Demo => {
+                let workspace = match &spec.workspace {
+                    Some(w) => w.clone(),
+                    None => {
+                        let stamp = SystemClock.now_ms();
+                        self.config.scratch_dir.join(format!("arbor-demo-{stamp}"))
+                    }
+                };
+                std::fs::create_dir_all(&workspace).map_err(|e| {
+                    AppError::new(
+                        AppErrorKind::Demo,
+                        format!("cannot create the demo project {}: {e}", workspace.display()),
+                    )
+                })?;
+                demo::write_sample(&workspace).map_err(|e| err(AppErrorKind::Demo, e))?;
+                (
+                    workspace,
+                    ProviderKind::Anthropic,
+                    demo::MODEL.to_string(),
+                    None,
+                    Some(demo::PROMPT.to_string()),
+                    true,
+                )
+            }
+        };
+        if !workspace.is_dir() {
+            return Err(no_workspace(Some(&workspace)));
+        }
+        let timeouts = Timeouts {
+            idle: spec.tuning.idle_timeout.unwrap_or(Duration::from_secs(u64::from(settings.timeouts.idle_seconds))),
+            ..Timeouts::default()
+        };
+        let retry = RetryPolicy {
+            budget: spec
+                .tuning
+                .retry_budget
+                .unwrap_or(Duration::from_secs(u64::from(settings.timeouts.retry_budget_seconds))),
+            ..RetryPolicy::default()
+        };
+        let providers = if demo {
+            let mut p = Providers::new();
+            p.insert(kind.name().to_string(), demo::model().map_err(|e| err(AppErrorKind::Demo, e))?);
+            p
+        } else {
+            self.ready_providers(kind, &settings, timeouts)?
+        };
+        let Some(main_provider) = providers.get(kind.name()).cloned() else {
+            return Err(AppError::new(AppErrorKind::Provider, format!("the {} provider is not set up", kind.name())));
+        };
+        let mut config = SessionConfig::new(&workspace, kind.name(), main_provider, &model);
+        config.providers = providers;
+        config.retry = retry;
+        config.limits = spec.tuning.limits.clone().unwrap_or_else(|| settings.runtime_limits());
+        config.main_agent.max_turns = spec.tuning.max_turns.unwrap_or(settings.limits.main_max_turns);
+        config.approval = match (spec.tuning.approval, demo) {
+            (None, true) => ApprovalPolicy::default(),
+            (None, false) => settings.approval_policy(),
+            (Some(ApprovalMode::Ask), _) => ApprovalPolicy::default(),
+            (Some(ApprovalMode::All), _) => ApprovalPolicy::allow_all(),
+            (Some(ApprovalMode::ReadOnly | ApprovalMode::Deny), _) => ApprovalPolicy::deny_mutating(),
+        };
+        if spec.tuning.approval == Some(ApprovalMode::ReadOnly) {
+            config.main_agent.tools.deny = ToolRegistry::builtins()
+                .iter()
+                .filter(|t| t.class() == ToolClass::Mutating)
+                .map(|t| t.name().to_string())
+                .collect();
+        }
+        let catalog = self.agent_types(&workspace);
+        let mut warnings: Vec<String> = catalog.problems.iter().map(|p| format!("agent file: {p}")).collect();
+        let agent_types = catalog.definitions.iter().map(AgentTypeInfo::from_definition).collect();
+        let (mcp, mcp_problems, _) = self.mcp_catalog(&workspace, &spec.tuning.mcp_files, &catalog.definitions);
+        warnings.extend(mcp_problems.into_iter().map(|p| format!("mcp config: {p}")));
+        for w in &warnings {
+            tracing::warn!("{w}");
+        }
+        config.mcp = mcp;
+        config.agent_types = catalog.definitions;
+        let recorder = Recorder::new();
+        let store = self.store().ok();
+        if store.is_some() {
+            config.journal = Some(recorder.journal());
+        }
+        let started = match &resume {
+            Some(id) => {
+                let store = self.store()?;
+                let id = id.clone();
+                let state = tokio::task::spawn_blocking(move || resume_state(&store, &id))
+                    .await
+                    .map_err(|e| err(AppErrorKind::Store, e))?
+                    .map_err(crate::transcripts::store_err)?;
+                Session::resume(config, state)
+            }
+            None => Session::start(config),
+        };
+        let (session, events) = started.map_err(|e| err(AppErrorKind::Session, e))?;
+        let (events, writing) = match store {
+            Some(store) => {
+                let new = NewSession {
+                    id: session.id().clone(),
+                    workspace: session.workspace().root().display().to_string(),
+                    first_prompt: prompt.clone().unwrap_or_default(),
+                    provider: kind.name().to_string(),
+                    model: model.clone(),
+                    started_at: SystemClock.now_ms(),
+                };
+                match recorder.record(store, new, events, self.store_problem.clone()) {
+                    Ok((stored, writer)) => (stored, Some(writer)),
+                    Err(e) => {
+                        session.shutdown();
+                        return Err(err(AppErrorKind::Store, e));
+                    }
+                }
+            }
+            None => (events, None),
+        };
+        let first = match &prompt {
+            Some(text) => Command::SendMessage { agent_id: None, text: text.clone() },
+            None => Command::Resume { agent_id: session.main_agent_id().clone(), text: None },
+        };
+        session.submit(first).map_err(|e| err(AppErrorKind::Session, e))?;
+        let info = SessionInfo {
+            session_id: session.id().clone(),
+            main_agent_id: session.main_agent_id().clone(),
+            workspace: session.workspace().root().display().to_string(),
+            provider: kind.name().to_string(),
+            model,
+            demo,
+            agent_types,
+            warnings,
+        };
+        tracing::info!(session = %info.session_id, provider = %info.provider, model = %info.model, "session started");
+        if matches!(spec.start, Start::New { .. }) {
+            settings.last_workspace = Some(info.workspace.clone());
+            if let Err(e) = self.store_settings(settings) {
+                tracing::warn!("remembering the workspace: {}", e.message);
+            }
+        }
+        *self.running.lock() = Some(Running { session, info: info.clone(), writing: writing.clone() });
+        Ok(Launched { info, events: SessionEvents { stream: events, writing } })
+    }
+
+    /// The desktop's Start: a new session on the provider and model the person chose.
+    pub async fn start_session(&self, request: StartRequest) -> Result<Launched, AppError> {
+        let workspace = PathBuf::from(request.workspace.trim());
+        self.launch(LaunchSpec {
+            workspace: Some(workspace),
+            start: Start::New { prompt: request.prompt },
+            provider: Some(request.provider),
+            model: Some(request.model),
+            tuning: Tuning::default(),
+        })
+        .await
+    }
+
+    /// A person's command to the running session: answered with what it created.
+    pub fn send(&self, command: Command) -> Result<CommandReply, AppError> {
+        let running = self.running.lock();
+        let Some(running) = running.as_ref() else {
+            return Err(AppError::new(AppErrorKind::NoSession, "no session is running: start one first"));
+        };
+        running.session.submit(command).map_err(|e| err(AppErrorKind::Session, e))
+    }
+
+    /// Stops every agent of the running session. Needs no runtime: quitting the
+    /// app may call it from any thread.
+    pub fn stop(&self) -> Option<Writing> {
+        let old = self.running.lock().take()?;
+        old.session.shutdown();
+        // The session's events end (and its writer with them) once its agents have.
+        old.writing
+    }
+
+    /// Stops the running session and waits until its last events are stored.
+    pub async fn stop_and_settle(&self) {
+        if let Some(writing) = self.stop()
+            && !writing.settle(SETTLE).await
+        {
+            tracing::warn!("the stopped session's writer is still busy");
+        }
+    }
+}
+
+fn no_workspace(path: Option<&std::path::Path>) -> AppError {
+    let message = match path {
+        Some(p) => format!("the workspace {} is not a folder", p.display()),
+        None => "choose a workspace folder first".to_string(),
+    };
+    AppError::new(AppErrorKind::Workspace, message)
+}

@@ -1,0 +1,297 @@
+//! The one API as both front ends use it: keys and settings, typed errors, the
+//! demo with a delegation, persist-before-display with review and export, resume.
+
+use arbor_app::keys::{KeySource, MemoryStore};
+use arbor_app::sessions::StartRequest;
+use arbor_app::settings::Settings;
+use arbor_app::transcripts::{ExportFormat, HistoryQuery};
+use arbor_app::{
+    AppErrorKind, Environment, Host, HostConfig, LaunchSpec, Launched, ProviderKind, SessionEvents, Start,
+};
+use arbor_protocol::{AgentId, Command, CommandReply, EventKind, SessionId};
+use arbor_testkit::ScriptedServer;
+use std::path::Path;
+
+/// A host over `dir` with an environment of its own: what the machine running
+/// the test has set (an API key, say) cannot change what it sees.
+pub fn host(dir: &Path) -> Host {
+    host_with(dir, Environment::default())
+}
+
+pub fn host_with(dir: &Path, env: Environment) -> Host {
+    Host::new(HostConfig {
+        env,
+        settings_file: Some(dir.join("config/settings.json")),
+        config_dir: Some(dir.join("config")),
+        secrets: Box::new(MemoryStore::default()),
+        default_workspace: dir.to_path_buf(),
+        scratch_dir: dir.join("scratch"),
+        data_dir: Some(dir.join("data")),
+    })
+}
+
+fn demo() -> LaunchSpec {
+    LaunchSpec { start: Start::Demo, ..LaunchSpec::default() }
+}
+
+#[test]
+fn a_saved_key_makes_the_provider_ready_and_never_reaches_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let host = host(dir.path());
+    let before = host.state();
+    let anthropic = before.providers.iter().find(|p| p.kind == ProviderKind::Anthropic).unwrap();
+    assert!(!anthropic.ready);
+    assert_eq!(anthropic.key_source, KeySource::None);
+
+    let after = host.set_api_key(ProviderKind::Anthropic, "sk-ant-SECRET-123".into()).unwrap();
+    let anthropic = after.providers.iter().find(|p| p.kind == ProviderKind::Anthropic).unwrap();
+    assert!(anthropic.ready);
+    assert_eq!(anthropic.key_source, KeySource::Keyring);
+
+    let mut settings = after.settings.clone();
+    settings.limits.max_parallel = 7;
+    host.save_settings(settings).unwrap();
+    let saved = std::fs::read_to_string(dir.path().join("config/settings.json")).unwrap();
+    assert!(saved.contains("\"max_parallel\": 7"));
+    assert!(!saved.contains("SECRET"), "keys never go into the settings file");
+    assert!(!serde_json::to_string(&host.state()).unwrap().contains("SECRET"), "nor back to the UI");
+
+    let cleared = host.clear_api_key(ProviderKind::Anthropic).unwrap();
+    assert!(!cleared.providers.iter().find(|p| p.kind == ProviderKind::Anthropic).unwrap().ready);
+}
+
+#[tokio::test]
+async fn bad_requests_are_typed_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let host = host(dir.path());
+    let e = host.send(Command::Cancel { agent_id: AgentId("agent-0001".into()) }).unwrap_err();
+    assert_eq!(e.kind, AppErrorKind::NoSession);
+    let e = host
+        .start_session(StartRequest {
+            workspace: dir.path().join("missing").display().to_string(),
+            provider: ProviderKind::Anthropic,
+            model: String::new(),
+            prompt: "hi".into(),
+        })
+        .await
+        .err()
+        .unwrap();
+    assert_eq!(e.kind, AppErrorKind::Workspace);
+    let mut bad = Settings::default();
+    bad.limits.max_parallel = 0;
+    assert_eq!(host.save_settings(bad).unwrap_err().kind, AppErrorKind::Settings);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_demo_runs_its_subagents_and_a_delegation_reaches_the_main_agent() {
+    let dir = tempfile::tempdir().unwrap();
+    let host = host(dir.path());
+    let Launched { info, mut events } = host.launch(demo()).await.unwrap();
+    assert!(info.demo);
+    assert_eq!(host.state().session.unwrap().session_id, info.session_id);
+    let mut children = Vec::new();
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
+    while children.len() < 2 {
+        let ev = tokio::time::timeout_at(deadline, events.recv()).await.unwrap().unwrap();
+        match &ev.kind {
+            EventKind::AgentStarted(s) if s.parent_id.is_some() => children.push(s.description.clone()),
+            EventKind::ApprovalRequest(r) => {
+                host.send(Command::ResolveApproval(arbor_protocol::ApprovalAnswer {
+                    request_id: r.request_id.clone(),
+                    approved: true,
+                    scope: arbor_protocol::ApprovalScope::Once,
+                }))
+                .unwrap();
+            }
+            _ => {}
+        }
+    }
+    // Parallel Task calls start in any order.
+    children.sort();
+    assert_eq!(children, ["Find TODOs", "Review the tests"]);
+    let reply = host
+        .send(Command::Delegate(arbor_protocol::DelegateRequest {
+            parent_id: info.main_agent_id.clone(),
+            prompt: "look around".into(),
+            description: Some("Look around".into()),
+            subagent_type: None,
+            model: None,
+            max_turns: Some(1),
+        }))
+        .unwrap();
+    let CommandReply::Delegated { agent_id: delegated } = reply else { panic!("{reply:?}") };
+    loop {
+        let ev = tokio::time::timeout_at(deadline, events.recv()).await.unwrap().unwrap();
+        if let EventKind::AgentStarted(s) = &ev.kind
+            && ev.agent_id == delegated
+        {
+            assert_eq!(s.parent_id.as_ref(), Some(&info.main_agent_id));
+            assert_eq!(s.description, "Look around");
+            break;
+        }
+    }
+    host.stop();
+    assert!(host.state().session.is_none());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_event_is_stored_before_it_is_shown_and_the_session_can_be_reviewed_and_exported() {
+    let dir = tempfile::tempdir().unwrap();
+    let host = host(dir.path());
+    let Launched { info, mut events } = host.launch(demo()).await.unwrap();
+    let store = host.store().unwrap();
+    let mut shown = Vec::new();
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        let ev = tokio::time::timeout_at(deadline, events.recv()).await.unwrap().unwrap();
+        // Persist before display: what reaches a front end is in the file already.
+        assert!(store.last_seq(&info.session_id).unwrap() >= ev.seq, "event {} shown before it was stored", ev.seq);
+        if let EventKind::ApprovalRequest(r) = &ev.kind {
+            host.send(Command::ResolveApproval(arbor_protocol::ApprovalAnswer {
+                request_id: r.request_id.clone(),
+                approved: true,
+                scope: arbor_protocol::ApprovalScope::Once,
+            }))
+            .unwrap();
+        }
+        let done = ev.agent_id == info.main_agent_id && matches!(ev.kind, EventKind::AgentFinished(_));
+        shown.push(ev);
+        if done {
+            break;
+        }
+    }
+    let listed = host.sessions(HistoryQuery::default()).await.unwrap();
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0].id, info.session_id);
+    assert_eq!(listed[0].first_prompt, arbor_app::demo::PROMPT);
+    let started = shown.iter().filter(|e| matches!(e.kind, EventKind::AgentStarted(_))).count();
+    assert!(started >= 3, "the main agent and its subagents");
+    assert_eq!(listed[0].agent_count as usize, started);
+    let past = host.open_session(info.session_id.clone()).await.unwrap();
+    assert_eq!(past.detail.agents.len(), started);
+    assert!(past.events.windows(2).all(|w| w[0].seq < w[1].seq));
+    assert!(
+        past.events.iter().any(|e| matches!(e.kind, EventKind::AgentStarted(_)) && e.agent_id != info.main_agent_id)
+    );
+    let hits = host.search("TODO".into()).await.unwrap();
+    assert!(!hits.is_empty());
+    assert!(hits.iter().all(|h| h.session_id == info.session_id && !h.agent_path.is_empty()));
+
+    let json_path = dir.path().join("session.json");
+    host.export(info.session_id.clone(), None, ExportFormat::Json, json_path.display().to_string()).await.unwrap();
+    let back: arbor_protocol::SessionExport =
+        serde_json::from_str(&std::fs::read_to_string(&json_path).unwrap()).unwrap();
+    assert_eq!(back.events, shown, "the export holds exactly the events that were shown");
+    let md_path = dir.path().join("session.md");
+    host.export(info.session_id.clone(), None, ExportFormat::Markdown, md_path.display().to_string()).await.unwrap();
+    let md = std::fs::read_to_string(&md_path).unwrap();
+    for a in &past.detail.agents {
+        assert!(md.contains(&a.description), "the Markdown names {}", a.description);
+    }
+    let bad = host.export(info.session_id.clone(), None, ExportFormat::Json, "/nonexistent/dir/x.json".into()).await;
+    assert_eq!(bad.unwrap_err().kind, AppErrorKind::Export);
+    assert_eq!(host.open_session(SessionId("sess-nope".into())).await.unwrap_err().kind, AppErrorKind::NotFound);
+    host.stop();
+}
+
+async fn until_finished(events: &mut SessionEvents, main: &AgentId) -> Vec<arbor_protocol::AgentEvent> {
+    let mut got = Vec::new();
+    loop {
+        let ev = tokio::time::timeout(std::time::Duration::from_secs(20), events.recv()).await.unwrap().unwrap();
+        let end = ev.agent_id == *main && matches!(ev.kind, EventKind::AgentFinished(_));
+        got.push(ev);
+        if end {
+            return got;
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stored_session_resumes_with_its_history_and_its_seq_carried_on() {
+    let scenario = arbor_testkit::Scenario::from_json(
+        &serde_json::json!({ "name": "resume-host", "rules": [
+            { "match": { "first_user_contains": "REMEMBER" },
+              "turns": [ { "text": "noted the number" }, { "text": "it was {{first_user}}" } ] }
+        ]})
+        .to_string(),
+    )
+    .unwrap();
+    let server = ScriptedServer::start(scenario).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let host = host(dir.path());
+    host.set_api_key(ProviderKind::Anthropic, "sk-test".into()).unwrap();
+    let mut settings = host.settings();
+    settings.anthropic.base_url = Some(server.anthropic_base_url());
+    host.save_settings(settings).unwrap();
+    let request = StartRequest {
+        workspace: dir.path().display().to_string(),
+        provider: ProviderKind::Anthropic,
+        model: String::new(),
+        prompt: "REMEMBER 42".into(),
+    };
+    let Launched { info, mut events } = host.start_session(request).await.unwrap();
+    let first = until_finished(&mut events, &info.main_agent_id).await;
+    // Continued while it is still the running session: it is stopped and settled first.
+    let Launched { info: again, events: mut more } =
+        host.resume_session(info.session_id.clone(), Some("what was it?".into())).await.unwrap();
+    assert_eq!(again.session_id, info.session_id);
+    assert_eq!(again.main_agent_id, info.main_agent_id);
+    let second = until_finished(&mut more, &info.main_agent_id).await;
+    assert_eq!(second[0].seq, first.last().unwrap().seq + 1);
+    let EventKind::AgentFinished(f) = &second.last().unwrap().kind else { panic!() };
+    assert_eq!(f.result, "it was REMEMBER 42", "the second turn ran on the stored history");
+    let listed = host.sessions(HistoryQuery::default()).await.unwrap();
+    assert_eq!(listed.len(), 1, "the same session, not a new one");
+    assert_eq!(listed[0].event_count as usize, first.len() + second.len());
+    host.stop();
+    server.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn quitting_while_a_session_runs_needs_no_runtime_and_ends_its_events() {
+    let dir = tempfile::tempdir().unwrap();
+    let host = std::sync::Arc::new(host(dir.path()));
+    let Launched { info, mut events } = host.launch(demo()).await.unwrap();
+    // The window's exit handler runs on the event loop's thread, outside any runtime.
+    let quitting = host.clone();
+    let stopped = std::thread::spawn(move || quitting.stop().is_some()).join().expect("stop did not panic");
+    assert!(stopped, "the running session was stopped");
+    let rest = tokio::time::timeout(std::time::Duration::from_secs(20), async {
+        let mut n = 0;
+        while events.recv().await.is_some() {
+            n += 1;
+        }
+        n
+    })
+    .await
+    .expect("the events end once the agents have");
+    assert!(events.settle(std::time::Duration::from_secs(10)).await, "the writer finished");
+    let stored = host.store().unwrap().session(&info.session_id).unwrap();
+    assert!(stored.session.ended_at.is_some(), "marked ended after {rest} more events");
+    assert!(host.send(Command::Cancel { agent_id: info.main_agent_id }).is_err());
+}
+
+#[test]
+fn keys_and_base_urls_come_from_the_environment_the_binary_passed() {
+    let dir = tempfile::tempdir().unwrap();
+    let anthropic = |state: arbor_app::host::AppState| {
+        state.providers.into_iter().find(|p| p.kind == ProviderKind::Anthropic).unwrap()
+    };
+    let bare = host(dir.path());
+    let p = anthropic(bare.state());
+    assert!(!p.ready, "no key anywhere");
+    assert_eq!(p.key_var, "ANTHROPIC_API_KEY");
+
+    let keyed = host_with(dir.path(), Environment::default().with("ANTHROPIC_API_KEY", "sk-env-SECRET"));
+    let p = anthropic(keyed.state());
+    assert!(p.ready);
+    assert_eq!(p.key_source, KeySource::Environment);
+    assert!(!format!("{:?}", keyed.env()).contains("SECRET"), "Debug shows names only");
+
+    // A local server on the Anthropic route (llama.cpp, a proxy) takes no key, as on the OpenAI route.
+    let local = host_with(dir.path(), Environment::default().with("ANTHROPIC_BASE_URL", "http://127.0.0.1:9/"));
+    let p = anthropic(local.state());
+    assert!(p.ready, "{p:?}");
+    assert_eq!(p.key_source, KeySource::NotNeeded);
+    assert_eq!(p.base_url, "http://127.0.0.1:9/");
+}

@@ -1,0 +1,165 @@
+//! "An agent as its events left it", derived in exactly one place: the store
+//! keeps its agents rows with [`AgentStates::apply`], the CLI knows when a run is
+//! over from it, and the UI's reducer is checked against the same fixture
+//! (`tests/fixtures/agent_states`), so no two parts can disagree unseen.
+
+use crate::{AgentEvent, AgentId, AgentStarted, AgentStatus, EventKind, StoredAgent, Usage};
+use std::collections::HashMap;
+
+impl StoredAgent {
+    /// The agent as its `agent_started` announces it: queued, nothing used yet.
+    pub fn new(id: AgentId, started: &AgentStarted, ts: i64) -> Self {
+        Self {
+            id,
+            parent_id: started.parent_id.clone(),
+            parent_call_id: started.parent_call_id.clone(),
+            depth: started.depth,
+            description: started.description.clone(),
+            subagent_type: started.subagent_type.clone(),
+            model: started.model.clone(),
+            provider: started.provider.clone(),
+            background: started.background,
+            status: AgentStatus::Queued,
+            started_at: ts,
+            ended_at: None,
+            turns: 0,
+            duration_ms: None,
+            usage: Usage::default(),
+            files_modified: Vec::new(),
+            result: None,
+            error: None,
+        }
+    }
+
+    /// Applies one of this agent's own events.
+    ///
+    /// - `agent_status`: the status; a status that is not terminal starts a new run, so `ended_at` clears.
+    /// - `usage`: one model response: its tokens and cost add up, and it counts as a turn
+    ///   (turns count every run's responses; `agent_finished.turns` counts its own run's).
+    /// - `agent_finished`: status, result, error, duration, the files it changed in all its runs, `ended_at`.
+    pub fn apply(&mut self, event: &AgentEvent) {
+        match &event.kind {
+            // Announced again (a store merging logs): where it sits and what it runs on.
+            EventKind::AgentStarted(started) => {
+                self.parent_id = started.parent_id.clone();
+                self.parent_call_id = started.parent_call_id.clone();
+                self.depth = started.depth;
+                self.description = started.description.clone();
+                self.subagent_type = started.subagent_type.clone();
+                self.model = started.model.clone();
+                self.provider = started.provider.clone();
+                self.background = started.background;
+            }
+            EventKind::AgentStatus(change) => {
+                self.status = change.status;
+                if !change.status.is_terminal() {
+                    self.ended_at = None;
+                }
+            }
+            EventKind::Usage(u) => {
+                self.usage.add(u);
+                self.turns += 1;
+            }
+            EventKind::AgentFinished(f) => {
+                self.status = f.status;
+                self.result = Some(f.result.clone());
+                self.error = f.error.clone();
+                self.duration_ms = Some(f.duration_ms);
+                self.files_modified = f.files_modified.clone();
+                self.ended_at = Some(event.ts);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Every agent of a session as the events so far left them, in the order they started.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct AgentStates {
+    agents: Vec<StoredAgent>,
+    index: HashMap<AgentId, usize>,
+}
+
+impl AgentStates {
+    /// Starts from agents as stored (a resumed session's).
+    pub fn from_agents(agents: impl IntoIterator<Item = StoredAgent>) -> Self {
+        let mut out = Self::default();
+        for a in agents {
+            out.insert(a);
+        }
+        out
+    }
+
+    fn insert(&mut self, agent: StoredAgent) {
+        match self.index.get(&agent.id) {
+            Some(&i) => self.agents[i] = agent,
+            None => {
+                self.index.insert(agent.id.clone(), self.agents.len());
+                self.agents.push(agent);
+            }
+        }
+    }
+
+    /// Applies one event; returns its agent, or None for an agent never announced
+    /// (its events are kept by whoever stores them, but there is no agent to change).
+    pub fn apply(&mut self, event: &AgentEvent) -> Option<&StoredAgent> {
+        let i = match (self.index.get(&event.agent_id), &event.kind) {
+            (Some(&i), _) => i,
+            (None, EventKind::AgentStarted(started)) => {
+                self.insert(StoredAgent::new(event.agent_id.clone(), started, event.ts));
+                return self.agents.last();
+            }
+            (None, _) => return None,
+        };
+        let agent = &mut self.agents[i];
+        agent.apply(event);
+        Some(agent)
+    }
+
+    pub fn get(&self, id: &AgentId) -> Option<&StoredAgent> {
+        self.index.get(id).map(|&i| &self.agents[i])
+    }
+
+    /// Every agent, in the order they started.
+    pub fn agents(&self) -> &[StoredAgent] {
+        &self.agents
+    }
+
+    /// Whether no agent is queued, running or waiting for a person.
+    pub fn is_idle(&self) -> bool {
+        self.agents.iter().all(|a| a.status.is_terminal())
+    }
+
+    /// The tokens and cost of `id` and every agent below it.
+    pub fn subtree_usage(&self, id: &AgentId) -> Usage {
+        let mut total = Usage::default();
+        for a in &self.agents {
+            if a.id == *id || self.is_below(a, id) {
+                total.add(&a.usage);
+            }
+        }
+        total
+    }
+
+    /// The tokens and cost of every agent.
+    pub fn total_usage(&self) -> Usage {
+        let mut total = Usage::default();
+        for a in &self.agents {
+            total.add(&a.usage);
+        }
+        total
+    }
+
+    fn is_below(&self, agent: &StoredAgent, ancestor: &AgentId) -> bool {
+        let mut cur = agent.parent_id.as_ref();
+        // Bounded by the number of agents, so a malformed log with a cycle cannot hang.
+        for _ in 0..self.agents.len() {
+            match cur {
+                Some(p) if p == ancestor => return true,
+                Some(p) => cur = self.get(p).and_then(|a| a.parent_id.as_ref()),
+                None => return false,
+            }
+        }
+        false
+    }
+}
