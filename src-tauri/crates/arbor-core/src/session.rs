@@ -83,6 +83,12 @@ pub(crate) struct Shared {
     journal: Option<Arc<dyn Journal>>,
     registry: Mutex<Registry>,
     rng: Mutex<fastrand::Rng>,
+    approval_rng: Mutex<fastrand::Rng>,
+}
+
+/// A seed from a session id's text (FNV-1a): stable for a seeded session, distinct across sessions.
+fn seed_of(id: &SessionId) -> u64 {
+    id.as_str().bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
 }
 
 /// How long a parent that ends waits for the children it stops to wind down.
@@ -128,9 +134,10 @@ impl Shared {
         self.rng.lock().f64()
     }
 
-    /// Random bits for a UUID, from the session's (seedable) generator.
+    /// Random bits for an approval request's UUID, from a generator of their own
+    /// (seeded from the session's id), so asking never shifts the agent ids a seed predicts.
     pub(crate) fn random_bytes(&self) -> [u8; 10] {
-        let mut rng = self.rng.lock();
+        let mut rng = self.approval_rng.lock();
         std::array::from_fn(|_| rng.u8(..))
     }
 
@@ -554,7 +561,10 @@ impl Session {
     /// called inside a Tokio runtime (agents run as tasks on it).
     pub fn start(config: SessionConfig) -> Result<(Session, EventStream), SessionError> {
         let mut rng = config.seed.map(fastrand::Rng::with_seed).unwrap_or_default();
-        let session_id = SessionId::new(config.clock.now_ms(), std::array::from_fn(|_| rng.u8(..)));
+        // One draw, as agent ids after it are predictable from the seed.
+        let r = rng.u64(..).to_le_bytes();
+        let random = [r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[0] ^ r[7], r[1] ^ r[6]];
+        let session_id = SessionId::new(config.clock.now_ms(), random);
         let main_id = AgentId::from_suffix(rng.u32(..));
         Self::build(config, rng, session_id, main_id, 0)
     }
@@ -591,6 +601,7 @@ impl Session {
         let agent_types: BTreeMap<String, AgentDefinition> =
             config.agent_types.into_iter().map(|d| (d.name.clone(), d)).collect();
         let task_description = subagents::task_description(&agent_types);
+        let approval_seed = seed_of(&session_id);
         let shared = Arc::new(Shared {
             id: session_id,
             events,
@@ -611,6 +622,7 @@ impl Session {
             journal: config.journal,
             mcp: config.mcp.clone(),
             registry: Mutex::new(Registry::default()),
+            approval_rng: Mutex::new(fastrand::Rng::with_seed(approval_seed)),
             rng: Mutex::new(rng),
         });
         let main = MainAgent {

@@ -4,6 +4,8 @@
 //! is canonicalised so that `..` and symlinks cannot lead outside. Extra roots
 //! can be allowed in settings.
 
+use crate::tools::QUOTE_CHARS;
+use arbor_protocol::text::quote;
 use std::io;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
@@ -50,11 +52,11 @@ impl Workspace {
         let joined = if Path::new(path).is_absolute() { PathBuf::from(path) } else { self.inner.root.join(path) };
         let lexical = normalize(&joined);
         let real = canonicalize_existing_prefix(&lexical)
-            .map_err(|source| PathError::Io { path: path.to_string(), source })?;
+            .map_err(|source| PathError::Io { path: quote(path, QUOTE_CHARS), source })?;
         if self.inner.allowed.iter().any(|root| real.starts_with(root)) {
             Ok(real)
         } else {
-            Err(PathError::Outside { path: path.to_string(), root: self.inner.root.display().to_string() })
+            Err(PathError::Outside { path: quote(path, QUOTE_CHARS), root: self.inner.root.display().to_string() })
         }
     }
 

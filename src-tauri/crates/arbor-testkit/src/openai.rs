@@ -48,7 +48,13 @@ pub(crate) fn events(play: &Play, created: u64) -> Vec<String> {
             out.push(chunk(json!({"tool_calls": tool_header(i)}), Value::Null));
         }
         for piece in json_pieces(&tool.arguments) {
-            out.push(chunk(json!({"tool_calls": [{"index": i, "function": {"arguments": piece}}]}), Value::Null));
+            let call = if play.repeat_tool_header {
+                // llama-cpp-python's shape: id and name again in every delta.
+                json!([{"index": i, "id": tool.id, "type": "function", "function": {"name": tool.name, "arguments": piece}}])
+            } else {
+                json!([{"index": i, "function": {"arguments": piece}}])
+            };
+            out.push(chunk(json!({"tool_calls": call}), Value::Null));
         }
     }
     if let Some(err) = &play.error_event {

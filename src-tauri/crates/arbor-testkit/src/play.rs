@@ -22,6 +22,8 @@ pub(crate) struct Play {
     pub error_event: Option<ErrorEvent>,
     /// OpenAI only: `stream_options.include_usage`.
     pub include_usage: bool,
+    /// OpenAI only: every tool-call delta repeats the call's id, type and name.
+    pub repeat_tool_header: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -84,6 +86,7 @@ impl Play {
             usage,
             error_event: turn.error_event.clone(),
             include_usage: false,
+            repeat_tool_header: turn.repeat_tool_header,
         }
     }
 }

@@ -74,6 +74,10 @@ pub struct Turn {
     /// End the stream with an in-stream error instead of a clean stop.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error_event: Option<ErrorEvent>,
+    /// OpenAI only: repeat each tool call's id and name in every delta, as
+    /// llama-cpp-python and some other compatible servers do.
+    #[serde(default)]
+    pub repeat_tool_header: bool,
     /// Either API's vocabulary; translated for the other one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop_reason: Option<String>,

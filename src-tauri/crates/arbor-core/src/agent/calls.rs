@@ -4,7 +4,7 @@
 use super::AgentRun;
 use crate::approval::{ApprovalPolicy, Decision};
 use crate::session::Shared;
-use crate::tools::{ToolContext, ToolResult};
+use crate::tools::{ToolContext, ToolResult, cap_output};
 use arbor_protocol::{AgentId, EventKind, ToolCall, ToolOutput, ToolOutputChunk, UserBlock};
 use serde_json::Value;
 use std::sync::Arc;
@@ -12,6 +12,9 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 use tracing::{Instrument, info_span};
+
+/// The most characters any tool result gives the model (Read pages up to this).
+const MAX_RESULT_CHARS: usize = 100_000;
 
 /// How long a cancelled tool gets to clean up after itself (kill its processes)
 /// before the agent stops waiting for it.
@@ -21,7 +24,8 @@ pub(crate) struct Call {
     pub id: String,
     pub name: String,
     pub input: Value,
-    /// Why the model's arguments could not be used, if they could not.
+    /// Why the call cannot run, in words for the model, if it cannot (its
+    /// arguments were not JSON, or the output limit cut them short).
     pub invalid: Option<String>,
 }
 
@@ -97,11 +101,8 @@ struct CallContext {
 /// Runs one call; `tool` is the tool, or why the agent is not offered one of that name.
 async fn run_one(cx: CallContext, tool: Result<Arc<dyn crate::tools::Tool>, String>, call: Call) -> ToolResult {
     let CallContext { shared, agent_id, policy, cancel } = cx;
-    if let Some(reason) = call.invalid {
-        return ToolResult::error(format!(
-            "Invalid arguments for {}: {reason}. Call it again with a JSON object that matches its input schema.",
-            call.name
-        ));
+    if let Some(message) = call.invalid {
+        return ToolResult::error(message);
     }
     let tool = match tool {
         Ok(tool) => tool,
@@ -145,7 +146,7 @@ async fn run_one(cx: CallContext, tool: Result<Arc<dyn crate::tools::Tool>, Stri
             }
         })
     };
-    let result = tokio::select! {
+    let mut result = tokio::select! {
         r = tool.call(call.input, &ctx) => r,
         _ = async { cancel.cancelled().await; tokio::time::sleep(CANCEL_GRACE).await } => {
             ToolResult::error("Cancelled; the tool did not stop in time and was abandoned.")
@@ -154,5 +155,9 @@ async fn run_one(cx: CallContext, tool: Result<Arc<dyn crate::tools::Tool>, Stri
     drop(ctx);
     // Every chunk is out before the tool_output that ends them.
     let _ = forward.await;
+    // Each tool caps its own output; this is the backstop for every tool, MCP's included.
+    if result.content.len() > MAX_RESULT_CHARS {
+        result.content = cap_output(&result.content, MAX_RESULT_CHARS);
+    }
     result
 }

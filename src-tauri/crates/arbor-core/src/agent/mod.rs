@@ -6,7 +6,7 @@ mod calls;
 mod turn;
 
 use crate::mcp::{self, AgentMcp, McpError};
-use crate::provider::ToolSpec;
+use crate::provider::{StopReason, ToolSpec};
 use crate::registry::AgentSpec;
 use crate::session::{EndStep, Shared};
 use crate::subagents;
@@ -127,7 +127,8 @@ impl AgentRun {
             };
             *turns += 1;
             shared.add_turn(&self.id, &response.usage);
-            let calls: Vec<calls::Call> = response
+            let cut = response.stop_reason == StopReason::MaxTokens;
+            let mut calls: Vec<calls::Call> = response
                 .content
                 .iter()
                 .filter_map(|b| match b {
@@ -135,14 +136,29 @@ impl AgentRun {
                         id: id.clone(),
                         name: name.clone(),
                         input: input.clone(),
-                        invalid: response.invalid_tool_inputs.iter().find(|(i, _)| i == id).map(|(_, r)| r.clone()),
+                        invalid: response.invalid_tool_inputs.iter().find(|(i, _)| i == id).map(|(_, reason)| {
+                            format!(
+                                "Invalid arguments for {name}: {reason}. Call it again with a JSON object that \
+                                 matches its input schema."
+                            )
+                        }),
                     }),
                     _ => None,
                 })
                 .collect();
+            // The output limit struck mid-response: the last call's input may be cut short, so it
+            // never runs; the model is told and may go on. A cut final answer ends the agent, marked.
+            if cut && let Some(last) = calls.last_mut() {
+                last.invalid = Some(format!("{} was not run: {}", last.name, output_limit_message(shared.max_tokens)));
+            }
             self.history.push(Message::Assistant { content: response.content });
             shared.save_history(&self.id, &self.history);
             if calls.is_empty() {
+                if cut {
+                    warn!(max_tokens = shared.max_tokens, "the final answer was cut off at the output limit");
+                    let why = format!("the answer was cut off at the output limit ({} tokens)", shared.max_tokens);
+                    return (AgentStatus::Truncated, Some(why));
+                }
                 return (AgentStatus::Completed, None);
             }
             // An agent that waits on its children lends its slot to them, or nesting could deadlock.
@@ -241,6 +257,15 @@ impl AgentRun {
         }
         true
     }
+}
+
+/// What a model reads for a tool call its output limit cut short.
+fn output_limit_message(max_tokens: u32) -> String {
+    format!(
+        "your response reached the output limit ({max_tokens} tokens) while writing this call, so its \
+         input may be incomplete and it was not run. Call it again with a smaller input (a shorter file, \
+         several Edits instead of one Write)"
+    )
 }
 
 /// The agent's last non-empty response text: its result.

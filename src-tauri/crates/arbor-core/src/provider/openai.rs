@@ -293,7 +293,11 @@ impl Decoder for OpenAiDecoder {
             if let Some(id) = call.get("id").and_then(Value::as_str) {
                 acc.id = id.to_string();
             }
-            if let Some(name) = call.pointer("/function/name").and_then(Value::as_str) {
+            // The name comes once (OpenAI), or again in every delta (llama-cpp-python
+            // and others): a repeat of the whole name so far is not more of it.
+            if let Some(name) = call.pointer("/function/name").and_then(Value::as_str)
+                && acc.name != name
+            {
                 acc.name.push_str(name);
             }
             if let Some(args) = call.pointer("/function/arguments").and_then(Value::as_str) {

@@ -290,6 +290,13 @@ pub(crate) fn result_for_model(id: &AgentId, finished: &AgentFinished, max_chars
             ),
             false,
         ),
+        AgentStatus::Truncated => (
+            format!(
+                "{}\n\n[Subagent {id}'s answer was cut off at the model's output limit: it is incomplete.]",
+                text()
+            ),
+            false,
+        ),
         AgentStatus::Cancelled => ("Subagent error: cancelled by the user".to_string(), true),
         status => {
             let why = finished.error.as_deref().unwrap_or("it ended without a result");
@@ -310,7 +317,9 @@ pub(crate) fn notification_text(id: &AgentId, description: &str, finished: &Agen
 /// One line for the task_notification event.
 pub(crate) fn summary(description: &str, finished: &AgentFinished) -> String {
     let detail = match finished.status {
-        AgentStatus::Completed | AgentStatus::MaxTurns => finished.result.lines().find(|l| !l.trim().is_empty()),
+        AgentStatus::Completed | AgentStatus::MaxTurns | AgentStatus::Truncated => {
+            finished.result.lines().find(|l| !l.trim().is_empty())
+        }
         _ => finished.error.as_deref(),
     };
     let mut s = format!("\"{description}\" {}", finished.status.as_str());

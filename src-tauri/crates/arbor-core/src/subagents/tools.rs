@@ -4,11 +4,12 @@
 
 use super::{LIST_AGENTS, SpawnRequest, TASK, TASK_OUTPUT, TASK_STOP, result_for_model};
 use crate::session::Shared;
-use crate::tools::{Tool, ToolClass, ToolContext, ToolRegistry, ToolResult, parse_input};
+use crate::tools::{Tool, ToolClass, ToolContext, ToolRegistry, ToolResult, parse_input, schema_of};
 use arbor_protocol::{AgentFinished, AgentId};
 use async_trait::async_trait;
+use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::watch;
@@ -79,13 +80,24 @@ type Watch = watch::Receiver<Option<AgentFinished>>;
 
 struct TaskTool(Bound);
 
-#[derive(Deserialize)]
+/// Optional fields are parsed leniently (a missing prompt gets a clear answer
+/// rather than a serde error); the schema still requires what the model must send.
+#[derive(Deserialize, JsonSchema)]
 struct TaskInput {
+    /// The complete task for the subagent: it sees nothing else
+    #[schemars(required)]
     prompt: Option<String>,
+    /// A short (3-5 word) label for the task, shown in the agent tree
+    #[schemars(required)]
     description: Option<String>,
+    /// The type of agent to use (default general-purpose)
     subagent_type: Option<String>,
+    /// A model for this subagent instead of its type's (optional)
     model: Option<String>,
+    /// Turn limit for the subagent (optional)
+    #[schemars(with = "Option<u32>", range(min = 1))]
     max_turns: Option<Value>,
+    /// Return at once with the subagent's id; its result arrives as a notification
     run_in_background: Option<bool>,
 }
 
@@ -111,19 +123,7 @@ impl Tool for TaskTool {
     }
 
     fn input_schema(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "description": {"type": "string", "description": "A short (3-5 word) label for the task, shown in the agent tree"},
-                "prompt": {"type": "string", "description": "The complete task for the subagent: it sees nothing else"},
-                "subagent_type": {"type": "string", "description": "The type of agent to use (default general-purpose)"},
-                "model": {"type": "string", "description": "A model for this subagent instead of its type's (optional)"},
-                "max_turns": {"type": "integer", "minimum": 1, "description": "Turn limit for the subagent (optional)"},
-                "run_in_background": {"type": "boolean", "description": "Return at once with the subagent's id; its result arrives as a notification"}
-            },
-            "required": ["description", "prompt"],
-            "additionalProperties": false
-        })
+        schema_of::<TaskInput>()
     }
 
     fn class(&self) -> ToolClass {
@@ -173,10 +173,13 @@ impl Tool for TaskTool {
 
 struct TaskOutputTool(Bound);
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 struct TaskOutputInput {
+    /// The agent's id, as Task returned it (agent-…)
     task_id: String,
+    /// Wait for the agent to finish (default true)
     block: Option<bool>,
+    /// How long to wait, in milliseconds (default 30000)
     timeout_ms: Option<u64>,
 }
 
@@ -194,16 +197,7 @@ impl Tool for TaskOutputTool {
     }
 
     fn input_schema(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "task_id": {"type": "string", "description": "The agent's id, as Task returned it (agent-…)"},
-                "block": {"type": "boolean", "description": "Wait for the agent to finish (default true)"},
-                "timeout_ms": {"type": "integer", "minimum": 0, "description": "How long to wait, in milliseconds (default 30000)"}
-            },
-            "required": ["task_id"],
-            "additionalProperties": false
-        })
+        schema_of::<TaskOutputInput>()
     }
 
     fn class(&self) -> ToolClass {
@@ -264,10 +258,15 @@ impl Tool for TaskOutputTool {
 
 struct TaskStopTool(Bound);
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 struct TaskStopInput {
+    /// The subagent's id (agent-…)
     task_id: String,
 }
+
+/// ListAgents takes nothing.
+#[derive(Deserialize, JsonSchema)]
+struct ListAgentsInput {}
 
 #[async_trait]
 impl Tool for TaskStopTool {
@@ -281,14 +280,7 @@ impl Tool for TaskStopTool {
     }
 
     fn input_schema(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "task_id": {"type": "string", "description": "The subagent's id (agent-…)"}
-            },
-            "required": ["task_id"],
-            "additionalProperties": false
-        })
+        schema_of::<TaskStopInput>()
     }
 
     fn class(&self) -> ToolClass {
@@ -342,7 +334,7 @@ impl Tool for ListAgentsTool {
     }
 
     fn input_schema(&self) -> Value {
-        json!({"type": "object", "properties": {}, "additionalProperties": false})
+        schema_of::<ListAgentsInput>()
     }
 
     fn class(&self) -> ToolClass {

@@ -5,10 +5,11 @@
 //! environment so a model cannot print one into a transcript.
 
 use super::output::CappedText;
-use super::{Tool, ToolClass, ToolContext, ToolResult, parse_input};
+use super::{Tool, ToolClass, ToolContext, ToolResult, parse_input, schema_of};
 use async_trait::async_trait;
+use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::ffi::{OsStr, OsString};
 use std::io;
 use std::os::unix::process::ExitStatusExt;
@@ -55,10 +56,13 @@ Usage notes:
 - stdin is closed: interactive commands (editors, `git rebase -i`, prompts) will not work; pass flags that make them non-interactive.
 - The call returns when the command exits; background processes that still hold its output are then killed. Redirect a background process's output to a file (and use nohup) if it must keep running.";
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 struct BashInput {
+    /// The command to execute
     command: String,
+    /// Optional timeout in milliseconds (max 600000)
     timeout: Option<f64>,
+    /// Clear, concise description of what this command does in 5-10 words, in active voice. Examples: "Lists files in current directory", "Installs package dependencies", "Shows working tree status"
     description: Option<String>,
 }
 
@@ -73,19 +77,7 @@ impl Tool for BashTool {
     }
 
     fn input_schema(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "command": {"type": "string", "description": "The command to execute"},
-                "timeout": {"type": "number", "description": "Optional timeout in milliseconds (max 600000)"},
-                "description": {
-                    "type": "string",
-                    "description": "Clear, concise description of what this command does in 5-10 words, in active voice. Examples: \"Lists files in current directory\", \"Installs package dependencies\", \"Shows working tree status\""
-                }
-            },
-            "required": ["command"],
-            "additionalProperties": false
-        })
+        schema_of::<BashInput>()
     }
 
     fn class(&self) -> ToolClass {

@@ -4,10 +4,11 @@
 //! safe: the model must have read the current file and said precisely where.
 
 use super::output::thousands;
-use super::{Tool, ToolClass, ToolContext, ToolResult, parse_input};
+use super::{Tool, ToolClass, ToolContext, ToolResult, parse_input, resolve, schema_of};
 use async_trait::async_trait;
+use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::io;
 
 /// Performs exact string replacements in a file of the workspace.
@@ -22,11 +23,15 @@ Usage:
 - The edit will FAIL if old_string is not found in the file, or if it is found more than once. Either provide a larger string with more surrounding context to make it unique, or use replace_all to change every instance of old_string.
 - Use replace_all for replacing and renaming strings across the file, for instance to rename a variable.";
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 struct EditInput {
+    /// The path of the file to modify (absolute, or relative to the workspace root)
     file_path: String,
+    /// The text to replace
     old_string: String,
+    /// The text to replace it with (must be different from old_string)
     new_string: String,
+    /// Replace all occurrences of old_string (default false)
     #[serde(default)]
     replace_all: bool,
 }
@@ -42,30 +47,7 @@ impl Tool for EditTool {
     }
 
     fn input_schema(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "file_path": {
-                    "type": "string",
-                    "description": "The path of the file to modify (absolute, or relative to the workspace root)"
-                },
-                "old_string": {
-                    "type": "string",
-                    "description": "The text to replace"
-                },
-                "new_string": {
-                    "type": "string",
-                    "description": "The text to replace it with (must be different from old_string)"
-                },
-                "replace_all": {
-                    "type": "boolean",
-                    "default": false,
-                    "description": "Replace all occurrences of old_string (default false)"
-                }
-            },
-            "required": ["file_path", "old_string", "new_string"],
-            "additionalProperties": false
-        })
+        schema_of::<EditInput>()
     }
 
     fn class(&self) -> ToolClass {
@@ -77,11 +59,10 @@ impl Tool for EditTool {
             Ok(i) => i,
             Err(r) => return r,
         };
-        let path = match ctx.workspace.resolve(&input.file_path) {
-            Ok(p) => p,
-            Err(e) => return ToolResult::error(e.to_string()),
+        let (path, shown) = match resolve(&ctx.workspace, &input.file_path) {
+            Ok(r) => (r.path, r.shown),
+            Err(r) => return r,
         };
-        let shown = ctx.workspace.display(&path);
         if input.old_string.is_empty() {
             return ToolResult::error("old_string is empty; to create a file or replace all of its content, use Write");
         }
@@ -162,6 +143,7 @@ fn matching_pair(text: &str, old: &str, new: &str) -> Option<(String, String)> {
 mod tests {
     use super::*;
     use crate::tools::test_ctx;
+    use serde_json::json;
     use std::path::Path;
 
     async fn edit(dir: &Path, input: Value) -> ToolResult {

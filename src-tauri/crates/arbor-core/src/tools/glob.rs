@@ -5,12 +5,13 @@
 //! by modification time because recently touched files are usually the relevant ones.
 
 use super::output::{MAX_TOOL_OUTPUT_CHARS, cap_output, thousands};
-use super::{Tool, ToolClass, ToolContext, ToolResult, parse_input};
+use super::{Tool, ToolClass, ToolContext, ToolResult, parse_input, resolve, schema_of};
 use async_trait::async_trait;
 use globset::GlobBuilder;
 use ignore::WalkBuilder;
+use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::io;
 use std::path::PathBuf;
 use std::time::SystemTime;
@@ -27,9 +28,11 @@ const DESCRIPTION: &str = "Fast file pattern matching tool that works with any c
 - Use this tool when you need to find files by name patterns. To search file contents, use Grep.
 - You can call multiple tools in a single response. It is always better to speculatively perform multiple searches in parallel if they are potentially useful.";
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 struct GlobInput {
+    /// The glob pattern to match files against
     pattern: String,
+    /// The directory to search in (absolute, or relative to the workspace root). If not specified, the workspace root is used. IMPORTANT: omit this field to use the default directory; do not enter "undefined" or "null"
     path: Option<String>,
 }
 
@@ -44,21 +47,7 @@ impl Tool for GlobTool {
     }
 
     fn input_schema(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "pattern": {
-                    "type": "string",
-                    "description": "The glob pattern to match files against"
-                },
-                "path": {
-                    "type": "string",
-                    "description": "The directory to search in (absolute, or relative to the workspace root). If not specified, the workspace root is used. IMPORTANT: omit this field to use the default directory; do not enter \"undefined\" or \"null\""
-                }
-            },
-            "required": ["pattern"],
-            "additionalProperties": false
-        })
+        schema_of::<GlobInput>()
     }
 
     fn class(&self) -> ToolClass {
@@ -71,11 +60,10 @@ impl Tool for GlobTool {
             Err(r) => return r,
         };
         let path = input.path.as_deref().filter(|p| !p.trim().is_empty());
-        let root = match ctx.workspace.resolve(path.unwrap_or(".")) {
-            Ok(p) => p,
-            Err(e) => return ToolResult::error(e.to_string()),
+        let (root, shown) = match resolve(&ctx.workspace, path.unwrap_or(".")) {
+            Ok(r) => (r.path, r.shown),
+            Err(r) => return r,
         };
-        let shown = ctx.workspace.display(&root);
         match tokio::fs::metadata(&root).await {
             Ok(m) if m.is_dir() => {}
             Ok(_) => {
@@ -145,6 +133,7 @@ impl Tool for GlobTool {
 mod tests {
     use super::*;
     use crate::tools::test_ctx;
+    use serde_json::json;
     use std::path::Path;
     use std::time::Duration;
 

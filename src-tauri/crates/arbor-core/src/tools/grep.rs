@@ -5,7 +5,7 @@
 //! first NUL; a file found binary part-way has its earlier hits dropped too.
 
 use super::output::{MAX_TOOL_OUTPUT_CHARS, cap_output};
-use super::{Tool, ToolClass, ToolContext, ToolResult, parse_input};
+use super::{Tool, ToolClass, ToolContext, ToolResult, parse_input, resolve, schema_of};
 use crate::workspace::Workspace;
 use async_trait::async_trait;
 use globset::{GlobBuilder, GlobMatcher};
@@ -13,8 +13,9 @@ use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkFinish, SinkMatch};
 use ignore::WalkBuilder;
 use ignore::types::TypesBuilder;
+use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
@@ -36,7 +37,8 @@ Usage:
 - Multiline matching: by default patterns match within single lines only. For cross-line patterns, use multiline: true.
 - Files ignored by .gitignore/.ignore, hidden files and binary files are skipped.";
 
-#[derive(Deserialize, Clone, Copy, PartialEq, Eq, Default)]
+/// "content" shows matching lines (supports -A/-B/-C context, -n line numbers, head_limit), "files_with_matches" shows file paths (supports head_limit), "count" shows match counts (supports head_limit). Defaults to "files_with_matches"
+#[derive(Deserialize, JsonSchema, Clone, Copy, PartialEq, Eq, Default)]
 #[serde(rename_all = "snake_case")]
 enum Mode {
     Content,
@@ -45,26 +47,38 @@ enum Mode {
     Count,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 struct GrepInput {
+    /// The regular expression pattern to search for in file contents
     pattern: String,
+    /// File or directory to search in (absolute, or relative to the workspace root). Defaults to the workspace root
     path: Option<String>,
+    /// Glob pattern to filter files (e.g. "*.js", "*.{ts,tsx}", "src/**/*.rs"). A pattern without "/" matches file names
     glob: Option<String>,
+    /// File type to search, as ripgrep's --type (e.g. js, py, rust, go, java)
     #[serde(rename = "type")]
     file_type: Option<String>,
     output_mode: Option<Mode>,
+    /// Case insensitive search
     #[serde(rename = "-i")]
     case_insensitive: Option<bool>,
+    /// Show line numbers in output. Requires output_mode: "content". Defaults to true
     #[serde(rename = "-n")]
     line_numbers: Option<bool>,
+    /// Number of lines to show after each match. Requires output_mode: "content"
     #[serde(rename = "-A")]
     after: Option<usize>,
+    /// Number of lines to show before each match. Requires output_mode: "content"
     #[serde(rename = "-B")]
     before: Option<usize>,
+    /// Number of lines to show before and after each match. Requires output_mode: "content"
     #[serde(rename = "-C")]
     context: Option<usize>,
+    /// Limit output to the first N lines/entries, like "| head -N". Defaults to no limit (output is still capped at 30,000 characters)
     head_limit: Option<usize>,
+    /// Skip the first N lines/entries before applying head_limit. Defaults to 0
     offset: Option<usize>,
+    /// Enable multiline mode where . matches newlines and patterns can span lines. Default: false
     multiline: Option<bool>,
 }
 
@@ -79,31 +93,7 @@ impl Tool for GrepTool {
     }
 
     fn input_schema(&self) -> Value {
-        let int = |d: &str| json!({"type": "integer", "minimum": 0, "description": d});
-        json!({
-            "type": "object",
-            "properties": {
-                "pattern": {"type": "string", "description": "The regular expression pattern to search for in file contents"},
-                "path": {"type": "string", "description": "File or directory to search in (absolute, or relative to the workspace root). Defaults to the workspace root"},
-                "glob": {"type": "string", "description": "Glob pattern to filter files (e.g. \"*.js\", \"*.{ts,tsx}\", \"src/**/*.rs\"). A pattern without \"/\" matches file names"},
-                "type": {"type": "string", "description": "File type to search, as ripgrep's --type (e.g. js, py, rust, go, java)"},
-                "output_mode": {
-                    "type": "string",
-                    "enum": ["content", "files_with_matches", "count"],
-                    "description": "\"content\" shows matching lines (supports -A/-B/-C context, -n line numbers, head_limit), \"files_with_matches\" shows file paths (supports head_limit), \"count\" shows match counts (supports head_limit). Defaults to \"files_with_matches\""
-                },
-                "-i": {"type": "boolean", "description": "Case insensitive search"},
-                "-n": {"type": "boolean", "description": "Show line numbers in output. Requires output_mode: \"content\". Defaults to true"},
-                "-A": int("Number of lines to show after each match. Requires output_mode: \"content\""),
-                "-B": int("Number of lines to show before each match. Requires output_mode: \"content\""),
-                "-C": int("Number of lines to show before and after each match. Requires output_mode: \"content\""),
-                "head_limit": int("Limit output to the first N lines/entries, like \"| head -N\". Defaults to no limit (output is still capped at 30,000 characters)"),
-                "offset": int("Skip the first N lines/entries before applying head_limit. Defaults to 0"),
-                "multiline": {"type": "boolean", "description": "Enable multiline mode where . matches newlines and patterns can span lines. Default: false"}
-            },
-            "required": ["pattern"],
-            "additionalProperties": false
-        })
+        schema_of::<GrepInput>()
     }
 
     fn class(&self) -> ToolClass {
@@ -116,12 +106,11 @@ impl Tool for GrepTool {
             Err(r) => return r,
         };
         let path = input.path.as_deref().filter(|p| !p.trim().is_empty());
-        let root = match ctx.workspace.resolve(path.unwrap_or(".")) {
-            Ok(p) => p,
-            Err(e) => return ToolResult::error(e.to_string()),
+        let (root, shown) = match resolve(&ctx.workspace, path.unwrap_or(".")) {
+            Ok(r) => (r.path, r.shown),
+            Err(r) => return r,
         };
         if let Err(e) = tokio::fs::metadata(&root).await {
-            let shown = ctx.workspace.display(&root);
             return ToolResult::error(match e.kind() {
                 io::ErrorKind::NotFound => format!("Path does not exist: {shown}"),
                 _ => format!("Cannot search {shown}: {e}"),

@@ -7,6 +7,7 @@ mod bash;
 mod edit;
 mod glob;
 mod grep;
+mod input;
 mod output;
 mod read;
 mod write;
@@ -15,6 +16,7 @@ pub use bash::BashTool;
 pub use edit::EditTool;
 pub use glob::GlobTool;
 pub use grep::GrepTool;
+pub use input::{QUOTE_CHARS, ResolvedPath, parse_input, resolve, schema_of};
 pub(crate) use output::MAX_TOOL_OUTPUT_CHARS;
 pub use output::cap_output;
 pub use read::ReadTool;
@@ -22,7 +24,6 @@ pub use write::WriteTool;
 
 use crate::workspace::Workspace;
 use async_trait::async_trait;
-use serde::de::DeserializeOwned;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -93,11 +94,6 @@ pub(crate) fn test_ctx(dir: &std::path::Path) -> ToolContext {
         chunks: None,
         call_id: "call-test".to_string(),
     }
-}
-
-/// Parses a tool's input, or says clearly what is wrong with it.
-pub fn parse_input<T: DeserializeOwned>(tool: &str, input: Value) -> Result<T, ToolResult> {
-    serde_json::from_value(input).map_err(|e| ToolResult::error(format!("Invalid input for {tool}: {e}")))
 }
 
 /// The tools an agent may call, by name, in a stable order for the model.

@@ -1,14 +1,16 @@
 //! Read: shows a text file, or a page of it, with line numbers in `cat -n` style.
 //!
 //! Pages by lines rather than bytes so the model can ask for the next page
-//! with `offset`, and refuses binary or non-UTF-8 files outright: bytes
-//! decoded as garbage would only waste context and mislead the model.
+//! with `offset`. UTF-8 text is shown as it is; text in a legacy 8-bit encoding
+//! (Latin-1, Windows-1252) is decoded and says so; binary files are refused:
+//! bytes decoded as garbage would only waste context and mislead the model.
 
 use super::output::{cap_output, thousands};
-use super::{Tool, ToolClass, ToolContext, ToolResult, parse_input};
+use super::{Tool, ToolClass, ToolContext, ToolResult, parse_input, resolve, schema_of};
 use async_trait::async_trait;
+use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::io::{self, BufRead, BufReader};
 use std::path::Path;
 
@@ -28,13 +30,18 @@ Usage:
 - You can optionally specify a line offset and limit (especially handy for long files), but it's recommended to read the whole file by not providing these parameters.
 - Any lines longer than 2000 characters will be truncated.
 - Results are returned using cat -n format, with line numbers starting at 1. The line-number prefix (spaces, number, tab) is not part of the file: never include it in Edit's old_string or new_string.
-- This tool reads UTF-8 text files only. It cannot read directories (use Glob, or ls via Bash) or binary files.
+- This tool reads text files: UTF-8, or a legacy 8-bit encoding (Latin-1, Windows-1252), which it decodes and names. It cannot read directories (use Glob, or ls via Bash) or binary files.
 - You can call multiple tools in a single response. It is always better to speculatively read multiple potentially useful files in parallel.";
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 struct ReadInput {
+    /// The path of the file to read (absolute, or relative to the workspace root)
     file_path: String,
+    /// The line number to start reading from (1-based). Only provide if the file is too large to read at once
+    #[schemars(range(min = 1))]
     offset: Option<usize>,
+    /// The number of lines to read. Only provide if the file is too large to read at once
+    #[schemars(range(min = 1))]
     limit: Option<usize>,
 }
 
@@ -49,27 +56,7 @@ impl Tool for ReadTool {
     }
 
     fn input_schema(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "file_path": {
-                    "type": "string",
-                    "description": "The path of the file to read (absolute, or relative to the workspace root)"
-                },
-                "offset": {
-                    "type": "integer",
-                    "minimum": 1,
-                    "description": "The line number to start reading from (1-based). Only provide if the file is too large to read at once"
-                },
-                "limit": {
-                    "type": "integer",
-                    "minimum": 1,
-                    "description": "The number of lines to read. Only provide if the file is too large to read at once"
-                }
-            },
-            "required": ["file_path"],
-            "additionalProperties": false
-        })
+        schema_of::<ReadInput>()
     }
 
     fn class(&self) -> ToolClass {
@@ -81,11 +68,10 @@ impl Tool for ReadTool {
             Ok(i) => i,
             Err(r) => return r,
         };
-        let path = match ctx.workspace.resolve(&input.file_path) {
-            Ok(p) => p,
-            Err(e) => return ToolResult::error(e.to_string()),
+        let (path, shown) = match resolve(&ctx.workspace, &input.file_path) {
+            Ok(r) => (r.path, r.shown),
+            Err(r) => return r,
         };
-        let shown = ctx.workspace.display(&path);
         let meta = match tokio::fs::metadata(&path).await {
             Ok(m) => m,
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
@@ -109,27 +95,54 @@ impl Tool for ReadTool {
             return ToolResult::error("limit must be at least 1");
         }
         let size = meta.len();
-        let job = tokio::task::spawn_blocking(move || read_page(&path, offset, limit));
+        let job = tokio::task::spawn_blocking(move || match read_page(&path, offset, limit, Encoding::Utf8) {
+            Err(PageError::NotUtf8) => read_page(&path, offset, limit, Encoding::Windows1252),
+            other => other,
+        });
         let page = match job.await {
             Ok(Ok(page)) => page,
             Ok(Err(PageError::NotText(why))) => {
                 return ToolResult::error(format!(
-                    "{shown} is not UTF-8 text ({why}; probably a binary file, {} bytes). Read only shows text files; inspect it with Bash (e.g. `file`, `xxd | head`) if needed",
+                    "{shown} is not text ({why}; probably a binary file, {} bytes). Read only shows text files; inspect it with Bash (e.g. `file`, `xxd | head`) if needed",
                     thousands(size as usize)
                 ));
             }
             Ok(Err(PageError::Io(e))) => {
                 return ToolResult::error(format!("Cannot read {shown}: {e}"));
             }
+            // Windows-1252 decodes every byte: it is never reported as not UTF-8.
+            Ok(Err(PageError::NotUtf8)) => return ToolResult::error(format!("Cannot read {shown} as text")),
             Err(e) => return ToolResult::error(format!("Cannot read {shown}: {e}")),
         };
-        ToolResult::ok(cap_output(&render(&page, offset, &shown), MAX_READ_CHARS))
+        let mut out = cap_output(&render(&page, offset, &shown), MAX_READ_CHARS);
+        if page.encoding == Encoding::Windows1252 {
+            out.push_str(
+                "\n\n(The file is not UTF-8: shown decoded as Windows-1252 / Latin-1. Edit cannot change it as it is; \
+                 Write saves UTF-8.)",
+            );
+        }
+        ToolResult::ok(out)
     }
 }
 
 enum PageError {
     NotText(String),
+    /// Text, but not UTF-8: read it again as a legacy encoding.
+    NotUtf8,
     Io(io::Error),
+}
+
+/// How a file's bytes become text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Encoding {
+    Utf8,
+    /// A superset of Latin-1's printable characters; decodes any byte.
+    Windows1252,
+}
+
+/// C0 control bytes that text files do not hold (tab, newlines, form feed and escape aside).
+fn is_binary_control(b: u8) -> bool {
+    b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r' | 0x0c | 0x1b)
 }
 
 impl From<io::Error> for PageError {
@@ -139,6 +152,7 @@ impl From<io::Error> for PageError {
 }
 
 struct Page {
+    encoding: Encoding,
     /// Formatted lines, already numbered.
     body: String,
     /// Number of the last line shown; 0 when none was.
@@ -147,7 +161,7 @@ struct Page {
 }
 
 /// Reads the whole file to check it is text and count its lines, keeping only the page asked for.
-fn read_page(path: &Path, offset: usize, limit: usize) -> Result<Page, PageError> {
+fn read_page(path: &Path, offset: usize, limit: usize, encoding: Encoding) -> Result<Page, PageError> {
     let mut reader = BufReader::new(std::fs::File::open(path)?);
     let mut buf = Vec::new();
     let mut body = String::new();
@@ -163,9 +177,19 @@ fn read_page(path: &Path, offset: usize, limit: usize) -> Result<Page, PageError
         if buf.contains(&0) {
             return Err(PageError::NotText(format!("line {total} contains NUL bytes")));
         }
-        let Ok(text) = std::str::from_utf8(&buf) else {
-            return Err(PageError::NotText(format!("invalid UTF-8 on line {total}")));
+        let text = match encoding {
+            Encoding::Utf8 => match std::str::from_utf8(&buf) {
+                Ok(t) => std::borrow::Cow::Borrowed(t),
+                Err(_) => return Err(PageError::NotUtf8),
+            },
+            Encoding::Windows1252 => {
+                if buf.iter().filter(|b| is_binary_control(**b)).count() > 2 {
+                    return Err(PageError::NotText(format!("line {total} has control bytes")));
+                }
+                encoding_rs::WINDOWS_1252.decode_without_bom_handling(&buf).0
+            }
         };
+        let text = text.as_ref();
         if total < offset || total >= end || page_full {
             continue;
         }
@@ -188,7 +212,7 @@ fn read_page(path: &Path, offset: usize, limit: usize) -> Result<Page, PageError
         last = total;
         page_full = body.len() >= MAX_READ_CHARS;
     }
-    Ok(Page { body, last, total })
+    Ok(Page { encoding, body, last, total })
 }
 
 fn render(page: &Page, offset: usize, shown: &str) -> String {
@@ -218,6 +242,7 @@ fn render(page: &Page, offset: usize, shown: &str) -> String {
 mod tests {
     use super::*;
     use crate::tools::test_ctx;
+    use serde_json::json;
 
     async fn read(dir: &Path, input: Value) -> ToolResult {
         ReadTool.call(input, &test_ctx(dir)).await
@@ -314,12 +339,27 @@ mod tests {
         std::fs::write(dir.path().join("bin"), [0xff, 0xfe, 0x00, 0x80]).unwrap();
         let r = read(dir.path(), json!({"file_path": "bin"})).await;
         assert!(r.is_error);
-        assert!(r.content.contains("not UTF-8 text"), "{}", r.content);
+        assert!(r.content.contains("not text"), "{}", r.content);
         assert!(r.content.contains("4 bytes"), "{}", r.content);
-        std::fs::write(dir.path().join("latin1"), b"caf\xe9\n").unwrap();
-        let r = read(dir.path(), json!({"file_path": "latin1"})).await;
-        assert!(r.is_error);
-        assert!(r.content.contains("invalid UTF-8 on line 1"), "{}", r.content);
+        // Not UTF-8 and full of control bytes: binary, whatever the encoding.
+        std::fs::write(dir.path().join("blob"), b"\x01\x02\x03\x04\xff\xfe\n").unwrap();
+        let r = read(dir.path(), json!({"file_path": "blob"})).await;
+        assert!(r.is_error, "{}", r.content);
+        assert!(r.content.contains("control bytes"), "{}", r.content);
+    }
+
+    #[tokio::test]
+    async fn latin1_and_windows_1252_text_is_decoded_and_named() {
+        let dir = tempfile::tempdir().unwrap();
+        // "café" in Latin-1, "€5 – naïve" in Windows-1252 (0x80 is the euro sign, 0x96 an en dash).
+        std::fs::write(dir.path().join("notes.txt"), b"caf\xe9\n\x805 \x96 na\xefve\n").unwrap();
+        let r = read(dir.path(), json!({"file_path": "notes.txt"})).await;
+        assert!(!r.is_error, "{}", r.content);
+        assert!(r.content.starts_with("     1\tcafé\n     2\t€5 – naïve"), "{}", r.content);
+        assert!(r.content.contains("Windows-1252"), "{}", r.content);
+        std::fs::write(dir.path().join("utf8.txt"), "café\n").unwrap();
+        let r = read(dir.path(), json!({"file_path": "utf8.txt"})).await;
+        assert_eq!(r.content, "     1\tcafé", "UTF-8 needs no note");
     }
 
     #[tokio::test]
@@ -350,6 +390,16 @@ mod tests {
         let s = ReadTool.input_schema();
         assert_eq!(s["required"], json!(["file_path"]));
         assert_eq!(s["additionalProperties"], json!(false));
+        assert_eq!(s["type"], "object");
+        assert_eq!(
+            s["properties"]["offset"],
+            json!({
+                "type": "integer",
+                "minimum": 1,
+                "description": "The line number to start reading from (1-based). Only provide if the file is too large to read at once"
+            }),
+            "optional, not nullable, described by its doc comment"
+        );
         assert_eq!(ReadTool.class(), ToolClass::ReadOnly);
     }
 }

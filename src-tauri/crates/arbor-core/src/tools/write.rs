@@ -1,9 +1,10 @@
 //! Write: creates or overwrites a whole file, making its parent directories.
 
-use super::{Tool, ToolClass, ToolContext, ToolResult, parse_input};
+use super::{Tool, ToolClass, ToolContext, ToolResult, parse_input, resolve, schema_of};
 use async_trait::async_trait;
+use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::io;
 
 /// Writes a whole file of the workspace.
@@ -18,9 +19,11 @@ Usage:
 - ALWAYS prefer editing existing files with the Edit tool. NEVER write new files unless they are needed for the task.
 - NEVER proactively create documentation files (*.md) or README files. Only create documentation files if explicitly requested by the user.";
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 struct WriteInput {
+    /// The path of the file to write (absolute, or relative to the workspace root)
     file_path: String,
+    /// The content to write to the file
     content: String,
 }
 
@@ -35,21 +38,7 @@ impl Tool for WriteTool {
     }
 
     fn input_schema(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "file_path": {
-                    "type": "string",
-                    "description": "The path of the file to write (absolute, or relative to the workspace root)"
-                },
-                "content": {
-                    "type": "string",
-                    "description": "The content to write to the file"
-                }
-            },
-            "required": ["file_path", "content"],
-            "additionalProperties": false
-        })
+        schema_of::<WriteInput>()
     }
 
     fn class(&self) -> ToolClass {
@@ -61,11 +50,10 @@ impl Tool for WriteTool {
             Ok(i) => i,
             Err(r) => return r,
         };
-        let path = match ctx.workspace.resolve(&input.file_path) {
-            Ok(p) => p,
-            Err(e) => return ToolResult::error(e.to_string()),
+        let (path, shown) = match resolve(&ctx.workspace, &input.file_path) {
+            Ok(r) => (r.path, r.shown),
+            Err(r) => return r,
         };
-        let shown = ctx.workspace.display(&path);
         let existed = match tokio::fs::metadata(&path).await {
             Ok(m) if m.is_dir() => {
                 return ToolResult::error(format!("{shown} is a directory; give the path of a file"));
@@ -96,6 +84,7 @@ impl Tool for WriteTool {
 mod tests {
     use super::*;
     use crate::tools::test_ctx;
+    use serde_json::json;
 
     #[tokio::test]
     async fn creates_nested_file_then_updates_it() {

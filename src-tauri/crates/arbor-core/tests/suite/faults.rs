@@ -124,18 +124,28 @@ async fn an_unreachable_provider_is_retried_then_named_in_the_error() {
     assert!(err.contains("cannot reach") && err.contains(&url), "{err}");
 }
 
+/// Anthropic's own endpoint is never called without a key; a server that wants
+/// one and gets none says so, and the agent fails with its words.
 #[tokio::test]
 async fn a_missing_key_is_a_clear_error() {
     let h = Harness::new(json!({"rules": []}), Api::Anthropic).await;
+    let keyless = |base_url: String| {
+        let p = arbor_core::provider::AnthropicProvider::new(arbor_core::provider::AnthropicConfig {
+            base_url,
+            api_key: None,
+            ..Default::default()
+        })
+        .expect("provider");
+        Arc::new(p)
+    };
     let mut config = h.config();
-    let p = arbor_core::provider::AnthropicProvider::new(arbor_core::provider::AnthropicConfig {
-        base_url: h.server.anthropic_base_url(),
-        api_key: None,
-        ..Default::default()
-    })
-    .expect("provider");
-    config.providers.insert("anthropic".into(), Arc::new(p));
+    config.providers.insert("anthropic".into(), keyless(arbor_core::provider::ANTHROPIC_DEFAULT_BASE_URL.into()));
     let run = h.run_with(config, "hi").await;
     assert_eq!(run.finished().error.as_deref(), Some("anthropic API key missing: set ANTHROPIC_API_KEY"));
-    assert!(run.requests.is_empty());
+    let mut config = h.config();
+    config.providers.insert("anthropic".into(), keyless(h.server.anthropic_base_url()));
+    let run = h.run_with(config, "hi").await;
+    let err = run.finished().error.clone().unwrap_or_default();
+    assert!(err.contains("HTTP 401") && err.contains("x-api-key"), "{err}");
+    assert_eq!(run.requests.len(), 1, "one request, to the scripted server only; a 401 is not retried");
 }

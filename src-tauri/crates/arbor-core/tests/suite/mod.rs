@@ -6,6 +6,7 @@ mod approvals;
 mod cancel;
 mod contracts;
 mod faults;
+mod limits_and_input;
 mod mcp;
 mod mcp_faults;
 mod mcp_server;

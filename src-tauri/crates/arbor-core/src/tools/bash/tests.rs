@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::tools::test_ctx;
+use serde_json::json;
 use std::time::Instant;
 
 async fn bash(dir: &Path, input: Value) -> ToolResult {

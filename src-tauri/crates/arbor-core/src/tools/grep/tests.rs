@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::tools::test_ctx;
+use serde_json::json;
 use std::time::Duration;
 
 fn write(dir: &Path, rel: &str, text: &str, age_secs: u64) {
