@@ -294,8 +294,9 @@ async fn an_mcp_tool_call_shows_in_the_output_and_the_server_with_its_tools_in_s
     app.click("[data-testid=send]").await;
     app.node_status("main", "completed").await;
     app.wait_text("[data-testid=output]", "The echo came back from the MCP server").await;
-    // The call is collapsed like any tool call; opened, it shows the server's answer.
-    app.click("[data-testid=output] .tool-head").await;
+    // A call that may change things (an MCP tool without a read-only hint) starts open and shows the server's answer.
+    let head = app.find("[data-testid=output] .tool-head").await;
+    assert_eq!(head.attr("aria-expanded").await.unwrap().as_deref(), Some("true"));
     let output = app.wait_text("[data-testid=output]", "Echo: hello from the desktop").await;
     assert!(output.contains("everything") && output.contains("echo"), "the call names its server and tool: {output}");
     let status = app.find("[data-testid=mcp-status]").await;

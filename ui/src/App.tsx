@@ -8,7 +8,7 @@ import { FirstRun } from "./components/FirstRun";
 import { HistoryPanel } from "./components/HistoryPanel";
 import { IconAlert, IconTree } from "./components/icons";
 import { MessageDialog } from "./components/MessageDialog";
-import { OutputView } from "./components/OutputView";
+import { OutputView } from "./components/output/OutputView";
 import { PromptBox } from "./components/PromptBox";
 import { ReviewBanner } from "./components/ReviewBanner";
 import { SettingsPanel } from "./components/SettingsPanel";

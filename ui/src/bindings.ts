@@ -41,6 +41,33 @@ export const commands = {
 	resumeSession: (sessionId: SessionId, prompt: string | null, onEvents: Channel<AgentEvent[]>) => typedError<SessionInfo, AppError>(__TAURI_INVOKE("resume_session", { sessionId, prompt, onEvents })),
 };
 
+/* Constants */
+export const AGENT_STATUSES = ["queued","running","waiting_approval","completed","failed","cancelled","max_turns","truncated","interrupted"] as const;
+
+export const APPROVAL_CHOICES = ["allow","ask","deny"] as const;
+
+export const APPROVAL_OUTCOMES = ["approved","denied","withdrawn"] as const;
+
+export const APPROVAL_SCOPES = ["once","agent","subtree","session"] as const;
+
+export const EVENT_TYPES = ["agent_started","agent_status","user_message","thoughts_chunk","thoughts","response_chunk","response","tool_call","tool_output_chunk","tool_output","approval_request","approval_resolved","usage","task_notification","mcp_status","agent_finished"] as const;
+
+export const GENERAL_PURPOSE = "general-purpose" as const;
+
+export const HISTORY_PAGE = 200 as const;
+
+export const PROVIDER_KINDS = ["anthropic","openai"] as const;
+
+export const SEARCH_LIMIT = 100 as const;
+
+export const SESSION_STATUSES = ["running","completed","failed","cancelled","max_turns","truncated","interrupted"] as const;
+
+export const TERMINAL_AGENT_STATUSES = ["completed","failed","cancelled","max_turns","truncated","interrupted"] as const;
+
+export const TOOL_CLASSES = ["read_only","mutating","delegation"] as const;
+
+export const TRANSCRIPT_EVENT_TYPES = ["user_message","thoughts","response","tool_call","tool_output","thoughts_chunk","response_chunk","tool_output_chunk","mcp_status"] as const;
+
 /* Types */
 /**
  *  One event. `seq` is per session and gap-free; `ts` is milliseconds since the
@@ -84,6 +111,8 @@ export type AgentStarted = {
 };
 
 export type AgentStatus = "queued" | "running" | "waiting_approval" | "completed" | "failed" | "cancelled" | "max_turns" | 
+/**  Its final answer was cut off by the output token limit (`max_tokens`, `length`). */
+"truncated" | 
 /**  Was running when the process died; set when a store is reopened. */
 "interrupted";
 
@@ -133,7 +162,13 @@ export type ApprovalAnswer = {
 	scope?: ApprovalScope,
 };
 
+/**  What a person chose for a tool's calls. */
 export type ApprovalChoice = "allow" | "ask" | "deny";
+
+/**  How an approval request ended. */
+export type ApprovalOutcome = "approved" | "denied" | 
+/**  Nobody answered: its agent was stopped while it waited. The call did not run. */
+"withdrawn";
 
 export type ApprovalRequest = {
 	request_id: string,
@@ -147,7 +182,8 @@ export type ApprovalRequest = {
 
 export type ApprovalResolved = {
 	request_id: string,
-	approved: boolean,
+	outcome: ApprovalOutcome,
+	/**  How far the answer reaches (always `once` when withdrawn). */
 	scope: ApprovalScope,
 };
 
@@ -194,10 +230,17 @@ export type Command =
  */
 { type: "resume"; agent_id: AgentId; text?: string | null };
 
-export type CommandReply = {
-	/**  The subagent a `delegate` command started. */
-	delegated: AgentId | null,
-};
+/**
+ *  What a command created: the one answer to every command, so no client
+ *  special-cases one.
+ */
+export type CommandReply = 
+/**  Accepted; its effects arrive as events. */
+{ kind: "done" } | 
+/**  A subagent started under the parent the delegation named. */
+{ kind: "delegated"; agent_id: AgentId } | 
+/**  A new run of this agent started. */
+{ kind: "resumed"; agent_id: AgentId };
 
 export type DefinitionProblemInfo = {
 	file: string,
@@ -383,6 +426,8 @@ export type ProviderState = {
 	kind: ProviderKind,
 	label: string,
 	key_source: KeySource,
+	/**  The environment variable a key may come from. */
+	key_var: string,
 	base_url: string,
 	default_model: string,
 	/**  A session can start on it. */
@@ -426,10 +471,14 @@ export type SessionInfo = {
 	demo: boolean,
 	/**  The subagent types a Delegate… form may offer. */
 	agent_types: AgentTypeInfo[],
+	/**  Agent files and MCP configs that could not be used (the rest were). */
+	warnings: string[],
 };
 
 /**  A session's state as the history list shows it. */
 export type SessionStatus = "running" | "completed" | "failed" | "cancelled" | "max_turns" | 
+/**  The main agent's final answer was cut off by the output token limit. */
+"truncated" | 
 /**  Its process died while agents were still working. */
 "interrupted";
 
@@ -457,6 +506,7 @@ export type Settings = {
 	anthropic?: ProviderSettings,
 	openai?: ProviderSettings,
 	limits?: LimitSettings,
+	timeouts?: TimeoutSettings,
 	/**  Per tool name; tools not listed follow their class's default. */
 	approvals?: { [key in string]: ApprovalChoice },
 	last_workspace?: string | null,
@@ -508,17 +558,28 @@ export type Text = {
 	content: string,
 };
 
+/**  How long to wait for a model before giving up. */
+export type TimeoutSettings = {
+	/**  A model's stream may go this long without data (providers send pings while they think). */
+	idle_seconds?: number,
+	/**  The most time one model turn may take, retries included. */
+	retry_budget_seconds?: number,
+};
+
 export type ToolCall = {
 	call_id: string,
 	tool_name: string,
 	tool_args: Value,
 };
 
-export type ToolClassName = "read_only" | "mutating" | "delegation";
+/**  What kind of thing a tool can do; the approval policy's default depends on it. */
+export type ToolClass = "read_only" | "mutating" | 
+/**  Starts or stops subagents: their own calls are checked, so the spawn itself runs by default. */
+"delegation";
 
 export type ToolInfo = {
 	name: string,
-	class: ToolClassName,
+	class: ToolClass,
 	/**  What applies when settings do not name the tool. */
 	default: ApprovalChoice,
 };

@@ -6,7 +6,11 @@ import { uiStore } from "../store/ui";
 import { AgentTree } from "./AgentTree";
 
 const sendCommand = vi.fn();
-vi.mock("../bindings", () => ({ commands: { sendCommand: (...a: unknown[]) => sendCommand(...a) } }));
+vi.mock("../bindings", async (importOriginal) => ({
+  // The real constants (they are Rust's rules); only the commands are faked.
+  ...(await importOriginal<typeof import("../bindings")>()),
+  commands: { sendCommand: (...a: unknown[]) => sendCommand(...a) },
+}));
 
 function nodes() {
   return screen.queryAllByTestId("tree-node");
@@ -22,7 +26,7 @@ function selectedId() {
 
 beforeEach(() => {
   sendCommand.mockReset();
-  sendCommand.mockResolvedValue({ status: "ok", data: { delegated: null } });
+  sendCommand.mockResolvedValue({ status: "ok", data: { kind: "done" } });
   resetStores({ session: sessionInfo() });
   const e = eventMaker();
   applyEvents([
@@ -133,6 +137,21 @@ describe("AgentTree", () => {
     expect(last("agent-m")?.textContent).toBe("MCPeverything · echo hi");
     expect(last("agent-main")?.querySelector(".mcp-tag")).toBeNull();
     expect(last("agent-main")?.textContent).toBe("Bash ls");
+  });
+
+  it("shows an agent cut off at the output limit as stopped at a limit, and offers to resume it", async () => {
+    const e = eventMaker("s-1");
+    resetStores({ session: sessionInfo() });
+    applyEvents([e.started("agent-main", null, "main"), e.status("agent-main", "running"), e.status("agent-main", "truncated")]);
+    render(<AgentTree />);
+    const icon = node("agent-main").querySelector(".status-icon");
+    expect(icon?.className).toContain("truncated");
+    expect(icon?.getAttribute("aria-label")).toBe("cut off");
+    expect(node("agent-main").querySelector('[data-testid="node-stop"]')).toBeNull();
+    await act(async () => {
+      fireEvent.click(node("agent-main").querySelector('[data-testid="node-resume"]')!);
+    });
+    expect(sendCommand).toHaveBeenCalledWith({ type: "resume", agent_id: "agent-main", text: null });
   });
 
   it("invites a prompt when there is no session", () => {

@@ -19,7 +19,8 @@ import {
   type TreeRow,
 } from "../store/selectors";
 import { bookStore } from "../store/review";
-import { isTerminal, totalTokens } from "../store/session";
+import { isTerminal } from "../store/session/status";
+import { totalTokens } from "../store/session/usage";
 import { sessionStore } from "../store/sessionStore";
 import { useStore } from "../store/store";
 import { openDialog, select, setCollapsed, uiStore } from "../store/ui";

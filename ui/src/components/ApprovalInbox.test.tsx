@@ -7,7 +7,11 @@ import { applyEvents, resetStores, sessionInfo } from "../test/stores";
 import { ApprovalInbox } from "./ApprovalInbox";
 
 const sendCommand = vi.fn();
-vi.mock("../bindings", () => ({ commands: { sendCommand: (...a: unknown[]) => sendCommand(...a) } }));
+vi.mock("../bindings", async (importOriginal) => ({
+  // The real constants (they are Rust's rules); only the commands are faked.
+  ...(await importOriginal<typeof import("../bindings")>()),
+  commands: { sendCommand: (...a: unknown[]) => sendCommand(...a) },
+}));
 
 const e = eventMaker();
 
@@ -70,11 +74,11 @@ describe("ApprovalInbox", () => {
     expect(card("r-g").textContent).toContain("Sending…");
     expect((within(card("r-g")).getByTestId("approve") as HTMLButtonElement).disabled).toBe(true);
     expect((within(card("r-f")).getByTestId("approve") as HTMLButtonElement).disabled).toBe(false);
-    await act(async () => answer({ status: "ok", data: { delegated: null } }));
+    await act(async () => answer({ status: "ok", data: { kind: "done" } }));
     expect(cards()).toHaveLength(2);
 
     act(() => {
-      enqueueEvents([e.resolved("agent-g", "r-g", true)]);
+      enqueueEvents([e.resolved("agent-g", "r-g", "approved")]);
       flushEvents();
     });
     expect(cards().map((c) => c.dataset.requestId)).toEqual(["r-f"]);

@@ -6,10 +6,10 @@
  * any way to answer them.
  */
 import { memo, useState } from "react";
-import type { ApprovalScope } from "../bindings";
+import { APPROVAL_SCOPES, type ApprovalScope } from "../bindings";
 import { answerApproval } from "../ipc/actions";
 import { approvalAgentLabel, pendingApprovals } from "../store/selectors";
-import type { Approval } from "../store/session";
+import type { Approval } from "../store/session/types";
 import { bookStore } from "../store/review";
 import { sessionStore } from "../store/sessionStore";
 import { useStore } from "../store/store";
@@ -18,12 +18,13 @@ import { IconCheck, IconInbox, IconTool, IconX } from "./icons";
 import { ToolArgs } from "./ToolArgs";
 import { ToolName } from "./ToolName";
 
-export const SCOPES: { value: ApprovalScope; label: string }[] = [
-  { value: "once", label: "Just this call" },
-  { value: "agent", label: "This agent" },
-  { value: "subtree", label: "This subtree" },
-  { value: "session", label: "This session" },
-];
+// Wording only: which scopes exist, and their order, are Rust's (APPROVAL_SCOPES).
+const SCOPE_LABELS: Record<ApprovalScope, string> = {
+  once: "Just this call",
+  agent: "This agent",
+  subtree: "This subtree",
+  session: "This session",
+};
 
 export function ApprovalInbox() {
   const pending = useStore(sessionStore, pendingApprovals);
@@ -49,7 +50,8 @@ const ApprovalCard = memo(function ApprovalCard({ approval }: { approval: Approv
   const node = useStore(sessionStore, (s) => s.agents[approval.agentId]);
   const sending = useStore(uiStore, (s) => !!s.sending[approval.requestId]);
   const readOnly = useStore(bookStore, (b) => b.review !== null);
-  const [scope, setScope] = useState<ApprovalScope>("once");
+  // The narrowest scope (Rust lists them narrowest first) unless the person widens it.
+  const [scope, setScope] = useState<ApprovalScope>(APPROVAL_SCOPES[0]);
   const { description, id, path } = approvalAgentLabel(node, approval);
   return (
     <div
@@ -97,9 +99,9 @@ const ApprovalCard = memo(function ApprovalCard({ approval }: { approval: Approv
           disabled={sending}
           onChange={(e) => setScope(e.target.value as ApprovalScope)}
         >
-          {SCOPES.map((s) => (
-            <option key={s.value} value={s.value}>
-              {s.label}
+          {APPROVAL_SCOPES.map((s) => (
+            <option key={s} value={s}>
+              {SCOPE_LABELS[s]}
             </option>
           ))}
         </select>

@@ -8,7 +8,11 @@ import { DelegateDialog } from "./DelegateDialog";
 import { MessageDialog } from "./MessageDialog";
 
 const sendCommand = vi.fn();
-vi.mock("../bindings", () => ({ commands: { sendCommand: (...a: unknown[]) => sendCommand(...a) } }));
+vi.mock("../bindings", async (importOriginal) => ({
+  // The real constants (they are Rust's rules); only the commands are faked.
+  ...(await importOriginal<typeof import("../bindings")>()),
+  commands: { sendCommand: (...a: unknown[]) => sendCommand(...a) },
+}));
 
 const types = [
   { name: "tester", description: "Writes and runs tests", model: "claude-haiku", provider: null, source: "project", file: "/w/.claude/agents/tester.md" },
@@ -37,7 +41,7 @@ describe("DelegateDialog", () => {
   });
 
   it("sends the delegate command built from the form and selects the new agent", async () => {
-    sendCommand.mockResolvedValue({ status: "ok", data: { delegated: "agent-new" } });
+    sendCommand.mockResolvedValue({ status: "ok", data: { kind: "delegated", agent_id: "agent-new" } });
     render(<DelegateDialog parentId="agent-a" />);
     fireEvent.change(screen.getByTestId("delegate-type"), { target: { value: "tester" } });
     fireEvent.change(input("delegate-prompt"), { target: { value: "  Count the text files  " } });
@@ -62,7 +66,7 @@ describe("DelegateDialog", () => {
   });
 
   it("sends general-purpose as no type and empty optional fields as null", async () => {
-    sendCommand.mockResolvedValue({ status: "ok", data: { delegated: null } });
+    sendCommand.mockResolvedValue({ status: "ok", data: { kind: "done" } });
     render(<DelegateDialog parentId="agent-a" />);
     fireEvent.change(input("delegate-prompt"), { target: { value: "Do it" } });
     await act(async () => {
@@ -99,7 +103,7 @@ describe("DelegateDialog", () => {
 
 describe("MessageDialog", () => {
   it("sends a steering message to that agent (its transcript shows it from the backend's user_message)", async () => {
-    sendCommand.mockResolvedValue({ status: "ok", data: { delegated: null } });
+    sendCommand.mockResolvedValue({ status: "ok", data: { kind: "done" } });
     uiStore.set((s) => ({ ...s, dialog: { kind: "message", agentId: "agent-a" } }));
     render(<MessageDialog agentId="agent-a" />);
     fireEvent.change(screen.getByTestId("message-text"), { target: { value: "Use vitest" } });

@@ -3,9 +3,8 @@
  * in the background of their parent; the result reaches it as a notification.
  */
 import { useState, type FormEvent } from "react";
-import type { AgentId } from "../bindings";
+import { GENERAL_PURPOSE, type AgentId } from "../bindings";
 import { delegate } from "../ipc/actions";
-import { GENERAL_PURPOSE } from "../lib/commands";
 import { sessionStore } from "../store/sessionStore";
 import { useStore } from "../store/store";
 import { openDialog, select, uiStore } from "../store/ui";
@@ -21,7 +20,7 @@ export function DelegateDialog({ parentId }: { parentId: AgentId }) {
     { name: GENERAL_PURPOSE, description: GENERAL_DESCRIPTION, model: null as string | null },
     ...(types ?? []).filter((t) => t.name !== GENERAL_PURPOSE),
   ];
-  const [type, setType] = useState(GENERAL_PURPOSE);
+  const [type, setType] = useState<string>(GENERAL_PURPOSE);
   const [prompt, setPrompt] = useState("");
   const [description, setDescription] = useState("");
   const [model, setModel] = useState("");

@@ -1,4 +1,7 @@
-/** Command failures and notices as dismissible banners, and the transcript store's problem. */
+/**
+ * Command failures, a session's warnings (what it could not use) and notices
+ * as dismissible banners, and the transcript store's problem.
+ */
 import { useStore } from "../store/store";
 import { dismissError, dismissProblem, uiStore } from "../store/ui";
 import { IconAlert, IconCheck, IconX } from "./icons";
@@ -29,9 +32,9 @@ export function ErrorBanners() {
       {errors.map((e) => (
         <div
           key={e.id}
-          className={`banner${e.kind === "info" ? " info" : ""}`}
+          className={`banner${e.kind === "info" ? " info" : e.kind === "warning" ? " warn" : ""}`}
           role={e.kind === "info" ? "status" : "alert"}
-          data-testid={e.kind === "info" ? "notice" : "error"}
+          data-testid={e.kind === "info" ? "notice" : e.kind === "warning" ? "warning" : "error"}
         >
           {e.kind === "info" ? <IconCheck size={14} /> : <IconAlert size={14} />}
           <span className="msg">{e.message}</span>

@@ -1,5 +1,6 @@
 /** The welcome screen while no provider is set up and no session exists. */
 import { startDemo } from "../ipc/actions";
+import { orList } from "../lib/format";
 import { useStore } from "../store/store";
 import { patchUi, uiStore } from "../store/ui";
 import { IconGear, IconPlay, IconTree } from "./icons";
@@ -7,6 +8,7 @@ import { Brand, HistoryButton, SettingsButton } from "./TopBar";
 
 export function FirstRun() {
   const starting = useStore(uiStore, (s) => s.starting);
+  const providers = useStore(uiStore, (s) => s.app?.providers) ?? [];
   const openProviders = () => {
     patchUi({ view: "settings" });
     requestAnimationFrame(() => document.getElementById("settings-providers")?.scrollIntoView());
@@ -31,7 +33,14 @@ export function FirstRun() {
           <div className="choices">
             <div className="choice">
               <div className="title">Set up a provider</div>
-              <p>Add an Anthropic or OpenAI API key (kept in your OS keyring) to run agents on your own tasks.</p>
+              {providers.length > 0 ? (
+                <p>
+                  Add an {orList(providers.map((p) => p.label))} API key (kept in your OS keyring), or set{" "}
+                  <span className="mono">{orList(providers.map((p) => p.key_var))}</span>, to run agents on your own tasks.
+                </p>
+              ) : (
+                <p>Add an API key (kept in your OS keyring) to run agents on your own tasks.</p>
+              )}
               <button type="button" className="btn" onClick={openProviders}>
                 <IconGear size={13} /> Open provider settings
               </button>

@@ -1,6 +1,6 @@
 import { act, fireEvent, render, screen, within } from "@testing-library/react";
 import { beforeEach, describe, expect, it, vi } from "vitest";
-import type { SearchHit } from "../bindings";
+import { SESSION_STATUSES, type SearchHit } from "../bindings";
 import { bookStore } from "../store/review";
 import { uiStore } from "../store/ui";
 import { eventMaker } from "../test/events";
@@ -14,7 +14,11 @@ const commands = {
   openSession: vi.fn(),
   loadTranscript: vi.fn(),
 };
-vi.mock("../bindings", () => ({ commands: new Proxy({}, { get: (_t, k: string) => commands[k as keyof typeof commands] }) }));
+vi.mock("../bindings", async (importOriginal) => ({
+  // The real constants (they are Rust's rules); only the commands are faked.
+  ...(await importOriginal<typeof import("../bindings")>()),
+  commands: new Proxy({}, { get: (_t, k: string) => commands[k as keyof typeof commands] }),
+}));
 
 const ok = <T,>(data: T) => Promise.resolve({ status: "ok" as const, data });
 
@@ -62,6 +66,10 @@ describe("HistoryPanel", () => {
     commands.listSessions.mockReturnValue(ok([]));
     await show();
     expect(screen.getByTestId("history-empty").textContent).toContain("No stored sessions yet");
+    // The filter offers every session status the backend has, in its order, each in words.
+    const options = [...(screen.getByTestId("history-status") as HTMLSelectElement).options];
+    expect(options.map((o) => o.value)).toEqual(["", ...SESSION_STATUSES]);
+    expect(options.find((o) => o.value === "truncated")?.textContent).toBe("cut off");
     commands.listSessions.mockReturnValue(Promise.resolve({ status: "error", error: { kind: "store", message: "locked" } }));
     await act(async () => {
       fireEvent.change(screen.getByTestId("history-status"), { target: { value: "failed" } });

@@ -4,7 +4,7 @@
  * the session at the agent and event they name.
  */
 import { memo, useEffect, type FormEvent } from "react";
-import type { SearchHit, SessionStatus, SessionSummary } from "../bindings";
+import { SEARCH_LIMIT, SESSION_STATUSES, type SearchHit, type SessionStatus, type SessionSummary } from "../bindings";
 import { useNow } from "../hooks/useNow";
 import {
   clearSearch,
@@ -16,7 +16,7 @@ import {
   setSearchText,
 } from "../ipc/history";
 import { statusLabel } from "../lib/format";
-import { SESSION_STATUSES, historyRow, hitRow } from "../lib/history";
+import { historyRow, hitRow } from "../lib/history";
 import { historyStore } from "../store/history";
 import { bookStore } from "../store/review";
 import { useStore } from "../store/store";
@@ -294,7 +294,7 @@ function SearchResults() {
     <section className="card history-card" aria-label="Search results">
       <div className="history-tools">
         <strong>
-          {searching ? "Searching" : `${hits.length}${hits.length >= 100 ? "+" : ""} match${hits.length === 1 ? "" : "es"}`} for “
+          {searching ? "Searching" : `${hits.length}${hits.length >= SEARCH_LIMIT ? "+" : ""} match${hits.length === 1 ? "" : "es"}`} for “
           {searched}”
         </strong>
         <span className="spacer" />

@@ -8,7 +8,11 @@ const commands = {
   mcpServers: vi.fn(),
   agentCatalog: vi.fn(),
 };
-vi.mock("../bindings", () => ({ commands: new Proxy({}, { get: (_t, k: string) => commands[k as keyof typeof commands] }) }));
+vi.mock("../bindings", async (importOriginal) => ({
+  // The real constants (they are Rust's rules); only the commands are faked.
+  ...(await importOriginal<typeof import("../bindings")>()),
+  commands: new Proxy({}, { get: (_t, k: string) => commands[k as keyof typeof commands] }),
+}));
 
 const ok = <T,>(data: T) => Promise.resolve({ status: "ok" as const, data });
 
@@ -161,7 +165,7 @@ describe("Settings: MCP servers", () => {
   });
 
   it("shows a failed command as an error, not a blank", async () => {
-    commands.mcpServers.mockReturnValue(Promise.resolve({ status: "error", error: { kind: "config", message: "bad JSON in mcp.json" } }));
+    commands.mcpServers.mockReturnValue(Promise.resolve({ status: "error", error: { kind: "settings", message: "bad JSON in mcp.json" } }));
     await show();
     expect(screen.getByTestId("mcp-error").textContent).toContain("bad JSON in mcp.json");
     commands.mcpServers.mockRejectedValue(new Error("ipc down"));

@@ -8,7 +8,9 @@ import { PromptBox } from "./PromptBox";
 
 const sendCommand = vi.fn();
 const startSession = vi.fn();
-vi.mock("../bindings", () => ({
+vi.mock("../bindings", async (importOriginal) => ({
+  // The real constants (they are Rust's rules); only the commands are faked.
+  ...(await importOriginal<typeof import("../bindings")>()),
   commands: {
     sendCommand: (...a: unknown[]) => sendCommand(...a),
     startSession: (...a: unknown[]) => startSession(...a),
@@ -68,7 +70,7 @@ describe("PromptBox", () => {
 
   it("continues the session with the main agent once one exists", async () => {
     resetStores({ session: sessionInfo() });
-    sendCommand.mockResolvedValue({ status: "ok", data: { delegated: null } });
+    sendCommand.mockResolvedValue({ status: "ok", data: { kind: "done" } });
     render(<PromptBox />);
     await type("Now add docs");
     expect(startSession).not.toHaveBeenCalled();

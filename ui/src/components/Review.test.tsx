@@ -8,12 +8,16 @@ import { applyEvents, resetStores, sessionInfo } from "../test/stores";
 import { AgentTree } from "./AgentTree";
 import { ApprovalInbox } from "./ApprovalInbox";
 import { ErrorBanners } from "./ErrorBanners";
-import { OutputView } from "./OutputView";
+import { OutputView } from "./output/OutputView";
 import { PromptBox } from "./PromptBox";
 import { ReviewBanner } from "./ReviewBanner";
 
 const commands = { openSession: vi.fn(), loadTranscript: vi.fn(), resumeSession: vi.fn(), sendCommand: vi.fn() };
-vi.mock("../bindings", () => ({ commands: new Proxy({}, { get: (_t, k: string) => commands[k as keyof typeof commands] }) }));
+vi.mock("../bindings", async (importOriginal) => ({
+  // The real constants (they are Rust's rules); only the commands are faked.
+  ...(await importOriginal<typeof import("../bindings")>()),
+  commands: new Proxy({}, { get: (_t, k: string) => commands[k as keyof typeof commands] }),
+}));
 vi.mock("@tauri-apps/api/core", () => ({ Channel: class {} }));
 
 const ok = <T,>(data: T) => Promise.resolve({ status: "ok" as const, data });
@@ -117,7 +121,7 @@ describe("a live session", () => {
       e.started("agent-b", "agent-main", "B"),
       e.status("agent-b", "completed"),
     ]);
-    commands.sendCommand.mockReturnValue(ok({ delegated: null }));
+    commands.sendCommand.mockReturnValue(ok({ kind: "done" }));
     render(<AgentTree />);
     const resume = screen.getAllByTestId("node-resume");
     expect(resume).toHaveLength(1);

@@ -5,13 +5,16 @@
  * MCP tool servers.
  */
 import { useEffect, useState } from "react";
-import type {
-  ApprovalChoice,
-  CatalogReport,
-  LimitSettings,
-  ProviderKind,
-  ProviderState,
-  Settings,
+import {
+  APPROVAL_CHOICES,
+  type ApprovalChoice,
+  type CatalogReport,
+  type KeySource,
+  type LimitSettings,
+  type ProviderKind,
+  type ProviderState,
+  type Settings,
+  type TimeoutSettings,
 } from "../bindings";
 import { clearApiKey, loadCatalog, saveSettings, setApiKey } from "../ipc/actions";
 import { useStore } from "../store/store";
@@ -27,12 +30,24 @@ const LIMITS: { key: keyof LimitSettings; label: string; hint: string }[] = [
   { key: "main_max_turns", label: "Main agent max turns", hint: "Per prompt" },
 ];
 
-const KEY_SOURCE: Record<string, string> = {
-  keyring: "Key stored in the OS keyring",
-  environment: "Key from the environment",
-  none: "No key",
-  not_needed: "No key needed",
-};
+const TIMEOUTS: { key: keyof TimeoutSettings; label: string; hint: string }[] = [
+  { key: "idle_seconds", label: "Give up on a silent model after", hint: "Time with no data from its stream" },
+  {
+    key: "retry_budget_seconds",
+    label: "Most time one model turn may take, retries included",
+    hint: "From its first request to the end of its last retry",
+  },
+];
+
+function keySourceText(p: ProviderState): string {
+  const text: Record<KeySource, string> = {
+    keyring: "Key stored in the OS keyring",
+    environment: `Key from ${p.key_var}`,
+    none: "No key",
+    not_needed: "No key needed",
+  };
+  return text[p.key_source];
+}
 
 export function SettingsPanel() {
   const app = useStore(uiStore, (s) => s.app);
@@ -88,7 +103,7 @@ export function SettingsPanel() {
             {!app.keyring.available ? (
               <div className="inline-error">
                 The OS keyring is not available{app.keyring.problem ? `: ${app.keyring.problem}` : ""}. Keys can
-                still come from the environment (ANTHROPIC_API_KEY, OPENAI_API_KEY).
+                still come from the environment ({app.providers.map((p) => p.key_var).join(", ")}).
               </div>
             ) : null}
             {app.providers.map((p) => (
@@ -140,6 +155,26 @@ export function SettingsPanel() {
                 <span className="hint">{l.hint}</span>
               </label>
             ))}
+            {TIMEOUTS.map((t) => (
+              <label className="field" key={t.key}>
+                <span className="label">{t.label}</span>
+                <span className="row">
+                  <input
+                    className="input"
+                    type="number"
+                    min={1}
+                    value={draft.timeouts?.[t.key] ?? ""}
+                    onChange={(e) => {
+                      const n = Math.floor(Number(e.target.value));
+                      if (e.target.value !== "" && Number.isFinite(n) && n >= 1)
+                        update({ timeouts: { ...draft.timeouts, [t.key]: n } });
+                    }}
+                  />
+                  <span className="faint">s</span>
+                </span>
+                <span className="hint">{t.hint}</span>
+              </label>
+            ))}
           </div>
         </section>
 
@@ -178,9 +213,12 @@ export function SettingsPanel() {
                             update({ approvals });
                           }}
                         >
-                          <option value="allow">allow{t.default === "allow" ? " (default)" : ""}</option>
-                          <option value="ask">ask{t.default === "ask" ? " (default)" : ""}</option>
-                          <option value="deny">deny{t.default === "deny" ? " (default)" : ""}</option>
+                          {APPROVAL_CHOICES.map((c) => (
+                            <option key={c} value={c}>
+                              {c}
+                              {t.default === c ? " (default)" : ""}
+                            </option>
+                          ))}
                         </select>
                       </td>
                     </tr>
@@ -260,7 +298,7 @@ function ProviderCard(props: {
             <IconAlert size={11} /> not ready
           </span>
         )}
-        <span className="hint">{KEY_SOURCE[p.key_source] ?? p.key_source}</span>
+        <span className="hint">{keySourceText(p)}</span>
       </div>
       {p.problem ? <div className="hint">{p.problem}</div> : null}
       <label className="field">
@@ -270,7 +308,7 @@ function ProviderCard(props: {
             className="input mono"
             type="password"
             autoComplete="off"
-            placeholder={p.key_source === "keyring" ? "•••••••• (stored; type to replace)" : "Paste an API key"}
+            placeholder={p.key_source === "keyring" ? "•••••••• (stored; type to replace)" : `Paste an API key (or set ${p.key_var})`}
             value={key}
             onChange={(e) => setKey(e.target.value)}
             aria-label={`${p.label} API key`}

@@ -14,7 +14,9 @@ describe("StatusBar", () => {
     applyEvents([
       e.started("agent-main", null, "main"),
       e.status("agent-main", "running"),
-      ...["r1", "r2", "q1", "w1", "c1", "c2", "c3", "f1"].map((id) => e.started(`agent-${id}`, "agent-main", id)),
+      ...["r1", "r2", "q1", "w1", "c1", "c2", "c3", "f1", "s1", "s2", "s3", "s4"].map((id) =>
+        e.started(`agent-${id}`, "agent-main", id),
+      ),
       e.status("agent-r1", "running"),
       e.status("agent-r2", "running"),
       e.status("agent-w1", "waiting_approval"),
@@ -22,6 +24,10 @@ describe("StatusBar", () => {
       e.status("agent-c2", "completed"),
       e.status("agent-c3", "completed"),
       e.status("agent-f1", "failed"),
+      e.status("agent-s1", "cancelled"),
+      e.status("agent-s2", "max_turns"),
+      e.status("agent-s3", "truncated"),
+      e.status("agent-s4", "interrupted"),
       e.approval("agent-w1", "req-1", "call-1", ["main", "w1"]),
       e.usage("agent-main", 1000, 200, 0.5),
       e.usage("agent-r1", 34, 0, 0.25),
@@ -34,6 +40,8 @@ describe("StatusBar", () => {
     expect(text("count-waiting")).toMatch(/^1 waiting/);
     expect(text("count-completed")).toMatch(/^3 completed/);
     expect(text("count-failed")).toMatch(/^1 failed/);
+    // Stopped by a person, at a limit, cut off or by a crash: none of them failed.
+    expect(text("count-stopped")).toMatch(/^4 stopped/);
     expect(text("count-approvals")).toMatch(/^1 approval/);
     expect(text("total-tokens")).toContain("1234 tokens");
     expect(text("total-tokens")).toContain("$0.75");

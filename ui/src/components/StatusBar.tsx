@@ -1,7 +1,7 @@
 /** The session at a glance: main agent state, subagents by status, approvals, tokens and cost. */
 import { formatCost, formatTokens, statusLabel } from "../lib/format";
 import { mainAgent, subagentCounts } from "../store/selectors";
-import { totalTokens } from "../store/session";
+import { totalTokens } from "../store/session/usage";
 import { bookStore } from "../store/review";
 import { sessionStore } from "../store/sessionStore";
 import { useStore } from "../store/store";
@@ -31,6 +31,7 @@ export function StatusBar() {
       <Count testId="count-waiting" label="waiting" n={counts.waiting} color="var(--waiting)" />
       <Count testId="count-completed" label="completed" n={counts.completed} color="var(--completed)" />
       <Count testId="count-failed" label="failed" n={counts.failed} color="var(--failed)" />
+      <Count testId="count-stopped" label="stopped" n={counts.stopped} color="var(--cancelled)" />
       <span className="sep" />
       <span className={`item${approvals > 0 ? " hot" : ""}`} data-testid="count-approvals">
         <span className="num">{approvals}</span> approval{approvals === 1 ? "" : "s"} pending

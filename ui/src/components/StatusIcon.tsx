@@ -29,9 +29,15 @@ function icon(status: AgentStatus) {
       return <IconX />;
     case "cancelled":
       return <IconSlash />;
+    // Stopped at a limit (turns, output tokens): not a failure, and it can be resumed.
     case "max_turns":
+    case "truncated":
       return <IconLimit />;
     case "interrupted":
       return <IconPause />;
+    default: {
+      const never: never = status;
+      return never;
+    }
   }
 }

@@ -3,7 +3,7 @@
  * the command for Bash, the task for Task, JSON otherwise.
  */
 import { memo } from "react";
-import type { Value } from "../bindings";
+import { GENERAL_PURPOSE, type Value } from "../bindings";
 import { DiffView } from "./DiffView";
 
 type Obj = { [key in string]?: Value };
@@ -60,7 +60,7 @@ export const ToolArgs = memo(function ToolArgs({ toolName, args }: { toolName: s
       <div>
         <div className="file-path">
           {description ? <span>{description}</span> : null}
-          <span className="badge">{type ?? "general-purpose"}</span>
+          <span className="badge">{type ?? GENERAL_PURPOSE}</span>
           {o.run_in_background === true ? <span className="badge">background</span> : null}
         </div>
         <pre className="block">{prompt}</pre>

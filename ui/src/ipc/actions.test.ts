@@ -2,17 +2,21 @@ import { beforeEach, describe, expect, it, vi } from "vitest";
 import type { AppState } from "../bindings";
 import { uiStore } from "../store/ui";
 import { resetStores } from "../test/stores";
-import { applyAppState } from "./actions";
+import { applyAppState, attempt } from "./actions";
 
-vi.mock("../bindings", () => ({ commands: {} }));
+vi.mock("../bindings", async (importOriginal) => ({
+  // The real constants (they are Rust's rules); only the commands are faked.
+  ...(await importOriginal<typeof import("../bindings")>()),
+  commands: {},
+}));
 
 function app(extra: Partial<AppState> = {}, anthropicModel = "claude-a"): AppState {
   return {
     settings: { default_provider: null, last_workspace: "/last", approvals: {} },
     settings_problem: null,
     providers: [
-      { kind: "anthropic", label: "Anthropic", key_source: "none", base_url: "u", default_model: anthropicModel, ready: false, problem: "no key" },
-      { kind: "openai", label: "OpenAI", key_source: "environment", base_url: "u", default_model: "gpt-x", ready: true, problem: null },
+      { kind: "anthropic", label: "Anthropic", key_source: "none", key_var: "ANTHROPIC_API_KEY", base_url: "u", default_model: anthropicModel, ready: false, problem: "no key" },
+      { kind: "openai", label: "OpenAI", key_source: "environment", key_var: "OPENAI_API_KEY", base_url: "u", default_model: "gpt-x", ready: true, problem: null },
     ],
     keyring: { available: true, problem: null },
     session: null,
@@ -44,5 +48,17 @@ describe("applyAppState", () => {
     uiStore.set((s) => ({ ...s, model: "my-own-model" }));
     applyAppState(app({ settings: { default_provider: "anthropic" } }, "claude-c"));
     expect(uiStore.get().model).toBe("my-own-model");
+  });
+});
+
+describe("attempt", () => {
+  it("keeps the backend's error kind beside its message", async () => {
+    const r = await attempt(() => Promise.resolve({ status: "error", error: { kind: "not_found", message: "no session sess-x" } }));
+    expect(r).toEqual({ ok: false, kind: "not_found", message: "no session sess-x" });
+  });
+
+  it("has no kind when the call itself fails", async () => {
+    const r = await attempt(() => Promise.reject(new Error("ipc down")));
+    expect(r).toEqual({ ok: false, kind: null, message: "ipc down" });
   });
 });

@@ -8,6 +8,7 @@ import {
   commands,
   type AgentId,
   type AppError,
+  type AppErrorKind,
   type AppState,
   type ApprovalScope,
   type CatalogReport,
@@ -27,13 +28,18 @@ import {
 } from "../lib/commands";
 import { bookStore } from "../store/review";
 import { onEventsApplied, resetSession } from "../store/sessionStore";
-import { patchUi, pushError, uiStore } from "../store/ui";
+import { patchUi, pushError, pushWarnings, uiStore } from "../store/ui";
 import { closeEventChannel, openEventChannel } from "./channel";
 import { notifyApprovals } from "./notify";
 
 /** What tauri-specta makes of a Rust `Result<T, AppError>`. */
 export type CommandResult<T> = { status: "ok"; data: T } | { status: "error"; error: AppError };
-export type Outcome<T> = { ok: true; data: T } | { ok: false; message: string };
+/**
+ * A command's answer. A failure keeps the backend's error kind, so the UI can
+ * branch on it (never on the message, which is for the person to read); `kind`
+ * is null when the call itself failed (IPC, a thrown error).
+ */
+export type Outcome<T> = { ok: true; data: T } | { ok: false; kind: AppErrorKind | null; message: string };
 
 export function describe(e: unknown): string {
   if (e && typeof e === "object" && "message" in e && typeof e.message === "string") return e.message;
@@ -43,9 +49,9 @@ export function describe(e: unknown): string {
 export async function attempt<T>(p: () => Promise<CommandResult<T>>): Promise<Outcome<T>> {
   try {
     const r = await p();
-    return r.status === "ok" ? { ok: true, data: r.data } : { ok: false, message: r.error.message };
+    return r.status === "ok" ? { ok: true, data: r.data } : { ok: false, kind: r.error.kind, message: r.error.message };
   } catch (e) {
-    return { ok: false, message: describe(e) };
+    return { ok: false, kind: null, message: describe(e) };
   }
 }
 
@@ -105,8 +111,10 @@ function beginSession(): void {
 }
 
 function sessionStarted(info: SessionInfo | null): void {
-  if (info) patchUi({ session: info, starting: false });
-  else {
+  if (info) {
+    patchUi({ session: info, starting: false });
+    pushWarnings(info.warnings);
+  } else {
     closeEventChannel();
     patchUi({ starting: false });
   }
@@ -174,7 +182,7 @@ export async function resumeAgent(agentId: AgentId): Promise<void> {
 export async function delegate(form: DelegateForm): Promise<Outcome<AgentId | null>> {
   const r = await attempt(() => send(delegateCommand(form)));
   if (!r.ok) return r;
-  return { ok: true, data: r.data.delegated };
+  return { ok: true, data: r.data.kind === "delegated" ? r.data.agent_id : null };
 }
 
 /** A steering message; it reaches the transcript as the backend's `user_message`. */
@@ -223,7 +231,7 @@ export async function loadCatalog(workspace: string | null): Promise<Outcome<Cat
   try {
     return { ok: true, data: await commands.agentCatalog(workspace) };
   } catch (e) {
-    return { ok: false, message: describe(e) };
+    return { ok: false, kind: null, message: describe(e) };
   }
 }
 

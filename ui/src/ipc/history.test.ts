@@ -29,7 +29,11 @@ const commands = {
   exportSession: vi.fn(),
   resumeSession: vi.fn(),
 };
-vi.mock("../bindings", () => ({ commands: new Proxy({}, { get: (_t, k: string) => commands[k as keyof typeof commands] }) }));
+vi.mock("../bindings", async (importOriginal) => ({
+  // The real constants (they are Rust's rules); only the commands are faked.
+  ...(await importOriginal<typeof import("../bindings")>()),
+  commands: new Proxy({}, { get: (_t, k: string) => commands[k as keyof typeof commands] }),
+}));
 const save = vi.fn();
 vi.mock("@tauri-apps/plugin-dialog", () => ({ save: (...a: unknown[]) => save(...a), open: vi.fn() }));
 const channels: { onmessage: (batch: unknown) => void }[] = [];

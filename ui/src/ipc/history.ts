@@ -6,9 +6,9 @@
  * live, and exporting a session or an agent's transcript.
  */
 import { save } from "@tauri-apps/plugin-dialog";
-import { commands, type AgentId, type ExportFormat, type SessionId, type SessionStatus } from "../bindings";
+import { commands, HISTORY_PAGE, type AgentId, type ExportFormat, type SessionId, type SessionStatus } from "../bindings";
 import { exportFileName } from "../lib/history";
-import { HISTORY_PAGE, historyStore, patchHistory } from "../store/history";
+import { historyStore, patchHistory } from "../store/history";
 import {
   addPage,
   appendLive,
@@ -24,7 +24,7 @@ import {
   setPageStatus,
   type Book,
 } from "../store/review";
-import { initialSession } from "../store/session";
+import { initialSession } from "../store/session/reducer";
 import {
   flushEvents,
   onEventsApplied,
@@ -33,7 +33,7 @@ import {
   showLiveSession,
   showPastSession,
 } from "../store/sessionStore";
-import { patchUi, pushError, pushNotice, uiStore, type UiState } from "../store/ui";
+import { patchUi, pushError, pushNotice, pushWarnings, uiStore, type UiState } from "../store/ui";
 import { attempt, describe } from "./actions";
 import { openHeldChannel } from "./channel";
 
@@ -65,6 +65,7 @@ export async function loadHistory(more = false): Promise<void> {
   patchHistory({
     loading: false,
     sessions: more ? [...historyStore.get().sessions, ...r.data] : r.data,
+    // The backend's page size: a full page means more rows may follow ("Show more").
     more: r.data.length >= HISTORY_PAGE,
   });
 }
@@ -259,6 +260,7 @@ export async function continueReviewed(prompt: string): Promise<boolean> {
   liveStale = false;
   sessionStore.set(reduceBook(latest));
   patchUi({ session: r.data, starting: false, sending: {}, view: "session", dialog: null });
+  pushWarnings(r.data.warnings);
   held.commit();
   return true;
 }

@@ -5,7 +5,11 @@ import { resetStores } from "../test/stores";
 import { loadMcpServers } from "./mcp";
 
 const mcpServers = vi.fn();
-vi.mock("../bindings", () => ({ commands: { mcpServers: (...a: unknown[]) => mcpServers(...a) } }));
+vi.mock("../bindings", async (importOriginal) => ({
+  // The real constants (they are Rust's rules); only the commands are faked.
+  ...(await importOriginal<typeof import("../bindings")>()),
+  commands: { mcpServers: (...a: unknown[]) => mcpServers(...a) },
+}));
 
 const report = (name: string): McpReport => ({
   servers: [{ name, source: { kind: "file", path: "/c/mcp.json" }, transport: "stdio", target: name, state: "unchecked", error: null, tools: [] }],

@@ -2,9 +2,7 @@
  * Builders for the commands the UI sends: plain functions from form values to
  * the generated `Command` type, so what a form sends is tested without Tauri.
  */
-import type { AgentId, ApprovalScope, Command } from "../bindings";
-
-export const GENERAL_PURPOSE = "general-purpose";
+import { GENERAL_PURPOSE, type AgentId, type ApprovalScope, type Command } from "../bindings";
 
 export interface DelegateForm {
   parentId: AgentId;

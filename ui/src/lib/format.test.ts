@@ -1,5 +1,27 @@
 import { describe, expect, it } from "vitest";
-import { clipOutput, OUTPUT_PREVIEW } from "./format";
+import { AGENT_STATUSES } from "../bindings";
+import { clipOutput, endTone, OUTPUT_PREVIEW, orList, statusLabel } from "./format";
+
+describe("statuses in words", () => {
+  it("has words for every status Rust has", () => {
+    for (const s of AGENT_STATUSES) expect(statusLabel(s)).not.toBe("");
+    expect(statusLabel("truncated")).toBe("cut off");
+    expect(statusLabel("max_turns")).toBe("turn limit reached");
+  });
+
+  it("reads a cut-off answer like a turn limit: stopped at a limit, not failed", () => {
+    expect(endTone("truncated")).toBe("limit");
+    expect(endTone("max_turns")).toBe("limit");
+    expect(endTone("failed")).toBe("failed");
+    expect(endTone("cancelled")).toBe("stopped");
+  });
+
+  it("joins alternatives", () => {
+    expect(orList([])).toBe("");
+    expect(orList(["a"])).toBe("a");
+    expect(orList(["a", "b", "c"])).toBe("a, b or c");
+  });
+});
 
 describe("clipOutput", () => {
   const long = "a".repeat(OUTPUT_PREVIEW) + "b".repeat(500);

@@ -1,4 +1,5 @@
-/** Number, duration and cost formatting for compact labels. */
+/** Number, duration, cost and status formatting for compact labels. */
+import type { AgentStatus, SessionStatus } from "../bindings";
 
 export function formatTokens(n: number): string {
   if (n < 1000) return String(n);
@@ -22,15 +23,51 @@ export function formatDuration(ms: number): string {
   return `${Math.floor(m / 60)}h ${String(m % 60).padStart(2, "0")}m`;
 }
 
-export function statusLabel(status: string): string {
-  switch (status) {
-    case "waiting_approval":
-      return "waiting for approval";
-    case "max_turns":
-      return "turn limit reached";
-    default:
-      return status;
-  }
+/** "a", "a or b", "a, b or c". */
+export function orList(items: readonly string[]): string {
+  if (items.length <= 1) return items[0] ?? "";
+  return `${items.slice(0, -1).join(", ")} or ${items.at(-1) ?? ""}`;
+}
+
+// Every status Rust has must have words here: a new one fails the typecheck until it does.
+const STATUS_LABELS: Record<AgentStatus, string> = {
+  queued: "queued",
+  running: "running",
+  waiting_approval: "waiting for approval",
+  completed: "completed",
+  failed: "failed",
+  cancelled: "cancelled",
+  max_turns: "turn limit reached",
+  truncated: "cut off",
+  interrupted: "interrupted",
+};
+
+/** A session status is one of the agent statuses (the main agent's). */
+export function statusLabel(status: AgentStatus | SessionStatus): string {
+  return STATUS_LABELS[status];
+}
+
+/**
+ * How a finished run reads at a glance: done, failed, stopped at a limit
+ * (turns, output tokens; it can carry on), or stopped otherwise.
+ */
+export type EndTone = "done" | "failed" | "limit" | "stopped";
+
+const END_TONES: Record<AgentStatus, EndTone> = {
+  completed: "done",
+  failed: "failed",
+  max_turns: "limit",
+  truncated: "limit",
+  cancelled: "stopped",
+  interrupted: "stopped",
+  // Not an end; listed so that every status has a tone.
+  queued: "stopped",
+  running: "stopped",
+  waiting_approval: "stopped",
+};
+
+export function endTone(status: AgentStatus): EndTone {
+  return END_TONES[status];
 }
 
 /** Characters of a tool's output shown before "Show all": long outputs would make every render lay out megabytes. */

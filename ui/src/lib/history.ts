@@ -3,14 +3,11 @@
  * workspace paths, one-line prompts, a history row's labels, a search
  * snippet's marked parts and export file names. Pure; tested without Tauri.
  */
-import type { AgentId, ExportFormat, SearchHit, SessionId, SessionStatus, SessionSummary } from "../bindings";
-import { totalTokens } from "../store/session";
+import type { AgentEvent, AgentId, ExportFormat, SearchHit, SessionId, SessionStatus, SessionSummary } from "../bindings";
+import { totalTokens } from "../store/session/usage";
 import { formatCost, formatTokens, statusLabel } from "./format";
 
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
-
-/** The statuses the history list can be filtered by, in the filter's order. */
-export const SESSION_STATUSES: SessionStatus[] = ["running", "completed", "failed", "cancelled", "max_turns", "interrupted"];
 
 const pad = (n: number) => String(n).padStart(2, "0");
 
@@ -117,7 +114,8 @@ export function snippetParts(snippet: string): SnippetPart[] {
   return parts;
 }
 
-const EVENT_LABELS: Record<string, string> = {
+// Labels only: which event types a hit can have is Rust's (TRANSCRIPT_EVENT_TYPES); an unlabelled one reads as its name.
+const EVENT_LABELS: Readonly<Record<string, string>> = {
   user_message: "message",
   thoughts: "thinking",
   thoughts_chunk: "thinking",
@@ -129,7 +127,7 @@ const EVENT_LABELS: Record<string, string> = {
   agent_finished: "result",
   task_notification: "notification",
   mcp_status: "MCP server",
-};
+} satisfies Partial<Record<AgentEvent["type"], string>>;
 
 export interface HitRow {
   prompt: string;

@@ -6,9 +6,6 @@
 import type { SearchHit, SessionStatus, SessionSummary } from "../bindings";
 import { createStore } from "./store";
 
-/** How many rows the backend returns per request (the next ones come with "Show more"). */
-export const HISTORY_PAGE = 200;
-
 export interface HistoryState {
   filter: string;
   status: SessionStatus | null;

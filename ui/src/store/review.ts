@@ -8,8 +8,17 @@
  * Everything here is pure except `appendLive`, which appends in place (live
  * events arrive many times a second and are only read when a page arrives).
  */
-import type { AgentEvent, AgentId, EventPage, PastSession, SessionDetail, SessionId } from "../bindings";
-import { initialSession, reduceBatch, withStoredStatuses, type SessionState } from "./session";
+import {
+  TRANSCRIPT_EVENT_TYPES,
+  type AgentEvent,
+  type AgentId,
+  type EventPage,
+  type PastSession,
+  type SessionDetail,
+  type SessionId,
+} from "../bindings";
+import { initialSession, reduceBatch, withStoredStatuses } from "./session/reducer";
+import type { SessionState } from "./session/types";
 import { createStore } from "./store";
 
 export type PageStatus = "idle" | "loading" | "loaded" | "error";
@@ -84,18 +93,8 @@ export function bookFromPast(past: PastSession): Book {
   };
 }
 
-const TRANSCRIPT_TYPES = new Set<AgentEvent["type"]>([
-  "user_message",
-  "thoughts",
-  "thoughts_chunk",
-  "response",
-  "response_chunk",
-  "tool_call",
-  "tool_output",
-  "tool_output_chunk",
-  // Status lines of the agent's MCP connections, shown among its output.
-  "mcp_status",
-]);
+// Rust decides which events are paged with a transcript (MCP status lines included).
+const TRANSCRIPT_TYPES: ReadonlySet<AgentEvent["type"]> = new Set<AgentEvent["type"]>(TRANSCRIPT_EVENT_TYPES);
 
 /** The event types that come in transcript pages (the rest come with the tree). */
 export function isTranscript(ev: AgentEvent): boolean {

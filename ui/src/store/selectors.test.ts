@@ -17,7 +17,8 @@ import {
   visibleItems,
   visibleRows,
 } from "./selectors";
-import { initialSession, reduce, reduceBatch, totalTokens } from "./session";
+import { initialSession, reduce, reduceBatch } from "./session/reducer";
+import { totalTokens } from "./session/usage";
 
 function tree() {
   const e = eventMaker();
@@ -107,7 +108,7 @@ describe("approvals", () => {
       id: "agent-a1",
       path: "main › Write the tests › Deep helper",
     });
-    const after = reduce(next, e.resolved("agent-a1", "r1", true));
+    const after = reduce(next, e.resolved("agent-a1", "r1", "approved"));
     expect(pendingApprovals(after).map((a) => a.requestId)).toEqual(["r2"]);
   });
 });
@@ -157,7 +158,7 @@ describe("agent output", () => {
 
 describe("resume and search-hit rows", () => {
   it("offers Resume to agents that ended without finishing", () => {
-    expect(["cancelled", "failed", "interrupted", "max_turns"].every((s) => canResume(s as AgentStatus))).toBe(true);
+    expect(["cancelled", "failed", "interrupted", "max_turns", "truncated"].every((s) => canResume(s as AgentStatus))).toBe(true);
     expect(["completed", "running", "queued", "waiting_approval"].some((s) => canResume(s as AgentStatus))).toBe(false);
   });
 

@@ -5,16 +5,10 @@
  * components can read them through useSyncExternalStore without re-rendering
  * on unrelated changes.
  */
-import type { AgentId, AgentStatus, Usage } from "../bindings";
-import {
-  addUsage,
-  emptyUsage,
-  isTerminal,
-  type AgentNode,
-  type Approval,
-  type OutputItem,
-  type SessionState,
-} from "./session";
+import type { AgentId, AgentStatus, ToolClass, ToolInfo, Usage } from "../bindings";
+import { isTerminal } from "./session/status";
+import type { AgentNode, Approval, OutputItem, SessionState } from "./session/types";
+import { addUsage, emptyUsage } from "./session/usage";
 
 function memoByRef<K extends object, V>(compute: (k: K) => V): (k: K) => V {
   const cache = new WeakMap<K, V>();
@@ -96,8 +90,17 @@ export const subagentCounts = memoByRef((agents: Record<AgentId, AgentNode>): St
       case "failed":
         c.failed += 1;
         break;
-      default:
+      // Ended short of finishing, not by failing: stopped by a person or a limit, or by a crash.
+      case "cancelled":
+      case "max_turns":
+      case "truncated":
+      case "interrupted":
         c.stopped += 1;
+        break;
+      default: {
+        const never: never = node.status;
+        void never;
+      }
     }
   }
   return c;
@@ -218,19 +221,18 @@ export function treePath(state: SessionState, id: AgentId): string[] {
   return out;
 }
 
+/** A steering message reaches an agent that has work still ahead of it. */
 export function canMessage(status: AgentStatus): boolean {
-  return status === "running" || status === "queued" || status === "waiting_approval";
+  return !isTerminal(status);
 }
 
 export function canStop(status: AgentStatus): boolean {
   return !isTerminal(status);
 }
 
-const RESUMABLE: ReadonlySet<AgentStatus> = new Set<AgentStatus>(["cancelled", "failed", "interrupted", "max_turns"]);
-
-/** An agent that ended without finishing its task can be given a new run. */
+/** An agent that ended without finishing its task (stopped, failed, at a limit, cut off) can be given a new run. */
 export function canResume(status: AgentStatus): boolean {
-  return RESUMABLE.has(status);
+  return isTerminal(status) && status !== "completed";
 }
 
 /**
@@ -259,4 +261,20 @@ export function elapsedMs(node: AgentNode, now: number): number | null {
 export function effectiveSelection(state: SessionState, selected: AgentId | null): AgentId | null {
   if (selected !== null && state.agents[selected]) return selected;
   return state.mainId ?? state.roots[0] ?? null;
+}
+
+const toolClasses = memoByRef((tools: readonly ToolInfo[]): Map<string, ToolClass> => new Map(tools.map((t) => [t.name, t.class])));
+
+/**
+ * What a tool can do, as the backend classes it (AppState.tools). A tool it
+ * did not list (an MCP tool, or any tool before the app state arrives) counts
+ * as mutating: the UI never assumes a call is harmless.
+ */
+export function toolClass(tools: readonly ToolInfo[] | null | undefined, name: string): ToolClass {
+  return (tools ? toolClasses(tools).get(name) : undefined) ?? "mutating";
+}
+
+/** Whether a call of this tool can change files, run commands or start agents. */
+export function toolChangesThings(tools: readonly ToolInfo[] | null | undefined, name: string): boolean {
+  return toolClass(tools, name) !== "read_only";
 }

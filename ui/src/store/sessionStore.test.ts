@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { eventMaker } from "../test/events";
-import { initialSession, reduceBatch } from "./session";
+import { initialSession, reduceBatch } from "./session/reducer";
 import {
   adoptDisplayedSession,
   enqueueEvents,

@@ -9,7 +9,8 @@
  * the window goes back to it.
  */
 import type { AgentEvent } from "../bindings";
-import { reduceBatch, initialSession, type SessionState } from "./session";
+import { reduceBatch, initialSession } from "./session/reducer";
+import type { SessionState } from "./session/types";
 import { createStore } from "./store";
 
 export const sessionStore = createStore<SessionState>(initialSession());

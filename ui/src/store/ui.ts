@@ -4,7 +4,7 @@
  * approvals being sent, the view (session, history, settings), the output row
  * to bring into view, and banners (errors and notices).
  */
-import type { AgentId, AppState, ProviderKind, SessionInfo } from "../bindings";
+import { PROVIDER_KINDS, type AgentId, type AppState, type ProviderKind, type SessionInfo } from "../bindings";
 import { createStore } from "./store";
 
 export type Dialog = { kind: "delegate"; parentId: AgentId } | { kind: "message"; agentId: AgentId } | null;
@@ -12,8 +12,12 @@ export type Dialog = { kind: "delegate"; parentId: AgentId } | { kind: "message"
 export interface ErrorNote {
   id: number;
   message: string;
-  /** An error (stays until dismissed) or a notice such as "Exported to …". */
-  kind: "error" | "info";
+  /**
+   * An error or a warning (both stay until dismissed: a warning is something the
+   * session could not use, such as a broken agent file) or a notice such as
+   * "Exported to …".
+   */
+  kind: "error" | "warning" | "info";
 }
 
 /** A transcript event to scroll the output to (a search hit). */
@@ -64,7 +68,8 @@ export function initialUi(): UiState {
     dismissedProblem: null,
     dialog: null,
     workspace: "",
-    provider: "anthropic",
+    // Until the app state says which provider is ready (applyAppState picks then).
+    provider: PROVIDER_KINDS[0],
     model: "",
   };
 }
@@ -76,6 +81,13 @@ let nextErrorId = 1;
 export function pushError(message: string): void {
   const id = nextErrorId++;
   uiStore.set((s) => ({ ...s, errors: [...s.errors, { id, message, kind: "error" }] }));
+}
+
+/** What a new session could not use (agent files, MCP configs): one banner each, never a modal. */
+export function pushWarnings(warnings: readonly string[]): void {
+  if (warnings.length === 0) return;
+  const notes = warnings.map((message): ErrorNote => ({ id: nextErrorId++, message, kind: "warning" }));
+  uiStore.set((s) => ({ ...s, errors: [...s.errors, ...notes] }));
 }
 
 /** A notice that goes away by itself after `ms` (or when dismissed). */

@@ -1,5 +1,5 @@
 /** Builders of wire events for tests: a session with increasing seq and ts. */
-import type { AgentEvent, AgentId, AgentStatus, EventKind, McpState } from "../bindings";
+import type { AgentEvent, AgentId, AgentStatus, ApprovalOutcome, EventKind, McpState } from "../bindings";
 
 export function eventMaker(sessionId = "s-1") {
   let seq = 0;
@@ -41,8 +41,8 @@ export function eventMaker(sessionId = "s-1") {
         tool_args: { file_path: "a.txt", content: "hi\n" },
         agent_path: path,
       }),
-    resolved: (id: AgentId, requestId: string, approved: boolean) =>
-      make(id, { type: "approval_resolved", request_id: requestId, approved, scope: "once" }),
+    resolved: (id: AgentId, requestId: string, outcome: ApprovalOutcome) =>
+      make(id, { type: "approval_resolved", request_id: requestId, outcome, scope: "once" }),
     mcp: (id: AgentId, server: string, state: McpState, pid: number | null = null, error: string | null = null) =>
       make(id, { type: "mcp_status", server, state, pid, error }),
   };

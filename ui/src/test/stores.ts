@@ -1,9 +1,9 @@
 /** Resets and seeds the stores for component tests. */
-import type { AgentEvent, SessionInfo } from "../bindings";
+import type { AgentEvent, AppState, SessionInfo } from "../bindings";
 import { historyStore, initialHistory } from "../store/history";
 import { initialMcp, mcpStore } from "../store/mcp";
 import { bookStore } from "../store/review";
-import { initialSession, reduceBatch } from "../store/session";
+import { initialSession, reduceBatch } from "../store/session/reducer";
 import { resetSession, sessionStore } from "../store/sessionStore";
 import { initialUi, uiStore, type UiState } from "../store/ui";
 
@@ -29,6 +29,21 @@ export function sessionInfo(extra: Partial<SessionInfo> = {}): SessionInfo {
     model: "claude-test",
     demo: false,
     agent_types: [],
+    warnings: [],
+    ...extra,
+  };
+}
+
+export function appState(extra: Partial<AppState> = {}): AppState {
+  return {
+    settings: { default_provider: null, last_workspace: "/work/demo", approvals: {} },
+    settings_problem: null,
+    providers: [],
+    keyring: { available: true, problem: null },
+    session: null,
+    default_workspace: "/home",
+    tools: [],
+    transcripts: { path: "/data/arbor.db", problem: null },
     ...extra,
   };
 }

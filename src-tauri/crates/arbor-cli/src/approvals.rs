@@ -171,8 +171,22 @@ fn prompt(printer: &mut Printer, req: &ApprovalRequest, agent: &AgentId) {
 }
 
 fn json_line(line: &str, session: &Target<'_>) {
+    match command_of(line, &session.main) {
+        Ok(None) => {}
+        Ok(Some(command)) => {
+            if let Err(e) = session.host.send(command) {
+                warn(&e.message);
+            }
+        }
+        Err(e) => warn(&e),
+    }
+}
+
+/// The command a stdin line asks for (None for a blank line), or why it is not one.
+/// The error quotes at most a short prefix of the line.
+fn command_of(line: &str, main: &AgentId) -> Result<Option<Command>, String> {
     if line.trim().is_empty() {
-        return;
+        return Ok(None);
     }
     let command = match serde_json::from_str::<Input>(line) {
         Ok(Input::Approval { request_id, approved, scope }) => {
@@ -183,7 +197,7 @@ fn json_line(line: &str, session: &Target<'_>) {
         Ok(Input::Cancel { agent_id }) => Command::Cancel { agent_id },
         Ok(Input::Delegate { parent_id, prompt, description, subagent_type, model, max_turns }) => {
             Command::Delegate(DelegateRequest {
-                parent_id: parent_id.unwrap_or_else(|| session.main.clone()),
+                parent_id: parent_id.unwrap_or_else(|| main.clone()),
                 prompt,
                 description,
                 subagent_type,
@@ -192,15 +206,14 @@ fn json_line(line: &str, session: &Target<'_>) {
             })
         }
         Err(e) => {
-            return warn(&format!(
-                "ignored a stdin line that is not a known command ({e}): {}",
+            return Err(format!(
+                "ignored a stdin line that is not a known command ({}): {}",
+                arbor_protocol::text::quote(&e.to_string(), 200),
                 arbor_protocol::text::quote(line, 200)
             ));
         }
     };
-    if let Err(e) = session.host.send(command) {
-        warn(&e.message);
-    }
+    Ok(Some(command))
 }
 
 fn answer(session: &Target<'_>, request_id: &str, approved: bool, scope: ApprovalScope) {
@@ -227,4 +240,47 @@ fn read_stdin_lines() -> mpsc::UnboundedReceiver<String> {
         }
     });
     rx
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arbor_testkit::fuzz::{fuzz, json_value, key};
+    use proptest::prelude::*;
+
+    #[test]
+    fn stdin_lines_become_commands_or_short_errors() {
+        let main = AgentId("agent-0001".into());
+        let line = r#"{"type":"approval","request_id":"approval-1","approved":true,"scope":"session"}"#;
+        assert!(matches!(command_of(line, &main), Ok(Some(Command::ResolveApproval(a))) if a.approved));
+        let line = r#"{"type":"delegate","prompt":"look"}"#;
+        assert!(matches!(command_of(line, &main), Ok(Some(Command::Delegate(d))) if d.parent_id == main));
+        assert_eq!(command_of("  ", &main).unwrap(), None);
+        let huge = format!("{{\"type\":\"{}\"}}", "x".repeat(1_000_000));
+        let err = command_of(&huge, &main).unwrap_err();
+        assert!(err.len() < 1_000, "{} characters", err.len());
+    }
+
+    #[test]
+    fn fuzz_cli_stdin_json_lines() {
+        let main = AgentId("agent-0001".into());
+        let line = prop_oneof![
+            ".{0,80}",
+            json_value().prop_map(|v| v.to_string()),
+            (
+                prop::sample::select(&["approval", "message", "cancel", "delegate", "resume", "x"][..]),
+                prop::collection::vec((key(), json_value()), 0..6)
+            )
+                .prop_map(|(t, fields)| {
+                    let mut m: serde_json::Map<String, serde_json::Value> = fields.into_iter().collect();
+                    m.insert("type".into(), t.into());
+                    serde_json::Value::Object(m).to_string()
+                }),
+        ];
+        fuzz("CLI stdin lines", 5, line, |l| {
+            if let Err(e) = command_of(&l, &main) {
+                assert!(e.len() < 1_000);
+            }
+        });
+    }
 }

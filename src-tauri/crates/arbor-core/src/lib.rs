@@ -11,6 +11,8 @@ pub mod clock;
 pub mod config;
 pub mod definitions;
 mod events;
+#[cfg(test)]
+mod fuzz;
 pub mod journal;
 pub mod mcp;
 mod process;

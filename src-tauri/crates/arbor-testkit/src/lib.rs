@@ -9,6 +9,7 @@
 mod anthropic;
 pub mod contract;
 pub mod events;
+pub mod fuzz;
 mod openai;
 mod play;
 mod request;

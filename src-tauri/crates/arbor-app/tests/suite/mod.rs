@@ -1,1 +1,2 @@
 mod host;
+mod soak;

@@ -234,7 +234,7 @@ enum Block {
 }
 
 #[derive(Default)]
-struct AnthropicDecoder {
+pub(super) struct AnthropicDecoder {
     blocks: Vec<Block>,
     usage: Usage,
     stop_reason: Option<String>,

@@ -9,6 +9,8 @@ mod anthropic;
 mod error;
 #[cfg(test)]
 mod fixtures;
+#[cfg(test)]
+mod fuzz;
 mod http;
 mod openai;
 mod pricing;

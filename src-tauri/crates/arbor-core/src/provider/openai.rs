@@ -234,7 +234,7 @@ struct ToolCallAcc {
 }
 
 #[derive(Default)]
-struct OpenAiDecoder {
+pub(super) struct OpenAiDecoder {
     text: String,
     thinking: String,
     calls: Vec<ToolCallAcc>,

@@ -1,11 +1,15 @@
 import { act, fireEvent, render, screen } from "@testing-library/react";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { select } from "../store/ui";
-import { eventMaker } from "../test/events";
-import { applyEvents, resetStores, sessionInfo } from "../test/stores";
+import { select } from "../../store/ui";
+import { eventMaker } from "../../test/events";
+import { appState, applyEvents, resetStores, sessionInfo } from "../../test/stores";
 import { OutputView } from "./OutputView";
 
-vi.mock("../bindings", () => ({ commands: {} }));
+vi.mock("../../bindings", async (importOriginal) => ({
+  // The real constants (they are Rust's rules); only the commands are faked.
+  ...(await importOriginal<typeof import("../../bindings")>()),
+  commands: {},
+}));
 
 // jsdom has no layout: give the scroll container and rows a size so the virtualiser renders rows.
 const sizes = { offsetHeight: 600, offsetWidth: 800, clientHeight: 600 };
@@ -76,7 +80,9 @@ describe("OutputView", () => {
 
   it("shows MCP status rows and an MCP tool as server and tool, with JSON args and collapsible output", () => {
     const m = eventMaker("s-1");
-    resetStores({ session: sessionInfo() });
+    // A read-only tool starts folded; one whose class the backend did not list counts as changing things.
+    const tools = [{ name: "mcp__everything__echo", class: "read_only" as const, default: "allow" as const }];
+    resetStores({ session: sessionInfo(), app: appState({ tools }) });
     applyEvents([
       m.started("agent-main", null, "main"),
       m.mcp("agent-main", "everything", "connected", 4242),
@@ -87,6 +93,8 @@ describe("OutputView", () => {
         tool_args: { message: "hello mcp" },
       }),
       m.make("agent-main", { type: "tool_output", call_id: "m1", content: "Echo: hello mcp", is_error: false }),
+      m.make("agent-main", { type: "tool_call", call_id: "m2", tool_name: "mcp__everything__add", tool_args: { a: 1 } }),
+      m.make("agent-main", { type: "tool_output", call_id: "m2", content: "Sum: 3", is_error: false }),
       m.mcp("agent-main", "broken", "failed", null, "did not finish starting within 30 s"),
       m.mcp("agent-main", "everything", "closed"),
     ]);
@@ -101,7 +109,9 @@ describe("OutputView", () => {
     expect(status[1]?.className).toContain("failed");
     expect(status[1]?.textContent).toContain("broken failed: did not finish starting within 30 s");
     const out = screen.getByTestId("output");
-    const head = out.querySelector(".tool-head");
+    const [head, unknownHead] = out.querySelectorAll(".tool-head");
+    expect(unknownHead?.getAttribute("aria-expanded")).toBe("true");
+    expect(out.textContent).toContain("Sum: 3");
     expect(head?.querySelector(".mcp-tag")?.textContent).toBe("MCP");
     expect(head?.querySelector(".tool-name")?.textContent).toBe("everything · echo");
     expect(head?.querySelector(".tool-summary")?.textContent).toBe("hello mcp");
@@ -109,6 +119,37 @@ describe("OutputView", () => {
     fireEvent.click(head as HTMLElement);
     expect(out.textContent).toContain('"message": "hello mcp"');
     expect(out.textContent).toContain("Echo: hello mcp");
+  });
+
+  it("marks a call whose agent was stopped before the answer as withdrawn, and a cut-off result as incomplete", () => {
+    const m = eventMaker("s-1");
+    resetStores({ session: sessionInfo() });
+    applyEvents([
+      m.started("agent-main", null, "main"),
+      m.make("agent-main", { type: "tool_call", call_id: "w1", tool_name: "Bash", tool_args: { command: "rm -rf build" } }),
+      m.approval("agent-main", "r-w", "w1", ["main"], "Bash"),
+      m.resolved("agent-main", "r-w", "withdrawn"),
+      m.make("agent-main", { type: "tool_output", call_id: "w1", content: "not run", is_error: true }),
+      m.make("agent-main", { type: "response", content: "The docs say" }),
+      m.make("agent-main", {
+        type: "agent_finished",
+        status: "truncated",
+        result: "The docs say",
+        error: "the answer was cut off at the output limit (4096 tokens)",
+        turns: 1,
+        duration_ms: 100,
+        files_modified: [],
+      }),
+    ]);
+    render(<OutputView />);
+    const out = screen.getByTestId("output");
+    expect(out.textContent).toContain("Withdrawn — the agent was stopped");
+    expect(out.textContent).not.toContain("awaiting approval");
+    const note = screen.getByTestId("cut-off-note");
+    expect(note.textContent).toContain("incomplete");
+    expect(note.textContent).toContain("4096 tokens");
+    expect(out.querySelector(".result")?.className).toContain("limit");
+    expect(out.querySelector(".result-head")?.textContent).toContain("cut off");
   });
 
   it("invites a prompt before any session", () => {

@@ -1,16 +1,10 @@
 import { describe, expect, it } from "vitest";
-import type { AgentEvent } from "../bindings";
-import { eventMaker } from "../test/events";
-import {
-  initialSession,
-  reduce,
-  reduceBatch,
-  toolSummary,
-  withStoredStatuses,
-  totalTokens,
-  type OutputItem,
-  type SessionState,
-} from "./session";
+import type { AgentEvent } from "../../bindings";
+import { eventMaker } from "../../test/events";
+import { initialSession, reduce, reduceBatch, withStoredStatuses } from "./reducer";
+import { toolSummary } from "./toolSummary";
+import type { OutputItem, SessionState } from "./types";
+import { totalTokens } from "./usage";
 
 function run(events: AgentEvent[], state: SessionState = initialSession()): SessionState {
   return reduceBatch(state, events);
@@ -74,6 +68,17 @@ describe("agent_started and the tree", () => {
     expect(s.roots).toEqual(["agent-main"]);
     expect(s.agents["agent-main"]?.children).toEqual(["agent-x"]);
   });
+
+  it("moves an agent announced again under another parent, keeping when it started", () => {
+    const e = eventMaker();
+    const head = [e.started("agent-main", null, "main"), e.started("agent-b", "agent-main", "B")];
+    const first = e.started("agent-a", "agent-main", "A");
+    const s = run([...head, first, e.usage("agent-a", 10, 1), e.started("agent-a", "agent-b", "A", { depth: 2 })]);
+    expect(s.agents["agent-main"]?.children).toEqual(["agent-b"]);
+    expect(s.agents["agent-b"]?.children).toEqual(["agent-a"]);
+    expect(s.agents["agent-a"]).toMatchObject({ parentId: "agent-b", depth: 2, startedAt: first.ts });
+    expect(s.roots).toEqual(["agent-main"]);
+  });
 });
 
 describe("statuses", () => {
@@ -118,6 +123,29 @@ describe("statuses", () => {
     expect(a?.status).toBe("failed");
     expect(a?.finished).toMatchObject({ status: "failed", error: "provider broke", turns: 3, durationMs: 1234, filesModified: ["a.txt"] });
     expect(items(s, "agent-a").at(-1)?.kind).toBe("finished");
+  });
+
+  it("counts a turn per model response over every run, and ends a run only at agent_finished", () => {
+    const e = eventMaker();
+    const finished = () =>
+      e.make("agent-main", {
+        type: "agent_finished",
+        status: "max_turns",
+        result: "",
+        error: null,
+        // This run's own turns: the agent's count is the usage events over all its runs.
+        turns: 1,
+        duration_ms: 10,
+        files_modified: [],
+      });
+    let s = run([e.started("agent-main", null, "main"), e.status("agent-main", "running"), e.usage("agent-main", 1, 1)]);
+    s = run([e.usage("agent-main", 1, 1), e.status("agent-main", "max_turns")], s);
+    expect(s.agents["agent-main"]).toMatchObject({ turns: 2, endedAt: null, durationMs: null });
+    const end = finished();
+    s = reduce(s, end);
+    expect(s.agents["agent-main"]).toMatchObject({ turns: 2, endedAt: end.ts, durationMs: 10 });
+    s = run([e.status("agent-main", "running"), e.usage("agent-main", 1, 1)], s);
+    expect(s.agents["agent-main"]).toMatchObject({ status: "running", turns: 3, endedAt: null });
   });
 
   it("marks a result that repeats the last response as already shown", () => {
@@ -250,13 +278,13 @@ describe("approvals", () => {
     expect(s.pending).toEqual(["r1", "r2"]);
     expect(s.agents["agent-a"]?.pendingApprovals).toBe(1);
     expect(items(s, "agent-a")[0]).toMatchObject({ approval: { requestId: "r1", state: "pending" } });
-    s = reduce(s, e.resolved("agent-a", "r1", false));
+    s = reduce(s, e.resolved("agent-a", "r1", "denied"));
     expect(s.pending).toEqual(["r2"]);
     expect(s.approvals.r1?.state).toBe("denied");
     expect(s.agents["agent-a"]?.pendingApprovals).toBe(0);
     expect(s.agents["agent-b"]?.pendingApprovals).toBe(1);
     expect(items(s, "agent-a")[0]).toMatchObject({ approval: { state: "denied", scope: "once" } });
-    s = reduce(s, e.resolved("agent-b", "r2", true));
+    s = reduce(s, e.resolved("agent-b", "r2", "approved"));
     expect(s.pending).toEqual([]);
     expect(s.approvals.r2?.state).toBe("approved");
   });
@@ -264,16 +292,14 @@ describe("approvals", () => {
   it("ignores a repeated request and an unknown resolution", () => {
     const e = eventMaker();
     let s = run([e.started("agent-main", null, "main"), e.approval("agent-main", "r1", "c", ["main"])]);
-    s = run([e.approval("agent-main", "r1", "c", ["main"]), e.resolved("agent-main", "nope", true)], s);
+    s = run([e.approval("agent-main", "r1", "c", ["main"]), e.resolved("agent-main", "nope", "approved")], s);
     expect(s.pending).toEqual(["r1"]);
     expect(s.agents["agent-main"]?.pendingApprovals).toBe(1);
   });
 
-  it("expires the requests an agent leaves open when it finishes", () => {
+  it("shows a request withdrawn when its agent was stopped, and invents no state of its own", () => {
     const e = eventMaker();
-    const s = run([
-      e.started("agent-main", null, "main"),
-      e.approval("agent-main", "r1", "c", ["main"]),
+    const finished = () =>
       e.make("agent-main", {
         type: "agent_finished",
         status: "cancelled",
@@ -282,10 +308,21 @@ describe("approvals", () => {
         turns: 1,
         duration_ms: 5,
         files_modified: [],
-      }),
+      });
+    let s = run([
+      e.started("agent-main", null, "main"),
+      e.make("agent-main", { type: "tool_call", call_id: "c", tool_name: "Bash", tool_args: { command: "ls" } }),
+      e.approval("agent-main", "r1", "c", ["main"]),
     ]);
+    // Until the backend says how it ended, the request waits, whatever its agent does.
+    const before = reduce(s, finished());
+    expect(before.pending).toEqual(["r1"]);
+    expect(before.approvals.r1?.state).toBe("pending");
+    s = run([e.resolved("agent-main", "r1", "withdrawn"), finished()], s);
     expect(s.pending).toEqual([]);
-    expect(s.approvals.r1?.state).toBe("expired");
+    expect(s.approvals.r1).toMatchObject({ state: "withdrawn", scope: "once" });
+    expect(s.agents["agent-main"]?.pendingApprovals).toBe(0);
+    expect(items(s, "agent-main")[0]).toMatchObject({ approval: { state: "withdrawn" } });
   });
 });
 

@@ -1,0 +1,184 @@
+/**
+ * One agent's output: its header, then its task, streamed responses,
+ * thinking, tool calls and result as a virtualised list with measured rows,
+ * stuck to the bottom while new output arrives unless the person scrolled up.
+ * For a stored session: "Load earlier" above the oldest loaded page, and a
+ * search hit scrolled into view.
+ */
+import { useVirtualizer } from "@tanstack/react-virtual";
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
+import type { AgentId } from "../../bindings";
+import { loadEarlier } from "../../ipc/history";
+import { bookStore, displayedBook, pagesOf } from "../../store/review";
+import { agentPrompt, rowForSeq, visibleItems } from "../../store/selectors";
+import { isTerminal } from "../../store/session/status";
+import { sessionStore } from "../../store/sessionStore";
+import { useStore } from "../../store/store";
+import { patchUi, uiStore } from "../../store/ui";
+import { IconArrowDown } from "../icons";
+import { EarlierRow } from "./EarlierRow";
+import { OutputHeader } from "./OutputHeader";
+import { RowView, type Row } from "./RowView";
+
+export function AgentOutput({ id }: { id: AgentId }) {
+  const showThoughts = useStore(uiStore, (s) => s.showSubagentThoughts);
+  const node = useStore(sessionStore, (s) => s.agents[id]);
+  const items = useStore(sessionStore, (s) => visibleItems(s, id, showThoughts));
+  const prompt = useStore(sessionStore, (s) => (s.agents[id]?.depth ? agentPrompt(s, id) : null));
+  const pages = useStore(bookStore, (b) => {
+    const book = displayedBook(b);
+    return book ? pagesOf(book, id) : null;
+  });
+  const focus = useStore(uiStore, (s) => (s.focus?.agentId === id ? s.focus : null));
+
+  const loadingFirst = pages !== null && pages.status === "loading" && pages.oldest === null;
+  const earlierState: "none" | "loading" | "more" | "error" =
+    pages === null || loadingFirst
+      ? "none"
+      : pages.status === "loading"
+        ? "loading"
+        : pages.error !== null || pages.status === "error"
+          ? "error"
+          : pages.moreBefore
+            ? "more"
+            : "none";
+  const earlierError = pages?.error ?? null;
+  const rows: Row[] = useMemo(() => {
+    const lead: Row[] = [];
+    if (earlierState !== "none") {
+      lead.push({
+        kind: "earlier",
+        key: "earlier",
+        loading: earlierState === "loading",
+        error: earlierState === "error" ? (earlierError ?? "unknown error") : null,
+      });
+    }
+    if (prompt !== null) lead.push({ kind: "prompt", key: "task", text: prompt });
+    return lead.length > 0 ? [...lead, ...items] : items;
+  }, [earlierState, earlierError, prompt, items]);
+
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const stick = useRef(focus === null);
+  /** Distance from the bottom to keep while earlier rows are added above. */
+  const anchor = useRef<number | null>(null);
+  const [flash, setFlash] = useState<string | null>(null);
+  const [away, setAway] = useState(false);
+  // No React Compiler in this build; the virtualizer re-renders this component itself.
+  // eslint-disable-next-line react-hooks/incompatible-library
+  const virtualizer = useVirtualizer({
+    count: rows.length,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: () => 80,
+    overscan: 6,
+    getItemKey: (i) => rows[i]?.key ?? i,
+  });
+  const total = virtualizer.getTotalSize();
+
+  const onScroll = useCallback(() => {
+    const el = scrollRef.current;
+    if (!el) return;
+    const atBottom = el.scrollHeight - el.scrollTop - el.clientHeight < 48;
+    stick.current = atBottom;
+    setAway(!atBottom);
+  }, []);
+
+  const toBottom = useCallback(() => {
+    const el = scrollRef.current;
+    if (el) el.scrollTop = el.scrollHeight;
+    stick.current = true;
+    setAway(false);
+  }, []);
+
+  useLayoutEffect(() => {
+    const el = scrollRef.current;
+    if (!el) return;
+    if (anchor.current !== null) {
+      el.scrollTop = el.scrollHeight - anchor.current;
+      if (!pages || pages.status !== "loading") anchor.current = null;
+    } else if (stick.current) el.scrollTop = el.scrollHeight;
+  }, [total, rows.length, pages]);
+
+  useEffect(() => {
+    if (stick.current && rows.length > 0) virtualizer.scrollToIndex(rows.length - 1, { align: "end" });
+  }, [rows.length, virtualizer]);
+
+  // A search hit: once its page is in, bring its row into view and flash it.
+  useEffect(() => {
+    if (!focus || (pages !== null && pages.status === "loading")) return;
+    const keys = rows.map((r) => r.key);
+    let index = rowForSeq(keys, focus.seq);
+    if (index < 0) index = keys.indexOf("task");
+    // A hit in a result that repeats the last response: that response shows the text.
+    const target = rows[index];
+    if (target?.kind === "finished" && target.resultShown) {
+      const response = rows.slice(0, index).findLastIndex((r) => r.kind === "response");
+      if (response >= 0) index = response;
+    }
+    patchUi({ focus: null });
+    if (index < 0) return;
+    stick.current = false;
+    virtualizer.scrollToIndex(index, { align: "center" });
+    const key = keys[index] ?? null;
+    setFlash(key);
+    const t = setTimeout(() => setFlash(null), 2500);
+    return () => clearTimeout(t);
+  }, [focus, pages, rows, virtualizer]);
+
+  const earlierClick = () => {
+    const el = scrollRef.current;
+    if (el) anchor.current = el.scrollHeight - el.scrollTop;
+    stick.current = false;
+    void loadEarlier(id);
+  };
+
+  if (!node) return null;
+
+  return (
+    <>
+      <OutputHeader id={id} node={node} showThoughts={showThoughts} />
+      <div className="output-scroll" ref={scrollRef} onScroll={onScroll}>
+        {loadingFirst && items.length === 0 ? (
+          <div className="empty" data-testid="transcript-loading">
+            <span className="status-icon running">
+              <span className="spinner" />
+            </span>
+            <div className="title">Loading the transcript…</div>
+          </div>
+        ) : rows.length === 0 ? (
+          <div className="empty">
+            <div className="title">{isTerminal(node.status) ? "No output" : "Waiting for output…"}</div>
+            <div>{node.status === "queued" ? "This agent is queued until a slot frees up." : ""}</div>
+          </div>
+        ) : (
+          <div className="output-inner" style={{ height: total }}>
+            {virtualizer.getVirtualItems().map((v) => {
+              const row = rows[v.index];
+              if (!row) return null;
+              return (
+                <div
+                  key={v.key}
+                  className={`output-row${flash === row.key ? " flash" : ""}`}
+                  data-index={v.index}
+                  data-key={row.key}
+                  ref={virtualizer.measureElement}
+                  style={{ transform: `translateY(${v.start}px)` }}
+                >
+                  {row.kind === "earlier" ? (
+                    <EarlierRow loading={row.loading} error={row.error} onLoad={earlierClick} />
+                  ) : (
+                    <RowView row={row} agentId={id} />
+                  )}
+                </div>
+              );
+            })}
+          </div>
+        )}
+      </div>
+      {away ? (
+        <button type="button" className="btn small jump" onClick={toBottom}>
+          <IconArrowDown size={12} /> Latest
+        </button>
+      ) : null}
+    </>
+  );
+}

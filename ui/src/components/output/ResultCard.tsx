@@ -1,0 +1,55 @@
+/**
+ * How an agent's run ended: its status, turns and duration, the error, the
+ * result text (unless the last response already showed it) and the files it
+ * modified. A result cut off at the output limit says so above its text.
+ */
+import { endTone, formatDuration, statusLabel } from "../../lib/format";
+import type { FinishedItem } from "../../store/session/types";
+import { Markdown } from "../Markdown";
+import { StatusIcon } from "../StatusIcon";
+
+export function ResultCard({ item }: { item: FinishedItem }) {
+  const tone = endTone(item.status);
+  const kind = tone === "done" ? "" : tone;
+  const showText = !item.resultShown && (item.result !== "" || item.error === null);
+  const cutOff = item.status === "truncated";
+  const hasBody = cutOff || item.error !== null || showText || item.filesModified.length > 0;
+  return (
+    <div className={`result ${kind}`}>
+      <div className="result-head">
+        <StatusIcon status={item.status} />
+        {item.status === "completed" ? "Result" : statusLabel(item.status)}
+        <span className="meta">
+          {item.turns} turn{item.turns === 1 ? "" : "s"} · {formatDuration(item.durationMs)}
+        </span>
+      </div>
+      {hasBody ? (
+        <div className="result-body">
+          {cutOff ? (
+            <div className="cut-off-note" data-testid="cut-off-note">
+              Cut off: the model reached its output limit, so this answer is incomplete
+              {item.resultShown ? " (the last response above is all that arrived)" : ""}. Resume the agent to let it
+              carry on.
+              {item.error ? <div className="faint">{item.error}</div> : null}
+            </div>
+          ) : item.error ? (
+            <div className="error-text">{item.error}</div>
+          ) : null}
+          {showText ? item.result ? <Markdown text={item.result} /> : <div className="faint">(no result text)</div> : null}
+          {item.filesModified.length > 0 ? (
+            <div>
+              <div className="section-label">Files modified</div>
+              <div className="files">
+                {item.filesModified.map((f) => (
+                  <span key={f} className="badge mono">
+                    {f}
+                  </span>
+                ))}
+              </div>
+            </div>
+          ) : null}
+        </div>
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,128 @@
+/**
+ * The UI's reducer against the shared fixture (tests/fixtures/agent_states):
+ * each event log, fed through the reducer as the app feeds it, must leave
+ * every agent as Rust's one derivation (arbor-protocol state.rs) leaves it,
+ * checked by a Rust test against the same files. When they disagree, the
+ * reducer is what changes, never the fixture.
+ *
+ * It runs under Node (no DOM needed), where `import.meta.url` is a file URL.
+ * @vitest-environment node
+ */
+/// <reference types="node" />
+import { readdirSync, readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import type { AgentEvent, AgentId, StoredAgent, Usage } from "../bindings";
+import { subtreeUsage } from "./selectors";
+import { initialSession, reduce, reduceBatch } from "./session/reducer";
+import type { AgentNode, SessionState } from "./session/types";
+
+interface Expected {
+  agents: StoredAgent[];
+  subtree_usage: Record<AgentId, Usage>;
+}
+
+const DIR = new URL("../../../tests/fixtures/agent_states/", import.meta.url);
+const NAMES = readdirSync(DIR)
+  .filter((f) => f.endsWith(".events.jsonl"))
+  .map((f) => f.slice(0, -".events.jsonl".length))
+  .sort();
+
+function events(name: string): AgentEvent[] {
+  return readFileSync(new URL(`${name}.events.jsonl`, DIR), "utf8")
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .map((line) => JSON.parse(line) as AgentEvent);
+}
+
+function expected(name: string): Expected {
+  return JSON.parse(readFileSync(new URL(`${name}.expected.json`, DIR), "utf8")) as Expected;
+}
+
+/** A usage with its cost left out, and the cost on its own: costs are summed in different orders. */
+function tokensAndCost(u: Usage): { tokens: Omit<Usage, "cost_usd">; cost: number | null } {
+  const { cost_usd, ...tokens } = u;
+  return { tokens, cost: cost_usd };
+}
+
+function expectUsage(actual: Usage | undefined, want: Usage, what: string): void {
+  expect(actual, what).toBeDefined();
+  const a = tokensAndCost(actual as Usage);
+  const w = tokensAndCost(want);
+  expect(a.tokens, what).toEqual(w.tokens);
+  if (w.cost === null) expect(a.cost, `${what} cost`).toBeNull();
+  else {
+    expect(a.cost, `${what} cost`).not.toBeNull();
+    expect(Math.abs((a.cost ?? 0) - w.cost), `${what} cost ${a.cost} vs ${w.cost}`).toBeLessThan(1e-9);
+  }
+}
+
+/** The fields of a StoredAgent the reducer has, as Rust names them. */
+function summary(node: AgentNode) {
+  return {
+    status: node.status,
+    parent_id: node.parentId,
+    parent_call_id: node.parentCallId,
+    depth: node.depth,
+    description: node.description,
+    subagent_type: node.subagentType,
+    model: node.model,
+    provider: node.provider,
+    background: node.background,
+    turns: node.turns,
+    files_modified: node.finished?.filesModified ?? [],
+    result: node.finished?.result ?? null,
+    error: node.finished?.error ?? null,
+    started_at: node.startedAt,
+    ended_at: node.endedAt,
+    duration_ms: node.durationMs,
+  };
+}
+
+function check(state: SessionState, want: Expected): void {
+  for (const agent of want.agents) {
+    const node = state.agents[agent.id];
+    expect(node, agent.id).toBeDefined();
+    if (!node) continue;
+    expect(node.known, `${agent.id} announced`).toBe(true);
+    expect(summary(node), agent.id).toEqual({
+      status: agent.status,
+      parent_id: agent.parent_id,
+      parent_call_id: agent.parent_call_id,
+      depth: agent.depth,
+      description: agent.description,
+      subagent_type: agent.subagent_type,
+      model: agent.model,
+      provider: agent.provider,
+      background: agent.background,
+      turns: agent.turns,
+      files_modified: agent.files_modified,
+      result: agent.result,
+      error: agent.error,
+      started_at: agent.started_at,
+      ended_at: agent.ended_at,
+      duration_ms: agent.duration_ms,
+    });
+    expectUsage(node.usage, agent.usage, `${agent.id} usage`);
+  }
+  const subtree = subtreeUsage(state.agents);
+  for (const [id, usage] of Object.entries(want.subtree_usage)) expectUsage(subtree[id], usage, `${id} subtree usage`);
+}
+
+describe("the shared agent-state fixture", () => {
+  it("has logs to check", () => {
+    expect(NAMES.length).toBeGreaterThan(0);
+  });
+
+  describe.each(NAMES)("%s", (name) => {
+    const log = events(name);
+    const want = expected(name);
+
+    it("agrees with Rust when the log arrives in one batch", () => {
+      check(reduceBatch(initialSession(), log), want);
+    });
+
+    it("agrees with Rust when the events arrive one by one", () => {
+      check(log.reduce(reduce, initialSession()), want);
+    });
+  });
+});

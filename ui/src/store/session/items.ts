@@ -1,0 +1,144 @@
+/**
+ * Building an agent's output items from its events: streamed thinking and
+ * responses, tool calls with their output and approval state, background
+ * task notifications, MCP connection lines and the final result. Each function
+ * changes the batch's draft only (see draft.ts).
+ */
+import type { AgentEvent } from "../../bindings";
+import type { Draft } from "./draft";
+import { toolSummary } from "./toolSummary";
+import type { AgentNode, EventOf, FinishedItem, ToolApproval } from "./types";
+
+/**
+ * Appends streamed text to the agent's open thinking or response item, or
+ * starts one; the complete text (`final`) replaces what streamed and closes it.
+ */
+export function streamText(
+  d: Draft,
+  node: AgentNode,
+  kind: "thoughts" | "response",
+  ev: AgentEvent,
+  content: string,
+  final: boolean,
+): void {
+  const openKey = kind === "thoughts" ? "openThoughts" : "openResponse";
+  const open = node[openKey];
+  const it = open === null ? undefined : d.item(node, open);
+  if (it && (it.kind === "thoughts" || it.kind === "response") && it.kind === kind) {
+    it.text = final ? content : it.text + content;
+    it.streaming = !final;
+  } else {
+    const index = d.push(node, { kind, key: `e${ev.seq}`, text: content, streaming: !final, ts: ev.ts });
+    node[openKey] = final ? null : index;
+    return;
+  }
+  if (final) node[openKey] = null;
+}
+
+/** A new tool call: its item, found again by call id, and the agent's latest tool. */
+export function addToolCall(d: Draft, node: AgentNode, ev: EventOf<"tool_call">): void {
+  const index = d.push(node, {
+    kind: "tool",
+    key: `e${ev.seq}`,
+    callId: ev.call_id,
+    toolName: ev.tool_name,
+    args: ev.tool_args,
+    output: "",
+    done: false,
+    isError: false,
+    approval: null,
+    ts: ev.ts,
+  });
+  d.callIndex(node)[ev.call_id] = index;
+  node.lastTool = toolSummary(ev.tool_name, ev.tool_args);
+  node.lastToolName = ev.tool_name;
+}
+
+/** Streamed output of a call still running; a chunk arriving after its end is dropped. */
+export function appendToolOutput(d: Draft, node: AgentNode, ev: EventOf<"tool_output_chunk">): void {
+  const index = node.callIndex[ev.call_id];
+  const it = index === undefined ? undefined : d.item(node, index);
+  if (it?.kind === "tool" && !it.done) it.output += ev.content;
+}
+
+/** A call's final output, which replaces whatever streamed. */
+export function endToolOutput(d: Draft, node: AgentNode, ev: EventOf<"tool_output">): void {
+  const index = node.callIndex[ev.call_id];
+  const it = index === undefined ? undefined : d.item(node, index);
+  if (it?.kind === "tool") {
+    it.output = ev.content;
+    it.done = true;
+    it.isError = ev.is_error;
+  }
+}
+
+export function setToolApproval(d: Draft, node: AgentNode, callId: string, approval: ToolApproval): void {
+  const index = node.callIndex[callId];
+  if (index === undefined) return;
+  const it = d.item(node, index);
+  if (it?.kind === "tool") it.approval = approval;
+}
+
+export function addNotification(d: Draft, node: AgentNode, ev: EventOf<"task_notification">): void {
+  d.push(node, {
+    kind: "notification",
+    key: `e${ev.seq}`,
+    taskId: ev.task_id,
+    status: ev.status,
+    summary: ev.summary,
+    ts: ev.ts,
+  });
+}
+
+/**
+ * Records the agent's connection state; "connected" and "failed" add a status
+ * item, "closed" marks the server's last "connected" item (a failure stays shown).
+ */
+export function mcpStatus(d: Draft, node: AgentNode, ev: EventOf<"mcp_status">): void {
+  d.mcp(node)[ev.server] = { state: ev.state, pid: ev.pid, error: ev.error };
+  if (ev.state === "closed") {
+    const index = node.mcpIndex[ev.server];
+    if (index === undefined || node.items[index]?.kind !== "mcp") return;
+    const it = d.item(node, index);
+    if (it?.kind === "mcp" && it.state === "connected") it.state = "closed";
+    return;
+  }
+  const index = d.push(node, {
+    kind: "mcp",
+    key: `e${ev.seq}`,
+    server: ev.server,
+    state: ev.state,
+    pid: ev.pid,
+    error: ev.error,
+    ts: ev.ts,
+  });
+  d.mcpIndex(node)[ev.server] = index;
+}
+
+/** The result item; its text is marked shown when the last response already says it. */
+export function addFinished(d: Draft, node: AgentNode, ev: EventOf<"agent_finished">): FinishedItem {
+  const item: FinishedItem = {
+    kind: "finished",
+    key: `e${ev.seq}`,
+    status: ev.status,
+    result: ev.result,
+    error: ev.error,
+    turns: ev.turns,
+    durationMs: ev.duration_ms,
+    filesModified: ev.files_modified,
+    resultShown: ev.result !== "" && lastResponse(node) === ev.result,
+    ts: ev.ts,
+  };
+  d.push(node, item);
+  return item;
+}
+
+/** The text of the response that ends the current run, if the run ended with one. */
+function lastResponse(node: AgentNode): string | undefined {
+  for (let i = node.items.length - 1; i >= 0; i--) {
+    const it = node.items[i];
+    if (it?.kind === "response") return it.text;
+    if (it?.kind === "user" || it?.kind === "finished") return undefined;
+  }
+  return undefined;
+}

@@ -1,0 +1,231 @@
+/**
+ * The session store's pure reducer: applies the ordered event stream to the
+ * session state (tree, statuses, approvals, usage), building each agent's
+ * output items through items.ts. It never mutates the state it is given (see
+ * draft.ts). Rendering and side effects (notifications) live elsewhere.
+ */
+import type { AgentEvent, AgentId, AgentStatus, ApprovalOutcome, ApprovalScope, StoredAgent, Usage } from "../../bindings";
+import { Draft } from "./draft";
+import {
+  addFinished,
+  addNotification,
+  addToolCall,
+  appendToolOutput,
+  endToolOutput,
+  mcpStatus,
+  setToolApproval,
+  streamText,
+} from "./items";
+import { isTerminal } from "./status";
+import type { AgentNode, SessionState } from "./types";
+import { addUsage, emptyUsage } from "./usage";
+
+export function initialSession(): SessionState {
+  return {
+    sessionId: null,
+    mainId: null,
+    agents: {},
+    roots: [],
+    approvals: {},
+    pending: [],
+    totals: emptyUsage(),
+    lastSeq: -1,
+    eventsApplied: 0,
+  };
+}
+
+/** Applies events in order; returns `state` itself when no event changed anything. */
+export function reduceBatch(state: SessionState, events: readonly AgentEvent[]): SessionState {
+  if (events.length === 0) return state;
+  const d = new Draft(state);
+  for (const ev of events) apply(d, ev);
+  return d.state.eventsApplied === state.eventsApplied ? state : d.state;
+}
+
+export function reduce(state: SessionState, event: AgentEvent): SessionState {
+  return reduceBatch(state, [event]);
+}
+
+/**
+ * Sets each stored agent's status as the store last left it, where the events
+ * say otherwise: an agent whose process died mid-run has `running` as its last
+ * event but is `interrupted` in the store. Its run is then over.
+ */
+export function withStoredStatuses(state: SessionState, agents: readonly StoredAgent[]): SessionState {
+  let copied: Record<AgentId, AgentNode> | null = null;
+  for (const a of agents) {
+    const node = state.agents[a.id];
+    if (!node || node.status === a.status) continue;
+    copied ??= { ...state.agents };
+    const next: AgentNode = { ...node, status: a.status, endedAt: a.ended_at };
+    if (isTerminal(a.status) && next.runEndedAt === null) {
+      next.runEndedAt = a.ended_at;
+      if (next.runEndedAt === null) next.runStartedAt = null;
+    }
+    copied[a.id] = next;
+  }
+  return copied ? { ...state, agents: copied } : state;
+}
+
+function setStatus(node: AgentNode, status: AgentStatus, ts: number): void {
+  const wasActive = node.status === "running" || node.status === "waiting_approval";
+  if ((status === "running" || status === "waiting_approval") && (!wasActive || node.runStartedAt === null)) {
+    node.runStartedAt = ts;
+    node.runEndedAt = null;
+  }
+  if (isTerminal(status) && node.runEndedAt === null && node.runStartedAt !== null) node.runEndedAt = ts;
+  node.status = status;
+}
+
+function resolveApproval(d: Draft, requestId: string, state: ApprovalOutcome, scope: ApprovalScope, ts: number) {
+  const existing = d.state.approvals[requestId];
+  if (!existing || existing.state !== "pending") return;
+  d.approvals()[requestId] = { ...existing, state, scope };
+  const pending = d.pending();
+  const at = pending.indexOf(requestId);
+  if (at >= 0) pending.splice(at, 1);
+  const node = d.agent(existing.agentId, ts);
+  node.pendingApprovals = Math.max(0, node.pendingApprovals - 1);
+  setToolApproval(d, node, existing.callId, { requestId, state, scope });
+}
+
+function apply(d: Draft, ev: AgentEvent): void {
+  const s = d.state;
+  if (s.sessionId === null) s.sessionId = ev.session_id;
+  else if (ev.session_id !== s.sessionId) return;
+  if (ev.seq <= s.lastSeq) return;
+  s.lastSeq = ev.seq;
+  s.eventsApplied += 1;
+
+  const node = d.agent(ev.agent_id, ev.ts);
+  switch (ev.type) {
+    case "agent_started": {
+      const oldParent = node.known ? node.parentId : null;
+      const wasRoot = !node.known || node.parentId === null;
+      // Announced again (a merged log): where it sits changes, when it started does not.
+      if (!node.known) node.startedAt = ev.ts;
+      node.known = true;
+      node.parentId = ev.parent_id;
+      node.parentCallId = ev.parent_call_id;
+      node.depth = ev.depth;
+      node.description = ev.description;
+      node.subagentType = ev.subagent_type;
+      node.model = ev.model;
+      node.provider = ev.provider;
+      node.background = ev.background;
+      if (oldParent !== null && oldParent !== ev.parent_id) {
+        // Moved (a merged log): its old parent's subtree no longer holds it.
+        const old = d.agent(oldParent, ev.ts);
+        const at = old.children.indexOf(node.id);
+        if (at >= 0) d.children(old).splice(at, 1);
+      }
+      if (ev.parent_id !== null) {
+        if (wasRoot) {
+          const roots = d.roots();
+          const at = roots.indexOf(node.id);
+          if (at >= 0) roots.splice(at, 1);
+        }
+        if (oldParent !== ev.parent_id) {
+          const parent = d.agent(ev.parent_id, ev.ts);
+          if (!parent.children.includes(node.id)) d.children(parent).push(node.id);
+        }
+      } else {
+        if (!wasRoot) d.roots().push(node.id);
+        if (s.mainId === null) s.mainId = node.id;
+      }
+      break;
+    }
+    case "user_message": {
+      // A subagent's first message is the task it was given (shown above its
+      // output); the main agent's prompts and every later message are "You" items.
+      const sub = node.known && node.parentId !== null;
+      if (sub && node.prompt === null && node.items.length === 0) {
+        node.prompt = ev.content;
+        break;
+      }
+      if (!sub && node.prompt === null) node.prompt = ev.content;
+      d.push(node, { kind: "user", key: `e${ev.seq}`, text: ev.content, ts: ev.ts });
+      node.openThoughts = null;
+      node.openResponse = null;
+      break;
+    }
+    case "agent_status":
+      setStatus(node, ev.status, ev.ts);
+      if (!isTerminal(ev.status)) node.endedAt = null;
+      break;
+    case "thoughts_chunk":
+      streamText(d, node, "thoughts", ev, ev.content, false);
+      break;
+    case "thoughts":
+      streamText(d, node, "thoughts", ev, ev.content, true);
+      break;
+    case "response_chunk":
+      streamText(d, node, "response", ev, ev.content, false);
+      break;
+    case "response":
+      streamText(d, node, "response", ev, ev.content, true);
+      break;
+    case "tool_call":
+      addToolCall(d, node, ev);
+      break;
+    case "tool_output_chunk":
+      appendToolOutput(d, node, ev);
+      break;
+    case "tool_output":
+      endToolOutput(d, node, ev);
+      break;
+    case "approval_request": {
+      if (s.approvals[ev.request_id]) break;
+      d.approvals()[ev.request_id] = {
+        requestId: ev.request_id,
+        agentId: ev.agent_id,
+        callId: ev.call_id,
+        toolName: ev.tool_name,
+        toolArgs: ev.tool_args,
+        agentPath: ev.agent_path,
+        ts: ev.ts,
+        state: "pending",
+        scope: null,
+      };
+      d.pending().push(ev.request_id);
+      node.pendingApprovals += 1;
+      setToolApproval(d, node, ev.call_id, { requestId: ev.request_id, state: "pending", scope: null });
+      break;
+    }
+    case "approval_resolved":
+      resolveApproval(d, ev.request_id, ev.outcome, ev.scope, ev.ts);
+      break;
+    case "usage": {
+      const u: Usage = {
+        input_tokens: ev.input_tokens,
+        output_tokens: ev.output_tokens,
+        cache_read_tokens: ev.cache_read_tokens,
+        cache_write_tokens: ev.cache_write_tokens,
+        cost_usd: ev.cost_usd,
+      };
+      node.usage = addUsage(node.usage, u);
+      node.turns += 1;
+      s.totals = addUsage(s.totals, u);
+      break;
+    }
+    case "task_notification":
+      addNotification(d, node, ev);
+      break;
+    case "mcp_status":
+      mcpStatus(d, node, ev);
+      break;
+    case "agent_finished": {
+      node.finished = addFinished(d, node, ev);
+      node.openThoughts = null;
+      node.openResponse = null;
+      setStatus(node, ev.status, ev.ts);
+      node.endedAt = ev.ts;
+      node.durationMs = ev.duration_ms;
+      break;
+    }
+    default: {
+      const never: never = ev;
+      void never;
+    }
+  }
+}

@@ -1,0 +1,157 @@
+/**
+ * The shapes of the session state: the agent tree, each agent's output items,
+ * approvals and token totals, as the reducer builds them from the event stream.
+ * Types only; the reducer lives in reducer.ts.
+ */
+import type {
+  AgentEvent,
+  AgentId,
+  AgentStatus,
+  ApprovalOutcome,
+  ApprovalScope,
+  McpState,
+  SessionId,
+  Usage,
+  Value,
+} from "../../bindings";
+
+export type EventType = AgentEvent["type"];
+export type EventOf<T extends EventType> = Extract<AgentEvent, { type: T }>;
+
+export interface ToolApproval {
+  requestId: string;
+  state: ApprovalState;
+  scope: ApprovalScope | null;
+}
+
+/** Pending until its approval_resolved arrives, then the outcome that event names. */
+export type ApprovalState = "pending" | ApprovalOutcome;
+
+export type OutputItem =
+  | { kind: "user"; key: string; text: string; ts: number }
+  | { kind: "thoughts"; key: string; text: string; streaming: boolean; ts: number }
+  | { kind: "response"; key: string; text: string; streaming: boolean; ts: number }
+  | ToolItem
+  | { kind: "notification"; key: string; taskId: AgentId; status: AgentStatus; summary: string; ts: number }
+  | McpItem
+  | FinishedItem;
+
+/**
+ * A status line of the agent's connection to an MCP server: added when it
+ * connects or fails; a close marks the server's last "connected" line closed.
+ */
+export interface McpItem {
+  kind: "mcp";
+  key: string;
+  server: string;
+  state: McpState;
+  pid: number | null;
+  error: string | null;
+  ts: number;
+}
+
+/** One agent's connection to one MCP server, as its last mcp_status left it. */
+export interface McpConnection {
+  state: McpState;
+  pid: number | null;
+  error: string | null;
+}
+
+export interface ToolItem {
+  kind: "tool";
+  key: string;
+  callId: string;
+  toolName: string;
+  args: Value;
+  /** Streamed output until the call ends, then its final content. */
+  output: string;
+  done: boolean;
+  isError: boolean;
+  approval: ToolApproval | null;
+  ts: number;
+}
+
+export interface FinishedItem {
+  kind: "finished";
+  key: string;
+  status: AgentStatus;
+  result: string;
+  error: string | null;
+  turns: number;
+  durationMs: number;
+  filesModified: string[];
+  /** The result is the text of the agent's last response, already in the transcript. */
+  resultShown: boolean;
+  ts: number;
+}
+
+export interface AgentNode {
+  id: AgentId;
+  /** False while only later events (not its agent_started) have been seen. */
+  known: boolean;
+  parentId: AgentId | null;
+  parentCallId: string | null;
+  depth: number;
+  description: string;
+  subagentType: string | null;
+  model: string;
+  provider: string;
+  background: boolean;
+  status: AgentStatus;
+  startedAt: number;
+  /** When the current (or last) run began and ended, by the session's clock (for its timer). */
+  runStartedAt: number | null;
+  runEndedAt: number | null;
+  /**
+   * As Rust's one derivation has them (arbor-protocol state.rs, checked against
+   * the same fixture): when its last agent_finished came, cleared by a new run;
+   * that run's duration; and its turns, one per model response over all runs.
+   */
+  endedAt: number | null;
+  durationMs: number | null;
+  turns: number;
+  children: AgentId[];
+  usage: Usage;
+  /** A one-line summary of its latest tool call ("Bash ls -la", "everything · echo hi"). */
+  lastTool: string | null;
+  /** The latest tool call's name, to mark an MCP tool in the tree. */
+  lastToolName: string | null;
+  items: OutputItem[];
+  callIndex: Record<string, number>;
+  /** Its connections to MCP servers, by server name. */
+  mcp: Record<string, McpConnection>;
+  /** The index of each server's latest status item in `items`. */
+  mcpIndex: Record<string, number>;
+  openThoughts: number | null;
+  openResponse: number | null;
+  finished: FinishedItem | null;
+  /** Its task: a subagent's first user message, or the main agent's first prompt. */
+  prompt: string | null;
+  pendingApprovals: number;
+}
+
+export interface Approval {
+  requestId: string;
+  agentId: AgentId;
+  callId: string;
+  toolName: string;
+  toolArgs: Value;
+  agentPath: string[];
+  ts: number;
+  state: ApprovalState;
+  scope: ApprovalScope | null;
+}
+
+export interface SessionState {
+  sessionId: SessionId | null;
+  mainId: AgentId | null;
+  agents: Record<AgentId, AgentNode>;
+  /** Agents without a (known) parent, in order of appearance. */
+  roots: AgentId[];
+  approvals: Record<string, Approval>;
+  /** Request ids still waiting for an answer, oldest first. */
+  pending: string[];
+  totals: Usage;
+  lastSeq: number;
+  eventsApplied: number;
+}
