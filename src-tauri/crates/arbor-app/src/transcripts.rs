@@ -113,18 +113,7 @@ pub fn resume_state(store: &Store, id: &SessionId) -> Result<ResumeState, StoreE
     let mut agents = Vec::with_capacity(detail.agents.len());
     for a in detail.agents {
         let history = store.history(id, &a.id)?;
-        agents.push(ResumedAgent {
-            started: a.started(),
-            id: a.id,
-            status: a.status,
-            started_at: a.started_at,
-            finished_at: a.ended_at,
-            turns: a.turns,
-            usage: a.usage,
-            files_modified: a.files_modified,
-            result: a.result,
-            history,
-        });
+        agents.push(ResumedAgent { state: a, history });
     }
     Ok(ResumeState { session_id: id.clone(), main_agent_id: main, last_seq: store.last_seq(id)?, agents })
 }

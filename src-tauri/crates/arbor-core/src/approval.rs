@@ -1,11 +1,11 @@
 //! Approvals: the policy that decides which tool calls need a person, the grants
-//! a person's scoped answers leave behind, and the broker that suspends only the
-//! asking agent until its own request is answered (design.md §3.4).
+//! a person's scoped answers leave behind, and the pending requests, each
+//! suspending only its own agent until answered (design.md §3.4). The pending
+//! requests and grants live in the session's state, behind its one lock.
 
 use crate::definitions::PermissionMode;
 use crate::tools::ToolClass;
 use arbor_protocol::{AgentId, ApprovalAnswer, ApprovalScope};
-use parking_lot::Mutex;
 use std::collections::{BTreeMap, HashMap};
 use tokio::sync::oneshot;
 
@@ -130,17 +130,18 @@ struct Pending {
     answer: oneshot::Sender<ApprovalAnswer>,
 }
 
+/// Pending requests and the grants answers left.
 #[derive(Default)]
-pub(crate) struct ApprovalBroker {
-    grants: Mutex<Grants>,
-    pending: Mutex<HashMap<String, Pending>>,
+pub(crate) struct Approvals {
+    grants: Grants,
+    pending: HashMap<String, Pending>,
 }
 
-impl ApprovalBroker {
+impl Approvals {
     /// A standing answer for this tool and agent, from an earlier scoped answer.
     /// `ancestors` are the agent's ancestors, nearest first.
     pub(crate) fn granted(&self, agent: &AgentId, ancestors: &[AgentId], tool: &str) -> Option<bool> {
-        let g = self.grants.lock();
+        let g = &self.grants;
         let key = |a: &AgentId| (a.clone(), tool.to_string());
         g.agent
             .get(&key(agent))
@@ -150,9 +151,9 @@ impl ApprovalBroker {
     }
 
     /// Registers request `id` (unique: the session draws a UUID); the receiver yields the person's answer.
-    pub(crate) fn open(&self, id: &str, agent_id: &AgentId, tool_name: &str) -> oneshot::Receiver<ApprovalAnswer> {
+    pub(crate) fn open(&mut self, id: &str, agent_id: &AgentId, tool_name: &str) -> oneshot::Receiver<ApprovalAnswer> {
         let (tx, rx) = oneshot::channel();
-        self.pending.lock().insert(
+        self.pending.insert(
             id.to_string(),
             Pending { agent_id: agent_id.clone(), tool_name: tool_name.to_string(), answer: tx },
         );
@@ -163,22 +164,20 @@ impl ApprovalBroker {
     /// agent, or None when no such request is pending (answered, cancelled or unknown).
     /// The asking agent announces the outcome itself (`approval_resolved`), so the
     /// event always comes before anything the call does.
-    pub(crate) fn resolve(&self, answer: ApprovalAnswer) -> Option<AgentId> {
-        let pending = self.pending.lock().remove(&answer.request_id)?;
+    pub(crate) fn resolve(&mut self, answer: ApprovalAnswer) -> Option<AgentId> {
+        let pending = self.pending.remove(&answer.request_id)?;
         let tool = pending.tool_name.clone();
-        {
-            let mut g = self.grants.lock();
-            match answer.scope {
-                ApprovalScope::Once => {}
-                ApprovalScope::Agent => {
-                    g.agent.insert((pending.agent_id.clone(), tool), answer.approved);
-                }
-                ApprovalScope::Subtree => {
-                    g.subtree.insert((pending.agent_id.clone(), tool), answer.approved);
-                }
-                ApprovalScope::Session => {
-                    g.session.insert(tool, answer.approved);
-                }
+        let g = &mut self.grants;
+        match answer.scope {
+            ApprovalScope::Once => {}
+            ApprovalScope::Agent => {
+                g.agent.insert((pending.agent_id.clone(), tool), answer.approved);
+            }
+            ApprovalScope::Subtree => {
+                g.subtree.insert((pending.agent_id.clone(), tool), answer.approved);
+            }
+            ApprovalScope::Session => {
+                g.session.insert(tool, answer.approved);
             }
         }
         let agent = pending.agent_id.clone();
@@ -188,8 +187,8 @@ impl ApprovalBroker {
     }
 
     /// Withdraws a request whose agent stopped waiting; true if it was still pending.
-    pub(crate) fn withdraw(&self, request_id: &str) -> bool {
-        self.pending.lock().remove(request_id).is_some()
+    pub(crate) fn withdraw(&mut self, request_id: &str) -> bool {
+        self.pending.remove(request_id).is_some()
     }
 }
 
@@ -235,7 +234,7 @@ mod tests {
 
     #[test]
     fn answers_resolve_only_their_own_request_and_leave_scoped_grants() {
-        let b = ApprovalBroker::default();
+        let mut b = Approvals::default();
         let (a_id, b_id) = ("approval-a".to_string(), "approval-b".to_string());
         let mut a_rx = b.open(&a_id, &id("agent-000a"), "Write");
         let mut b_rx = b.open(&b_id, &id("agent-000b"), "Write");
@@ -251,7 +250,7 @@ mod tests {
 
     #[test]
     fn subtree_grants_reach_descendants_and_session_grants_everyone() {
-        let b = ApprovalBroker::default();
+        let mut b = Approvals::default();
         let r = "approval-1".to_string();
         let _rx = b.open(&r, &id("agent-0001"), "Bash");
         b.resolve(ApprovalAnswer { request_id: r, approved: false, scope: ApprovalScope::Subtree });

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 
 /// The type a Task call names when it gives no `subagent_type`: a child that
 /// inherits its parent's model, provider, system prompt and tools.
-pub const GENERAL_PURPOSE: &str = "general-purpose";
+pub use arbor_protocol::GENERAL_PURPOSE;
 
 /// Where a definition was found; later sources win on a name clash.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -10,6 +10,7 @@ pub mod approval;
 pub mod clock;
 pub mod config;
 pub mod definitions;
+mod error;
 mod events;
 #[cfg(test)]
 mod fuzz;
@@ -21,6 +22,7 @@ pub mod provider;
 pub mod registry;
 pub mod resume;
 mod session;
+mod shared;
 mod subagents;
 pub mod tools;
 pub mod workspace;

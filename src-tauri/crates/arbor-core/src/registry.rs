@@ -1,11 +1,13 @@
-//! The session's registry of agents: the tree (parent, depth), what each agent
-//! is, its status, usage and files, and the handles to stop or steer it.
+//! The session's registry of agents: each agent as its events left it (the
+//! protocol's one derivation, [`StoredAgent::apply`], fed every event as it is
+//! emitted), and what only the running session has: how to run it, the handles
+//! to stop or steer it, its history.
 
 use crate::approval::ApprovalPolicy;
 use crate::config::ToolFilter;
 use crate::mcp::McpServer;
 use crate::provider::Provider;
-use arbor_protocol::{AgentFinished, AgentId, AgentStarted, AgentStatus, Message, Usage};
+use arbor_protocol::{AgentFinished, AgentId, AgentStarted, AgentStatus, Message, StoredAgent, Usage};
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use tokio::sync::{mpsc, watch};
@@ -42,17 +44,12 @@ impl std::fmt::Debug for AgentSpec {
 /// What the registry knows of one agent.
 #[derive(Debug)]
 pub struct AgentRecord {
-    pub id: AgentId,
-    /// What the agent is and where it sits in the tree, exactly as `agent_started` said.
-    pub started: AgentStarted,
-    pub status: AgentStatus,
-    pub started_at: i64,
-    pub finished_at: Option<i64>,
-    pub turns: u32,
-    pub usage: Usage,
-    pub files_modified: Vec<String>,
-    /// The last response text, once finished.
-    pub result: Option<String>,
+    /// The agent as its events left it: where it sits, status, turns, usage, result.
+    /// Changed only by the events the session emits for it.
+    pub state: StoredAgent,
+    /// Workspace-relative paths its runs wrote or edited so far (its next
+    /// `agent_finished` reports them).
+    pub(crate) files: Vec<String>,
     pub(crate) spec: Arc<AgentSpec>,
     pub(crate) cancel: CancellationToken,
     /// Steering messages for the running agent; None when it is not running.
@@ -72,10 +69,10 @@ pub struct AgentRecord {
 }
 
 impl AgentRecord {
-    /// A new agent, queued: nothing run, nothing used, no result yet.
+    /// A new agent as `started` will announce it: queued, nothing run, nothing used.
     pub(crate) fn queued(
         id: AgentId,
-        started: AgentStarted,
+        started: &AgentStarted,
         spec: Arc<AgentSpec>,
         started_at: i64,
         cancel: CancellationToken,
@@ -83,15 +80,8 @@ impl AgentRecord {
         notifies_parent: bool,
     ) -> Self {
         Self {
-            id,
-            started,
-            status: AgentStatus::Queued,
-            started_at,
-            finished_at: None,
-            turns: 0,
-            usage: Usage::default(),
-            files_modified: Vec::new(),
-            result: None,
+            state: StoredAgent::new(id, started, started_at),
+            files: Vec::new(),
             spec,
             cancel,
             inbox,
@@ -102,6 +92,10 @@ impl AgentRecord {
             notifies_parent,
             collected: false,
         }
+    }
+
+    pub fn id(&self) -> &AgentId {
+        &self.state.id
     }
 
     /// Where the journal's next delta of a `len`-message history starts, and
@@ -152,7 +146,7 @@ pub struct Registry {
 
 impl Registry {
     pub fn insert(&mut self, record: AgentRecord) {
-        self.agents.insert(record.id.clone(), record);
+        self.agents.insert(record.state.id.clone(), record);
     }
 
     pub fn get(&self, id: &AgentId) -> Option<&AgentRecord> {
@@ -178,13 +172,13 @@ impl Registry {
     /// The agent's ancestors, nearest first.
     pub fn ancestors(&self, id: &AgentId) -> Vec<AgentId> {
         let mut out = Vec::new();
-        let mut cur = self.agents.get(id).and_then(|r| r.started.parent_id.clone());
+        let mut cur = self.agents.get(id).and_then(|r| r.state.parent_id.clone());
         while let Some(p) = cur {
             // A cycle cannot be built through the public API; guard anyway so a bug cannot hang.
             if out.contains(&p) {
                 break;
             }
-            cur = self.agents.get(&p).and_then(|r| r.started.parent_id.clone());
+            cur = self.agents.get(&p).and_then(|r| r.state.parent_id.clone());
             out.push(p);
         }
         out
@@ -192,12 +186,15 @@ impl Registry {
 
     /// Children whose results `id` still waits for as notifications.
     pub(crate) fn outstanding(&self, id: &AgentId) -> Vec<AgentId> {
-        self.children(id).filter(|r| r.notifies_parent && !r.status.is_terminal()).map(|r| r.id.clone()).collect()
+        self.children(id)
+            .filter(|r| r.notifies_parent && !r.state.status.is_terminal())
+            .map(|r| r.state.id.clone())
+            .collect()
     }
 
     /// The agents `id` started (directly).
     pub fn children<'a>(&'a self, id: &'a AgentId) -> impl Iterator<Item = &'a AgentRecord> {
-        self.iter().filter(move |r| r.started.parent_id.as_ref() == Some(id))
+        self.iter().filter(move |r| r.state.parent_id.as_ref() == Some(id))
     }
 
     /// Every agent, in no particular order.
@@ -208,28 +205,29 @@ impl Registry {
     /// Every agent, parents before children, in order of creation.
     pub fn all(&self) -> Vec<&AgentRecord> {
         let mut v: Vec<&AgentRecord> = self.iter().collect();
-        v.sort_by_key(|r| (r.started.depth, r.started_at, r.id.0.clone()));
+        v.sort_by_key(|r| (r.state.depth, r.state.started_at, r.state.id.0.clone()));
         v
     }
 
     pub fn summary(&self, r: &AgentRecord) -> AgentSummary {
+        let a = &r.state;
         AgentSummary {
-            id: r.id.clone(),
-            parent_id: r.started.parent_id.clone(),
-            depth: r.started.depth,
-            description: r.started.description.clone(),
-            subagent_type: r.started.subagent_type.clone(),
-            model: r.started.model.clone(),
-            provider: r.started.provider.clone(),
-            background: r.started.background,
-            status: r.status,
-            turns: r.turns,
-            usage: r.usage.clone(),
-            subtree_usage: self.subtree_usage(&r.id),
-            files_modified: r.files_modified.clone(),
-            started_at: r.started_at,
-            finished_at: r.finished_at,
-            result: r.result.clone(),
+            id: a.id.clone(),
+            parent_id: a.parent_id.clone(),
+            depth: a.depth,
+            description: a.description.clone(),
+            subagent_type: a.subagent_type.clone(),
+            model: a.model.clone(),
+            provider: a.provider.clone(),
+            background: a.background,
+            status: a.status,
+            turns: a.turns,
+            usage: a.usage.clone(),
+            subtree_usage: self.subtree_usage(&a.id),
+            files_modified: r.files.clone(),
+            started_at: a.started_at,
+            finished_at: a.ended_at,
+            result: a.result.clone(),
         }
     }
 
@@ -238,7 +236,7 @@ impl Registry {
         let mut total = Usage::default();
         for a in self.subtree(id) {
             if let Some(r) = self.agents.get(&a) {
-                total.add(&r.usage);
+                total.add(&r.state.usage);
             }
         }
         total
@@ -251,7 +249,7 @@ impl Registry {
             .iter()
             .rev()
             .chain(std::iter::once(id))
-            .filter_map(|a| self.agents.get(a).map(|r| r.started.description.clone()))
+            .filter_map(|a| self.agents.get(a).map(|r| r.state.description.clone()))
             .collect();
         if path.is_empty() {
             path.push(id.to_string());
@@ -266,9 +264,9 @@ impl Registry {
         while grew {
             grew = false;
             for r in self.agents.values() {
-                if let Some(p) = &r.started.parent_id
+                if let Some(p) = &r.state.parent_id
                     && out.contains(p)
-                    && out.insert(r.id.clone())
+                    && out.insert(r.state.id.clone())
                 {
                     grew = true;
                 }

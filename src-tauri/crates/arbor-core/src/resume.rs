@@ -5,12 +5,11 @@
 
 use crate::definitions::GENERAL_PURPOSE;
 use crate::registry::{AgentRecord, AgentSpec};
-use crate::session::Shared;
-use crate::subagents::SpawnRequest;
-use arbor_protocol::{AgentFinished, AgentId, AgentStarted, AgentStatus, Message, Usage, UserBlock};
+use crate::shared::{Context, Shared};
+use crate::subagents::{self, SpawnRequest};
+use arbor_protocol::{AgentFinished, AgentId, AgentStatus, Message, StoredAgent, UserBlock};
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
 use tokio::sync::watch;
 
 /// What a resumed session starts from.
@@ -24,19 +23,11 @@ pub struct ResumeState {
     pub agents: Vec<ResumedAgent>,
 }
 
-/// One stored agent.
+/// One stored agent: as its events left it, and its model history.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ResumedAgent {
-    pub id: AgentId,
-    pub started: AgentStarted,
-    /// As stored; an agent that was still active is taken as interrupted.
-    pub status: AgentStatus,
-    pub started_at: i64,
-    pub finished_at: Option<i64>,
-    pub turns: u32,
-    pub usage: Usage,
-    pub files_modified: Vec<String>,
-    pub result: Option<String>,
+    /// An agent that was still active is taken as interrupted.
+    pub state: StoredAgent,
     pub history: Vec<Message>,
 }
 
@@ -48,93 +39,88 @@ pub(crate) const CARRY_ON: &str =
 const UNFINISHED_CALL: &str =
     "interrupted: this tool call did not finish (the run was stopped); its effects are unknown";
 
-impl Shared {
-    /// Puts the stored agents back into the registry, none running.
-    pub(crate) fn restore(&self, main_id: &AgentId, main_spec: &Arc<AgentSpec>, agents: Vec<ResumedAgent>) {
-        let mut specs: HashMap<AgentId, (Arc<AgentSpec>, String)> = HashMap::new();
-        let mut subagents = 0u32;
-        let mut reg = self.registry();
-        for a in agents {
-            let spec = if a.id == *main_id {
-                main_spec.clone()
-            } else {
-                let Some((parent, parent_provider)) = a.started.parent_id.as_ref().and_then(|p| specs.get(p)) else {
-                    tracing::warn!(agent_id = %a.id, "a stored agent's parent is missing; it is not restored");
-                    continue;
-                };
-                subagents += 1;
-                Arc::new(self.restored_spec(parent, parent_provider, &a))
+/// Puts the stored agents back into the registry, none running.
+pub(crate) fn restore(shared: &Shared, main_id: &AgentId, main_spec: &Arc<AgentSpec>, agents: Vec<ResumedAgent>) {
+    let mut specs: HashMap<AgentId, (Arc<AgentSpec>, String)> = HashMap::new();
+    let mut subagents = 0u32;
+    let mut st = shared.lock();
+    for ResumedAgent { state: mut a, mut history } in agents {
+        let spec = if a.id == *main_id {
+            main_spec.clone()
+        } else {
+            let Some((parent, parent_provider)) = a.parent_id.as_ref().and_then(|p| specs.get(p)) else {
+                tracing::warn!(agent_id = %a.id, "a stored agent's parent is missing; it is not restored");
+                continue;
             };
-            specs.insert(a.id.clone(), (spec.clone(), a.started.provider.clone()));
-            let status = if a.status.is_terminal() { a.status } else { AgentStatus::Interrupted };
-            let mut history = a.history;
-            let stored = history.len();
-            close_unfinished_calls(&mut history);
-            let finished = AgentFinished {
-                status,
-                result: a.result.clone().unwrap_or_default(),
-                error: None,
-                turns: a.turns,
-                duration_ms: 0,
-                files_modified: a.files_modified.clone(),
-            };
-            let notifies_parent = a.started.parent_id.is_some();
-            let mut record = AgentRecord::queued(
-                a.id,
-                a.started,
-                spec,
-                a.started_at,
-                self.root_cancel.child_token(),
-                None,
-                notifies_parent,
-            );
-            record.status = status;
-            record.finished_at = a.finished_at;
-            record.turns = a.turns;
-            record.usage = a.usage;
-            record.files_modified = a.files_modified;
-            record.result = a.result;
-            record.history = history;
-            record.journaled = stored;
-            record.outcome = watch::Sender::new(Some(finished));
-            // Whatever it returned before was delivered then; only later runs notify.
-            record.collected = true;
-            reg.insert(record);
-        }
-        self.spawned.store(subagents, Ordering::SeqCst);
-    }
-
-    /// How a stored subagent runs again: as its type says now, on the model it
-    /// ran on; its parent's way when the type or its provider is gone.
-    fn restored_spec(&self, parent: &AgentSpec, parent_provider: &str, a: &ResumedAgent) -> AgentSpec {
-        let type_name = a.started.subagent_type.as_deref().unwrap_or(GENERAL_PURPOSE);
-        let def = self.agent_types.get(type_name);
-        let req = SpawnRequest {
-            parent: a.started.parent_id.clone().unwrap_or_else(|| a.id.clone()),
-            parent_call_id: None,
-            prompt: String::new(),
-            description: None,
-            subagent_type: None,
-            model: Some(a.started.model.clone()),
-            max_turns: None,
-            background: true,
-            by_user: true,
+            subagents += 1;
+            Arc::new(restored_spec(&shared.ctx, parent, parent_provider, &a))
         };
-        match self.child_spec(parent, parent_provider, def, &req, a.started.depth) {
-            Ok((spec, _)) => spec,
-            Err(e) => {
-                tracing::warn!(agent_id = %a.id, error = %e, "a stored agent runs as its parent does");
-                AgentSpec {
-                    system: parent.system.clone(),
-                    model: a.started.model.clone(),
-                    provider: parent.provider.clone(),
-                    tools: parent.tools.clone(),
-                    max_turns: self.limits.subagent_max_turns,
-                    policy: parent.policy.clone(),
-                    depth: a.started.depth,
-                    scheduled: true,
-                    mcp: parent.mcp.clone(),
-                }
+        specs.insert(a.id.clone(), (spec.clone(), a.provider.clone()));
+        if !a.status.is_terminal() {
+            a.status = AgentStatus::Interrupted;
+        }
+        let stored = history.len();
+        close_unfinished_calls(&mut history);
+        let finished = AgentFinished {
+            status: a.status,
+            result: a.result.clone().unwrap_or_default(),
+            error: None,
+            turns: a.turns,
+            duration_ms: 0,
+            files_modified: a.files_modified.clone(),
+        };
+        let notifies_parent = a.parent_id.is_some();
+        let mut record = AgentRecord::queued(
+            a.id.clone(),
+            &a.started(),
+            spec,
+            a.started_at,
+            shared.ctx.root_cancel.child_token(),
+            None,
+            notifies_parent,
+        );
+        record.files = a.files_modified.clone();
+        record.state = a;
+        record.history = history;
+        record.journaled = stored;
+        record.outcome = watch::Sender::new(Some(finished));
+        // Whatever it returned before was delivered then; only later runs notify.
+        record.collected = true;
+        st.registry.insert(record);
+    }
+    st.spawned = subagents;
+}
+
+/// How a stored subagent runs again: as its type says now, on the model it
+/// ran on; its parent's way when the type or its provider is gone.
+fn restored_spec(ctx: &Context, parent: &AgentSpec, parent_provider: &str, a: &StoredAgent) -> AgentSpec {
+    let type_name = a.subagent_type.as_deref().unwrap_or(GENERAL_PURPOSE);
+    let def = ctx.agent_types.get(type_name);
+    let req = SpawnRequest {
+        parent: a.parent_id.clone().unwrap_or_else(|| a.id.clone()),
+        parent_call_id: None,
+        prompt: String::new(),
+        description: None,
+        subagent_type: None,
+        model: Some(a.model.clone()),
+        max_turns: None,
+        background: true,
+        by_user: true,
+    };
+    match subagents::child_spec(ctx, parent, parent_provider, def, &req, a.depth) {
+        Ok((spec, _)) => spec,
+        Err(e) => {
+            tracing::warn!(agent_id = %a.id, error = %e, "a stored agent runs as its parent does");
+            AgentSpec {
+                system: parent.system.clone(),
+                model: a.model.clone(),
+                provider: parent.provider.clone(),
+                tools: parent.tools.clone(),
+                max_turns: ctx.limits.subagent_max_turns,
+                policy: parent.policy.clone(),
+                depth: a.depth,
+                scheduled: true,
+                mcp: parent.mcp.clone(),
             }
         }
     }

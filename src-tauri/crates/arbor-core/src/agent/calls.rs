@@ -3,7 +3,7 @@
 
 use super::AgentRun;
 use crate::approval::{ApprovalPolicy, Decision};
-use crate::session::Shared;
+use crate::shared::Shared;
 use crate::tools::{ToolContext, ToolResult, cap_output};
 use arbor_protocol::{AgentId, EventKind, ToolCall, ToolOutput, ToolOutputChunk, UserBlock};
 use serde_json::Value;
@@ -31,7 +31,7 @@ pub(crate) struct Call {
 
 pub(crate) async fn run_calls(shared: &Arc<Shared>, agent: &AgentRun, calls: Vec<Call>) -> Vec<UserBlock> {
     for c in &calls {
-        shared.events.emit(
+        shared.emit(
             &agent.id,
             EventKind::ToolCall(ToolCall {
                 call_id: c.id.clone(),
@@ -79,7 +79,7 @@ pub(crate) async fn run_calls(shared: &Arc<Shared>, agent: &AgentRun, calls: Vec
 }
 
 fn report(shared: &Shared, agent_id: &AgentId, call_id: &str, result: &ToolResult) {
-    shared.events.emit(
+    shared.emit(
         agent_id,
         EventKind::ToolOutput(ToolOutput {
             call_id: call_id.to_string(),
@@ -116,20 +116,22 @@ async fn run_one(cx: CallContext, tool: Result<Arc<dyn crate::tools::Tool>, Stri
                 call.name
             ));
         }
-        Decision::Ask => match shared.ask_approval(&agent_id, &call.id, &call.name, &call.input, &cancel).await {
-            Some(true) => {}
-            Some(false) => {
-                return ToolResult::error(format!(
-                    "The user denied this {} call; it was not run. Do not retry it as it is: choose another way or ask the user.",
-                    call.name
-                ));
+        Decision::Ask => {
+            match super::ask::ask_approval(&shared, &agent_id, &call.id, &call.name, &call.input, &cancel).await {
+                Some(true) => {}
+                Some(false) => {
+                    return ToolResult::error(format!(
+                        "The user denied this {} call; it was not run. Do not retry it as it is: choose another way or ask the user.",
+                        call.name
+                    ));
+                }
+                None => return ToolResult::error("Cancelled before the user answered; the call was not run."),
             }
-            None => return ToolResult::error("Cancelled before the user answered; the call was not run."),
-        },
+        }
     }
     let (tx, mut rx) = mpsc::unbounded_channel::<String>();
     let ctx = ToolContext {
-        workspace: shared.workspace.clone(),
+        workspace: shared.ctx.workspace.clone(),
         cancel: cancel.clone(),
         chunks: Some(tx),
         call_id: call.id.clone(),
@@ -141,7 +143,6 @@ async fn run_one(cx: CallContext, tool: Result<Arc<dyn crate::tools::Tool>, Stri
         tokio::spawn(async move {
             while let Some(content) = rx.recv().await {
                 shared
-                    .events
                     .emit(&agent_id, EventKind::ToolOutputChunk(ToolOutputChunk { call_id: call_id.clone(), content }));
             }
         })

@@ -2,16 +2,19 @@
 //! concurrently), until the model answers without tool calls, the turn limit,
 //! an error, or cancellation.
 
+pub(crate) mod ask;
 mod calls;
+pub(crate) mod lifecycle;
 mod turn;
 
 use crate::mcp::{self, AgentMcp, McpError};
 use crate::provider::{StopReason, ToolSpec};
 use crate::registry::AgentSpec;
-use crate::session::{EndStep, Shared};
+use crate::shared::Shared;
 use crate::subagents;
 use crate::tools::ToolRegistry;
 use arbor_protocol::{AgentFinished, AgentId, AgentStatus, AssistantBlock, EventKind, McpState, Message, UserBlock};
+use lifecycle::EndStep;
 use std::sync::Arc;
 use std::time::Instant;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
@@ -57,7 +60,7 @@ impl AgentRun {
                     None => self.turns(&shared, &specs, &mut turns).await,
                 };
                 if status != AgentStatus::Completed {
-                    shared.stop_children(&self.id).await;
+                    lifecycle::stop_children(&shared, &self.id).await;
                 }
                 let finished = AgentFinished {
                     status,
@@ -67,7 +70,7 @@ impl AgentRun {
                     duration_ms: started.elapsed().as_millis() as u64,
                     files_modified: Vec::new(),
                 };
-                match shared.end_run(&self.id, finished, &mut self.inbox, &mut self.history) {
+                match lifecycle::end_run(&shared, &self.id, finished, &mut self.inbox, &mut self.history) {
                     EndStep::Finished => {
                         info!(status = status.as_str(), turns, "agent finished");
                         break;
@@ -126,7 +129,6 @@ impl AgentRun {
                 }
             };
             *turns += 1;
-            shared.add_turn(&self.id, &response.usage);
             let cut = response.stop_reason == StopReason::MaxTokens;
             let mut calls: Vec<calls::Call> = response
                 .content
@@ -149,14 +151,15 @@ impl AgentRun {
             // The output limit struck mid-response: the last call's input may be cut short, so it
             // never runs; the model is told and may go on. A cut final answer ends the agent, marked.
             if cut && let Some(last) = calls.last_mut() {
-                last.invalid = Some(format!("{} was not run: {}", last.name, output_limit_message(shared.max_tokens)));
+                last.invalid =
+                    Some(format!("{} was not run: {}", last.name, output_limit_message(shared.ctx.max_tokens)));
             }
             self.history.push(Message::Assistant { content: response.content });
             shared.save_history(&self.id, &self.history);
             if calls.is_empty() {
                 if cut {
-                    warn!(max_tokens = shared.max_tokens, "the final answer was cut off at the output limit");
-                    let why = format!("the answer was cut off at the output limit ({} tokens)", shared.max_tokens);
+                    warn!(max_tokens = shared.ctx.max_tokens, "the final answer was cut off at the output limit");
+                    let why = format!("the answer was cut off at the output limit ({} tokens)", shared.ctx.max_tokens);
                     return (AgentStatus::Truncated, Some(why));
                 }
                 return (AgentStatus::Completed, None);
@@ -192,7 +195,7 @@ impl AgentRun {
         let id = self.id.clone();
         let agent = AgentMcp::new(move |status| {
             if let Some(shared) = weak.upgrade() {
-                shared.events.emit(&id, EventKind::McpStatus(status));
+                shared.emit(&id, EventKind::McpStatus(status));
             }
         });
         let (tools, failed) = tokio::select! {

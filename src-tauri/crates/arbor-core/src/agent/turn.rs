@@ -3,7 +3,7 @@
 
 use super::AgentRun;
 use crate::provider::{ModelRequest, ModelResponse, ProviderError, StreamEvent, ToolSpec};
-use crate::session::Shared;
+use crate::shared::Shared;
 use arbor_protocol::{AssistantBlock, EventKind, Text};
 use futures::StreamExt;
 use tracing::{Instrument, info_span, warn};
@@ -22,7 +22,7 @@ pub(crate) async fn model_turn(
     let span = info_span!("turn", n = number);
     async move {
         let started = tokio::time::Instant::now();
-        let policy = &shared.retry;
+        let policy = &shared.ctx.retry;
         let mut attempt = 0u32;
         loop {
             let mut shown = false;
@@ -74,7 +74,7 @@ async fn stream_once(
         system: &agent.spec.system,
         messages: &agent.history,
         tools,
-        max_tokens: shared.max_tokens,
+        max_tokens: shared.ctx.max_tokens,
     };
     let mut stream = tokio::select! {
         _ = agent.cancel.cancelled() => return Err(TurnError::Cancelled),
@@ -89,11 +89,11 @@ async fn stream_once(
         match item {
             Some(Ok(StreamEvent::TextDelta(d))) => {
                 *shown = true;
-                shared.events.emit(&agent.id, EventKind::ResponseChunk(Text { content: d }));
+                shared.emit(&agent.id, EventKind::ResponseChunk(Text { content: d }));
             }
             Some(Ok(StreamEvent::ThinkingDelta(d))) => {
                 *shown = true;
-                shared.events.emit(&agent.id, EventKind::ThoughtsChunk(Text { content: d }));
+                shared.emit(&agent.id, EventKind::ThoughtsChunk(Text { content: d }));
             }
             Some(Ok(StreamEvent::Completed(mut response))) => {
                 let thinking: String = response
@@ -106,14 +106,14 @@ async fn stream_once(
                     .collect::<Vec<_>>()
                     .join("\n\n");
                 if !thinking.is_empty() {
-                    shared.events.emit(&agent.id, EventKind::Thoughts(Text { content: thinking }));
+                    shared.emit(&agent.id, EventKind::Thoughts(Text { content: thinking }));
                 }
                 let text = arbor_protocol::Message::Assistant { content: response.content.clone() }.assistant_text();
                 if !text.is_empty() {
-                    shared.events.emit(&agent.id, EventKind::Response(Text { content: text }));
+                    shared.emit(&agent.id, EventKind::Response(Text { content: text }));
                 }
                 response.usage.cost_usd = crate::provider::price_usage(&agent.spec.model, &response.usage);
-                shared.events.emit(&agent.id, EventKind::Usage(response.usage.clone()));
+                shared.emit(&agent.id, EventKind::Usage(response.usage.clone()));
                 return Ok(response);
             }
             Some(Err(e)) => return Err(TurnError::Provider(e)),

@@ -4,16 +4,16 @@
 
 mod tools;
 
+use crate::agent::lifecycle;
 use crate::definitions::{AgentDefinition, DefinitionSource, GENERAL_PURPOSE};
 use crate::prompt;
 use crate::registry::{AgentRecord, AgentSpec};
-use crate::session::Shared;
+use crate::shared::{Context, Shared};
 use arbor_protocol::{
     AgentFinished, AgentId, AgentStarted, AgentStatus, EventKind, Message, StatusChanged, Text, UserBlock,
 };
 use std::collections::BTreeMap;
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
 use thiserror::Error;
 use tokio::sync::{mpsc, watch};
 
@@ -89,11 +89,12 @@ pub(crate) struct Spawned {
     pub outcome: watch::Receiver<Option<AgentFinished>>,
 }
 
-impl Shared {
-    /// Validates, registers and starts a child (queued until a slot is free).
-    /// Nothing is registered or counted when it fails.
-    pub(crate) fn spawn(self: &Arc<Self>, req: SpawnRequest) -> Result<Spawned, SpawnError> {
-        if self.root_cancel.is_cancelled() {
+/// Validates, registers and starts a child (queued until a slot is free).
+/// Nothing is registered or counted when it fails.
+pub(crate) fn spawn(shared: &Arc<Shared>, req: SpawnRequest) -> Result<Spawned, SpawnError> {
+    let ctx = &shared.ctx;
+    {
+        if ctx.root_cancel.is_cancelled() {
             return Err(SpawnError::Closed);
         }
         if req.prompt.trim().is_empty() {
@@ -101,33 +102,34 @@ impl Shared {
         }
         let def = match req.subagent_type.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
             None => None,
-            Some(name) => match self.agent_types.get(name) {
+            Some(name) => match ctx.agent_types.get(name) {
                 Some(d) => Some(d),
                 None if name == GENERAL_PURPOSE => None,
                 None => {
                     return Err(SpawnError::UnknownType {
                         name: name.to_string(),
-                        available: type_names(&self.agent_types).join(", "),
+                        available: type_names(&ctx.agent_types).join(", "),
                     });
                 }
             },
         };
-        let mut reg = self.registry();
-        let parent = reg.get(&req.parent).ok_or_else(|| SpawnError::UnknownParent(req.parent.clone()))?;
-        let depth = parent.started.depth + 1;
-        if !req.by_user && depth > self.limits.max_depth {
+        let mut st = shared.lock();
+        let parent = st.registry.get(&req.parent).ok_or_else(|| SpawnError::UnknownParent(req.parent.clone()))?;
+        let depth = parent.state.depth + 1;
+        if !req.by_user && depth > ctx.limits.max_depth {
             return Err(SpawnError::DepthLimit);
         }
-        let (spec, provider_name) = self.child_spec(&parent.spec, &parent.started.provider, def, &req, depth)?;
+        let (spec, provider_name) = child_spec(ctx, &parent.spec, &parent.state.provider, def, &req, depth)?;
         // A model's parent is running (it is calling Task); a person may delegate under an idle one.
-        let parent_cancel = parent.cancel_for_child(&self.root_cancel);
+        let parent_cancel = parent.cancel_for_child(&ctx.root_cancel);
         if !req.by_user {
-            let max = self.limits.max_subagents;
-            self.spawned
-                .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| (n < max).then_some(n + 1))
-                .map_err(|_| SpawnError::SubagentLimit { max })?;
+            let max = ctx.limits.max_subagents;
+            if st.spawned >= max {
+                return Err(SpawnError::SubagentLimit { max });
+            }
+            st.spawned += 1;
         }
-        let id = self.new_agent_id(&reg);
+        let id = st.new_agent_id();
         let description = match req.description.as_deref().map(str::trim).filter(|d| !d.is_empty()) {
             Some(d) => d.to_string(),
             None => describe(&req.prompt),
@@ -148,81 +150,81 @@ impl Shared {
         let spec = Arc::new(spec);
         let record = AgentRecord::queued(
             id.clone(),
-            started.clone(),
+            &started,
             spec.clone(),
-            self.events.now_ms(),
+            shared.now_ms(),
             cancel.clone(),
             Some(inbox_tx),
             req.background,
         );
         let outcome_rx = record.outcome.subscribe();
-        reg.insert(record);
+        st.registry.insert(record);
         // Under the lock: nothing of this agent can be emitted before it is announced.
-        self.events.emit(&id, EventKind::AgentStarted(started));
-        self.events.emit(&id, EventKind::AgentStatus(StatusChanged { status: AgentStatus::Queued }));
-        self.events.emit(&id, EventKind::UserMessage(Text { content: req.prompt.clone() }));
-        drop(reg);
+        st.emit(&id, EventKind::AgentStarted(started));
+        st.emit(&id, EventKind::AgentStatus(StatusChanged { status: AgentStatus::Queued }));
+        st.emit(&id, EventKind::UserMessage(Text { content: req.prompt.clone() }));
+        drop(st);
         let history = vec![Message::User { content: vec![UserBlock::Text { text: req.prompt }] }];
-        self.launch(id.clone(), spec, history, inbox, cancel);
+        lifecycle::launch(shared, id.clone(), spec, history, inbox, cancel);
         Ok(Spawned { id, description, subagent_type, outcome: outcome_rx })
     }
+}
 
-    /// How the child runs: its type's prompt, model, provider, tools and policy,
-    /// or its parent's for general-purpose. Returns the provider's name too.
-    pub(crate) fn child_spec(
-        &self,
-        parent: &AgentSpec,
-        parent_provider: &str,
-        def: Option<&AgentDefinition>,
-        req: &SpawnRequest,
-        depth: u32,
-    ) -> Result<(AgentSpec, String), SpawnError> {
-        let type_name = def.map_or(GENERAL_PURPOSE, |d| d.name.as_str());
-        let (provider_name, provider) = match def.and_then(|d| d.provider.as_deref()) {
-            Some(p) if p != parent_provider => {
-                let provider = self.providers.get(p).cloned().ok_or_else(|| SpawnError::UnknownProvider {
-                    agent_type: type_name.to_string(),
-                    provider: p.to_string(),
-                })?;
-                (p.to_string(), provider)
-            }
-            _ => (parent_provider.to_string(), parent.provider.clone()),
-        };
-        let asked = req.model.clone().or_else(|| def.and_then(|d| d.model.clone()));
-        let model = match asked.and_then(|m| resolve_model(&m, provider.name())) {
-            Some(m) => m,
-            None if provider_name == parent_provider => parent.model.clone(),
-            None => return Err(SpawnError::NoModel(type_name.to_string())),
-        };
-        let max_turns = req
-            .max_turns
-            .or_else(|| def.and_then(|d| d.max_turns))
-            .unwrap_or(self.limits.subagent_max_turns)
-            .clamp(1, self.limits.max_turns_cap.max(1));
-        let (system, tools, policy, mcp) = match def {
-            None => (parent.system.clone(), parent.tools.clone(), parent.policy.clone(), parent.mcp.clone()),
-            Some(d) => {
-                let system = prompt::main_system_prompt(
-                    &d.system_prompt,
-                    self.workspace.root(),
-                    &self.today,
-                    self.project_instructions,
-                );
-                // What the parent may never call, the child may not either.
-                let mut tools = d.tools.clone();
-                for t in &parent.tools.deny {
-                    if !tools.deny.contains(t) {
-                        tools.deny.push(t.clone());
-                    }
+/// How the child runs: its type's prompt, model, provider, tools and policy,
+/// or its parent's for general-purpose. Returns the provider's name too.
+pub(crate) fn child_spec(
+    ctx: &Context,
+    parent: &AgentSpec,
+    parent_provider: &str,
+    def: Option<&AgentDefinition>,
+    req: &SpawnRequest,
+    depth: u32,
+) -> Result<(AgentSpec, String), SpawnError> {
+    let type_name = def.map_or(GENERAL_PURPOSE, |d| d.name.as_str());
+    let (provider_name, provider) = match def.and_then(|d| d.provider.as_deref()) {
+        Some(p) if p != parent_provider => {
+            let provider = ctx.providers.get(p).cloned().ok_or_else(|| SpawnError::UnknownProvider {
+                agent_type: type_name.to_string(),
+                provider: p.to_string(),
+            })?;
+            (p.to_string(), provider)
+        }
+        _ => (parent_provider.to_string(), parent.provider.clone()),
+    };
+    let asked = req.model.clone().or_else(|| def.and_then(|d| d.model.clone()));
+    let model = match asked.and_then(|m| resolve_model(&m, provider.name())) {
+        Some(m) => m,
+        None if provider_name == parent_provider => parent.model.clone(),
+        None => return Err(SpawnError::NoModel(type_name.to_string())),
+    };
+    let max_turns = req
+        .max_turns
+        .or_else(|| def.and_then(|d| d.max_turns))
+        .unwrap_or(ctx.limits.subagent_max_turns)
+        .clamp(1, ctx.limits.max_turns_cap.max(1));
+    let (system, tools, policy, mcp) = match def {
+        None => (parent.system.clone(), parent.tools.clone(), parent.policy.clone(), parent.mcp.clone()),
+        Some(d) => {
+            let system = prompt::main_system_prompt(
+                &d.system_prompt,
+                ctx.workspace.root(),
+                &ctx.today,
+                ctx.project_instructions,
+            );
+            // What the parent may never call, the child may not either.
+            let mut tools = d.tools.clone();
+            for t in &parent.tools.deny {
+                if !tools.deny.contains(t) {
+                    tools.deny.push(t.clone());
                 }
-                let trusted = d.source == Some(DefinitionSource::User);
-                let policy = Arc::new(parent.policy.for_child(d.permission_mode, trusted));
-                (system, tools, policy, self.mcp.servers_for(Some(&d.name)))
             }
-        };
-        let spec = AgentSpec { system, model, provider, tools, max_turns, policy, depth, scheduled: true, mcp };
-        Ok((spec, provider_name))
-    }
+            let trusted = d.source == Some(DefinitionSource::User);
+            let policy = Arc::new(parent.policy.for_child(d.permission_mode, trusted));
+            (system, tools, policy, ctx.mcp.servers_for(Some(&d.name)))
+        }
+    };
+    let spec = AgentSpec { system, model, provider, tools, max_turns, policy, depth, scheduled: true, mcp };
+    Ok((spec, provider_name))
 }
 
 /// Claude Code's model aliases on Anthropic; elsewhere an alias means the parent's model.

@@ -3,7 +3,7 @@
 //! and ListAgents. Each agent gets its own instances, bound to it.
 
 use super::{LIST_AGENTS, SpawnRequest, TASK, TASK_OUTPUT, TASK_STOP, result_for_model};
-use crate::session::Shared;
+use crate::shared::Shared;
 use crate::tools::{Tool, ToolClass, ToolContext, ToolRegistry, ToolResult, parse_input, schema_of};
 use arbor_protocol::{AgentFinished, AgentId};
 use async_trait::async_trait;
@@ -42,7 +42,7 @@ impl Bound {
     }
 
     fn result(&self, id: &AgentId, finished: &AgentFinished) -> ToolResult {
-        let (text, is_error) = result_for_model(id, finished, self.shared.limits.result_chars);
+        let (text, is_error) = result_for_model(id, finished, self.shared.ctx.limits.result_chars);
         ToolResult { content: text, is_error, files_modified: Vec::new() }
     }
 
@@ -65,7 +65,7 @@ impl Bound {
                 "{id} is not one of your subagents; you can only reach agents you started, and theirs."
             )));
         }
-        Ok((id.clone(), r.started.description.clone(), r.outcome.subscribe()))
+        Ok((id.clone(), r.state.description.clone(), r.outcome.subscribe()))
     }
 
     fn set_collected(&self, id: &AgentId, collected: bool) {
@@ -119,7 +119,7 @@ impl Tool for TaskTool {
     }
 
     fn description(&self) -> &str {
-        &self.0.shared.task_description
+        &self.0.shared.ctx.task_description
     }
 
     fn input_schema(&self) -> Value {
@@ -151,7 +151,7 @@ impl Tool for TaskTool {
             background,
             by_user: false,
         };
-        let mut spawned = match self.0.shared.spawn(request) {
+        let mut spawned = match super::spawn(&self.0.shared, request) {
             Ok(s) => s,
             Err(e) => return ToolResult::error(e.to_string()),
         };
@@ -219,7 +219,7 @@ impl Tool for TaskOutputTool {
             return self.0.result(&id, &f);
         }
         if !input.block.unwrap_or(true) {
-            let status = self.0.shared.registry().get(&id).map(|r| r.status.as_str()).unwrap_or("gone");
+            let status = self.0.shared.registry().get(&id).map(|r| r.state.status.as_str()).unwrap_or("gone");
             return ToolResult::ok(format!(
                 "{id} (\"{description}\") is still {status}. Call TaskOutput again later, or with block: true to wait."
             ));
@@ -244,7 +244,7 @@ impl Tool for TaskOutputTool {
             return self.0.result(&id, &f);
         }
         r.collected = false;
-        let status = r.status.as_str();
+        let status = r.state.status.as_str();
         if ctx.cancel.is_cancelled() {
             return ToolResult::error("Cancelled while waiting for the subagent.");
         }
@@ -299,10 +299,10 @@ impl Tool for TaskStopTool {
         let subtree = {
             let mut reg = self.0.shared.registry();
             let Some(r) = reg.get_mut(&id) else { return ToolResult::error(format!("No agent {id} in this session.")) };
-            if r.status.is_terminal() {
+            if r.state.status.is_terminal() {
                 return ToolResult::ok(format!(
                     "{id} (\"{description}\") had already finished ({}); nothing to stop.",
-                    r.status.as_str()
+                    r.state.status.as_str()
                 ));
             }
             // The caller knows it stopped; a notification saying so would be noise.
@@ -346,18 +346,18 @@ impl Tool for ListAgentsTool {
         let all = reg.all();
         let mut out = format!("{} agents in this session:\n", all.len());
         for r in all {
-            let s = &r.started;
+            let s = &r.state;
             let parent = s.parent_id.as_ref().map_or_else(|| "none (main agent)".to_string(), |p| p.to_string());
-            let you = if r.id == self.0.agent { " (you)" } else { "" };
+            let you = if r.state.id == self.0.agent { " (you)" } else { "" };
             let bg = if s.background { ", background" } else { "" };
             out.push_str(&format!(
                 "- {}{you}: {} · type {} · \"{}\" · parent {parent} · depth {} · {} turns{bg}\n",
-                r.id,
-                r.status.as_str(),
+                r.state.id,
+                r.state.status.as_str(),
                 s.subagent_type.as_deref().unwrap_or("main"),
                 s.description,
                 s.depth,
-                r.turns,
+                r.state.turns,
             ));
         }
         ToolResult::ok(out.trim_end().to_string())

@@ -41,33 +41,15 @@ fn scenario() -> serde_json::Value {
     ]})
 }
 
-/// The stored form of a finished run, as the store would hand it back.
+/// The stored form of a finished run, as the store would hand it back: each agent
+/// as the protocol's one derivation leaves it, with its kept history.
 fn state_from(events: &[AgentEvent], kept: &Kept, main: &AgentId) -> ResumeState {
-    let mut agents: Vec<ResumedAgent> = Vec::new();
+    let mut states = arbor_protocol::AgentStates::default();
     for e in events {
-        match &e.kind {
-            EventKind::AgentStarted(s) => agents.push(ResumedAgent {
-                id: e.agent_id.clone(),
-                started: s.clone(),
-                status: AgentStatus::Queued,
-                started_at: e.ts,
-                finished_at: None,
-                turns: 0,
-                usage: Default::default(),
-                files_modified: Vec::new(),
-                result: None,
-                history: kept.of(&e.agent_id),
-            }),
-            EventKind::AgentFinished(f) => {
-                let a = agents.iter_mut().find(|a| a.id == e.agent_id).unwrap();
-                a.status = f.status;
-                a.turns = f.turns;
-                a.result = Some(f.result.clone());
-                a.finished_at = Some(e.ts);
-            }
-            _ => {}
-        }
+        states.apply(e);
     }
+    let agents: Vec<ResumedAgent> =
+        states.agents().iter().map(|a| ResumedAgent { state: a.clone(), history: kept.of(&a.id) }).collect();
     ResumeState {
         session_id: events[0].session_id.clone(),
         main_agent_id: main.clone(),
@@ -161,17 +143,11 @@ async fn an_interrupted_subagent_resumes_with_its_unfinished_calls_closed_and_re
         provider: "anthropic".into(),
         background: false,
     };
-    let agent = |id: &AgentId, started: AgentStarted, status, history| ResumedAgent {
-        id: id.clone(),
-        started,
-        status,
-        started_at: 1,
-        finished_at: None,
-        turns: 1,
-        usage: Default::default(),
-        files_modified: Vec::new(),
-        result: None,
-        history,
+    let agent = |id: &AgentId, started: AgentStarted, status, history| {
+        let mut state = arbor_protocol::StoredAgent::new(id.clone(), &started, 1);
+        state.status = status;
+        state.turns = 1;
+        ResumedAgent { state, history }
     };
     let state = ResumeState {
         session_id,

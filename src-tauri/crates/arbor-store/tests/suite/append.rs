@@ -26,7 +26,10 @@ fn derived_tables_follow_the_events() {
     assert_eq!(main.status, AgentStatus::Completed);
     assert_eq!(main.result.as_deref(), Some("Done: the parser is fixed"));
     assert_eq!(main.files_modified, ["src/parser.rs"]);
-    assert_eq!(main.turns, 3);
+    // Turns count the model's responses (its usage events), as arbor_protocol::StoredAgent::apply does.
+    let responses =
+        log.events.iter().filter(|e| e.agent_id == aid(MAIN) && matches!(e.kind, EventKind::Usage(_))).count();
+    assert_eq!(main.turns as usize, responses);
     assert_eq!(main.usage.input_tokens, 110);
     assert_eq!(main.parent_id, None);
 

@@ -1,0 +1,263 @@
+//! An agent's runs: starting one (a new agent, the next prompt, a resume, a
+//! child's result waking an idle parent), and ending one, unless messages or
+//! children's results are still due. Each decision is taken under the
+//! session's one lock, so two texts cannot start two runs and no result slips
+//! between the check and the end.
+
+use super::{AgentRun, append_user, drain_texts};
+use crate::error::SessionError;
+use crate::registry::AgentSpec;
+use crate::shared::Shared;
+use crate::subagents;
+use arbor_protocol::{
+    AgentFinished, AgentId, AgentStatus, EventKind, Message, StatusChanged, TaskNotification, Text, UserBlock,
+};
+use std::sync::Arc;
+use tokio::sync::{mpsc, watch};
+use tokio_util::sync::CancellationToken;
+use tracing::{Instrument, info_span};
+
+/// How long a parent that ends waits for the children it stops to wind down.
+const CHILDREN_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Whether text for an agent that is not running starts a new run of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Delivery {
+    StartIfIdle,
+    OnlyWhileRunning,
+}
+
+/// Whether delivered text shows as a `user_message` (a person's) or not (a
+/// child's result, shown already as its `task_notification`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Announce {
+    AsUserMessage,
+    Silently,
+}
+
+/// What an agent does when its model has stopped calling tools.
+pub(crate) enum EndStep {
+    /// Messages arrived meanwhile: answer them with another turn.
+    Continue(Vec<UserBlock>),
+    /// Children it started still run; their results are due as notifications.
+    Wait,
+    Finished,
+}
+
+fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
+    match payload.downcast::<String>() {
+        Ok(s) => *s,
+        Err(p) => p.downcast_ref::<&str>().map_or_else(|| "no message".to_string(), |s| s.to_string()),
+    }
+}
+
+/// Text for an agent: steering while it runs; otherwise, as `start` says,
+/// a new run that continues its history with the text (the main agent's next
+/// prompt, or a notification to an agent that had finished). A person's text is
+/// announced as a `user_message` once it is accepted; a child's result already
+/// was, as its `task_notification`.
+pub(crate) fn deliver(
+    shared: &Arc<Shared>,
+    id: &AgentId,
+    text: String,
+    start: Delivery,
+    announce: Announce,
+) -> Result<(), SessionError> {
+    if shared.ctx.root_cancel.is_cancelled() {
+        return Err(SessionError::Closed);
+    }
+    let mut st = shared.lock();
+    let r = st.registry.get(id).ok_or_else(|| SessionError::UnknownAgent(id.clone()))?;
+    let shown = (announce == Announce::AsUserMessage).then(|| text.clone());
+    let text = match &r.inbox {
+        Some(inbox) => match inbox.send(text) {
+            Ok(()) => {
+                if let Some(content) = shown {
+                    st.emit(id, EventKind::UserMessage(Text { content }));
+                }
+                return Ok(());
+            }
+            Err(e) => e.0,
+        },
+        None => text,
+    };
+    if start == Delivery::OnlyWhileRunning {
+        return Err(SessionError::AgentNotRunning(id.clone()));
+    }
+    let parent_cancel = match r.state.parent_id.as_ref().and_then(|p| st.registry.get(p)) {
+        Some(p) => p.cancel_for_child(&shared.ctx.root_cancel),
+        None => shared.ctx.root_cancel.clone(),
+    };
+    // Under the lock, so the message comes before anything of the run it starts.
+    if let Some(content) = shown {
+        st.emit(id, EventKind::UserMessage(Text { content }));
+    }
+    let Some(r) = st.registry.get_mut(id) else { return Err(SessionError::UnknownAgent(id.clone())) };
+    let (inbox_tx, inbox) = mpsc::unbounded_channel();
+    let cancel = parent_cancel.child_token();
+    r.inbox = Some(inbox_tx);
+    r.cancel = cancel.clone();
+    r.outcome.send_replace(None);
+    // A subagent's later runs answer no Task call: their results go to the parent as notifications.
+    if r.state.parent_id.is_some() {
+        r.notifies_parent = true;
+        r.collected = false;
+    }
+    let mut history = std::mem::take(&mut r.history);
+    let spec = r.spec.clone();
+    drop(st);
+    append_user(&mut history, vec![UserBlock::Text { text }]);
+    launch(shared, id.clone(), spec, history, inbox, cancel);
+    Ok(())
+}
+
+/// Starts a run of an agent whose record is in the registry, on the session's
+/// runtime (whichever thread asks).
+pub(crate) fn launch(
+    shared: &Arc<Shared>,
+    id: AgentId,
+    spec: Arc<AgentSpec>,
+    history: Vec<Message>,
+    inbox: mpsc::UnboundedReceiver<String>,
+    cancel: CancellationToken,
+) {
+    shared.save_history(&id, &history);
+    let id_for_panic = id.clone();
+    let run = AgentRun {
+        tools: shared.tools_for(&id, &spec),
+        depth_limited: spec.depth >= shared.ctx.limits.max_depth,
+        slots: spec.scheduled.then(|| shared.ctx.slots.clone()),
+        slot: None,
+        id,
+        spec,
+        history,
+        inbox,
+        cancel,
+        mcp_failed: Vec::new(),
+    };
+    let span = info_span!("session", session_id = %shared.ctx.id);
+    let runtime = &shared.ctx.runtime;
+    let handle = runtime.spawn(run.run(shared.clone()).instrument(span));
+    // A bug that panics an agent's task must still end the agent, or whoever waits
+    // for it (a Task call, a parent, the CLI) would wait forever.
+    let shared = shared.clone();
+    runtime.spawn(async move {
+        if let Err(e) = handle.await
+            && e.is_panic()
+        {
+            fail_after_panic(&shared, &id_for_panic, panic_message(e.into_panic()));
+        }
+    });
+}
+
+/// Ends an agent whose task panicked: failed, with what the panic said.
+fn fail_after_panic(shared: &Arc<Shared>, id: &AgentId, message: String) {
+    tracing::error!(agent_id = %id, panic = %message, "an agent's task panicked");
+    let running = shared.registry().get(id).is_some_and(|r| r.outcome.borrow().is_none());
+    if !running {
+        return;
+    }
+    let finished = AgentFinished {
+        status: AgentStatus::Failed,
+        result: String::new(),
+        error: Some(format!("internal error: the agent's task panicked: {message}")),
+        turns: 0,
+        duration_ms: 0,
+        files_modified: Vec::new(),
+    };
+    let (_tx, mut inbox) = mpsc::unbounded_channel();
+    end_run(shared, id, finished, &mut inbox, &mut Vec::new());
+}
+
+/// Stops the agent's children that still run and waits (briefly) until they
+/// have ended, so a stopped or failed parent is the last of its subtree to finish.
+pub(crate) async fn stop_children(shared: &Shared, id: &AgentId) {
+    let running: Vec<(AgentId, watch::Receiver<Option<AgentFinished>>)> = shared
+        .registry()
+        .children(id)
+        .filter(|r| !r.state.status.is_terminal())
+        .map(|r| (r.state.id.clone(), r.outcome.subscribe()))
+        .collect();
+    if running.is_empty() {
+        return;
+    }
+    for (child, _) in &running {
+        shared.cancel_subtree(child);
+    }
+    let ends = running.into_iter().map(|(_, mut rx)| async move {
+        let _ = rx.wait_for(Option::is_some).await;
+    });
+    let _ = tokio::time::timeout(CHILDREN_GRACE, futures::future::join_all(ends)).await;
+}
+
+/// Ends a run, unless there is more to do: messages that arrived while the
+/// model answered, or children whose results are still due. Decided under the
+/// lock a finishing child delivers its result under, so nothing slips between.
+pub(crate) fn end_run(
+    shared: &Arc<Shared>,
+    id: &AgentId,
+    mut finished: AgentFinished,
+    inbox: &mut mpsc::UnboundedReceiver<String>,
+    history: &mut Vec<Message>,
+) -> EndStep {
+    let mut abandon = Vec::new();
+    let mut wake = None;
+    let status = finished.status;
+    {
+        let mut st = shared.lock();
+        if status == AgentStatus::Completed {
+            let late = drain_texts(inbox);
+            if !late.is_empty() {
+                return EndStep::Continue(late);
+            }
+            if !st.registry.outstanding(id).is_empty() {
+                return EndStep::Wait;
+            }
+        } else {
+            // Nobody will read their results now; stop them rather than let them run on unseen.
+            abandon = st.registry.outstanding(id);
+        }
+        let Some(r) = st.registry.get_mut(id) else { return EndStep::Finished };
+        r.inbox = None;
+        let late = drain_texts(inbox);
+        if !late.is_empty() {
+            append_user(history, late);
+        }
+        if let Some(journal) = &shared.ctx.journal {
+            let start = r.journal_from(history.len());
+            journal.history(&shared.ctx.id, id, start, &history[start..]);
+        }
+        r.history = std::mem::take(history);
+        finished.files_modified = r.files.clone();
+        r.outcome.send_replace(Some(finished.clone()));
+        let status_changed = r.state.status != status;
+        let notice = (r.notifies_parent && !r.collected).then(|| r.state.parent_id.clone()).flatten().map(|parent| {
+            let text =
+                subagents::notification_text(id, &r.state.description, &finished, shared.ctx.limits.result_chars);
+            (parent, subagents::summary(&r.state.description, &finished), text)
+        });
+        if status_changed {
+            st.emit(id, EventKind::AgentStatus(StatusChanged { status }));
+        }
+        st.emit(id, EventKind::AgentFinished(finished));
+        if let Some((parent, summary, text)) = notice {
+            st.emit(&parent, EventKind::TaskNotification(TaskNotification { task_id: id.clone(), status, summary }));
+            // Into the parent's inbox now, under the lock, if it is running; else it wakes
+            // to read it, unless the child was stopped (by the person, or because the parent ended).
+            let pending = match st.registry.get(&parent).and_then(|p| p.inbox.as_ref()) {
+                Some(inbox) => inbox.send(text).err().map(|e| e.0),
+                None => Some(text),
+            };
+            if status != AgentStatus::Cancelled {
+                wake = pending.map(|text| (parent, text));
+            }
+        }
+    }
+    if let Some((parent, text)) = wake {
+        let _ = deliver(shared, &parent, text, Delivery::StartIfIdle, Announce::Silently);
+    }
+    for child in abandon {
+        shared.cancel_subtree(&child);
+    }
+    EndStep::Finished
+}

@@ -1,0 +1,30 @@
+//! Why a command or a session start was refused. Typed so the UI never matches strings.
+
+use crate::subagents::SpawnError;
+use arbor_protocol::AgentId;
+use std::path::PathBuf;
+use thiserror::Error;
+
+#[derive(Debug, Error)]
+pub enum SessionError {
+    #[error("workspace {path} is not usable: {reason}")]
+    Workspace { path: PathBuf, reason: String },
+    #[error("provider {0:?} is not configured")]
+    UnknownProvider(String),
+    #[error("no agent {0} in this session")]
+    UnknownAgent(AgentId),
+    #[error("agent {0} is not running, so it cannot take a message")]
+    AgentNotRunning(AgentId),
+    #[error("agent {0} is running: send it a message instead")]
+    AgentRunning(AgentId),
+    #[error("no pending approval {0}: it was answered, cancelled, or never asked")]
+    UnknownApproval(String),
+    #[error("a message must not be empty")]
+    EmptyMessage,
+    #[error("cannot start the subagent: {0}")]
+    Spawn(#[from] SpawnError),
+    #[error("the session was shut down")]
+    Closed,
+    #[error("a session must be started inside a Tokio runtime (its agents run on it)")]
+    NoRuntime,
+}

@@ -1,0 +1,246 @@
+//! What every agent of a session shares: an immutable [`Context`] (the fixed
+//! config, the scheduler's slots, the stop signal) and one [`State`] behind one
+//! lock (the registry, the approvals, the event numbering, the caches). Every
+//! event is emitted under that lock, numbered, applied to its agent's record and
+//! sent in one step, so the registry never disagrees with the stream and no
+//! two events of one decision can be interleaved with another's.
+
+use crate::approval::Approvals;
+use crate::clock::Clock;
+use crate::config::{Limits, Providers};
+use crate::definitions::AgentDefinition;
+use crate::events::EventSink;
+use crate::journal::Journal;
+use crate::mcp::McpCatalog;
+use crate::provider::{RetryPolicy, ToolSpec};
+use crate::registry::{AgentSpec, Registry};
+use crate::subagents;
+use crate::tools::ToolRegistry;
+use crate::workspace::Workspace;
+use arbor_protocol::{AgentId, AgentStatus, EventKind, Message, SessionId, StatusChanged};
+use parking_lot::{MappedMutexGuard, Mutex, MutexGuard};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use tokio::sync::Semaphore;
+use tokio_util::sync::CancellationToken;
+
+/// Fixed when the session starts.
+pub(crate) struct Context {
+    pub(crate) id: SessionId,
+    pub(crate) clock: Arc<dyn Clock>,
+    pub(crate) workspace: Workspace,
+    pub(crate) retry: RetryPolicy,
+    pub(crate) max_tokens: u32,
+    pub(crate) limits: Limits,
+    pub(crate) providers: Providers,
+    /// Loaded subagent types by name.
+    pub(crate) agent_types: BTreeMap<String, AgentDefinition>,
+    pub(crate) project_instructions: bool,
+    /// `YYYY-MM-DD` at the session's start, for system prompts.
+    pub(crate) today: String,
+    /// The Task tool's description: it lists the loaded types, so it is built once.
+    pub(crate) task_description: String,
+    pub(crate) mcp: Arc<McpCatalog>,
+    pub(crate) journal: Option<Arc<dyn Journal>>,
+    /// One permit per subagent that may run at once.
+    pub(crate) slots: Arc<Semaphore>,
+    pub(crate) root_cancel: CancellationToken,
+    /// The runtime agents run on: commands may arrive from any thread.
+    pub(crate) runtime: tokio::runtime::Handle,
+}
+
+/// Everything that changes, behind the one lock.
+pub(crate) struct State {
+    pub(crate) registry: Registry,
+    pub(crate) approvals: Approvals,
+    /// Subagents the models have started so far (for `max_subagents`).
+    pub(crate) spawned: u32,
+    events: EventSink,
+    /// The tool specs offered so far, by the names of the tools in them (see [`Shared::tool_specs`]).
+    tool_specs: Vec<Arc<[ToolSpec]>>,
+    rng: fastrand::Rng,
+    /// For approval request ids: asking never shifts the agent ids a seed predicts.
+    approval_rng: fastrand::Rng,
+}
+
+pub(crate) struct Shared {
+    pub(crate) ctx: Context,
+    state: Mutex<State>,
+}
+
+/// The state, locked: read and change it, and emit events in the same step.
+pub(crate) struct Locked<'a> {
+    state: MutexGuard<'a, State>,
+}
+
+impl std::ops::Deref for Locked<'_> {
+    type Target = State;
+    fn deref(&self) -> &State {
+        &self.state
+    }
+}
+
+impl std::ops::DerefMut for Locked<'_> {
+    fn deref_mut(&mut self) -> &mut State {
+        &mut self.state
+    }
+}
+
+impl Locked<'_> {
+    /// Numbers the event, applies it to its agent's record, and sends it on.
+    pub(crate) fn emit(&mut self, agent_id: &AgentId, kind: EventKind) {
+        let state = &mut *self.state;
+        let event = state.events.stamp(agent_id, kind);
+        if let Some(r) = state.registry.get_mut(agent_id) {
+            r.state.apply(&event);
+        }
+        state.events.send(event);
+    }
+
+    /// A fresh agent id, unique in this session.
+    pub(crate) fn new_agent_id(&mut self) -> AgentId {
+        loop {
+            let id = AgentId::from_suffix(self.state.rng.u32(..));
+            if !self.state.registry.contains(&id) {
+                return id;
+            }
+        }
+    }
+}
+
+impl Shared {
+    pub(crate) fn new(ctx: Context, events: EventSink, rng: fastrand::Rng) -> Self {
+        let approval_rng = fastrand::Rng::with_seed(seed_of(&ctx.id));
+        let state = State {
+            registry: Registry::default(),
+            approvals: Approvals::default(),
+            spawned: 0,
+            events,
+            tool_specs: Vec::new(),
+            rng,
+            approval_rng,
+        };
+        Self { ctx, state: Mutex::new(state) }
+    }
+
+    pub(crate) fn lock(&self) -> Locked<'_> {
+        Locked { state: self.state.lock() }
+    }
+
+    /// The registry alone, for reading or changing a record's handles (never its state: events do that).
+    pub(crate) fn registry(&self) -> MappedMutexGuard<'_, Registry> {
+        MutexGuard::map(self.state.lock(), |s| &mut s.registry)
+    }
+
+    pub(crate) fn emit(&self, agent_id: &AgentId, kind: EventKind) {
+        self.lock().emit(agent_id, kind);
+    }
+
+    pub(crate) fn now_ms(&self) -> i64 {
+        self.ctx.clock.now_ms()
+    }
+
+    pub(crate) fn jitter(&self) -> f64 {
+        self.state.lock().rng.f64()
+    }
+
+    /// Random bits for an approval request's UUID.
+    pub(crate) fn random_bytes(&self) -> [u8; 10] {
+        let mut state = self.state.lock();
+        std::array::from_fn(|_| state.approval_rng.u8(..))
+    }
+
+    /// Emits a status change; repeats are not emitted.
+    pub(crate) fn set_status(&self, id: &AgentId, status: AgentStatus) {
+        let mut st = self.lock();
+        if st.registry.get(id).is_some_and(|r| r.state.status != status) {
+            st.emit(id, EventKind::AgentStatus(StatusChanged { status }));
+        }
+    }
+
+    /// Notes the files a call wrote, for the agent's next `agent_finished`.
+    pub(crate) fn add_files(&self, id: &AgentId, files: &[PathBuf]) {
+        if files.is_empty() {
+            return;
+        }
+        let mut reg = self.registry();
+        if let Some(r) = reg.get_mut(id) {
+            for f in files {
+                let rel = self.ctx.workspace.display(f);
+                if !r.files.contains(&rel) {
+                    r.files.push(rel);
+                }
+            }
+        }
+    }
+
+    /// Hands the agent's history to the journal: the messages since its last
+    /// save, plus the last one saved, which may have grown since.
+    pub(crate) fn save_history(&self, id: &AgentId, history: &[Message]) {
+        let Some(journal) = &self.ctx.journal else { return };
+        let start = {
+            let mut reg = self.registry();
+            let Some(r) = reg.get_mut(id) else { return };
+            r.journal_from(history.len())
+        };
+        journal.history(&self.ctx.id, id, start, &history[start..]);
+    }
+
+    /// The tools an agent of `spec` is offered: the built-ins, plus the subagent
+    /// tools below the depth limit, filtered by its type. Fresh instances per run.
+    pub(crate) fn tools_for(self: &Arc<Self>, id: &AgentId, spec: &AgentSpec) -> ToolRegistry {
+        let mut tools = ToolRegistry::builtins();
+        if spec.depth < self.ctx.limits.max_depth {
+            subagents::add_tools(&mut tools, self, id);
+        }
+        tools.retain(|t| spec.tools.admits(t.name()));
+        tools
+    }
+
+    /// The specs of `tools` as the model sees them, built once per set of tools and
+    /// shared: every subagent of a fan-out would otherwise rebuild the same schemas.
+    /// Keyed by the tools' names, since within a session a name always stands for
+    /// the same tool (the built-ins; the subagent tools, whose description is the
+    /// session's; MCP tools, whose server names the catalog keeps unique); only the
+    /// agent a tool is bound to differs. Built outside the lock.
+    pub(crate) fn tool_specs(&self, tools: &ToolRegistry) -> Arc<[ToolSpec]> {
+        let known = |cache: &[Arc<[ToolSpec]>]| {
+            cache.iter().find(|s| s.iter().map(|t| t.name.as_str()).eq(tools.names())).cloned()
+        };
+        if let Some(specs) = known(&self.state.lock().tool_specs) {
+            return specs;
+        }
+        let specs: Arc<[ToolSpec]> = tools
+            .iter()
+            .map(|t| ToolSpec {
+                name: t.name().to_string(),
+                description: t.description().to_string(),
+                input_schema: t.input_schema(),
+            })
+            .collect();
+        let mut state = self.state.lock();
+        match known(&state.tool_specs) {
+            Some(theirs) => theirs,
+            None => {
+                state.tool_specs.push(specs.clone());
+                specs
+            }
+        }
+    }
+
+    /// Stops an agent and its whole subtree.
+    pub(crate) fn cancel_subtree(&self, id: &AgentId) {
+        let reg = self.registry();
+        for a in reg.subtree(id) {
+            if let Some(r) = reg.get(&a) {
+                r.cancel.cancel();
+            }
+        }
+    }
+}
+
+/// A seed from a session id's text (FNV-1a): stable for a seeded session, distinct across sessions.
+fn seed_of(id: &SessionId) -> u64 {
+    id.as_str().bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+}
