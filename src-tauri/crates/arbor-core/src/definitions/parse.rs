@@ -1,0 +1,312 @@
+//! Reading one agent file: front matter field by field, so every error names
+//! its field and file; the body is the system prompt, kept byte for byte.
+
+use super::{AgentDefinition, DefinitionProblem, DefinitionSource, DELIMITER, KNOWN_FIELDS, PERMISSION_MODES, PermissionMode};
+use crate::config::ToolFilter;
+use gray_matter::engine::YAML;
+use gray_matter::{Matter, Pod};
+use serde_json::Value;
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+
+/// Reads one agent file's text. The warnings are notes on a definition that still loaded.
+pub fn parse_definition(
+    text: &str,
+    file: &Path,
+    source: DefinitionSource,
+) -> Result<(AgentDefinition, Vec<DefinitionProblem>), DefinitionProblem> {
+    // Editors on Windows may save a BOM, which would hide the opening delimiter.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    // gray_matter treats a missing or unclosed block as "no data", which would surface as a
+    // confusing "missing name"; these checks give the real reason.
+    let mut lines = text.lines();
+    if lines.next().map(str::trim_end) != Some(DELIMITER) {
+        return Err(DefinitionProblem::error(
+            file,
+            None,
+            "no front matter: an agent file starts with a `---` line, then `field: value` lines, then another `---`",
+        ));
+    }
+    if !lines.any(|line| line.trim_end() == DELIMITER) {
+        return Err(DefinitionProblem::error(file, None, "the front matter has no closing `---` line"));
+    }
+    let matter = Matter::<YAML>::new();
+    let mut warnings = Vec::new();
+    let parsed = match matter.parse::<Pod>(text) {
+        Ok(parsed) => parsed,
+        Err(error) => {
+            let invalid = |e: gray_matter::Error| {
+                let detail = match e {
+                    gray_matter::Error::DeserializeError(message) => message,
+                    other => other.to_string(),
+                };
+                DefinitionProblem::error(
+                    file,
+                    None,
+                    format!("the front matter is not valid YAML: {detail} (lines counted from the one after `---`)"),
+                )
+            };
+            let (repaired, quoted) = quote_colon_values(text);
+            if quoted.is_empty() {
+                return Err(invalid(error));
+            }
+            let parsed = matter.parse::<Pod>(&repaired).map_err(|_| invalid(error))?;
+            warnings.extend(quoted.iter().map(|field| {
+                DefinitionProblem::warning(
+                    file,
+                    Some(field),
+                    "the value contains an unquoted `: `, which YAML does not allow; read as plain text (quote it)",
+                )
+            }));
+            parsed
+        }
+    };
+    let map = match parsed.data {
+        None | Some(Pod::Null) => HashMap::new(),
+        Some(Pod::Hash(map)) => map,
+        Some(other) => {
+            return Err(DefinitionProblem::error(
+                file,
+                None,
+                format!("the front matter must be `field: value` lines (got {})", shown(&other)),
+            ));
+        }
+    };
+    let mut fields = Fields { file, map: &map, warnings: Vec::new() };
+    let name = fields.name()?;
+    let description = fields.required_string("description")?;
+    let allow = fields.tool_list("tools")?;
+    let deny = fields.tool_list("disallowedTools")?.unwrap_or_default();
+    let model = fields.optional_string("model")?.filter(|m| m != "inherit");
+    let provider = fields.optional_string("provider")?;
+    let permission_mode = fields.permission_mode()?;
+    let max_turns = fields.max_turns()?;
+    let mcp_servers = fields.mcp_servers()?;
+    let color = fields.optional_string("color")?;
+
+    let mut unknown: Vec<&String> = map.keys().filter(|k| !KNOWN_FIELDS.contains(&k.as_str())).collect();
+    unknown.sort();
+    warnings.extend(fields.warnings);
+    warnings.extend(
+        unknown.into_iter().map(|key| DefinitionProblem::warning(file, Some(key), "not a field Arbor reads; ignored")),
+    );
+
+    let definition = AgentDefinition {
+        name,
+        description,
+        system_prompt: parsed.content.trim().to_string(),
+        tools: ToolFilter { allow, deny },
+        model,
+        provider,
+        max_turns,
+        permission_mode,
+        mcp_servers,
+        color,
+        file: Some(file.to_path_buf()),
+        source: Some(source),
+    };
+    Ok((definition, warnings))
+}
+
+/// The front matter of one file, read field by field so each error names its field.
+struct Fields<'a> {
+    file: &'a Path,
+    map: &'a HashMap<String, Pod>,
+    warnings: Vec<DefinitionProblem>,
+}
+
+impl Fields<'_> {
+    fn bad(&self, field: &str, reason: impl Into<String>) -> DefinitionProblem {
+        DefinitionProblem::error(self.file, Some(field), reason)
+    }
+
+    /// Null counts as absent: `model:` with nothing after it is how YAML spells "not given".
+    fn get(&self, field: &str) -> Option<&Pod> {
+        self.map.get(field).filter(|v| !matches!(v, Pod::Null))
+    }
+
+    fn name(&self) -> Result<String, DefinitionProblem> {
+        let name = self.required_string("name")?;
+        // The name travels in Task calls and agent paths, so it must be one plain word.
+        if name.chars().any(char::is_whitespace) {
+            return Err(
+                self.bad("name", format!("must be one word without spaces, e.g. `code-reviewer` (got {name:?})"))
+            );
+        }
+        if name.contains(['/', '\\']) || name.chars().any(char::is_control) {
+            return Err(self.bad("name", format!("must not contain slashes or control characters (got {name:?})")));
+        }
+        Ok(name)
+    }
+
+    fn required_string(&self, field: &str) -> Result<String, DefinitionProblem> {
+        match self.optional_string(field)? {
+            Some(value) => Ok(value),
+            None => Err(self.bad(field, "is required and must not be empty")),
+        }
+    }
+
+    /// An empty string counts as absent, like a missing field.
+    fn optional_string(&self, field: &str) -> Result<Option<String>, DefinitionProblem> {
+        match self.get(field) {
+            None => Ok(None),
+            Some(Pod::String(s)) => Ok(Some(s.trim().to_string()).filter(|s| !s.is_empty())),
+            Some(other) => Err(self.bad(field, format!("must be a string (got {})", shown(other)))),
+        }
+    }
+
+    /// `tools` / `disallowedTools`: `Read, Grep` or a YAML list. None: not given (or `*`, all tools).
+    fn tool_list(&mut self, field: &str) -> Result<Option<Vec<String>>, DefinitionProblem> {
+        let expected = "must be a comma-separated string or a list of tool names";
+        let entries: Vec<&str> = match self.get(field) {
+            None => return Ok(None),
+            // Claude Code treats an empty string like an absent field (it is falsy there).
+            Some(Pod::String(s)) if s.trim().is_empty() => return Ok(None),
+            Some(Pod::String(s)) => s.split(',').collect(),
+            Some(Pod::Array(items)) => items
+                .iter()
+                .map(|item| match item {
+                    Pod::String(s) => Ok(s.as_str()),
+                    other => Err(self.bad(field, format!("{expected} (got the entry {})", shown(other)))),
+                })
+                .collect::<Result<_, _>>()?,
+            Some(other) => return Err(self.bad(field, format!("{expected} (got {})", shown(other)))),
+        };
+        let mut names: Vec<String> = Vec::new();
+        let mut notes = Vec::new();
+        for entry in entries {
+            let entry = entry.trim();
+            // Claude Code's permission rules (`Bash(git:*)`) narrow a tool by its arguments;
+            // Arbor filters whole tools only, so the rule widens (tools) or narrows (disallowedTools).
+            let name = match entry.split_once('(') {
+                Some((name, _)) => {
+                    let effect = if field == "tools" { "offered" } else { "denied" };
+                    notes.push(format!(
+                        "`{entry}`: argument patterns are not supported; the whole `{}` tool is {effect}",
+                        name.trim()
+                    ));
+                    name.trim()
+                }
+                None => entry,
+            };
+            if !name.is_empty() && !names.iter().any(|n| n == name) {
+                names.push(name.to_string());
+            }
+        }
+        self.warnings.extend(notes.into_iter().map(|note| DefinitionProblem::warning(self.file, Some(field), note)));
+        if field == "tools" && names.iter().any(|n| n == "*") {
+            return Ok(None);
+        }
+        Ok(Some(names))
+    }
+
+    fn permission_mode(&self) -> Result<PermissionMode, DefinitionProblem> {
+        let Some(value) = self.optional_string("permissionMode")? else {
+            return Ok(PermissionMode::Default);
+        };
+        match PERMISSION_MODES.iter().find(|(spelling, _)| *spelling == value) {
+            Some((_, mode)) => Ok(*mode),
+            None => {
+                let accepted: Vec<String> = PERMISSION_MODES.iter().map(|(s, _)| format!("`{s}`")).collect();
+                Err(self.bad("permissionMode", format!("must be one of {} (got {value:?})", accepted.join(", "))))
+            }
+        }
+    }
+
+    fn max_turns(&self) -> Result<Option<u32>, DefinitionProblem> {
+        let Some(value) = self.get("maxTurns") else { return Ok(None) };
+        let turns = match value {
+            Pod::Integer(n) => u32::try_from(*n).ok(),
+            // A quoted number is still clearly a number.
+            Pod::String(s) => s.trim().parse::<u32>().ok(),
+            _ => None,
+        };
+        match turns {
+            Some(n) if n >= 1 => Ok(Some(n)),
+            _ => Err(self.bad("maxTurns", format!("must be an integer of at least 1 (got {})", shown(value)))),
+        }
+    }
+
+    /// A list of server names and inline configs, or a map of name → config (made `{name: config}`).
+    fn mcp_servers(&self) -> Result<Vec<Value>, DefinitionProblem> {
+        let expected = "must be a list of server names or configs, or a map of server name to config";
+        match self.get("mcpServers") {
+            None => Ok(Vec::new()),
+            Some(Pod::Array(items)) => items
+                .iter()
+                .map(|item| match item {
+                    Pod::String(s) if !s.trim().is_empty() => Ok(Value::String(s.trim().to_string())),
+                    Pod::Hash(_) => Ok(to_json(item)),
+                    other => Err(self.bad("mcpServers", format!("{expected} (got the entry {})", shown(other)))),
+                })
+                .collect(),
+            Some(Pod::Hash(map)) => {
+                // HashMap order is random; sort so the same file always loads the same way.
+                let sorted: BTreeMap<&String, &Pod> = map.iter().collect();
+                Ok(sorted
+                    .into_iter()
+                    .map(|(name, config)| Value::Object([(name.clone(), to_json(config))].into_iter().collect()))
+                    .collect())
+            }
+            Some(other) => Err(self.bad("mcpServers", format!("{expected} (got {})", shown(other)))),
+        }
+    }
+}
+
+/// Claude Code loads files whose single-line values contain `: ` (its `/agents` generator writes
+/// descriptions like `Use this agent when... Examples: <example>Context: ...`), which strict YAML
+/// rejects. Such a line is never valid YAML, so quoting its value changes nothing that parsed before.
+/// Only top-level `key: value` lines of the front matter are touched; the body is kept byte for byte.
+/// Returns the new text and the keys whose values were quoted (none: nothing to repair).
+fn quote_colon_values(text: &str) -> (String, Vec<String>) {
+    let mut out = String::with_capacity(text.len() + 64);
+    let mut keys = Vec::new();
+    let mut lines = text.split_inclusive('\n');
+    out.extend(lines.next());
+    for line in lines.by_ref() {
+        let content = line.trim_end();
+        if content == DELIMITER {
+            out.push_str(line);
+            break;
+        }
+        let quotable = content.split_once(": ").filter(|(key, value)| {
+            let value = value.trim();
+            !key.is_empty()
+                && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+                && (value.contains(": ") || value.ends_with(':'))
+                && !value.starts_with(['"', '\'', '[', '{', '|', '>', '&', '*', '!', '#'])
+        });
+        match quotable {
+            Some((key, value)) => {
+                // Single quotes take everything literally, so backslashes stay as written.
+                out.push_str(&format!("{key}: '{}'\n", value.trim().replace('\'', "''")));
+                keys.push(key.to_string());
+            }
+            None => out.push_str(line),
+        }
+    }
+    out.extend(lines);
+    (out, keys)
+}
+
+fn to_json(pod: &Pod) -> Value {
+    match pod {
+        Pod::Null => Value::Null,
+        Pod::String(s) => Value::String(s.clone()),
+        Pod::Integer(n) => Value::from(*n),
+        Pod::Float(x) => serde_json::Number::from_f64(*x).map_or(Value::Null, Value::Number),
+        Pod::Boolean(b) => Value::Bool(*b),
+        Pod::Array(items) => Value::Array(items.iter().map(to_json).collect()),
+        Pod::Hash(map) => Value::Object(map.iter().map(|(k, v)| (k.clone(), to_json(v))).collect()),
+    }
+}
+
+/// A value as it appears in an error message: JSON, cut short so a pasted essay stays readable.
+fn shown(pod: &Pod) -> String {
+    const MAX_CHARS: usize = 60;
+    let text = to_json(pod).to_string();
+    match text.char_indices().nth(MAX_CHARS) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text,
+    }
+}
