@@ -284,8 +284,15 @@ impl Host {
                     model: model.clone(),
                     started_at: SystemClock.now_ms(),
                 };
-                match recorder.record(store, new, events, self.store_problem.clone()) {
-                    Ok((stored, writer)) => (stored, Some(writer)),
+                // The session row is written before any event: off the runtime's workers.
+                let problem = self.store_problem.clone();
+                let recorded = tokio::task::spawn_blocking(move || recorder.record(store, new, events, problem)).await;
+                match recorded {
+                    Ok(Ok((stored, writer))) => (stored, Some(writer)),
+                    Ok(Err(e)) => {
+                        session.shutdown();
+                        return Err(err(AppErrorKind::Store, e));
+                    }
                     Err(e) => {
                         session.shutdown();
                         return Err(err(AppErrorKind::Store, e));

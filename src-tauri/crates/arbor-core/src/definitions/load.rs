@@ -85,9 +85,9 @@ fn collect_files(dir: &Path, files: &mut Vec<PathBuf>, problems: &mut Vec<Defini
 fn is_loop(e: &ignore::Error) -> bool {
     match e {
         ignore::Error::Loop { .. } => true,
-        ignore::Error::WithPath { err, .. } | ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
-            is_loop(err)
-        }
+        ignore::Error::WithPath { err, .. }
+        | ignore::Error::WithDepth { err, .. }
+        | ignore::Error::WithLineNumber { err, .. } => is_loop(err),
         _ => false,
     }
 }

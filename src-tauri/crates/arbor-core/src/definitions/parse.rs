@@ -1,7 +1,9 @@
 //! Reading one agent file: front matter field by field, so every error names
 //! its field and file; the body is the system prompt, kept byte for byte.
 
-use super::{AgentDefinition, DefinitionProblem, DefinitionSource, DELIMITER, KNOWN_FIELDS, PERMISSION_MODES, PermissionMode};
+use super::{
+    AgentDefinition, DELIMITER, DefinitionProblem, DefinitionSource, KNOWN_FIELDS, PERMISSION_MODES, PermissionMode,
+};
 use crate::config::ToolFilter;
 use gray_matter::engine::YAML;
 use gray_matter::{Matter, Pod};

@@ -158,8 +158,7 @@ fn bad_fields_skip_the_file_and_name_the_field() {
 fn unquoted_colons_in_a_value_load_as_claude_code_does() {
     let description =
         r#"Use this agent to review a PR. Examples:\n<example>\nContext: A PR.\nuser: "Review PR 78"\n</example>"#;
-    let text =
-        format!("---\nname: pr-reviewer\ndescription: {description}\nmodel: opus\n---\nReview.\nNote: kept\n");
+    let text = format!("---\nname: pr-reviewer\ndescription: {description}\nmodel: opus\n---\nReview.\nNote: kept\n");
     let (d, warnings) = parse(&text).unwrap();
     assert_eq!(d.description, description);
     assert_eq!(d.model.as_deref(), Some("opus"));

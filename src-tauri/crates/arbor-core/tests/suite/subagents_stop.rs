@@ -30,6 +30,15 @@ pub async fn until_processes(command: &str, n: usize) {
     panic!("expected {n} processes `{command}`, found {:?}", processes(command));
 }
 
+/// The barrier before "nothing more happens": the session is dropped and its event
+/// stream closes, which it does only once every agent task of it has ended, so
+/// none is left that could still send a request.
+async fn every_task_ended(session: Session, mut events: EventStream) {
+    session.shutdown();
+    drop(session);
+    tokio::time::timeout(WAIT, async { while events.recv().await.is_some() {} }).await.expect("every agent task ended");
+}
+
 #[tokio::test]
 async fn stopping_the_main_agent_stops_every_child_kills_their_commands_and_asks_the_model_nothing_more() {
     let sleep = unique_sleep();
@@ -82,7 +91,7 @@ async fn stopping_the_main_agent_stops_every_child_kills_their_commands_and_asks
     let (queued, _) = child(&evs, "Queued one");
     assert_eq!(statuses(&evs, &queued), vec![AgentStatus::Queued, AgentStatus::Cancelled], "it never ran");
     until_processes(&sleep, 0).await;
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    every_task_ended(session, events).await;
     assert_eq!(h.requests().len(), sent, "no model request after the stop");
     assert!(requests_of(&h.requests(), "CHILD-QUEUED").is_empty());
     assert!(processes(&sleep).is_empty(), "no process left behind");
@@ -207,7 +216,7 @@ async fn stopping_a_main_agent_that_waits_for_a_background_child_stops_both_for_
     }
     assert_eq!(session.status(&kid), Some(AgentStatus::Cancelled));
     until_processes(&sleep, 0).await;
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    assert_eq!(h.requests().len(), sent, "the stopped child's end does not wake the stopped parent");
     assert_eq!(session.status(&main), Some(AgentStatus::Cancelled));
+    every_task_ended(session, events).await;
+    assert_eq!(h.requests().len(), sent, "the stopped child's end does not wake the stopped parent");
 }
