@@ -119,9 +119,11 @@ pub fn run() {
         .build(tauri::generate_context!());
     match result {
         Ok(app) => app.run(|handle, event| {
-            // Quitting mid-run stops the agents; their last events are stored by the writer thread.
-            if let tauri::RunEvent::Exit = event {
-                handle.state::<Host>().stop();
+            // Quitting mid-run stops the agents and waits (briefly) until their last events are stored.
+            if let tauri::RunEvent::Exit = event
+                && let Some(writing) = handle.state::<Host>().stop()
+            {
+                tauri::async_runtime::block_on(writing.settle(std::time::Duration::from_secs(3)));
             }
         }),
         Err(e) => fail(&format!("Arbor could not start its window: {e}")),

@@ -23,6 +23,7 @@ fn main() -> std::process::ExitCode {
         let mut seeds = from..from + scenarios;
         let mut running = tokio::task::JoinSet::new();
         let (mut agents, mut events, mut violations) = (0usize, 0usize, Vec::new());
+        let mut finished = 0u64;
         loop {
             while running.len() < jobs
                 && let Some(seed) = seeds.next()
@@ -32,6 +33,10 @@ fn main() -> std::process::ExitCode {
             }
             let Some(done) = running.join_next().await else { break };
             let o = done.unwrap();
+            finished += 1;
+            if finished % 500 == 0 {
+                println!("soak: {finished} of {scenarios} done, {} violations so far", violations.len());
+            }
             agents += o.agents;
             events += o.events;
             for v in &o.violations {

@@ -7,7 +7,7 @@ use crate::run::{execute, tuning};
 use crate::setup;
 use anyhow::{Context, Result};
 use arbor_app::{Environment, LaunchSpec, Start};
-use arbor_protocol::{AgentId, SessionSummary, Usage};
+use arbor_protocol::{AgentId, SessionSummary};
 use arbor_store::{SessionQuery, Store};
 use std::io::Write;
 use std::process::ExitCode;
@@ -39,19 +39,20 @@ pub fn sessions(args: SessionsArgs, env: Environment) -> Result<ExitCode> {
     } else if list.is_empty() {
         text.push_str("no stored sessions yet: `arbor run` or `arbor demo` records one\n");
     } else {
+        let width = list.iter().map(|s| s.id.0.len()).max().unwrap_or(0).max("SESSION".len());
         text.push_str(&format!(
-            "{:<22}  {:<16}  {:<11}  {:>6}  {:>8}  {:>8}  {}\n",
+            "{:<width$}  {:<16}  {:<11}  {:>6}  {:>8}  {:>8}  {}\n",
             "SESSION", "STARTED (UTC)", "STATUS", "AGENTS", "TOKENS", "COST", "PROMPT · WORKSPACE"
         ));
         for s in &list {
-            text.push_str(&row(s));
+            text.push_str(&row(s, width));
         }
     }
     out(&text)?;
     Ok(ExitCode::SUCCESS)
 }
 
-fn row(s: &SessionSummary) -> String {
+fn row(s: &SessionSummary, width: usize) -> String {
     let prompt: String = s.first_prompt.split_whitespace().collect::<Vec<_>>().join(" ");
     let prompt = if prompt.chars().count() > 60 {
         format!("{}…", prompt.chars().take(59).collect::<String>())
@@ -59,20 +60,16 @@ fn row(s: &SessionSummary) -> String {
         prompt
     };
     format!(
-        "{:<22}  {:<16}  {:<11}  {:>6}  {:>8}  {:>8}  {} · {}\n",
+        "{:<width$}  {:<16}  {:<11}  {:>6}  {:>8}  {:>8}  {} · {}\n",
         s.id.0,
         utc_minute(s.started_at),
         s.status.as_str(),
         s.agent_count,
-        tokens(&s.usage),
+        s.usage.total_tokens(),
         s.usage.cost_usd.map(|c| format!("${c:.4}")).unwrap_or_else(|| "-".into()),
         prompt,
         s.workspace
     )
-}
-
-fn tokens(u: &Usage) -> u64 {
-    u.input_tokens + u.output_tokens + u.cache_read_tokens + u.cache_write_tokens
 }
 
 /// `YYYY-MM-DD HH:MM` in UTC, from milliseconds since the epoch.

@@ -126,7 +126,6 @@ struct Grants {
 
 struct Pending {
     agent_id: AgentId,
-    tool_name: String,
     answer: oneshot::Sender<ApprovalAnswer>,
 }
 
@@ -151,39 +150,41 @@ impl Approvals {
     }
 
     /// Registers request `id` (unique: the session draws a UUID); the receiver yields the person's answer.
-    pub(crate) fn open(&mut self, id: &str, agent_id: &AgentId, tool_name: &str) -> oneshot::Receiver<ApprovalAnswer> {
+    pub(crate) fn open(&mut self, id: &str, agent_id: &AgentId) -> oneshot::Receiver<ApprovalAnswer> {
         let (tx, rx) = oneshot::channel();
-        self.pending.insert(
-            id.to_string(),
-            Pending { agent_id: agent_id.clone(), tool_name: tool_name.to_string(), answer: tx },
-        );
+        self.pending.insert(id.to_string(), Pending { agent_id: agent_id.clone(), answer: tx });
         rx
     }
 
-    /// Delivers an answer to its request and records its scope. Returns the asking
-    /// agent, or None when no such request is pending (answered, cancelled or unknown).
-    /// The asking agent announces the outcome itself (`approval_resolved`), so the
-    /// event always comes before anything the call does.
+    /// Delivers an answer to its request. Returns the asking agent, or None when
+    /// no such request is pending (answered, cancelled or unknown). The asking
+    /// agent announces the outcome itself (`approval_resolved`) and only then does
+    /// a scoped answer become a rule ([`Approvals::grant`]), in the same step: a
+    /// rule never decides a call before the event that made it is in the stream.
     pub(crate) fn resolve(&mut self, answer: ApprovalAnswer) -> Option<AgentId> {
         let pending = self.pending.remove(&answer.request_id)?;
-        let tool = pending.tool_name.clone();
-        let g = &mut self.grants;
-        match answer.scope {
-            ApprovalScope::Once => {}
-            ApprovalScope::Agent => {
-                g.agent.insert((pending.agent_id.clone(), tool), answer.approved);
-            }
-            ApprovalScope::Subtree => {
-                g.subtree.insert((pending.agent_id.clone(), tool), answer.approved);
-            }
-            ApprovalScope::Session => {
-                g.session.insert(tool, answer.approved);
-            }
-        }
         let agent = pending.agent_id.clone();
         // The agent may have been cancelled a moment ago; then nobody waits for this.
         let _ = pending.answer.send(answer);
         Some(agent)
+    }
+
+    /// Records what a scoped answer to `agent`'s request for `tool` leaves behind.
+    pub(crate) fn grant(&mut self, agent: &AgentId, tool: &str, scope: ApprovalScope, approved: bool) {
+        let g = &mut self.grants;
+        let tool = tool.to_string();
+        match scope {
+            ApprovalScope::Once => {}
+            ApprovalScope::Agent => {
+                g.agent.insert((agent.clone(), tool), approved);
+            }
+            ApprovalScope::Subtree => {
+                g.subtree.insert((agent.clone(), tool), approved);
+            }
+            ApprovalScope::Session => {
+                g.session.insert(tool, approved);
+            }
+        }
     }
 
     /// Withdraws a request whose agent stopped waiting; true if it was still pending.
@@ -236,11 +237,13 @@ mod tests {
     fn answers_resolve_only_their_own_request_and_leave_scoped_grants() {
         let mut b = Approvals::default();
         let (a_id, b_id) = ("approval-a".to_string(), "approval-b".to_string());
-        let mut a_rx = b.open(&a_id, &id("agent-000a"), "Write");
-        let mut b_rx = b.open(&b_id, &id("agent-000b"), "Write");
+        let mut a_rx = b.open(&a_id, &id("agent-000a"));
+        let mut b_rx = b.open(&b_id, &id("agent-000b"));
         let who = b.resolve(ApprovalAnswer { request_id: a_id.clone(), approved: true, scope: ApprovalScope::Agent });
         assert_eq!(who, Some(id("agent-000a")));
         assert!(a_rx.try_recv().is_ok());
+        assert_eq!(b.granted(&id("agent-000a"), &[], "Write"), None, "no rule until the asking agent announces it");
+        b.grant(&id("agent-000a"), "Write", ApprovalScope::Agent, true);
         assert!(b_rx.try_recv().is_err(), "the other request stays pending");
         assert_eq!(b.resolve(ApprovalAnswer { request_id: a_id, approved: true, scope: ApprovalScope::Once }), None);
         assert_eq!(b.granted(&id("agent-000a"), &[], "Write"), Some(true));
@@ -252,13 +255,15 @@ mod tests {
     fn subtree_grants_reach_descendants_and_session_grants_everyone() {
         let mut b = Approvals::default();
         let r = "approval-1".to_string();
-        let _rx = b.open(&r, &id("agent-0001"), "Bash");
+        let _rx = b.open(&r, &id("agent-0001"));
         b.resolve(ApprovalAnswer { request_id: r, approved: false, scope: ApprovalScope::Subtree });
+        b.grant(&id("agent-0001"), "Bash", ApprovalScope::Subtree, false);
         assert_eq!(b.granted(&id("agent-0002"), &[id("agent-0001")], "Bash"), Some(false));
         assert_eq!(b.granted(&id("agent-0003"), &[], "Bash"), None);
         let r = "approval-2".to_string();
-        let _rx = b.open(&r, &id("agent-0003"), "Edit");
+        let _rx = b.open(&r, &id("agent-0003"));
         b.resolve(ApprovalAnswer { request_id: r, approved: true, scope: ApprovalScope::Session });
+        b.grant(&id("agent-0003"), "Edit", ApprovalScope::Session, true);
         assert_eq!(b.granted(&id("agent-0009"), &[], "Edit"), Some(true));
     }
 }

@@ -64,9 +64,9 @@ pub(crate) fn restore(shared: &Shared, main_id: &AgentId, main_spec: &Arc<AgentS
         let finished = AgentFinished {
             status: a.status,
             result: a.result.clone().unwrap_or_default(),
-            error: None,
+            error: a.error.clone(),
             turns: a.turns,
-            duration_ms: 0,
+            duration_ms: a.duration_ms.unwrap_or(0),
             files_modified: a.files_modified.clone(),
         };
         let notifies_parent = a.parent_id.is_some();

@@ -98,6 +98,12 @@ impl Locked<'_> {
         state.events.send(event);
     }
 
+    /// Random bits for an approval request's UUID.
+    pub(crate) fn random_bytes(&mut self) -> [u8; 10] {
+        let rng = &mut self.state.approval_rng;
+        std::array::from_fn(|_| rng.u8(..))
+    }
+
     /// A fresh agent id, unique in this session.
     pub(crate) fn new_agent_id(&mut self) -> AgentId {
         loop {
@@ -143,12 +149,6 @@ impl Shared {
 
     pub(crate) fn jitter(&self) -> f64 {
         self.state.lock().rng.f64()
-    }
-
-    /// Random bits for an approval request's UUID.
-    pub(crate) fn random_bytes(&self) -> [u8; 10] {
-        let mut state = self.state.lock();
-        std::array::from_fn(|_| state.approval_rng.u8(..))
     }
 
     /// Emits a status change; repeats are not emitted.

@@ -1,7 +1,7 @@
 //! Asking a person: a call the policy sends to a person waits for its own
 //! answer (or a standing rule answers at once), suspending only its agent.
 
-use crate::shared::Shared;
+use crate::shared::{Locked, Shared};
 use arbor_protocol::{
     AgentId, AgentStatus, ApprovalOutcome, ApprovalRequest, ApprovalResolved, ApprovalScope, EventKind,
 };
@@ -23,15 +23,15 @@ pub(crate) async fn ask_approval(
     tool_args: &Value,
     cancel: &CancellationToken,
 ) -> Option<bool> {
-    let request_id = format!("approval-{}", arbor_protocol::ids::uuid_v7(shared.now_ms(), shared.random_bytes()));
-    let mut answer = {
+    let (request_id, mut answer) = {
         let mut st = shared.lock();
         let ancestors = st.registry.ancestors(agent_id);
         if let Some(standing) = st.approvals.granted(agent_id, &ancestors, tool_name) {
             return Some(standing);
         }
+        let request_id = format!("approval-{}", arbor_protocol::ids::uuid_v7(shared.now_ms(), st.random_bytes()));
         let agent_path = st.registry.path(agent_id);
-        let answer = st.approvals.open(&request_id, agent_id, tool_name);
+        let answer = st.approvals.open(&request_id, agent_id);
         st.emit(
             agent_id,
             EventKind::ApprovalRequest(ApprovalRequest {
@@ -42,9 +42,9 @@ pub(crate) async fn ask_approval(
                 agent_path,
             }),
         );
-        answer
+        approval_wait(&mut st, agent_id, 1);
+        (request_id, answer)
     };
-    approval_wait(shared, agent_id, 1);
     let got = tokio::select! {
         biased;
         a = &mut answer => a.ok(),
@@ -61,15 +61,18 @@ pub(crate) async fn ask_approval(
         Some(a) => (ApprovalOutcome::of(a.approved), a.scope),
         None => (ApprovalOutcome::Withdrawn, ApprovalScope::Once),
     };
+    // The rule a scoped answer leaves takes effect with its announcement, in one step.
+    if let Some(a) = &got {
+        st.approvals.grant(agent_id, tool_name, a.scope, a.approved);
+    }
     st.emit(agent_id, EventKind::ApprovalResolved(ApprovalResolved { request_id, outcome, scope }));
-    drop(st);
-    approval_wait(shared, agent_id, -1);
+    approval_wait(&mut st, agent_id, -1);
     got.map(|a| a.approved)
 }
 
-/// Counts the agent's open requests: waiting while any is open, running after.
-fn approval_wait(shared: &Shared, id: &AgentId, delta: i32) {
-    let mut st = shared.lock();
+/// Counts the agent's open requests: waiting while any is open, running after
+/// (in the same step as the request's event).
+fn approval_wait(st: &mut Locked<'_>, id: &AgentId, delta: i32) {
     let Some(r) = st.registry.get_mut(id) else { return };
     r.pending_approvals = r.pending_approvals.saturating_add_signed(delta);
     let status = match (r.pending_approvals, r.state.status) {

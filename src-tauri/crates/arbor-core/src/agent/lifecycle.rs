@@ -92,6 +92,10 @@ pub(crate) fn deliver(
     if let Some(content) = shown {
         st.emit(id, EventKind::UserMessage(Text { content }));
     }
+    // A new run: queued until it starts (for a subagent, until it has a slot), not still finished.
+    if st.registry.get(id).is_some_and(|r| r.state.status != AgentStatus::Queued) {
+        st.emit(id, EventKind::AgentStatus(StatusChanged { status: AgentStatus::Queued }));
+    }
     let Some(r) = st.registry.get_mut(id) else { return Err(SessionError::UnknownAgent(id.clone())) };
     let (inbox_tx, inbox) = mpsc::unbounded_channel();
     let cancel = parent_cancel.child_token();
@@ -166,7 +170,8 @@ fn fail_after_panic(shared: &Arc<Shared>, id: &AgentId, message: String) {
         files_modified: Vec::new(),
     };
     let (_tx, mut inbox) = mpsc::unbounded_channel();
-    end_run(shared, id, finished, &mut inbox, &mut Vec::new());
+    // Its history went down with its task: what the record and the journal hold stays.
+    end_run(shared, id, finished, &mut inbox, None);
 }
 
 /// Stops the agent's children that still run and waits (briefly) until they
@@ -198,7 +203,7 @@ pub(crate) fn end_run(
     id: &AgentId,
     mut finished: AgentFinished,
     inbox: &mut mpsc::UnboundedReceiver<String>,
-    history: &mut Vec<Message>,
+    history: Option<&mut Vec<Message>>,
 ) -> EndStep {
     let mut abandon = Vec::new();
     let mut wake = None;
@@ -219,15 +224,17 @@ pub(crate) fn end_run(
         }
         let Some(r) = st.registry.get_mut(id) else { return EndStep::Finished };
         r.inbox = None;
-        let late = drain_texts(inbox);
-        if !late.is_empty() {
-            append_user(history, late);
+        if let Some(history) = history {
+            let late = drain_texts(inbox);
+            if !late.is_empty() {
+                append_user(history, late);
+            }
+            if let Some(journal) = &shared.ctx.journal {
+                let start = r.journal_from(history.len());
+                journal.history(&shared.ctx.id, id, start, &history[start..]);
+            }
+            r.history = std::mem::take(history);
         }
-        if let Some(journal) = &shared.ctx.journal {
-            let start = r.journal_from(history.len());
-            journal.history(&shared.ctx.id, id, start, &history[start..]);
-        }
-        r.history = std::mem::take(history);
         finished.files_modified = r.files.clone();
         r.outcome.send_replace(Some(finished.clone()));
         let status_changed = r.state.status != status;

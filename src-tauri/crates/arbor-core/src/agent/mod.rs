@@ -70,7 +70,7 @@ impl AgentRun {
                     duration_ms: started.elapsed().as_millis() as u64,
                     files_modified: Vec::new(),
                 };
-                match lifecycle::end_run(&shared, &self.id, finished, &mut self.inbox, &mut self.history) {
+                match lifecycle::end_run(&shared, &self.id, finished, &mut self.inbox, Some(&mut self.history)) {
                     EndStep::Finished => {
                         info!(status = status.as_str(), turns, "agent finished");
                         break;

@@ -113,13 +113,18 @@ pub(crate) fn spawn(shared: &Arc<Shared>, req: SpawnRequest) -> Result<Spawned, 
                 }
             },
         };
-        let mut st = shared.lock();
-        let parent = st.registry.get(&req.parent).ok_or_else(|| SpawnError::UnknownParent(req.parent.clone()))?;
-        let depth = parent.state.depth + 1;
+        let (parent_spec, parent_provider, depth) = {
+            let reg = shared.registry();
+            let parent = reg.get(&req.parent).ok_or_else(|| SpawnError::UnknownParent(req.parent.clone()))?;
+            (parent.spec.clone(), parent.state.provider.clone(), parent.state.depth + 1)
+        };
         if !req.by_user && depth > ctx.limits.max_depth {
             return Err(SpawnError::DepthLimit);
         }
-        let (spec, provider_name) = child_spec(ctx, &parent.spec, &parent.state.provider, def, &req, depth)?;
+        // Built outside the lock: a type's system prompt reads the workspace's instructions from disk.
+        let (spec, provider_name) = child_spec(ctx, &parent_spec, &parent_provider, def, &req, depth)?;
+        let mut st = shared.lock();
+        let parent = st.registry.get(&req.parent).ok_or_else(|| SpawnError::UnknownParent(req.parent.clone()))?;
         // A model's parent is running (it is calling Task); a person may delegate under an idle one.
         let parent_cancel = parent.cancel_for_child(&ctx.root_cancel);
         if !req.by_user {
