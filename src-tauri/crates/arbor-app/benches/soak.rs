@@ -34,7 +34,7 @@ fn main() -> std::process::ExitCode {
             let Some(done) = running.join_next().await else { break };
             let o = done.unwrap();
             finished += 1;
-            if finished % 500 == 0 {
+            if finished.is_multiple_of(500) {
                 println!("soak: {finished} of {scenarios} done, {} violations so far", violations.len());
             }
             agents += o.agents;
