@@ -163,6 +163,15 @@ async fn a_finished_main_agent_continues_with_its_history() {
     session.submit(Command::SendMessage { agent_id: None, text: "follow-up".into() }).expect("continue");
     let second = until_finished(&mut events, &main).await;
     assert!(!second.iter().any(|e| e.kind.type_name() == "agent_started"), "started once");
+    let statuses: Vec<AgentStatus> = second
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::AgentStatus(s) => Some(s.status),
+            _ => None,
+        })
+        .collect();
+    // Not still "completed" while its new run starts: queued at once, then running.
+    assert_eq!(statuses, [AgentStatus::Queued, AgentStatus::Running, AgentStatus::Completed]);
     let reqs = h.requests();
     let msgs = reqs[1].body["messages"].as_array().expect("messages");
     assert_eq!(msgs.len(), 3);
