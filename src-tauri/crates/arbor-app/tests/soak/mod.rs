@@ -224,7 +224,16 @@ pub async fn run(seed: u64, dir: &Path) -> Outcome {
                 continue;
             }
             Err(_) => {
-                violations.push(format!("seed {seed}: agents still run 1.5 s after the person stopped them all"));
+                let left: Vec<String> = states
+                    .agents()
+                    .iter()
+                    .filter(|a| !a.status.is_terminal())
+                    .map(|a| format!("{} ({}, {}, under {:?})", a.id, a.description, a.status.as_str(), a.parent_id))
+                    .collect();
+                violations.push(format!(
+                    "seed {seed}: agents still run 1.5 s after the person stopped them all: {}",
+                    left.join("; ")
+                ));
                 break;
             }
         };
@@ -256,7 +265,8 @@ pub async fn run(seed: u64, dir: &Path) -> Outcome {
         }
         let n = log.len();
         log.push(ev);
-        if n > 20 && rng.u8(0..40) == 0 {
+        // Once the person has stopped everything, they start nothing new.
+        if n > 20 && !stopped && rng.u8(0..40) == 0 {
             if cancels > 0 {
                 cancels -= 1;
                 let agents = states.agents();
