@@ -3,7 +3,7 @@
 //! drops them when stdout is not a terminal or NO_COLOR is set.
 
 use anstyle::{AnsiColor, Style};
-use arbor_protocol::{AgentEvent, AgentId, AgentStatus, ApprovalOutcome, EventKind, McpState, Usage};
+use arbor_protocol::{AgentEvent, AgentId, AgentStatus, ApprovalOutcome, EventKind, McpState};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::io::Write;
@@ -39,7 +39,6 @@ pub struct Printer {
     /// When each subagent was queued, to say how long it waited for a slot.
     queued_at: HashMap<AgentId, i64>,
     tool_names: HashMap<String, String>,
-    usage: Usage,
 }
 
 impl Printer {
@@ -54,13 +53,7 @@ impl Printer {
             labels: HashMap::new(),
             queued_at: HashMap::new(),
             tool_names: HashMap::new(),
-            usage: Usage::default(),
         }
-    }
-
-    /// Total usage of every agent so far.
-    pub fn usage(&self) -> &Usage {
-        &self.usage
     }
 
     /// Prints a line that is not an event (banners, notes) in the human view.
@@ -74,9 +67,6 @@ impl Printer {
     }
 
     pub fn print(&mut self, ev: &AgentEvent) {
-        if let EventKind::Usage(u) = &ev.kind {
-            self.usage.add(u);
-        }
         if self.json {
             if let Ok(line) = serde_json::to_string(ev) {
                 let _ = writeln!(self.out, "{line}");

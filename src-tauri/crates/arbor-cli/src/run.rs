@@ -9,7 +9,7 @@ use crate::setup;
 use anyhow::Result;
 use arbor_app::{ApprovalMode, Environment, Host, LaunchSpec, Launched, SessionEvents, SessionInfo, Start, Tuning};
 use arbor_core::Limits;
-use arbor_protocol::{AgentFinished, AgentStates, AgentStatus, Command, EventKind};
+use arbor_protocol::{AgentFinished, AgentStates, AgentStatus, Command, EventKind, Usage};
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -71,7 +71,8 @@ pub async fn execute(host: &Host, common: &Common, spec: LaunchSpec, banner: Opt
         info.session_id, info.provider, info.model, info.workspace
     ));
     let answerer = Answerer::new(common.json);
-    let ended = drive(host, &info, &mut events, &mut printer, answerer).await;
+    let mut states = AgentStates::default();
+    let ended = drive(host, &info, &mut events, &mut printer, answerer, &mut states).await;
     host.stop();
     if !events.settle(SETTLE).await {
         warn("the session's last events may not all be stored");
@@ -79,7 +80,7 @@ pub async fn execute(host: &Host, common: &Common, spec: LaunchSpec, banner: Opt
     if let Some(p) = host.state().transcripts.problem {
         warn(&p);
     }
-    Ok(report(&info, &mut printer, ended))
+    Ok(report(&info, &mut printer, ended, &states.total_usage()))
 }
 
 /// How the main agent's run ended, as the terminal sees it.
@@ -100,10 +101,10 @@ async fn drive(
     events: &mut SessionEvents,
     printer: &mut Printer,
     mut answerer: Answerer,
+    states: &mut AgentStates,
 ) -> Ended {
     let target = Target { host, main: info.main_agent_id.clone() };
     let main = &info.main_agent_id;
-    let mut states = AgentStates::default();
     let mut interrupted = false;
     let mut main_end = None;
     loop {
@@ -136,9 +137,8 @@ async fn drive(
 }
 
 /// The closing lines and the exit code: 0 completed, 1 any other end, 130 Ctrl-C.
-fn report(info: &SessionInfo, printer: &mut Printer, ended: Ended) -> ExitCode {
+fn report(info: &SessionInfo, printer: &mut Printer, ended: Ended, u: &Usage) -> ExitCode {
     printer.finish();
-    let u = printer.usage();
     if u.total_tokens() > 0 {
         let cost = u.cost_usd.map(|c| format!(" · ${c:.4}")).unwrap_or_default();
         printer.note(&format!(
