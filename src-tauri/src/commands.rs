@@ -2,6 +2,7 @@
 //! Errors cross to the UI typed ([`AppError`]).
 
 use crate::bridge;
+use arbor_app::batch::EventFrame;
 use arbor_app::catalog::CatalogReport;
 use arbor_app::host::AppState;
 use arbor_app::mcp::McpReport;
@@ -9,15 +10,16 @@ use arbor_app::sessions::{Launched, StartRequest};
 use arbor_app::settings::Settings;
 use arbor_app::transcripts::{ExportFormat, HistoryQuery, PastSession};
 use arbor_app::{AppError, Host, LaunchSpec, ProviderKind, SessionInfo, Start};
-use arbor_protocol::{AgentEvent, AgentId, Command, CommandReply, EventPage, SearchHit, SessionId, SessionSummary};
+use arbor_protocol::{AgentId, Command, CommandReply, EventPage, SearchHit, SessionId, SessionSummary};
 use tauri::State;
 use tauri::ipc::Channel;
 
 type Result<T> = std::result::Result<T, AppError>;
 
 /// A launched session's events go to the UI; its info answers the command.
-fn show(launched: Launched, on_events: Channel<Vec<AgentEvent>>) -> Result<SessionInfo> {
-    bridge::forward(launched.events.into_stream(), on_events);
+fn show(launched: Launched, on_events: Channel<EventFrame>) -> Result<SessionInfo> {
+    let (events, states) = launched.events.into_parts();
+    bridge::forward(events, states, on_events);
     Ok(launched.info)
 }
 
@@ -35,7 +37,7 @@ pub fn app_state(host: State<'_, Host>) -> AppState {
 pub async fn start_session(
     host: State<'_, Host>,
     request: StartRequest,
-    on_events: Channel<Vec<AgentEvent>>,
+    on_events: Channel<EventFrame>,
 ) -> Result<SessionInfo> {
     show(host.start_session(request).await?, on_events)
 }
@@ -43,7 +45,7 @@ pub async fn start_session(
 /// The built-in scripted demonstration (no key, no network).
 #[tauri::command]
 #[specta::specta]
-pub async fn start_demo(host: State<'_, Host>, on_events: Channel<Vec<AgentEvent>>) -> Result<SessionInfo> {
+pub async fn start_demo(host: State<'_, Host>, on_events: Channel<EventFrame>) -> Result<SessionInfo> {
     show(host.launch(LaunchSpec { start: Start::Demo, ..LaunchSpec::default() }).await?, on_events)
 }
 
@@ -141,7 +143,7 @@ pub async fn resume_session(
     host: State<'_, Host>,
     session_id: SessionId,
     prompt: Option<String>,
-    on_events: Channel<Vec<AgentEvent>>,
+    on_events: Channel<EventFrame>,
 ) -> Result<SessionInfo> {
     show(host.resume_session(session_id, prompt).await?, on_events)
 }

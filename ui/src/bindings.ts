@@ -11,9 +11,9 @@ export const commands = {
 	 *  Stops the running session, starts a new one and sends it the prompt; its
 	 *  events arrive on `on_events`, in order, a batch per frame.
 	 */
-	startSession: (request: StartRequest, onEvents: Channel<AgentEvent[]>) => typedError<SessionInfo, AppError>(__TAURI_INVOKE("start_session", { request, onEvents })),
+	startSession: (request: StartRequest, onEvents: Channel<EventFrame>) => typedError<SessionInfo, AppError>(__TAURI_INVOKE("start_session", { request, onEvents })),
 	/**  The built-in scripted demonstration (no key, no network). */
-	startDemo: (onEvents: Channel<AgentEvent[]>) => typedError<SessionInfo, AppError>(__TAURI_INVOKE("start_demo", { onEvents })),
+	startDemo: (onEvents: Channel<EventFrame>) => typedError<SessionInfo, AppError>(__TAURI_INVOKE("start_demo", { onEvents })),
 	/**  A message, an approval answer, a stop or a delegation for the running session. */
 	sendCommand: (command: Command) => typedError<CommandReply, AppError>(__TAURI_INVOKE("send_command", { command })),
 	saveSettings: (settings: Settings) => typedError<AppState, AppError>(__TAURI_INVOKE("save_settings", { settings })),
@@ -38,7 +38,7 @@ export const commands = {
 	/**  Writes a session (or one agent's transcript) to the file the person chose. */
 	exportSession: (sessionId: SessionId, agentId: AgentId | null, format: ExportFormat, path: string) => typedError<string, AppError>(__TAURI_INVOKE("export_session", { sessionId, agentId, format, path })),
 	/**  Continues a stored session live (the running one stops); `prompt` goes to its main agent. */
-	resumeSession: (sessionId: SessionId, prompt: string | null, onEvents: Channel<AgentEvent[]>) => typedError<SessionInfo, AppError>(__TAURI_INVOKE("resume_session", { sessionId, prompt, onEvents })),
+	resumeSession: (sessionId: SessionId, prompt: string | null, onEvents: Channel<EventFrame>) => typedError<SessionInfo, AppError>(__TAURI_INVOKE("resume_session", { sessionId, prompt, onEvents })),
 };
 
 /* Constants */
@@ -125,6 +125,13 @@ export type AgentTypeInfo = {
 	provider: string | null,
 	source: string,
 	file: string | null,
+};
+
+/**  One agent's usage: its own model responses, and its whole subtree's. */
+export type AgentUsage = {
+	agent_id: AgentId,
+	own: UsageFigures,
+	subtree: UsageFigures,
 };
 
 export type AppError = {
@@ -263,6 +270,13 @@ export type DelegateRequest = {
 	max_turns?: number | null,
 };
 
+/**  One message to a front end: events in order, and the usage figures they changed. */
+export type EventFrame = {
+	events: AgentEvent[],
+	/**  None when no event of the frame reported usage. */
+	usage: UsageUpdate | null,
+};
+
 export type EventKind = {
 	type: "agent_started",
 } & AgentStarted | {
@@ -394,9 +408,17 @@ export type McpStatus = {
 export type McpToolInfo = {
 	/**  As the model sees it: `mcp__<server>__<tool>`. */
 	name: string,
+	/**  The server's own name for it. */
+	tool: string,
 	description: string,
 	/**  Annotated readOnlyHint: follows the read-only approval class. */
 	read_only: boolean,
+};
+
+/**  An MCP tool as a person names it: which server, and that server's name for it. */
+export type McpToolRef = {
+	server: string,
+	tool: string,
 };
 
 /**  A stored session opened for review: enough for its first screen. */
@@ -408,6 +430,8 @@ export type PastSession = {
 	agent: AgentId | null,
 	/**  Older transcript events of `agent` exist. */
 	more_before: boolean,
+	/**  Every agent's usage and its subtree's, and the session's. */
+	usage: UsageUpdate,
 };
 
 /**
@@ -497,7 +521,7 @@ export type SessionSummary = {
 	agent_count: number,
 	event_count: number,
 	/**  Summed over every agent of the session. */
-	usage: Usage,
+	usage: UsageFigures,
 };
 
 export type Settings = {
@@ -570,6 +594,11 @@ export type ToolCall = {
 	call_id: string,
 	tool_name: string,
 	tool_args: Value,
+	/**
+	 *  The server and its own name for the tool, when the tool is an MCP
+	 *  server's: what a person reads instead of `mcp__<server>__<tool>`.
+	 */
+	mcp?: McpToolRef | null,
 };
 
 /**  What kind of thing a tool can do; the approval policy's default depends on it. */
@@ -611,6 +640,22 @@ export type Usage = {
 	cache_write_tokens: number,
 	/**  When the model's price is known. */
 	cost_usd: number | null,
+};
+
+/**  Usage as a person reads it: the figures, and the tokens of all four kinds summed. */
+export type UsageFigures = {
+	usage: Usage,
+	tokens: number,
+};
+
+/**
+ *  Usage figures that changed, computed by [`AgentStates::usage_update`]: a
+ *  front end shows these as they are and never sums usage itself.
+ */
+export type UsageUpdate = {
+	agents: AgentUsage[],
+	/**  Every agent of the session. */
+	session: UsageFigures,
 };
 
 export type Value = null | boolean | number | string | Value[] | { [key in string]: Value };

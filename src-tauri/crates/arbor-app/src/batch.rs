@@ -1,24 +1,37 @@
-//! Hands a session's events on in batches, at most one per frame interval, so
+//! Hands a session's events on in frames, at most one per frame interval, so
 //! a UI that draws once a frame receives one message a frame however fast the
-//! agents stream (design.md §6.5: route by rate). Within a batch, an agent's
+//! agents stream (design.md §6.5: route by rate). Within a frame, an agent's
 //! consecutive stream chunks are merged into one event: twenty agents streaming
 //! a few characters per event would otherwise send the UI thousands of objects
 //! a second whose envelope (ids, seq, time) outweighs their text many times over.
+//! A frame also carries the usage figures its events changed, derived here by
+//! the one [`AgentStates`], so no front end sums usage itself.
 
-use arbor_protocol::AgentEvent;
+use arbor_protocol::{AgentEvent, AgentId, AgentStates, EventKind, UsageUpdate};
+use serde::Serialize;
 use std::time::Duration;
 use tokio::sync::mpsc::UnboundedReceiver;
 
 /// About one frame at 60 Hz.
 pub const FRAME: Duration = Duration::from_millis(16);
 
-/// Forwards `events` to `send` in order, batched: the first event of a batch
-/// waits at most `interval`. Returns when the stream ends or `send` returns false
-/// (the receiver is gone).
+/// One message to a front end: events in order, and the usage figures they changed.
+#[derive(Debug, Clone, PartialEq, Serialize, specta::Type)]
+pub struct EventFrame {
+    pub events: Vec<AgentEvent>,
+    /// None when no event of the frame reported usage.
+    pub usage: Option<UsageUpdate>,
+}
+
+/// Forwards `events` to `send` in order, in frames: the first event of a frame
+/// waits at most `interval`. `states` are the agents before the first event
+/// (a resumed session's); they follow every event. Returns when the stream
+/// ends or `send` returns false (the receiver is gone).
 pub async fn forward(
     mut events: UnboundedReceiver<AgentEvent>,
     interval: Duration,
-    mut send: impl FnMut(Vec<AgentEvent>) -> bool,
+    mut states: AgentStates,
+    mut send: impl FnMut(EventFrame) -> bool,
 ) {
     loop {
         let Some(first) = events.recv().await else { return };
@@ -39,7 +52,15 @@ pub async fn forward(
                 Err(_) => break,
             }
         }
-        if !send(coalesce(batch)) || closed {
+        let mut touched: Vec<AgentId> = Vec::new();
+        for ev in &batch {
+            states.apply(ev);
+            if matches!(ev.kind, EventKind::Usage(_)) && !touched.contains(&ev.agent_id) {
+                touched.push(ev.agent_id.clone());
+            }
+        }
+        let usage = (!touched.is_empty()).then(|| states.usage_update(&touched));
+        if !send(EventFrame { events: coalesce(batch), usage }) || closed {
             return;
         }
     }
@@ -89,7 +110,7 @@ pub fn coalesce(batch: Vec<AgentEvent>) -> Vec<AgentEvent> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use arbor_protocol::{AgentId, EventKind, SessionId, Text};
+    use arbor_protocol::{AgentStarted, EventKind, SessionId, StoredAgent, Text, Usage};
 
     fn ev(seq: u64) -> AgentEvent {
         AgentEvent {
@@ -109,7 +130,7 @@ mod tests {
         for s in 1..=1000 {
             tx.send(ev(s)).unwrap();
         }
-        let task = tokio::spawn(forward(rx, FRAME, move |b| out_tx.send(b).is_ok()));
+        let task = tokio::spawn(forward(rx, FRAME, AgentStates::default(), move |f| out_tx.send(f.events).is_ok()));
         let first = out.recv().await.unwrap();
         assert_eq!(first.len(), 1000, "everything queued within a frame goes in one batch");
         tokio::time::sleep(FRAME * 3).await;
@@ -178,12 +199,79 @@ mod tests {
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
         tx.send(ev(1)).unwrap();
         let mut calls = 0;
-        forward(rx, Duration::from_millis(1), |_| {
+        forward(rx, Duration::from_millis(1), AgentStates::default(), |_| {
             calls += 1;
             false
         })
         .await;
         assert_eq!(calls, 1);
         assert!(tx.is_closed(), "the stream is dropped with the forwarder");
+    }
+
+    fn started(agent: &str, parent: Option<&str>, seq: u64) -> AgentEvent {
+        AgentEvent {
+            agent_id: AgentId(agent.into()),
+            session_id: SessionId("s".into()),
+            seq,
+            ts: 0,
+            kind: EventKind::AgentStarted(AgentStarted {
+                parent_id: parent.map(|p| AgentId(p.into())),
+                parent_call_id: None,
+                depth: u32::from(parent.is_some()),
+                description: agent.into(),
+                subagent_type: None,
+                model: "m".into(),
+                provider: "p".into(),
+                background: false,
+            }),
+        }
+    }
+
+    fn used(agent: &str, seq: u64, input: u64) -> AgentEvent {
+        AgentEvent {
+            agent_id: AgentId(agent.into()),
+            session_id: SessionId("s".into()),
+            seq,
+            ts: 0,
+            kind: EventKind::Usage(Usage { input_tokens: input, output_tokens: 1, ..Usage::default() }),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_frame_carries_the_usage_its_events_changed_on_top_of_what_was_stored() {
+        // A resumed session: the main agent had used 100 input tokens in its earlier run.
+        let mut before = AgentStates::default();
+        before.apply(&started("main", None, 1));
+        before.apply(&used("main", 2, 99));
+        let stored: Vec<StoredAgent> = before.agents().to_vec();
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        for e in [started("child", Some("main"), 3), used("child", 4, 10), used("child", 5, 20)] {
+            tx.send(e).unwrap();
+        }
+        drop(tx);
+        let mut frames = Vec::new();
+        forward(rx, FRAME, AgentStates::from_agents(stored), |f| {
+            frames.push(f);
+            true
+        })
+        .await;
+        assert_eq!(frames.len(), 1);
+        let usage = frames[0].usage.clone().expect("usage changed");
+        let of = |id: &str| usage.agents.iter().find(|a| a.agent_id.0 == id).expect("named").clone();
+        assert_eq!((of("child").own.tokens, of("child").subtree.tokens), (32, 32));
+        assert_eq!((of("main").own.tokens, of("main").subtree.tokens), (100, 132), "the child is below main");
+        assert_eq!(usage.session.tokens, 132);
+
+        // A frame without usage carries none.
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        tx.send(ev(9)).unwrap();
+        drop(tx);
+        let mut none = Vec::new();
+        forward(rx, FRAME, AgentStates::default(), |f| {
+            none.push(f.usage);
+            true
+        })
+        .await;
+        assert_eq!(none, vec![None]);
     }
 }

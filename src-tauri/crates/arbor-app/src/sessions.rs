@@ -13,7 +13,7 @@ use crate::transcripts::{NotResumable, resumable_provider, resume_state};
 use arbor_core::provider::{RetryPolicy, Timeouts};
 use arbor_core::tools::{ToolClass, ToolRegistry};
 use arbor_core::{ApprovalPolicy, Clock, EventStream, Limits, Providers, Session, SessionConfig, SystemClock};
-use arbor_protocol::{AgentEvent, AgentId, Command, CommandReply, ProviderKind, SessionId};
+use arbor_protocol::{AgentEvent, AgentId, AgentStates, Command, CommandReply, ProviderKind, SessionId};
 use arbor_store::NewSession;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
@@ -100,15 +100,24 @@ pub struct SessionInfo {
     pub warnings: Vec<String>,
 }
 
-/// A launched session's events, each stored before it arrives here.
+/// A launched session's events, each stored before it arrives here, and its
+/// agents as those events (and, resumed, the stored ones) left them.
 pub struct SessionEvents {
     stream: EventStream,
     writing: Option<Writing>,
+    states: AgentStates,
 }
 
 impl SessionEvents {
     pub async fn recv(&mut self) -> Option<AgentEvent> {
-        self.stream.recv().await
+        let ev = self.stream.recv().await?;
+        self.states.apply(&ev);
+        Some(ev)
+    }
+
+    /// Every agent as the events received so far left it.
+    pub fn states(&self) -> &AgentStates {
+        &self.states
     }
 
     /// Waits (up to `limit`) until the session's last event is stored, once it
@@ -120,10 +129,11 @@ impl SessionEvents {
         }
     }
 
-    /// The stream alone, for a client that forwards it (the desktop's bridge);
+    /// The stream and the agents so far, for a client that forwards them in
+    /// frames (the desktop's bridge, [`crate::batch::forward`]);
     /// [`Host::stop_and_settle`] still waits for the writer.
-    pub fn into_stream(self) -> EventStream {
-        self.stream
+    pub fn into_parts(self) -> (EventStream, AgentStates) {
+        (self.stream, self.states)
     }
 }
 
@@ -261,6 +271,7 @@ impl Host {
         if store.is_some() {
             config.journal = Some(recorder.journal());
         }
+        let mut states = AgentStates::default();
         let started = match &resume {
             Some(id) => {
                 let store = self.store()?;
@@ -269,6 +280,7 @@ impl Host {
                     .await
                     .map_err(|e| err(AppErrorKind::Store, e))?
                     .map_err(crate::transcripts::store_err)?;
+                states = AgentStates::from_agents(state.agents.iter().map(|a| a.state.clone().resumed()));
                 Session::resume(config, state)
             }
             None => Session::start(config),
@@ -324,7 +336,7 @@ impl Host {
             }
         }
         *self.running.lock() = Some(Running { session, info: info.clone(), writing: writing.clone() });
-        Ok(Launched { info, events: SessionEvents { stream: events, writing } })
+        Ok(Launched { info, events: SessionEvents { stream: events, writing, states } })
     }
 
     /// The desktop's Start: a new session on the provider and model the person chose.

@@ -9,7 +9,9 @@ use crate::host::{Host, err};
 use crate::sessions::{LaunchSpec, Launched, Start};
 use arbor_core::{ResumeState, ResumedAgent};
 use arbor_protocol::ProviderKind;
-use arbor_protocol::{AgentEvent, AgentId, SearchHit, SessionDetail, SessionId, SessionStatus, SessionSummary};
+use arbor_protocol::{
+    AgentEvent, AgentId, AgentStates, SearchHit, SessionDetail, SessionId, SessionStatus, SessionSummary, UsageUpdate,
+};
 use arbor_store::{SessionQuery, Store, StoreError};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
@@ -44,6 +46,8 @@ pub struct PastSession {
     pub agent: Option<AgentId>,
     /// Older transcript events of `agent` exist.
     pub more_before: bool,
+    /// Every agent's usage and its subtree's, and the session's.
+    pub usage: UsageUpdate,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, specta::Type)]
@@ -152,7 +156,9 @@ impl Host {
                 events.extend(page.events);
                 events.sort_by_key(|e| e.seq);
             }
-            Ok(PastSession { detail, events, agent, more_before })
+            let states = AgentStates::from_agents(detail.agents.iter().cloned());
+            let usage = states.usage_update(detail.agents.iter().map(|a| &a.id));
+            Ok(PastSession { detail, events, agent, more_before, usage })
         })
         .await
     }

@@ -9,7 +9,7 @@ use crate::setup;
 use anyhow::Result;
 use arbor_app::{ApprovalMode, Environment, Host, LaunchSpec, Launched, SessionEvents, SessionInfo, Start, Tuning};
 use arbor_core::Limits;
-use arbor_protocol::{AgentFinished, AgentStates, AgentStatus, Command, EventKind, Usage};
+use arbor_protocol::{AgentFinished, AgentStatus, Command, EventKind, Usage};
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -71,8 +71,7 @@ pub async fn execute(host: &Host, common: &Common, spec: LaunchSpec, banner: Opt
         info.session_id, info.provider, info.model, info.workspace
     ));
     let answerer = Answerer::new(common.json);
-    let mut states = AgentStates::default();
-    let ended = drive(host, &info, &mut events, &mut printer, answerer, &mut states).await;
+    let ended = drive(host, &info, &mut events, &mut printer, answerer).await;
     host.stop();
     if !events.settle(SETTLE).await {
         warn("the session's last events may not all be stored");
@@ -80,7 +79,7 @@ pub async fn execute(host: &Host, common: &Common, spec: LaunchSpec, banner: Opt
     if let Some(p) = host.state().transcripts.problem {
         warn(&p);
     }
-    Ok(report(&info, &mut printer, ended, &states.total_usage()))
+    Ok(report(&info, &mut printer, ended, &events.states().total_usage()))
 }
 
 /// How the main agent's run ended, as the terminal sees it.
@@ -101,7 +100,6 @@ async fn drive(
     events: &mut SessionEvents,
     printer: &mut Printer,
     mut answerer: Answerer,
-    states: &mut AgentStates,
 ) -> Ended {
     let target = Target { host, main: info.main_agent_id.clone() };
     let main = &info.main_agent_id;
@@ -112,14 +110,13 @@ async fn drive(
             ev = events.recv() => {
                 let Some(ev) = ev else { return Ended::Gone };
                 printer.print(&ev);
-                states.apply(&ev);
                 match &ev.kind {
                     EventKind::ApprovalRequest(r) => answerer.on_request(r, &ev.agent_id, &target, printer),
                     EventKind::AgentFinished(f) if ev.agent_id == *main => main_end = Some(f.clone()),
                     _ => {}
                 }
                 // The main agent may be woken again (a delegated subagent's result): wait until all is quiet.
-                if let Some(end) = main_end.take_if(|_| states.is_idle()) {
+                if let Some(end) = main_end.take_if(|_| events.states().is_idle()) {
                     return if interrupted { Ended::Interrupted } else { Ended::Finished(end) };
                 }
             }

@@ -65,8 +65,8 @@ fn row(s: &SessionSummary, width: usize) -> String {
         utc_minute(s.started_at),
         s.status.as_str(),
         s.agent_count,
-        s.usage.total_tokens(),
-        s.usage.cost_usd.map(|c| format!("${c:.4}")).unwrap_or_else(|| "-".into()),
+        s.usage.tokens,
+        s.usage.usage.cost_usd.map(|c| format!("${c:.4}")).unwrap_or_else(|| "-".into()),
         prompt,
         s.workspace
     )

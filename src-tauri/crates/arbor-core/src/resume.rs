@@ -7,7 +7,7 @@ use crate::definitions::GENERAL_PURPOSE;
 use crate::registry::{AgentRecord, AgentSpec};
 use crate::shared::{Context, Shared};
 use crate::subagents::{self, SpawnRequest};
-use arbor_protocol::{AgentFinished, AgentId, AgentStatus, Message, StoredAgent, UserBlock};
+use arbor_protocol::{AgentFinished, AgentId, Message, StoredAgent, UserBlock};
 use std::collections::HashMap;
 use std::sync::Arc;
 use tokio::sync::watch;
@@ -44,7 +44,8 @@ pub(crate) fn restore(shared: &Shared, main_id: &AgentId, main_spec: &Arc<AgentS
     let mut specs: HashMap<AgentId, (Arc<AgentSpec>, String)> = HashMap::new();
     let mut subagents = 0u32;
     let mut st = shared.lock();
-    for ResumedAgent { state: mut a, mut history } in agents {
+    for ResumedAgent { state, mut history } in agents {
+        let a = state.resumed();
         let spec = if a.id == *main_id {
             main_spec.clone()
         } else {
@@ -56,9 +57,6 @@ pub(crate) fn restore(shared: &Shared, main_id: &AgentId, main_spec: &Arc<AgentS
             Arc::new(restored_spec(&shared.ctx, parent, parent_provider, &a))
         };
         specs.insert(a.id.clone(), (spec.clone(), a.provider.clone()));
-        if !a.status.is_terminal() {
-            a.status = AgentStatus::Interrupted;
-        }
         let stored = history.len();
         close_unfinished_calls(&mut history);
         let finished = AgentFinished {

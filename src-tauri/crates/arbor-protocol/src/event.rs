@@ -2,7 +2,7 @@
 //! subscribers (the store, the UI, the CLI printer, tests), one ordered stream
 //! per session.
 
-use crate::{AgentId, AgentStatus, ApprovalOutcome, ApprovalScope, McpStatus, SessionId};
+use crate::{AgentId, AgentStatus, ApprovalOutcome, ApprovalScope, McpStatus, McpToolRef, SessionId};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -178,6 +178,10 @@ pub struct ToolCall {
     pub call_id: String,
     pub tool_name: String,
     pub tool_args: Value,
+    /// The server and its own name for the tool, when the tool is an MCP
+    /// server's: what a person reads instead of `mcp__<server>__<tool>`.
+    #[serde(default)]
+    pub mcp: Option<McpToolRef>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
@@ -312,6 +316,7 @@ mod tests {
                     call_id: "c".into(),
                     tool_name: "Read".into(),
                     tool_args: json!({}),
+                    mcp: None,
                 }),
                 EventType::ToolOutputChunk => {
                     EventKind::ToolOutputChunk(ToolOutputChunk { call_id: "c".into(), content: "x".into() })

@@ -21,8 +21,8 @@ pub use command::{ApprovalAnswer, Command, CommandReply, DelegateRequest, GENERA
 pub use event::*;
 pub use history::{AssistantBlock, Message, UserBlock};
 pub use ids::{AgentId, SessionId};
-pub use mcp::{McpServerInfo, McpServerState, McpSource, McpState, McpStatus, McpToolInfo};
+pub use mcp::{McpServerInfo, McpServerState, McpSource, McpState, McpStatus, McpToolInfo, McpToolRef};
 pub use provider::{ApprovalChoice, ProviderKind};
-pub use state::AgentStates;
+pub use state::{AgentStates, AgentUsage, UsageFigures, UsageUpdate};
 pub use status::{AgentStatus, ApprovalOutcome, ApprovalScope, ToolClass};
 pub use stored::*;

@@ -65,7 +65,16 @@ pub enum McpServerState {
 pub struct McpToolInfo {
     /// As the model sees it: `mcp__<server>__<tool>`.
     pub name: String,
+    /// The server's own name for it.
+    pub tool: String,
     pub description: String,
     /// Annotated readOnlyHint: follows the read-only approval class.
     pub read_only: bool,
+}
+
+/// An MCP tool as a person names it: which server, and that server's name for it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+pub struct McpToolRef {
+    pub server: String,
+    pub tool: String,
 }

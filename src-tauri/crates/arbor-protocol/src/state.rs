@@ -4,7 +4,38 @@
 //! (`tests/fixtures/agent_states`), so no two parts can disagree unseen.
 
 use crate::{AgentEvent, AgentId, AgentStarted, AgentStatus, EventKind, StoredAgent, Usage};
+use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
+
+/// Usage as a person reads it: the figures, and the tokens of all four kinds summed.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, specta::Type)]
+pub struct UsageFigures {
+    pub usage: Usage,
+    pub tokens: u64,
+}
+
+impl UsageFigures {
+    pub fn of(usage: Usage) -> Self {
+        Self { tokens: usage.total_tokens(), usage }
+    }
+}
+
+/// One agent's usage: its own model responses, and its whole subtree's.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+pub struct AgentUsage {
+    pub agent_id: AgentId,
+    pub own: UsageFigures,
+    pub subtree: UsageFigures,
+}
+
+/// Usage figures that changed, computed by [`AgentStates::usage_update`]: a
+/// front end shows these as they are and never sums usage itself.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, specta::Type)]
+pub struct UsageUpdate {
+    pub agents: Vec<AgentUsage>,
+    /// Every agent of the session.
+    pub session: UsageFigures,
+}
 
 impl StoredAgent {
     /// The agent as its `agent_started` announces it: queued, nothing used yet.
@@ -29,6 +60,15 @@ impl StoredAgent {
             result: None,
             error: None,
         }
+    }
+
+    /// The agent as a resumed session takes it back: one that was still active
+    /// when its process died is interrupted.
+    pub fn resumed(mut self) -> Self {
+        if !self.status.is_terminal() {
+            self.status = AgentStatus::Interrupted;
+        }
+        self
     }
 
     /// Applies one of this agent's own events.
@@ -134,7 +174,7 @@ impl AgentStates {
     pub fn subtree_usage(&self, id: &AgentId) -> Usage {
         let mut total = Usage::default();
         for a in &self.agents {
-            if a.id == *id || self.is_below(a, id) {
+            if self.ancestry(&a.id).any(|i| self.agents[i].id == *id) {
                 total.add(&a.usage);
             }
         }
@@ -150,16 +190,47 @@ impl AgentStates {
         total
     }
 
-    fn is_below(&self, agent: &StoredAgent, ancestor: &AgentId) -> bool {
-        let mut cur = agent.parent_id.as_ref();
-        // Bounded by the number of agents, so a malformed log with a cycle cannot hang.
-        for _ in 0..self.agents.len() {
-            match cur {
-                Some(p) if p == ancestor => return true,
-                Some(p) => cur = self.get(p).and_then(|a| a.parent_id.as_ref()),
-                None => return false,
+    /// The figures of `touched` and of every agent above them (whose subtrees
+    /// they are in), with the session's total: what a front end shows after
+    /// those agents' usage changed. One pass over the agents, however many are touched.
+    pub fn usage_update<'a>(&self, touched: impl IntoIterator<Item = &'a AgentId>) -> UsageUpdate {
+        let mut subtree: Vec<Usage> = self.agents.iter().map(|a| a.usage.clone()).collect();
+        let mut wanted = vec![false; self.agents.len()];
+        for id in touched {
+            for i in self.ancestry(id) {
+                wanted[i] = true;
             }
         }
-        false
+        for a in &self.agents {
+            for above in self.ancestry(&a.id).skip(1) {
+                subtree[above].add(&a.usage);
+            }
+        }
+        let agents = self
+            .agents
+            .iter()
+            .zip(subtree)
+            .zip(wanted)
+            .filter(|(_, wanted)| *wanted)
+            .map(|((a, subtree), _)| AgentUsage {
+                agent_id: a.id.clone(),
+                own: UsageFigures::of(a.usage.clone()),
+                subtree: UsageFigures::of(subtree),
+            })
+            .collect();
+        UsageUpdate { agents, session: UsageFigures::of(self.total_usage()) }
+    }
+
+    /// The indexes of `id` and the agents above it, nearest first; bounded by
+    /// the number of agents, so a malformed log with a cycle cannot hang.
+    fn ancestry<'s>(&'s self, id: &AgentId) -> impl Iterator<Item = usize> + 's {
+        let mut cur = self.index.get(id).copied();
+        let mut left = self.agents.len();
+        std::iter::from_fn(move || {
+            let i = cur.take_if(|_| left > 0)?;
+            left -= 1;
+            cur = self.agents[i].parent_id.as_ref().and_then(|p| self.index.get(p).copied());
+            Some(i)
+        })
     }
 }

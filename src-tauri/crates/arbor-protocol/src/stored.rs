@@ -72,7 +72,7 @@ pub struct SessionSummary {
     pub agent_count: u32,
     pub event_count: u64,
     /// Summed over every agent of the session.
-    pub usage: Usage,
+    pub usage: crate::UsageFigures,
 }
 
 /// One agent of a stored session, as its events left it.

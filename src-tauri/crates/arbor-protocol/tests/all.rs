@@ -67,7 +67,49 @@ fn every_agent_is_what_its_events_left_it() {
             assert!(same_usage(&got, want), "{name}: subtree of {id}: {got:?} != {want:?}");
         }
         assert!(states.is_idle(), "{name}: every agent ends");
+
+        // What a front end is sent: every agent's own and subtree figures, and the session's.
+        let ids: Vec<AgentId> = states.agents().iter().map(|a| a.id.clone()).collect();
+        let update = states.usage_update(&ids);
+        assert_eq!(update.agents.len(), ids.len(), "{name}: one entry per agent");
+        for entry in &update.agents {
+            let own = &states.get(&entry.agent_id).expect("known").usage;
+            assert!(same_usage(&entry.own.usage, own), "{name}: own usage of {}", entry.agent_id);
+            let subtree = states.subtree_usage(&entry.agent_id);
+            assert!(same_usage(&entry.subtree.usage, &subtree), "{name}: subtree of {}", entry.agent_id);
+            assert_eq!(entry.own.tokens, own.total_tokens());
+            assert_eq!(entry.subtree.tokens, subtree.total_tokens());
+        }
+        for (id, want) in &expected.subtree_usage {
+            let got = update.agents.iter().find(|a| a.agent_id == *id).expect("in the update");
+            assert!(same_usage(&got.subtree.usage, want), "{name}: update's subtree of {id}");
+        }
+        assert!(same_usage(&update.session.usage, &states.total_usage()), "{name}: session");
     }
+}
+
+#[test]
+fn a_usage_update_names_the_touched_agents_and_those_above_them_only() {
+    let (_, events, _) = fixtures().into_iter().find(|(n, _, _)| n == "cancelled_subtree").expect("fixture");
+    let mut states = AgentStates::default();
+    for ev in &events {
+        states.apply(ev);
+    }
+    // The deepest agent: its parent and the main agent are above it; nothing else is.
+    let deepest = states.agents().iter().max_by_key(|a| a.depth).expect("agents").clone();
+    assert!(deepest.depth >= 2, "the fixture nests two levels");
+    let update = states.usage_update([&deepest.id]);
+    let mut named: Vec<AgentId> = update.agents.iter().map(|a| a.agent_id.clone()).collect();
+    let mut want = vec![deepest.id.clone()];
+    let mut cur = deepest.parent_id.clone();
+    while let Some(p) = cur {
+        cur = states.get(&p).and_then(|a| a.parent_id.clone());
+        want.push(p);
+    }
+    named.sort();
+    want.sort();
+    assert_eq!(named, want);
+    assert!(states.usage_update([&AgentId("agent-unknown".into())]).agents.is_empty(), "an unknown agent names none");
 }
 
 #[test]

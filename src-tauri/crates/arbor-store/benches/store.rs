@@ -119,7 +119,7 @@ impl Session {
         let args = json!({"command": words.sentence(2, 6), "timeout": 120});
         self.push(
             agent,
-            EventKind::ToolCall(ToolCall { call_id: call_id.clone(), tool_name: "Bash".into(), tool_args: args }),
+            EventKind::ToolCall(ToolCall { call_id: call_id.clone(), tool_name: "Bash".into(), tool_args: args, mcp: None }),
         );
         let output = words.sentence(20, 60);
         let half = output.len() / 2;
@@ -281,6 +281,7 @@ fn search(dir: &Path, words: &mut Words) {
                     call_id: format!("toolu_{i}"),
                     tool_name: "Grep".into(),
                     tool_args: json!({"pattern": words.sentence(1, 3), "path": "src"}),
+                    mcp: None,
                 }),
                 _ => EventKind::ToolOutput(ToolOutput {
                     call_id: format!("toolu_{}", i - 1),

@@ -79,7 +79,7 @@ fn header(out: &mut String, s: &SessionSummary) {
     let _ = writeln!(out, "- Status: {}", s.status.as_str());
     let _ = writeln!(out, "- Model: {} / {}", s.provider, s.model);
     let _ = writeln!(out, "- Agents: {}, events: {}", s.agent_count, s.event_count);
-    let _ = writeln!(out, "- Tokens: {}\n", tokens(&s.usage));
+    let _ = writeln!(out, "- Tokens: {}\n", tokens(&s.usage.usage));
 }
 
 fn agent_section(out: &mut String, a: &StoredAgent, path: &[String], events: Option<&Vec<&AgentEvent>>) {

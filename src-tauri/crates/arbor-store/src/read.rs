@@ -64,7 +64,7 @@ pub(crate) fn session_row(r: &Row<'_>) -> rusqlite::Result<SessionSummary> {
         main_agent_id: r.get::<_, Option<String>>(8)?.map(AgentId),
         agent_count: r.get(9)?,
         event_count: r.get(10)?,
-        usage: usage_at(r, 11)?,
+        usage: arbor_protocol::UsageFigures::of(usage_at(r, 11)?),
     })
 }
 

@@ -37,6 +37,7 @@ pub(crate) async fn run_calls(shared: &Arc<Shared>, agent: &AgentRun, calls: Vec
                 call_id: c.id.clone(),
                 tool_name: c.name.clone(),
                 tool_args: c.input.clone(),
+                mcp: agent.tools.get(&c.name).and_then(|t| t.mcp()),
             }),
         );
     }

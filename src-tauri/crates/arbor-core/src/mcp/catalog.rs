@@ -140,6 +140,7 @@ impl McpServer {
                     .iter()
                     .map(|t| McpToolInfo {
                         name: t.model_name.clone(),
+                        tool: t.tool_name.clone(),
                         description: t.description.clone(),
                         read_only: t.read_only,
                     })

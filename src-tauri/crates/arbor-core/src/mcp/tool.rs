@@ -154,6 +154,10 @@ impl Tool for McpTool {
         self.def.input_schema.clone()
     }
 
+    fn mcp(&self) -> Option<arbor_protocol::McpToolRef> {
+        Some(arbor_protocol::McpToolRef { server: self.server.name().to_string(), tool: self.def.tool_name.clone() })
+    }
+
     fn class(&self) -> ToolClass {
         if self.def.read_only { ToolClass::ReadOnly } else { ToolClass::Mutating }
     }

@@ -82,6 +82,10 @@ pub trait Tool: Send + Sync {
     /// JSON schema of the input object.
     fn input_schema(&self) -> Value;
     fn class(&self) -> ToolClass;
+    /// Which server's tool this is, for an MCP tool.
+    fn mcp(&self) -> Option<arbor_protocol::McpToolRef> {
+        None
+    }
     async fn call(&self, input: Value, ctx: &ToolContext) -> ToolResult;
 }
 

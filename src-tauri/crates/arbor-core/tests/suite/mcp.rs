@@ -5,7 +5,7 @@
 use super::subagents::{calls_of, child, output_of, tool_names};
 use super::*;
 use arbor_core::mcp::{McpCatalog, McpServerConfig, McpTimeouts, McpTransport};
-use arbor_protocol::{AgentStatus, McpSource, McpState, McpStatus};
+use arbor_protocol::{AgentStatus, McpSource, McpState, McpStatus, McpToolRef};
 use serde_json::json;
 use std::collections::BTreeMap;
 
@@ -93,6 +93,7 @@ async fn a_main_agent_and_its_subagent_each_call_the_everything_servers_echo_on_
         stdio("everything", npm_server("mcp-server-everything"), vec![]),
         stdio("filesystem", npm_server("mcp-server-filesystem"), vec![h.root().to_string_lossy().into_owned()]),
     ]);
+    let mcp = config.mcp.clone();
     let (session, mut events) = h.start(config, "PARENT: echo twice");
     let main = session.main_agent_id().clone();
     let evs = until_finished(&mut events, &main).await;
@@ -112,11 +113,29 @@ async fn a_main_agent_and_its_subagent_each_call_the_everything_servers_echo_on_
     assert_eq!(output_of(&evs, main_call).0, "Echo: from the main agent");
     assert_eq!(output_of(&evs, child_call).0, "Echo: from the child");
     assert!(!output_of(&evs, main_call).1 && !output_of(&evs, child_call).1);
+    // Each call names its server and the server's own name for the tool; a built-in names none.
+    let mcp_of = |call: &str| {
+        evs.iter()
+            .find_map(|e| match &e.kind {
+                EventKind::ToolCall(c) if c.call_id == call => Some(c.mcp.clone()),
+                _ => None,
+            })
+            .expect("the call")
+    };
+    let echo = Some(McpToolRef { server: "everything".into(), tool: "echo".into() });
+    assert_eq!(mcp_of(main_call), echo);
+    assert_eq!(mcp_of(child_call), echo);
+    assert_eq!(mcp_of("t1"), None, "Task is a built-in");
     assert_eq!(finished_status(&evs, &main), AgentStatus::Completed);
     assert!(
         !evs.iter().any(|e| matches!(e.kind, EventKind::ApprovalRequest(_))),
         "echo is annotated read-only, so it runs without asking"
     );
+
+    // The settings screen's list names each tool both ways.
+    let listed = mcp.describe();
+    let everything = listed.iter().find(|s| s.name == "everything").expect("listed");
+    assert!(everything.tools.iter().any(|t| t.name == "mcp__everything__echo" && t.tool == "echo"), "{listed:?}");
 
     // Both servers' tools were offered, by their MCP names.
     let offered = tool_names(&h.requests()[0]);

@@ -16,9 +16,10 @@ fn derived_tables_follow_the_events() {
     assert_eq!(s.event_count, log.events.len() as u64);
     assert_eq!(s.ended_at, Some(log.events.last().unwrap().ts));
     assert_eq!(s.workspace, "/work/sess-1");
-    assert_eq!((s.usage.input_tokens, s.usage.output_tokens), (190, 38));
-    assert_eq!((s.usage.cache_read_tokens, s.usage.cache_write_tokens), (7, 3));
-    assert!((s.usage.cost_usd.unwrap() - 0.012).abs() < 1e-9);
+    assert_eq!((s.usage.usage.input_tokens, s.usage.usage.output_tokens), (190, 38));
+    assert_eq!((s.usage.usage.cache_read_tokens, s.usage.usage.cache_write_tokens), (7, 3));
+    assert!((s.usage.usage.cost_usd.unwrap() - 0.012).abs() < 1e-9);
+    assert_eq!(s.usage.tokens, 190 + 38 + 7 + 3, "the tokens of all four kinds");
 
     let ids: Vec<&str> = detail.agents.iter().map(|a| a.id.as_str()).collect();
     assert_eq!(ids, [MAIN, READER, WRITER], "parents first, then in start order");

@@ -96,7 +96,7 @@ pub fn text(kind: fn(Text) -> EventKind, s: &str) -> EventKind {
 }
 
 pub fn call(id: &str, tool: &str, args: serde_json::Value) -> EventKind {
-    EventKind::ToolCall(ToolCall { call_id: id.into(), tool_name: tool.into(), tool_args: args })
+    EventKind::ToolCall(ToolCall { call_id: id.into(), tool_name: tool.into(), tool_args: args, mcp: None })
 }
 
 pub fn output(id: &str, content: &str) -> EventKind {
