@@ -180,6 +180,9 @@ async fn a_finished_session_is_reviewed_from_history_and_found_by_transcript_sea
     // The prompt is shown once, from the backend's user_message (no local echo).
     let output = app.text_of(&app.find("[data-testid=output]").await).await;
     assert_eq!(output.matches("HIST-START: survey the pond").count(), 1, "the prompt appears once: {output}");
+    // The live figure (sent with the event frames) is what the store will hold for the session.
+    let live_tokens = app.text_of(&app.find("[data-testid=total-tokens]").await).await;
+    assert!(!live_tokens.starts_with("0 "), "the session used tokens: {live_tokens}");
 
     // A second session follows; it is the live one from now on.
     app.click("[data-testid=new-session]").await;
@@ -218,6 +221,8 @@ async fn a_finished_session_is_reviewed_from_history_and_found_by_transcript_sea
     row.click().await.unwrap();
     app.wait_text("[data-testid=review-banner]", "read-only").await;
     app.wait_text("[data-testid=review-banner]", "Past session").await;
+    // Reviewed, the figure comes from the stored agents: the same.
+    app.wait_text("[data-testid=total-tokens]", &live_tokens).await;
     let main = app.node("main").await;
     let main_id = main.attr("data-agent-id").await.unwrap().unwrap();
     for label in ["Find the fish", "Count the birds"] {

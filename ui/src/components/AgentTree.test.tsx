@@ -1,7 +1,8 @@
 import { act, fireEvent, render, screen } from "@testing-library/react";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { eventMaker } from "../test/events";
-import { applyEvents, resetStores, sessionInfo } from "../test/stores";
+import { applyEvents, applyUsage, resetStores, sessionInfo } from "../test/stores";
+import { agentUsage, figures, usageUpdate } from "../test/usage";
 import { uiStore } from "../store/ui";
 import { AgentTree } from "./AgentTree";
 
@@ -41,6 +42,17 @@ beforeEach(() => {
     e.usage("agent-a", 1000, 200, null),
     e.usage("agent-a1", 300, 0, null),
   ]);
+  // The figures Rust sends for those usage events: own, and the subtree's.
+  applyUsage(
+    usageUpdate(
+      [
+        agentUsage("agent-a1", figures(300)),
+        agentUsage("agent-a", figures(1200), figures(1500)),
+        agentUsage("agent-main", figures(0), figures(1500)),
+      ],
+      figures(1500),
+    ),
+  );
 });
 
 describe("AgentTree", () => {
@@ -63,11 +75,39 @@ describe("AgentTree", () => {
   it("collapses a subtree and shows its totals instead", () => {
     render(<AgentTree />);
     expect(node("agent-a").textContent).toContain("1.2k tok");
+    // Nothing used by the main agent itself, and none by an agent without figures.
+    expect(node("agent-main").textContent).not.toContain("tok");
+    expect(node("agent-b").textContent).not.toContain("tok");
     fireEvent.click(node("agent-a").querySelector("button.twisty")!);
     expect(nodes().map((n) => n.dataset.agentId)).toEqual(["agent-main", "agent-a", "agent-b"]);
     expect(node("agent-a").getAttribute("aria-expanded")).toBe("false");
     expect(node("agent-a").textContent).toContain("Σ 1.5k tok");
     expect(node("agent-a").textContent).toContain("+1 hidden");
+  });
+
+  it("shows the figures a frame brings in place of the old ones, the subtree's on a folded node", () => {
+    render(<AgentTree />);
+    fireEvent.click(node("agent-main").querySelector("button.twisty")!);
+    expect(node("agent-main").textContent).toContain("Σ 1.5k tok");
+    // agent-a1 used 500 more: Rust sends it and its ancestors again, cumulative.
+    act(() =>
+      applyUsage(
+        usageUpdate(
+          [
+            agentUsage("agent-a1", figures(800, 0.1)),
+            agentUsage("agent-a", figures(1200), figures(2000, 0.1)),
+            agentUsage("agent-main", figures(0), figures(2000, 0.1)),
+          ],
+          figures(2000, 0.1),
+        ),
+      ),
+    );
+    // Replaced, not added (1.5k + 2.0k would read 3.5k).
+    expect(node("agent-main").textContent).toContain("Σ 2.0k tok · $0.10");
+    fireEvent.click(node("agent-main").querySelector("button.twisty")!);
+    expect(node("agent-main").textContent).not.toContain("tok");
+    expect(node("agent-a").textContent).toContain("1.2k tok");
+    expect(node("agent-a1").textContent).toContain("800 tok · $0.10");
   });
 
   it("moves the selection with the arrow keys and collapses/expands with left/right", () => {
@@ -129,7 +169,16 @@ describe("AgentTree", () => {
       e.started("agent-main", null, "main"),
       e.make("agent-main", { type: "tool_call", call_id: "b1", tool_name: "Bash", tool_args: { command: "ls" } }),
       e.started("agent-m", "agent-main", "Use the server"),
-      e.make("agent-m", { type: "tool_call", call_id: "m1", tool_name: "mcp__everything__echo", tool_args: { message: "hi" } }),
+      e.make("agent-m", {
+        type: "tool_call",
+        call_id: "m1",
+        tool_name: "mcp__everything__echo",
+        tool_args: { message: "hi" },
+        mcp: { server: "everything", tool: "echo" },
+      }),
+      e.started("agent-o", "agent-main", "An old transcript"),
+      // No `mcp`: a built-in, or a call stored before calls named their server; shown as it is.
+      e.make("agent-o", { type: "tool_call", call_id: "o1", tool_name: "mcp__a__b", tool_args: { message: "hi" } }),
     ]);
     render(<AgentTree />);
     const last = (id: string) => node(id).querySelector(".node-tool");
@@ -137,6 +186,8 @@ describe("AgentTree", () => {
     expect(last("agent-m")?.textContent).toBe("MCPeverything · echo hi");
     expect(last("agent-main")?.querySelector(".mcp-tag")).toBeNull();
     expect(last("agent-main")?.textContent).toBe("Bash ls");
+    expect(last("agent-o")?.querySelector(".mcp-tag")).toBeNull();
+    expect(last("agent-o")?.textContent).toBe("mcp__a__b");
   });
 
   it("shows an agent cut off at the output limit as stopped at a limit, and offers to resume it", async () => {

@@ -6,7 +6,6 @@ import { memo, useCallback, useRef, type KeyboardEvent } from "react";
 import type { AgentId } from "../bindings";
 import { resumeAgent, stopAgent } from "../ipc/actions";
 import { formatCost, formatDuration, formatTokens } from "../lib/format";
-import { isMcpTool } from "../lib/mcp";
 import {
   canMessage,
   canResume,
@@ -14,13 +13,12 @@ import {
   effectiveSelection,
   elapsedMs,
   subtreeSizes,
-  subtreeUsage,
   visibleRows,
   type TreeRow,
 } from "../store/selectors";
 import { bookStore } from "../store/review";
 import { isTerminal } from "../store/session/status";
-import { totalTokens } from "../store/session/usage";
+import { agentFigures } from "../store/session/usage";
 import { sessionStore } from "../store/sessionStore";
 import { useStore } from "../store/store";
 import { openDialog, select, setCollapsed, uiStore } from "../store/ui";
@@ -134,9 +132,9 @@ interface NodeProps {
 
 const TreeNode = memo(function TreeNode({ row, selected, focusable, position, setSize, readOnly }: NodeProps) {
   const node = useStore(sessionStore, (s) => s.agents[row.id]);
-  const collapsedTotals = useStore(sessionStore, (s) =>
-    row.hasChildren && !row.expanded ? (subtreeUsage(s.agents)[row.id] ?? null) : null,
-  );
+  // Folded: the subtree's figures (Rust's), so what the hidden subagents used still shows.
+  const folded = row.hasChildren && !row.expanded;
+  const figures = useStore(sessionStore, (s) => agentFigures(s.usage, row.id, folded));
   const hidden = useStore(sessionStore, (s) =>
     row.hasChildren && !row.expanded ? (subtreeSizes(s.agents)[row.id] ?? 0) : 0,
   );
@@ -144,12 +142,12 @@ const TreeNode = memo(function TreeNode({ row, selected, focusable, position, se
   const now = useNow(active);
   if (!node) return null;
 
-  const usage = collapsedTotals ?? node.usage;
-  const tokens = totalTokens(usage);
-  const cost = formatCost(usage.cost_usd);
+  // No figures yet: nothing used.
+  const tokens = figures?.tokens ?? 0;
+  const cost = formatCost(figures?.usage.cost_usd ?? null);
   const elapsed = elapsedMs(node, now);
   const title = node.description || (node.depth === 0 ? "main" : node.id);
-  const mcpLast = isMcpTool(node.lastToolName);
+  const mcpLast = node.lastToolMcp;
 
   return (
     <div
@@ -196,9 +194,9 @@ const TreeNode = memo(function TreeNode({ row, selected, focusable, position, se
         </div>
         <div className="node-meta">
           {node.model ? <span className="mono">{node.model}</span> : <span className="mono">{node.id}</span>}
-          {tokens > 0 || collapsedTotals ? (
-            <span title={collapsedTotals ? "Tokens of this agent and its subagents" : "Tokens"}>
-              {collapsedTotals ? "Σ " : ""}
+          {tokens > 0 || folded ? (
+            <span title={folded ? "Tokens of this agent and its subagents" : "Tokens"}>
+              {folded ? "Σ " : ""}
               {formatTokens(tokens)} tok{cost ? ` · ${cost}` : ""}
             </span>
           ) : null}

@@ -1,7 +1,7 @@
 import { act, fireEvent, render, screen, within } from "@testing-library/react";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { installEventEffects } from "../ipc/actions";
-import { enqueueEvents, flushEvents } from "../store/sessionStore";
+import { enqueueFrame, flushEvents } from "../store/sessionStore";
 import { eventMaker } from "../test/events";
 import { applyEvents, resetStores, sessionInfo } from "../test/stores";
 import { ApprovalInbox } from "./ApprovalInbox";
@@ -78,7 +78,7 @@ describe("ApprovalInbox", () => {
     expect(cards()).toHaveLength(2);
 
     act(() => {
-      enqueueEvents([e.resolved("agent-g", "r-g", "approved")]);
+      enqueueFrame({ events: [e.resolved("agent-g", "r-g", "approved")], usage: null });
       flushEvents();
     });
     expect(cards().map((c) => c.dataset.requestId)).toEqual(["r-f"]);
@@ -93,6 +93,40 @@ describe("ApprovalInbox", () => {
     });
     expect(sendCommand).toHaveBeenCalledWith({ type: "resolve_approval", request_id: "r-f", approved: false, scope: "once" });
     expect((within(card("r-f")).getByTestId("deny") as HTMLButtonElement).disabled).toBe(false);
+  });
+
+  it("names an MCP tool as the tool call it is about names it, and any other tool as it is", () => {
+    const m = eventMaker("s-1");
+    resetStores({ session: sessionInfo() });
+    const request = (callId: string, tool: string) =>
+      m.make("agent-main", {
+        type: "approval_request",
+        request_id: `r-${callId}`,
+        call_id: callId,
+        tool_name: tool,
+        tool_args: { message: "hi" },
+        agent_path: ["main"],
+      });
+    applyEvents([
+      m.started("agent-main", null, "main"),
+      m.make("agent-main", {
+        type: "tool_call",
+        call_id: "m1",
+        tool_name: "mcp__everything__echo",
+        tool_args: { message: "hi" },
+        mcp: { server: "everything", tool: "echo" },
+      }),
+      request("m1", "mcp__everything__echo"),
+      // Looks like an MCP name, but its call does not say it is one: shown as it is.
+      m.make("agent-main", { type: "tool_call", call_id: "m2", tool_name: "mcp__a__b", tool_args: {} }),
+      request("m2", "mcp__a__b"),
+    ]);
+    render(<ApprovalInbox />);
+    expect(within(card("r-m1")).getByTestId("mcp-tool-name").textContent).toBe("everything · echo");
+    expect(card("r-m1").querySelector(".mcp-tag")?.textContent).toBe("MCP");
+    expect(within(card("r-m2")).queryByTestId("mcp-tool-name")).toBeNull();
+    expect(card("r-m2").querySelector(".approval-tool")?.textContent).toContain("mcp__a__b");
+    expect(card("r-m2").querySelector(".mcp-tag")).toBeNull();
   });
 
   it("says so when nothing waits", () => {

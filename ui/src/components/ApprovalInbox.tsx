@@ -8,7 +8,7 @@
 import { memo, useState } from "react";
 import { APPROVAL_SCOPES, type ApprovalScope } from "../bindings";
 import { answerApproval } from "../ipc/actions";
-import { approvalAgentLabel, pendingApprovals } from "../store/selectors";
+import { approvalAgentLabel, approvalMcp, pendingApprovals } from "../store/selectors";
 import type { Approval } from "../store/session/types";
 import { bookStore } from "../store/review";
 import { sessionStore } from "../store/sessionStore";
@@ -48,6 +48,7 @@ export function ApprovalInbox() {
 
 const ApprovalCard = memo(function ApprovalCard({ approval }: { approval: Approval }) {
   const node = useStore(sessionStore, (s) => s.agents[approval.agentId]);
+  const mcp = useStore(sessionStore, (s) => approvalMcp(s, approval));
   const sending = useStore(uiStore, (s) => !!s.sending[approval.requestId]);
   const readOnly = useStore(bookStore, (b) => b.review !== null);
   // The narrowest scope (Rust lists them narrowest first) unless the person widens it.
@@ -79,7 +80,7 @@ const ApprovalCard = memo(function ApprovalCard({ approval }: { approval: Approv
         <div className="approval-tool">
           <IconTool size={12} />
           <strong>
-            <ToolName name={approval.toolName} />
+            <ToolName name={approval.toolName} mcp={mcp} />
           </strong>
           <span className="faint">wants to run</span>
         </div>

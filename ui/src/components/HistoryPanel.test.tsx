@@ -6,6 +6,7 @@ import { uiStore } from "../store/ui";
 import { eventMaker } from "../test/events";
 import { pastSession, storedAgent, summary } from "../test/past";
 import { resetStores, sessionInfo } from "../test/stores";
+import { figures } from "../test/usage";
 import { HistoryPanel } from "./HistoryPanel";
 
 const commands = {
@@ -42,7 +43,7 @@ describe("HistoryPanel", () => {
           id: "s-live",
           status: "running",
           first_prompt: "Live one",
-          usage: { input_tokens: 1500, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, cost_usd: 0.12 },
+          usage: figures(1500, 0.12),
         }),
         summary({ id: "s-old", status: "interrupted", first_prompt: "Old\nmultiline prompt", agent_count: 1 }),
       ]),

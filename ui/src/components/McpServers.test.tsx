@@ -74,8 +74,9 @@ describe("Settings: MCP servers", () => {
           servers: [
             server({
               tools: [
-                { name: "mcp__everything__echo", description: "Echoes back the input.\nSecond line", read_only: true },
-                { name: "mcp__everything__add", description: "Adds two numbers", read_only: false },
+                { name: "mcp__everything__echo", tool: "echo", description: "Echoes back the input.\nSecond line", read_only: true },
+                // The server's own name is shown as Rust gives it, not cut out of the model's name.
+                { name: "mcp__everything__add_v2", tool: "add.v2", description: "Adds two numbers", read_only: false },
               ],
             }),
           ],
@@ -94,7 +95,8 @@ describe("Settings: MCP servers", () => {
     expect(text).toContain("stdio");
     expect(row?.querySelector("code")?.textContent).toBe("npx -y @modelcontextprotocol/server-everything");
     const tools = within(row!).getAllByTestId("mcp-tool");
-    expect(tools.map((t) => t.querySelector(".tool-id")?.textContent)).toEqual(["echo", "add"]);
+    expect(tools.map((t) => t.querySelector(".tool-id")?.textContent)).toEqual(["echo", "add.v2"]);
+    expect(tools[1]?.querySelector(".tool-id")?.getAttribute("title")).toBe("mcp__everything__add_v2");
     expect(tools[0]?.textContent).toContain("Echoes back the input.");
     expect(tools[0]?.textContent).not.toContain("Second line");
     expect(tools[0]?.textContent).toContain("read-only");

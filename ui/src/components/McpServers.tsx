@@ -6,7 +6,7 @@
 import { useEffect } from "react";
 import type { McpServerInfo } from "../bindings";
 import { loadMcpServers } from "../ipc/mcp";
-import { firstLine, MCP_EXAMPLE, mcpSourceLabel, mcpStateLabel, mcpToolShortName } from "../lib/mcp";
+import { firstLine, MCP_EXAMPLE, mcpSourceLabel, mcpStateLabel } from "../lib/mcp";
 import { mcpStore } from "../store/mcp";
 import { useStore } from "../store/store";
 import { IconAlert, IconChevron, IconResume } from "./icons";
@@ -149,7 +149,7 @@ function McpServerRow({ server: s }: { server: McpServerInfo }) {
             {s.tools.map((t) => (
               <li key={t.name} data-testid="mcp-tool">
                 <span className="mono tool-id" title={t.name}>
-                  {mcpToolShortName(s.name, t.name)}
+                  {t.tool}
                 </span>
                 {t.read_only ? (
                   <span className="badge ro" title="Runs without asking">

@@ -1,5 +1,6 @@
 import { act, fireEvent, render, screen } from "@testing-library/react";
 import { beforeEach, describe, expect, it, vi } from "vitest";
+import type { EventFrame } from "../bindings";
 import { flushEvents, sessionStore } from "../store/sessionStore";
 import { uiStore } from "../store/ui";
 import { eventMaker } from "../test/events";
@@ -16,10 +17,10 @@ vi.mock("../bindings", async (importOriginal) => ({
     startSession: (...a: unknown[]) => startSession(...a),
   },
 }));
-const channels: { onmessage: (batch: unknown) => void }[] = [];
+const channels: { onmessage: (frame: EventFrame) => void }[] = [];
 vi.mock("@tauri-apps/api/core", () => ({
   Channel: class {
-    onmessage: (batch: unknown) => void = () => undefined;
+    onmessage: (frame: EventFrame) => void = () => undefined;
     constructor() {
       channels.push(this);
     }
@@ -59,10 +60,10 @@ describe("PromptBox", () => {
     const e = eventMaker();
     expect(sessionStore.get().agents["agent-main"]).toBeUndefined();
     act(() => {
-      channels[0]?.onmessage([
-        e.started("agent-main", null, "main"),
-        e.make("agent-main", { type: "user_message", content: "Fix the build" }),
-      ]);
+      channels[0]?.onmessage({
+        events: [e.started("agent-main", null, "main"), e.make("agent-main", { type: "user_message", content: "Fix the build" })],
+        usage: null,
+      });
       flushEvents();
     });
     expect(sessionStore.get().agents["agent-main"]?.items).toMatchObject([{ kind: "user", text: "Fix the build" }]);

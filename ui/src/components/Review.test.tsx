@@ -1,16 +1,19 @@
 import { act, fireEvent, render, screen } from "@testing-library/react";
+import type { UsageUpdate } from "../bindings";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { openPastSession } from "../ipc/history";
 import { uiStore } from "../store/ui";
 import { eventMaker } from "../test/events";
 import { pastSession, storedAgent } from "../test/past";
 import { applyEvents, resetStores, sessionInfo } from "../test/stores";
+import { agentUsage, figures, usageUpdate } from "../test/usage";
 import { AgentTree } from "./AgentTree";
 import { ApprovalInbox } from "./ApprovalInbox";
 import { ErrorBanners } from "./ErrorBanners";
 import { OutputView } from "./output/OutputView";
 import { PromptBox } from "./PromptBox";
 import { ReviewBanner } from "./ReviewBanner";
+import { StatusBar } from "./StatusBar";
 
 const commands = { openSession: vi.fn(), loadTranscript: vi.fn(), resumeSession: vi.fn(), sendCommand: vi.fn() };
 vi.mock("../bindings", async (importOriginal) => ({
@@ -40,7 +43,7 @@ beforeEach(() => {
   resetStores();
 });
 
-async function review() {
+async function review(usage?: UsageUpdate) {
   const e = eventMaker("s-past");
   const events = [
     e.started("agent-main", null, "main"),
@@ -54,7 +57,7 @@ async function review() {
     storedAgent("agent-main", null, { status: "interrupted" }),
     storedAgent("agent-a", "agent-main", { status: "interrupted", description: "Write the tests" }),
   ];
-  commands.openSession.mockReturnValue(ok(pastSession(events, agents, { status: "interrupted" }, true)));
+  commands.openSession.mockReturnValue(ok(pastSession(events, agents, { status: "interrupted" }, true, usage)));
   await act(async () => {
     await openPastSession("s-past");
   });
@@ -79,6 +82,31 @@ describe("a past session under review", () => {
       expect(screen.queryByTestId(id)).toBeNull();
     }
     expect(screen.getByTestId("approval-unanswered")).toBeTruthy();
+  });
+
+  it("shows the stored usage figures in the tree, the output head and the status bar", async () => {
+    await review(
+      usageUpdate(
+        [agentUsage("agent-main", figures(1000, 0.5), figures(4000, 1.25)), agentUsage("agent-a", figures(3000, 0.75))],
+        figures(4000, 1.25),
+      ),
+    );
+    render(
+      <>
+        <AgentTree />
+        <OutputView />
+        <StatusBar />
+      </>,
+    );
+    const row = (id: string) => screen.getAllByTestId("tree-node").find((n) => n.dataset.agentId === id);
+    expect(row("agent-main")?.textContent).toContain("1.0k tok · $0.50");
+    expect(row("agent-a")?.textContent).toContain("3.0k tok · $0.75");
+    expect(screen.getByTestId("output").querySelector(".output-header")?.textContent).toContain("1.0k tokens · $0.50");
+    expect(screen.getByTestId("total-tokens").textContent).toContain("4000 tokens");
+    expect(screen.getByTestId("total-tokens").textContent).toContain("$1.25");
+    // Folded, the main agent shows its whole subtree's, as Rust summed it.
+    fireEvent.click(row("agent-main")!.querySelector("button.twisty")!);
+    expect(row("agent-main")?.textContent).toContain("Σ 4.0k tok · $1.25");
   });
 
   it("offers Load earlier and Export in the output, and Continue this session in the prompt", async () => {

@@ -1,7 +1,8 @@
-import { render, screen } from "@testing-library/react";
+import { act, render, screen } from "@testing-library/react";
 import { beforeEach, describe, expect, it } from "vitest";
 import { eventMaker } from "../test/events";
-import { applyEvents, resetStores, sessionInfo } from "../test/stores";
+import { applyEvents, applyUsage, resetStores, sessionInfo } from "../test/stores";
+import { agentUsage, figures, usageUpdate } from "../test/usage";
 import { StatusBar } from "./StatusBar";
 
 const text = (id: string) => screen.getByTestId(id).textContent ?? "";
@@ -32,6 +33,8 @@ describe("StatusBar", () => {
       e.usage("agent-main", 1000, 200, 0.5),
       e.usage("agent-r1", 34, 0, 0.25),
     ]);
+    // The session's figures as Rust sends them.
+    applyUsage(usageUpdate([agentUsage("agent-r1", figures(34, 0.25))], figures(1234, 0.75)));
     render(<StatusBar />);
     expect(screen.getByTestId("status-bar")).toBeTruthy();
     expect(text("main-status")).toContain("running");
@@ -45,6 +48,11 @@ describe("StatusBar", () => {
     expect(text("count-approvals")).toMatch(/^1 approval/);
     expect(text("total-tokens")).toContain("1234 tokens");
     expect(text("total-tokens")).toContain("$0.75");
+    expect(screen.getByTestId("total-tokens").getAttribute("title")).toBe("1.2k tokens");
+    // The next figures replace these.
+    act(() => applyUsage(usageUpdate([], figures(2000, null))));
+    expect(text("total-tokens")).toContain("2000 tokens");
+    expect(text("total-tokens")).not.toContain("$");
   });
 
   it("shows an idle session with zeros", () => {

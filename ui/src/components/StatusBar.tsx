@@ -1,7 +1,6 @@
 /** The session at a glance: main agent state, subagents by status, approvals, tokens and cost. */
 import { formatCost, formatTokens, statusLabel } from "../lib/format";
 import { mainAgent, subagentCounts } from "../store/selectors";
-import { totalTokens } from "../store/session/usage";
 import { bookStore } from "../store/review";
 import { sessionStore } from "../store/sessionStore";
 import { useStore } from "../store/store";
@@ -11,11 +10,13 @@ export function StatusBar() {
   const counts = useStore(sessionStore, (s) => subagentCounts(s.agents));
   const main = useStore(sessionStore, (s) => mainAgent(s)?.status ?? null);
   const approvals = useStore(sessionStore, (s) => s.pending.length);
-  const totals = useStore(sessionStore, (s) => s.totals);
+  const totals = useStore(sessionStore, (s) => s.usage.session);
   const starting = useStore(uiStore, (s) => s.starting);
   const session = useStore(uiStore, (s) => s.session);
   const review = useStore(bookStore, (b) => b.review?.detail.session ?? null);
-  const cost = formatCost(totals.cost_usd);
+  // No figures yet: nothing used.
+  const tokens = totals?.tokens ?? 0;
+  const cost = formatCost(totals?.usage.cost_usd ?? null);
   const mainText = main ? statusLabel(main) : starting ? "starting" : "idle";
   return (
     <footer className="statusbar" data-testid="status-bar">
@@ -47,8 +48,8 @@ export function StatusBar() {
           {session.model}
         </span>
       ) : null}
-      <span className="item" data-testid="total-tokens" title={`${formatTokens(totalTokens(totals))} tokens`}>
-        <span className="num">{totalTokens(totals)}</span> tokens
+      <span className="item" data-testid="total-tokens" title={`${formatTokens(tokens)} tokens`}>
+        <span className="num">{tokens}</span> tokens
         {cost ? <span className="num">· {cost}</span> : null}
       </span>
     </footer>

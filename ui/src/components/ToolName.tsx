@@ -1,11 +1,13 @@
 /**
- * A tool's name as a person reads it: built-in tools by name, MCP tools
- * (`mcp__<server>__<tool>`) as an "MCP" tag and "server · tool".
+ * A tool's name as a person reads it: a built-in tool by its name, an MCP
+ * tool (its tool_call names the server and tool) as an "MCP" tag and
+ * "server · tool". A call without `mcp` (a built-in, or an old stored
+ * transcript) shows its name as it is: the name is never taken apart here.
  */
-import { parseMcpTool } from "../lib/mcp";
+import type { McpToolRef } from "../bindings";
+import { toolDisplayName } from "../lib/mcp";
 
-export function ToolName({ name, className }: { name: string; className?: string }) {
-  const mcp = parseMcpTool(name);
+export function ToolName({ name, mcp, className }: { name: string; mcp: McpToolRef | null; className?: string }) {
   if (!mcp) return <span className={className}>{name}</span>;
   return (
     <>
@@ -13,7 +15,7 @@ export function ToolName({ name, className }: { name: string; className?: string
         MCP
       </span>
       <span className={className} title={name} data-testid="mcp-tool-name">
-        {mcp.server} · {mcp.tool}
+        {toolDisplayName(name, mcp)}
       </span>
     </>
   );

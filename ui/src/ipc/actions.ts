@@ -237,7 +237,7 @@ export async function loadCatalog(workspace: string | null): Promise<Outcome<Cat
 
 /** Side effects of applied events: forget "sending" marks once answered, notify approvals. */
 export function installEventEffects(): () => void {
-  return onEventsApplied((events) => {
+  return onEventsApplied((events, state) => {
     const resolved = events.filter((e) => e.type === "approval_resolved");
     if (resolved.length > 0) {
       uiStore.set((s) => {
@@ -252,6 +252,6 @@ export function installEventEffects(): () => void {
         return changed ? { ...s, sending } : s;
       });
     }
-    notifyApprovals(events);
+    notifyApprovals(events, state);
   });
 }

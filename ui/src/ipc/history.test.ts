@@ -1,12 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { AgentEvent } from "../bindings";
+import type { AgentEvent, EventFrame } from "../bindings";
 import { historyStore } from "../store/history";
 import { bookStore, pagesOf } from "../store/review";
-import { enqueueEvents, flushEvents, sessionStore } from "../store/sessionStore";
+import { enqueueFrame, flushEvents, sessionStore } from "../store/sessionStore";
 import { select, uiStore } from "../store/ui";
 import { eventMaker } from "../test/events";
 import { pastSession, storedAgent, summary } from "../test/past";
 import { applyEvents, resetStores, sessionInfo } from "../test/stores";
+import { agentUsage, figures, usageUpdate } from "../test/usage";
 import {
   closeReview,
   continueReviewed,
@@ -36,10 +37,10 @@ vi.mock("../bindings", async (importOriginal) => ({
 }));
 const save = vi.fn();
 vi.mock("@tauri-apps/plugin-dialog", () => ({ save: (...a: unknown[]) => save(...a), open: vi.fn() }));
-const channels: { onmessage: (batch: unknown) => void }[] = [];
+const channels: { onmessage: (frame: EventFrame) => void }[] = [];
 vi.mock("@tauri-apps/api/core", () => ({
   Channel: class {
-    onmessage: (batch: unknown) => void = () => undefined;
+    onmessage: (frame: EventFrame) => void = () => undefined;
     constructor() {
       channels.push(this);
     }
@@ -159,7 +160,7 @@ describe("reviewing a past session", () => {
     const live = eventMaker("s-1");
     live.make("agent-live", { type: "thoughts", content: "skip seq 1" });
     live.make("agent-live", { type: "thoughts", content: "skip seq 2" });
-    enqueueEvents([live.make("agent-live", { type: "response", content: "still live" })]);
+    enqueueFrame({ events: [live.make("agent-live", { type: "response", content: "still live" })], usage: null });
     flushEvents();
     expect(sessionStore.get().sessionId).toBe("s-past");
     closeReview();
@@ -211,7 +212,7 @@ describe("continuing a reviewed session", () => {
     const e = eventMaker("s-past");
     for (let i = 0; i < 20; i++) e.make("agent-main", { type: "thoughts", content: "" });
     const liveMsg = e.make("agent-main", { type: "user_message", content: "keep going" });
-    channels.at(-1)?.onmessage([liveMsg, e.status("agent-main", "running")]);
+    channels.at(-1)?.onmessage({ events: [liveMsg, e.status("agent-main", "running")], usage: null });
     flushEvents();
     expect(sessionStore.get().agents["agent-main"]?.status).toBe("completed");
     resolve({ status: "ok", data: sessionInfo({ session_id: "s-past" }) });
@@ -236,11 +237,68 @@ describe("continuing a reviewed session", () => {
     commands.openSession.mockReturnValueOnce(ok(past));
     await openPastSession("s-past");
     const later = e.make("agent-main", { type: "user_message", content: "asked while reviewing" });
-    commands.openSession.mockReturnValueOnce(ok({ ...past, events: [...past.events, later] }));
+    // Its figures as they are now, every agent's.
+    const now = usageUpdate([agentUsage("agent-main", figures(70), figures(90))], figures(90));
+    commands.openSession.mockReturnValueOnce(ok({ ...past, events: [...past.events, later], usage: now }));
     commands.resumeSession.mockReturnValue(ok(sessionInfo({ session_id: "s-past" })));
     expect(await continueReviewed("")).toBe(true);
     expect(commands.openSession).toHaveBeenCalledTimes(2);
     expect(sessionStore.get().agents["agent-main"]?.items.map((i) => i.kind)).toEqual(["response", "user"]);
+    expect(sessionStore.get().usage.agents["agent-main"]).toEqual(now.agents[0]);
+    expect(sessionStore.get().usage.session).toEqual(figures(90));
+  });
+
+  it("keeps the stored usage figures through closing, reopening and continuing; live frames replace them", async () => {
+    liveSession();
+    const { past, fishHit } = stored();
+    const mainStored = agentUsage("agent-main", figures(100, 0.5), figures(130, 0.75));
+    const fishStored = agentUsage("agent-fish", figures(30, 0.25));
+    commands.openSession.mockReturnValue(ok({ ...past, usage: usageUpdate([mainStored, fishStored], figures(130, 0.75)) }));
+    const usage = () => sessionStore.get().usage;
+
+    await openPastSession("s-past");
+    expect(usage().agents).toEqual({ "agent-main": mainStored, "agent-fish": fishStored });
+    expect(usage().session).toEqual(figures(130, 0.75));
+    // A page rebuilds the displayed state from the book: the figures stay.
+    commands.loadTranscript.mockReturnValue(ok({ events: [fishHit], more_before: false }));
+    select("agent-fish");
+    await vi.waitFor(() => expect(sessionStore.get().agents["agent-fish"]?.items).toHaveLength(1));
+    expect(usage().session?.tokens).toBe(130);
+
+    // Back to the live session (which has none yet), then the review again.
+    closeReview();
+    expect(sessionStore.get().sessionId).toBe("s-1");
+    expect(usage()).toEqual({ agents: {}, session: null });
+    await openPastSession("s-past");
+    expect(usage().agents["agent-main"]).toEqual(mainStored);
+    expect(usage().session?.tokens).toBe(130);
+
+    // Continued: the stored figures stay until frames replace them.
+    commands.resumeSession.mockReturnValue(ok(sessionInfo({ session_id: "s-past" })));
+    expect(await continueReviewed("go on")).toBe(true);
+    expect(usage().agents["agent-main"]).toEqual(mainStored);
+    expect(usage().session?.tokens).toBe(130);
+
+    // The fish used 20 more tokens: Rust sends its and its ancestors' figures, cumulative.
+    const e = eventMaker("s-past");
+    for (let i = 0; i < 20; i++) e.make("agent-main", { type: "thoughts", content: "" });
+    const fishLive = agentUsage("agent-fish", figures(50, 0.3));
+    const mainLive = agentUsage("agent-main", figures(100, 0.5), figures(150, 0.8));
+    channels.at(-1)?.onmessage({
+      events: [e.usage("agent-fish", 20, 0)],
+      usage: usageUpdate([fishLive, mainLive], figures(150, 0.8)),
+    });
+    flushEvents();
+    expect(usage().agents).toEqual({ "agent-main": mainLive, "agent-fish": fishLive });
+    expect(usage().session).toEqual(figures(150, 0.8));
+
+    // A stored child's page rebuilds the live state from its book: the latest figures stay.
+    commands.loadTranscript.mockReturnValue(ok({ events: [fishHit], more_before: false }));
+    select(null);
+    select("agent-fish");
+    await vi.waitFor(() => expect(sessionStore.get().agents["agent-fish"]?.items).toHaveLength(1));
+    expect(usage().agents["agent-fish"]).toEqual(fishLive);
+    expect(usage().session).toEqual(figures(150, 0.8));
   });
 
   it("leaves the live session alone when the backend refuses", async () => {

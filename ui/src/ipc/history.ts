@@ -25,6 +25,7 @@ import {
   type Book,
 } from "../store/review";
 import { initialSession } from "../store/session/reducer";
+import { usageFrom } from "../store/session/usage";
 import {
   flushEvents,
   onEventsApplied,
@@ -252,7 +253,14 @@ export async function continueReviewed(prompt: string): Promise<boolean> {
   if (wasLive) {
     // The review was a snapshot of the session that was live: take in what it did since.
     const fresh = await attempt(() => commands.openSession(sessionId));
-    if (fresh.ok) latest = { ...latest, detail: fresh.data.detail, events: mergeEvents(latest.events, fresh.data.events) };
+    if (fresh.ok) {
+      latest = {
+        ...latest,
+        detail: fresh.data.detail,
+        events: mergeEvents(latest.events, fresh.data.events),
+        usage: usageFrom(fresh.data.usage),
+      };
+    }
   }
   resetSession();
   bookStore.set({ review: null, live: latest });
@@ -294,7 +302,8 @@ export async function exportTranscript(agentId: AgentId | null, format: ExportFo
 
 /**
  * Loads a stored agent's transcript when it is first selected, and records the
- * live events of a resumed session (so later pages merge with them).
+ * live events of a resumed session (so later pages merge with them) and its
+ * latest usage figures (so a state rebuilt from its book keeps them).
  */
 export function installHistoryEffects(): () => void {
   let lastSelected: AgentId | null = uiStore.get().selected;
@@ -304,9 +313,9 @@ export function installHistoryEffects(): () => void {
     lastSelected = selected;
     if (selected !== null) void ensureTranscript(selected);
   });
-  const offEvents = onEventsApplied((events) => {
+  const offEvents = onEventsApplied((events, state) => {
     const live = bookStore.get().live;
-    if (live) appendLive(live, events);
+    if (live) appendLive(live, events, state);
   });
   return () => {
     offUi();

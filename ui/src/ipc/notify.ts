@@ -5,7 +5,9 @@
  */
 import { isPermissionGranted, requestPermission, sendNotification } from "@tauri-apps/plugin-notification";
 import type { AgentEvent } from "../bindings";
-import { pathLabel } from "../store/selectors";
+import { toolDisplayName } from "../lib/mcp";
+import { approvalMcp, pathLabel } from "../store/selectors";
+import type { SessionState } from "../store/session/types";
 
 let permission: Promise<boolean> | null = null;
 
@@ -17,13 +19,15 @@ async function allowed(): Promise<boolean> {
   return permission;
 }
 
-export function notifyApprovals(events: readonly AgentEvent[]): void {
+/** `state` is the session after `events`: it holds the tool call a request is about (an MCP tool is named as the inbox names it). */
+export function notifyApprovals(events: readonly AgentEvent[], state: SessionState): void {
   if (typeof document === "undefined" || document.hasFocus()) return;
   const requests = events.filter((e) => e.type === "approval_request");
   const last = requests.at(-1);
   if (!last || last.type !== "approval_request") return;
   const more = requests.length > 1 ? ` (+${requests.length - 1} more)` : "";
-  const body = `${pathLabel(last.agent_path)} wants to run ${last.tool_name}${more}`;
+  const tool = toolDisplayName(last.tool_name, approvalMcp(state, { agentId: last.agent_id, callId: last.call_id }));
+  const body = `${pathLabel(last.agent_path)} wants to run ${tool}${more}`;
   void allowed()
     .then((ok) => {
       if (ok) sendNotification({ title: "Arbor: approval needed", body });

@@ -54,7 +54,11 @@ describe("labels", () => {
       main_agent_id: "agent-main",
       agent_count: 3,
       event_count: 10,
-      usage: { input_tokens: 12_000, output_tokens: 300, cache_read_tokens: 0, cache_write_tokens: 0, cost_usd: 0.0421 },
+      // As Rust sums them: 12,000 input + 300 output tokens.
+      usage: {
+        usage: { input_tokens: 12_000, output_tokens: 300, cache_read_tokens: 0, cache_write_tokens: 0, cost_usd: 0.0421 },
+        tokens: 12_300,
+      },
     };
     expect(historyRow(s, at(2025, 3, 14, 12, 0))).toEqual({
       when: "Today 10:00",
@@ -67,7 +71,7 @@ describe("labels", () => {
       tokens: "12k tok",
       cost: "$0.04",
     });
-    const one = historyRow({ ...s, agent_count: 1, first_prompt: " ", usage: { ...s.usage, cost_usd: null } }, 0);
+    const one = historyRow({ ...s, agent_count: 1, first_prompt: " ", usage: { ...s.usage, usage: { ...s.usage.usage, cost_usd: null } } }, 0);
     expect(one).toMatchObject({ agents: "1 agent", prompt: "(no prompt yet)", cost: null });
   });
 });

@@ -4,7 +4,6 @@
  * snippet's marked parts and export file names. Pure; tested without Tauri.
  */
 import type { AgentEvent, AgentId, ExportFormat, SearchHit, SessionId, SessionStatus, SessionSummary } from "../bindings";
-import { totalTokens } from "../store/session/usage";
 import { formatCost, formatTokens, statusLabel } from "./format";
 
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
@@ -72,8 +71,8 @@ export function historyRow(s: SessionSummary, now: number): HistoryRow {
     agents: `${s.agent_count} agent${s.agent_count === 1 ? "" : "s"}`,
     status: s.status,
     statusText: statusLabel(s.status),
-    tokens: `${formatTokens(totalTokens(s.usage))} tok`,
-    cost: formatCost(s.usage.cost_usd),
+    tokens: `${formatTokens(s.usage.tokens)} tok`,
+    cost: formatCost(s.usage.usage.cost_usd),
   };
 }
 

@@ -1,37 +1,12 @@
 import { describe, expect, it } from "vitest";
-import {
-  firstLine,
-  firstStringArg,
-  isMcpTool,
-  mcpSourceLabel,
-  mcpStateLabel,
-  mcpStatusText,
-  mcpToolShortName,
-  parseMcpTool,
-  toolDisplayName,
-} from "./mcp";
+import { firstLine, firstStringArg, mcpSourceLabel, mcpStateLabel, mcpStatusText, toolDisplayName } from "./mcp";
 
 describe("MCP tool names", () => {
-  it("splits mcp__<server>__<tool> into server and tool", () => {
-    expect(parseMcpTool("mcp__everything__echo")).toEqual({ server: "everything", tool: "echo" });
-    expect(parseMcpTool("mcp__my-server__get_tiny_image")).toEqual({ server: "my-server", tool: "get_tiny_image" });
-    expect(parseMcpTool("mcp__a_b__c__d")).toEqual({ server: "a_b", tool: "c__d" });
-    expect(toolDisplayName("mcp__everything__echo")).toBe("everything · echo");
-    expect(isMcpTool("mcp__everything__echo")).toBe(true);
-  });
-
-  it("leaves built-in and malformed names alone", () => {
-    for (const name of ["Bash", "Task", "mcp_everything_echo", "mcp__everything", "mcp____echo", "mcp__everything__"]) {
-      expect(parseMcpTool(name)).toBeNull();
-      expect(toolDisplayName(name)).toBe(name);
-    }
-    expect(isMcpTool(null)).toBe(false);
-  });
-
-  it("strips the prefix of a configured server's tools, cleaned as the backend cleans it", () => {
-    expect(mcpToolShortName("everything", "mcp__everything__echo")).toBe("echo");
-    expect(mcpToolShortName("my.server", "mcp__my_server__fetch")).toBe("fetch");
-    expect(mcpToolShortName("x", "plain")).toBe("plain");
+  it("names an MCP tool by the server and tool its call names, any other by its name as it is", () => {
+    expect(toolDisplayName("mcp__everything__echo", { server: "everything", tool: "echo" })).toBe("everything · echo");
+    // Rust's names win over anything the model's name seems to say.
+    expect(toolDisplayName("mcp__my_server__fetch", { server: "my.server", tool: "fetch" })).toBe("my.server · fetch");
+    for (const name of ["Bash", "Task", "mcp__everything__echo"]) expect(toolDisplayName(name, null)).toBe(name);
   });
 
   it("summarises an MCP call by its first string argument", () => {
@@ -56,7 +31,7 @@ describe("MCP labels", () => {
     expect(mcpSourceLabel({ kind: "workspace", path: "/w/.mcp.json" })).toEqual({ text: "Workspace .mcp.json", path: "/w/.mcp.json" });
     expect(mcpSourceLabel({ kind: "file", path: "/home/u/.config/arbor/mcp.json" }).path).toBe("/home/u/.config/arbor/mcp.json");
     expect(mcpSourceLabel({ kind: "agent", agent_type: "researcher" })).toEqual({ text: "Agent type researcher only", path: null });
-    const tool = { name: "mcp__a__b", description: "", read_only: false };
+    const tool = { name: "mcp__a__b", tool: "b", description: "", read_only: false };
     expect(mcpStateLabel({ state: "ready", tools: [tool, tool] })).toBe("ready · 2 tools");
     expect(mcpStateLabel({ state: "ready", tools: [tool] })).toBe("ready · 1 tool");
     expect(mcpStateLabel({ state: "unchecked", tools: [] })).toBe("not checked");

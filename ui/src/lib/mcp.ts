@@ -1,40 +1,14 @@
 /**
- * MCP tool servers as a person reads them: a model tool name
- * (`mcp__<server>__<tool>`) split into server and tool, an agent's connection
+ * MCP tool servers as a person reads them: an MCP tool call's name ("server ·
+ * tool", from the server and tool its event names), an agent's connection
  * status line, and the settings screen's labels for a configured server and
- * its tools. Pure; tested without Tauri.
+ * its tools. Pure; tested without Tauri. Which tool is whose comes from Rust
+ * (McpToolRef, McpToolInfo.tool); no model tool name is taken apart here.
  */
-import type { McpServerInfo, McpSource, McpState, Value } from "../bindings";
+import type { McpServerInfo, McpSource, McpState, McpToolRef, Value } from "../bindings";
 
-export const MCP_PREFIX = "mcp__";
-
-export interface McpToolName {
-  server: string;
-  tool: string;
-}
-
-/**
- * The server and tool of an MCP tool's model name, or null for a built-in
- * tool. The server part ends at the first `__` after the prefix (the backend
- * reduces server names to letters, digits, `_` and `-`).
- */
-export function parseMcpTool(name: string): McpToolName | null {
-  if (!name.startsWith(MCP_PREFIX)) return null;
-  const rest = name.slice(MCP_PREFIX.length);
-  const at = rest.indexOf("__");
-  if (at <= 0) return null;
-  const tool = rest.slice(at + 2);
-  if (tool === "") return null;
-  return { server: rest.slice(0, at), tool };
-}
-
-export function isMcpTool(name: string | null | undefined): boolean {
-  return typeof name === "string" && parseMcpTool(name) !== null;
-}
-
-/** "everything · echo" for `mcp__everything__echo`; any other name as it is. */
-export function toolDisplayName(name: string): string {
-  const mcp = parseMcpTool(name);
+/** "everything · echo" for a call of that server's `echo`; a built-in tool (no `mcp`) by its name as it is. */
+export function toolDisplayName(name: string, mcp: McpToolRef | null): string {
   return mcp ? `${mcp.server} · ${mcp.tool}` : name;
 }
 
@@ -62,18 +36,6 @@ export function mcpStatusText(server: string, state: McpState, pid: number | nul
   if (state === "failed") return { failed: true, text: `MCP ${server} failed: ${error ?? "unknown error"}` };
   const started = pid !== null ? `MCP ${server} started (pid ${pid})` : `MCP ${server} connected`;
   return { failed: false, text: state === "closed" ? `${started} · stopped` : started };
-}
-
-/** The server name as the backend puts it into tool names. */
-function cleanPart(s: string): string {
-  return s.replace(/[^A-Za-z0-9_-]/g, "_");
-}
-
-/** A configured server's tool without the `mcp__<server>__` prefix ("echo"). */
-export function mcpToolShortName(server: string, name: string): string {
-  const prefix = `${MCP_PREFIX}${cleanPart(server)}__`;
-  if (name.startsWith(prefix) && name.length > prefix.length) return name.slice(prefix.length);
-  return parseMcpTool(name)?.tool ?? name;
 }
 
 /** The first non-empty line of a tool's description. */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { AgentEvent, PastSession, StoredAgent } from "../bindings";
+import type { AgentEvent, PastSession, StoredAgent, UsageUpdate } from "../bindings";
 import { eventMaker } from "../test/events";
+import { agentUsage, figures, usageUpdate } from "../test/usage";
 import {
   addPage,
   appendLive,
@@ -14,7 +15,7 @@ import {
   setPageStatus,
 } from "./review";
 
-const usage = { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, cost_usd: null };
+const usage = figures(0).usage;
 
 function stored(id: string, parent: string | null, status: StoredAgent["status"] = "completed"): StoredAgent {
   return {
@@ -39,7 +40,12 @@ function stored(id: string, parent: string | null, status: StoredAgent["status"]
   };
 }
 
-function past(events: AgentEvent[], agents: StoredAgent[], moreBefore = false): PastSession {
+function past(
+  events: AgentEvent[],
+  agents: StoredAgent[],
+  moreBefore = false,
+  figuresOf: UsageUpdate = usageUpdate([], figures(0)),
+): PastSession {
   return {
     detail: {
       session: {
@@ -54,13 +60,14 @@ function past(events: AgentEvent[], agents: StoredAgent[], moreBefore = false): 
         main_agent_id: "agent-main",
         agent_count: agents.length,
         event_count: events.length,
-        usage,
+        usage: figuresOf.session,
       },
       agents,
     },
     events,
     agent: "agent-main",
     more_before: moreBefore,
+    usage: figuresOf,
   };
 }
 
@@ -174,14 +181,20 @@ describe("a past session's book", () => {
     const e = eventMaker();
     const skeleton = [e.started("agent-main", null, "main")];
     const connected = e.mcp("agent-main", "everything", "connected", 99);
-    const call = e.make("agent-main", { type: "tool_call", call_id: "m1", tool_name: "mcp__everything__echo", tool_args: {} });
+    const call = e.make("agent-main", {
+      type: "tool_call",
+      call_id: "m1",
+      tool_name: "mcp__everything__echo",
+      tool_args: {},
+      mcp: { server: "everything", tool: "echo" },
+    });
     const failed = e.mcp("agent-main", "broken", "failed", null, "exited or hung up");
     const closed = e.mcp("agent-main", "everything", "closed");
     const book = bookFromPast(past([...skeleton, connected, call, failed, closed], [stored("agent-main", null)]));
     expect(pagesOf(book, "agent-main").oldest).toBe(connected.seq);
     expect(reduceBook(book).agents["agent-main"]?.items).toMatchObject([
       { kind: "mcp", server: "everything", state: "closed", pid: 99 },
-      { kind: "tool", toolName: "mcp__everything__echo" },
+      { kind: "tool", toolName: "mcp__everything__echo", mcp: { server: "everything", tool: "echo" } },
       { kind: "mcp", server: "broken", state: "failed", error: "exited or hung up" },
     ]);
   });
@@ -192,13 +205,42 @@ describe("a past session's book", () => {
     const book = bookFromPast(past(events, [stored("agent-main", null, "interrupted")]));
     expect(reduceBook(book).agents["agent-main"]?.status).toBe("interrupted");
 
-    appendLive(book, [e.make("agent-main", { type: "user_message", content: "go on" }), e.status("agent-main", "running")]);
+    appendLive(book, [e.make("agent-main", { type: "user_message", content: "go on" }), e.status("agent-main", "running")], reduceBook(book));
     expect(book.liveFrom).toBe(3);
     const s = reduceBook(book);
     expect(s.agents["agent-main"]?.status).toBe("running");
     expect(s.agents["agent-main"]?.items).toMatchObject([{ kind: "user", text: "go on" }]);
     // Other sessions' events are not recorded.
-    appendLive(book, [eventMaker("s-other").status("agent-x", "running")]);
+    appendLive(book, [eventMaker("s-other").status("agent-x", "running")], reduceBook(book));
     expect(book.events).toHaveLength(4);
+  });
+
+  it("keeps the stored usage figures through every rebuild, then the live session's latest", () => {
+    const e = eventMaker();
+    const events = [e.started("agent-main", null, "main"), e.started("agent-a", "agent-main", "A")];
+    const stored1 = usageUpdate(
+      [agentUsage("agent-main", figures(100, 0.5), figures(130, 0.75)), agentUsage("agent-a", figures(30, 0.25))],
+      figures(130, 0.75),
+    );
+    let book = bookFromPast(past(events, [stored("agent-main", null), stored("agent-a", "agent-main")], false, stored1));
+    const s = reduceBook(book);
+    expect(s.usage.agents["agent-main"]).toEqual(stored1.agents[0]);
+    expect(s.usage.agents["agent-a"]?.own.tokens).toBe(30);
+    expect(s.usage.session).toEqual(figures(130, 0.75));
+    // A page arriving rebuilds the state: the figures stay.
+    book = addPage(book, "agent-a", { events: [e.make("agent-a", { type: "response", content: "hi" })], more_before: false });
+    expect(reduceBook(book).usage).toBe(s.usage);
+
+    // Resumed: the live state's figures (a frame replaced agent-a's) become the book's.
+    const liveState = {
+      ...reduceBook(book),
+      usage: { agents: { ...s.usage.agents, "agent-a": agentUsage("agent-a", figures(40)) }, session: figures(140) },
+    };
+    appendLive(book, [e.status("agent-a", "running")], liveState);
+    expect(book.usage).toBe(liveState.usage);
+    expect(reduceBook(book).usage.agents["agent-a"]?.own.tokens).toBe(40);
+    // Another session's state leaves them alone.
+    appendLive(book, [e.status("agent-a", "completed")], { ...liveState, sessionId: "s-other", usage: { agents: {}, session: null } });
+    expect(book.usage).toBe(liveState.usage);
   });
 });

@@ -4,6 +4,9 @@
  * time (each agent's transcript separately), so the displayed state is rebuilt
  * from every event loaded so far: kept sorted by seq without repeats, and
  * reduced again whole whenever a page arrives (a page is at most 400 events).
+ * Token usage is not in the events' reduction (Rust sums it): a book keeps the
+ * latest figures it was sent (the stored session's, then a resumed session's
+ * frames), and a state rebuilt from it carries them.
  *
  * Everything here is pure except `appendLive`, which appends in place (live
  * events arrive many times a second and are only read when a page arrives).
@@ -18,7 +21,8 @@ import {
   type SessionId,
 } from "../bindings";
 import { initialSession, reduceBatch, withStoredStatuses } from "./session/reducer";
-import type { SessionState } from "./session/types";
+import type { SessionState, SessionUsage } from "./session/types";
+import { usageFrom } from "./session/usage";
 import { createStore } from "./store";
 
 export type PageStatus = "idle" | "loading" | "loaded" | "error";
@@ -41,6 +45,8 @@ export interface Book {
   /** The seq of the first live event after a resume; the stored statuses apply before it. */
   liveFrom: number | null;
   pages: Record<AgentId, AgentPages>;
+  /** The latest usage figures: every agent's when opened, then as a resumed session's frames replace them. */
+  usage: SessionUsage;
 }
 
 const IDLE: AgentPages = { status: "idle", moreBefore: false, oldest: null, error: null };
@@ -90,6 +96,7 @@ export function bookFromPast(past: PastSession): Book {
     events: mergeEvents([], past.events),
     liveFrom: null,
     pages,
+    usage: usageFrom(past.usage),
   };
 }
 
@@ -146,12 +153,16 @@ export function covers(book: Book, agentId: AgentId, seq: number): boolean {
   return !p.moreBefore || p.oldest <= seq;
 }
 
-/** The session state the book's events make: stored statuses over the stored part, live events after. */
+/**
+ * The session state the book's events make: stored statuses over the stored
+ * part, live events after; with the book's usage figures.
+ */
 export function reduceBook(book: Book): SessionState {
   const split = book.liveFrom === null ? book.events.length : firstAtOrAfter(book.events, book.liveFrom);
   const stored = reduceBatch(initialSession(), book.events.slice(0, split));
   const settled = withStoredStatuses(stored, book.detail.agents);
-  return split < book.events.length ? reduceBatch(settled, book.events.slice(split)) : settled;
+  const state = split < book.events.length ? reduceBatch(settled, book.events.slice(split)) : settled;
+  return { ...state, usage: book.usage };
 }
 
 function firstAtOrAfter(events: readonly AgentEvent[], seq: number): number {
@@ -167,9 +178,12 @@ function firstAtOrAfter(events: readonly AgentEvent[], seq: number): number {
 
 /**
  * Records live events of the resumed session, in place. They come in seq
- * order after everything stored; any that are not are merged.
+ * order after everything stored; any that are not are merged. `state` is the
+ * live session's after them: the book takes its usage figures as they are
+ * (the same object, so a frame costs no copy here).
  */
-export function appendLive(book: Book, events: readonly AgentEvent[]): void {
+export function appendLive(book: Book, events: readonly AgentEvent[], state: SessionState): void {
+  if (state.sessionId === book.sessionId) book.usage = state.usage;
   const mine = events.filter((e) => e.session_id === book.sessionId);
   if (mine.length === 0) return;
   const first = mine[0];

@@ -5,6 +5,7 @@ import {
   agentPrompt,
   canResume,
   approvalAgentLabel,
+  approvalMcp,
   childrenByCall,
   effectiveSelection,
   elapsedMs,
@@ -12,13 +13,11 @@ import {
   rowForSeq,
   subagentCounts,
   subtreeSizes,
-  subtreeUsage,
   treePath,
   visibleItems,
   visibleRows,
 } from "./selectors";
 import { initialSession, reduce, reduceBatch } from "./session/reducer";
-import { totalTokens } from "./session/usage";
 
 function tree() {
   const e = eventMaker();
@@ -33,29 +32,35 @@ function tree() {
     e.started("agent-a", "agent-main", "Write the tests", { parent_call_id: "call-a", subagent_type: "tester" }),
     e.started("agent-a1", "agent-a", "Deep helper", { depth: 2 }),
     e.started("agent-b", "agent-main", "Survey"),
-    e.usage("agent-main", 100, 10, 0.5),
-    e.usage("agent-a", 40, 4, 0.25),
-    e.usage("agent-a1", 7, 3, null),
-    e.usage("agent-b", 1, 1, null),
   ]);
   return { e, s };
 }
 
-describe("subtree totals", () => {
-  it("adds each agent's usage to its ancestors'", () => {
+describe("subtree sizes", () => {
+  it("counts each agent's descendants", () => {
     const { s } = tree();
-    const totals = subtreeUsage(s.agents);
-    expect(totalTokens(totals["agent-a1"]!)).toBe(10);
-    expect(totalTokens(totals["agent-a"]!)).toBe(54);
-    expect(totals["agent-a"]?.cost_usd).toBeCloseTo(0.25);
-    expect(totalTokens(totals["agent-main"]!)).toBe(110 + 54 + 2);
-    expect(totals["agent-main"]?.cost_usd).toBeCloseTo(0.75);
     expect(subtreeSizes(s.agents)).toMatchObject({ "agent-main": 3, "agent-a": 1, "agent-a1": 0 });
   });
 
   it("is memoised on the agents record", () => {
     const { s } = tree();
-    expect(subtreeUsage(s.agents)).toBe(subtreeUsage(s.agents));
+    expect(subtreeSizes(s.agents)).toBe(subtreeSizes(s.agents));
+  });
+});
+
+describe("the MCP tool of an approval", () => {
+  it("comes from the tool call the request is about", () => {
+    const { e, s } = tree();
+    const mcp = { server: "everything", tool: "echo" };
+    const next = reduceBatch(s, [
+      e.make("agent-a", { type: "tool_call", call_id: "m1", tool_name: "mcp__everything__echo", tool_args: {}, mcp }),
+      e.make("agent-a", { type: "tool_call", call_id: "w1", tool_name: "Write", tool_args: {} }),
+    ]);
+    expect(approvalMcp(next, { agentId: "agent-a", callId: "m1" })).toEqual(mcp);
+    expect(approvalMcp(next, { agentId: "agent-a", callId: "w1" })).toBeNull();
+    // The call not loaded (yet): the request's own name is shown as it is.
+    expect(approvalMcp(next, { agentId: "agent-a", callId: "nope" })).toBeNull();
+    expect(approvalMcp(next, { agentId: "agent-x", callId: "m1" })).toBeNull();
   });
 });
 

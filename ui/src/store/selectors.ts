@@ -1,14 +1,15 @@
 /**
- * Derived data over the session state: subtree totals, status counts, pending
- * approvals, visible tree rows, an agent's output items. Each selector returns
+ * Derived data over the session state: subtree sizes, status counts, pending
+ * approvals (and the MCP tool each is about), visible tree rows, an agent's
+ * output items. (Usage totals are not derived here: Rust sends them, see
+ * session/usage.ts.) Each selector returns
  * the same object for the same inputs (memoised on their identity), so
  * components can read them through useSyncExternalStore without re-rendering
  * on unrelated changes.
  */
-import type { AgentId, AgentStatus, ToolClass, ToolInfo, Usage } from "../bindings";
+import type { AgentId, AgentStatus, McpToolRef, ToolClass, ToolInfo } from "../bindings";
 import { isTerminal } from "./session/status";
 import type { AgentNode, Approval, OutputItem, SessionState } from "./session/types";
-import { addUsage, emptyUsage } from "./session/usage";
 
 function memoByRef<K extends object, V>(compute: (k: K) => V): (k: K) => V {
   const cache = new WeakMap<K, V>();
@@ -21,24 +22,6 @@ function memoByRef<K extends object, V>(compute: (k: K) => V): (k: K) => V {
     return v as V;
   };
 }
-
-/** Each agent's usage plus its descendants'. */
-export const subtreeUsage = memoByRef((agents: Record<AgentId, AgentNode>): Record<AgentId, Usage> => {
-  const out: Record<AgentId, Usage> = {};
-  const visit = (id: AgentId, seen: Set<AgentId>): Usage => {
-    const done = out[id];
-    if (done) return done;
-    const node = agents[id];
-    if (!node || seen.has(id)) return emptyUsage();
-    seen.add(id);
-    let total = node.usage;
-    for (const child of node.children) total = addUsage(total, visit(child, seen));
-    out[id] = total;
-    return total;
-  };
-  for (const id of Object.keys(agents)) visit(id, new Set());
-  return out;
-});
 
 /** Number of descendants of each agent. */
 export const subtreeSizes = memoByRef((agents: Record<AgentId, AgentNode>): Record<AgentId, number> => {
@@ -119,6 +102,18 @@ export function pendingApprovals(state: SessionState): Approval[] {
 
 export function mainAgent(state: SessionState): AgentNode | null {
   return state.mainId ? (state.agents[state.mainId] ?? null) : null;
+}
+
+/**
+ * The MCP server and tool an approval is about, from the tool_call it asks
+ * for (the request itself does not name them); null for a built-in tool, or
+ * while that call is not loaded (a past session's page not fetched yet).
+ */
+export function approvalMcp(state: SessionState, approval: Pick<Approval, "agentId" | "callId">): McpToolRef | null {
+  const node = state.agents[approval.agentId];
+  const index = node?.callIndex[approval.callId];
+  const item = index === undefined ? undefined : node?.items[index];
+  return item?.kind === "tool" ? item.mcp : null;
 }
 
 /** "main › Write the tests": the request's path of descriptions, root first. */

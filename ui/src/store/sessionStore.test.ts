@@ -1,9 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { eventMaker } from "../test/events";
+import { agentUsage, figures, usageUpdate } from "../test/usage";
 import { initialSession, reduceBatch } from "./session/reducer";
 import {
   adoptDisplayedSession,
-  enqueueEvents,
+  enqueueFrame,
   flushEvents,
   hasParkedSession,
   onEventsApplied,
@@ -26,9 +27,9 @@ describe("the event queue", () => {
     const off = sessionStore.subscribe(updates);
     const applied = vi.fn();
     const offApplied = onEventsApplied(applied);
-    enqueueEvents([e.started("agent-main", null, "main")]);
+    enqueueFrame({ events: [e.started("agent-main", null, "main")], usage: null });
     const chunks = Array.from({ length: 500 }, (_, i) => e.make("agent-main", { type: "response_chunk", content: String(i % 10) }));
-    enqueueEvents(chunks);
+    enqueueFrame({ events: chunks, usage: null });
     expect(sessionStore.get().agents["agent-main"]).toBeUndefined();
     vi.advanceTimersToNextFrame();
     expect(updates).toHaveBeenCalledTimes(1);
@@ -42,7 +43,7 @@ describe("the event queue", () => {
 
   it("drops what was queued for a session that was replaced", () => {
     const e = eventMaker();
-    enqueueEvents([e.started("agent-main", null, "main")]);
+    enqueueFrame({ events: [e.started("agent-main", null, "main")], usage: null });
     resetSession();
     vi.advanceTimersToNextFrame();
     vi.advanceTimersByTime(500);
@@ -51,14 +52,14 @@ describe("the event queue", () => {
 
   it("keeps applying the live session's events while a past session is displayed", () => {
     const live = eventMaker("s-live");
-    enqueueEvents([live.started("agent-main", null, "live main")]);
+    enqueueFrame({ events: [live.started("agent-main", null, "live main")], usage: null });
     flushEvents();
     const past = reduceBatch(initialSession(), [eventMaker("s-past").started("agent-old", null, "old main")]);
     const applied = vi.fn();
     const off = onEventsApplied(applied);
     showPastSession(past);
     expect(hasParkedSession()).toBe(true);
-    enqueueEvents([live.status("agent-main", "running")]);
+    enqueueFrame({ events: [live.status("agent-main", "running")], usage: null });
     vi.advanceTimersToNextFrame();
     // The past session stays on display; the live one moved on out of sight.
     expect(sessionStore.get()).toBe(past);
@@ -72,14 +73,56 @@ describe("the event queue", () => {
 
   it("forgets a parked live session when the displayed one is adopted", () => {
     const live = eventMaker("s-live");
-    enqueueEvents([live.started("agent-main", null, "live main")]);
+    enqueueFrame({ events: [live.started("agent-main", null, "live main")], usage: null });
     flushEvents();
     const past = reduceBatch(initialSession(), [eventMaker("s-past").started("agent-old", null, "old main")]);
     showPastSession(past);
-    enqueueEvents([live.status("agent-main", "cancelled")]);
+    enqueueFrame({ events: [live.status("agent-main", "cancelled")], usage: null });
     adoptDisplayedSession();
     vi.advanceTimersByTime(500);
     expect(hasParkedSession()).toBe(false);
     expect(sessionStore.get()).toBe(past);
+  });
+
+  it("takes in a frame's usage figures in place of the ones it had, never adding them", () => {
+    const e = eventMaker();
+    enqueueFrame({ events: [e.started("agent-main", null, "main"), e.started("agent-a", "agent-main", "A")], usage: null });
+    flushEvents();
+    expect(sessionStore.get().usage).toEqual({ agents: {}, session: null });
+
+    const main1 = agentUsage("agent-main", figures(100, 0.5), figures(130, 0.75));
+    const a1 = agentUsage("agent-a", figures(30, 0.25));
+    enqueueFrame({ events: [e.usage("agent-a", 30, 0)], usage: usageUpdate([a1, main1], figures(130, 0.75)) });
+    flushEvents();
+    const first = sessionStore.get().usage;
+    expect(first.agents).toEqual({ "agent-main": main1, "agent-a": a1 });
+    expect(first.session).toEqual(figures(130, 0.75));
+
+    // Two frames in one animation frame: the later figures replace the earlier
+    // (cumulative, as Rust sends them); an agent not named keeps its entry.
+    const a2 = agentUsage("agent-a", figures(40, 0.3));
+    const a3 = agentUsage("agent-a", figures(55, 0.35));
+    enqueueFrame({ events: [e.usage("agent-a", 10, 0)], usage: usageUpdate([a2], figures(140)) });
+    enqueueFrame({ events: [e.usage("agent-a", 15, 0)], usage: usageUpdate([a3], figures(155, 0.85)) });
+    flushEvents();
+    const after = sessionStore.get().usage;
+    expect(after.agents["agent-a"]).toBe(a3);
+    expect(after.agents["agent-main"]).toBe(main1);
+    expect(after.session).toEqual(figures(155, 0.85));
+    expect(first.agents["agent-a"]).toBe(a1);
+    expect(sessionStore.get().agents["agent-a"]?.turns).toBe(3);
+
+    // A frame without usage leaves the figures as they were.
+    enqueueFrame({ events: [e.status("agent-a", "completed")], usage: null });
+    flushEvents();
+    expect(sessionStore.get().usage).toBe(after);
+  });
+
+  it("drops the usage queued for a session that was replaced", () => {
+    const e = eventMaker();
+    enqueueFrame({ events: [e.usage("agent-main", 1, 0)], usage: usageUpdate([agentUsage("agent-main", figures(1))], figures(1)) });
+    resetSession();
+    vi.advanceTimersByTime(500);
+    expect(sessionStore.get().usage).toEqual({ agents: {}, session: null });
   });
 });

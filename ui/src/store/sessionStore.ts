@@ -1,16 +1,18 @@
 /**
- * The live session state and the event queue in front of it. Events from the
- * backend are queued as they arrive and applied once per animation frame (with
- * a timer fallback for hidden windows, where frames stop), so bursts of
- * thousands of events cost one reduce and one render per frame.
+ * The live session state and the event queue in front of it. Frames from the
+ * backend (events, and the usage figures they changed) are queued as they
+ * arrive and applied once per animation frame (with a timer fallback for
+ * hidden windows, where frames stop), so bursts of thousands of events cost
+ * one reduce, one usage merge and one render per frame.
  *
  * While a past session is displayed (review), the live session's state is
  * parked here and its events keep being applied to it, out of sight, until
  * the window goes back to it.
  */
-import type { AgentEvent } from "../bindings";
+import type { AgentEvent, EventFrame, UsageUpdate } from "../bindings";
 import { reduceBatch, initialSession } from "./session/reducer";
 import type { SessionState } from "./session/types";
+import { withUsage } from "./session/usage";
 import { createStore } from "./store";
 
 export const sessionStore = createStore<SessionState>(initialSession());
@@ -18,6 +20,8 @@ export const sessionStore = createStore<SessionState>(initialSession());
 type AppliedListener = (events: readonly AgentEvent[], state: SessionState) => void;
 
 let queue: AgentEvent[] = [];
+/** The usage updates of the queued frames, in order (merged when applied: each replaces, none adds). */
+let usageQueue: UsageUpdate[] = [];
 let frame: number | null = null;
 let timer: ReturnType<typeof setTimeout> | null = null;
 const appliedListeners = new Set<AppliedListener>();
@@ -32,9 +36,10 @@ declare global {
   }
 }
 
-/** Queues a batch from the backend; it is applied on the next frame. */
-export function enqueueEvents(batch: readonly AgentEvent[]): void {
-  for (const ev of batch) queue.push(ev);
+/** Queues a frame from the backend; it is applied on the next animation frame. */
+export function enqueueFrame(f: EventFrame): void {
+  for (const ev of f.events) queue.push(ev);
+  if (f.usage !== null) usageQueue.push(f.usage);
   schedule();
 }
 
@@ -50,16 +55,18 @@ export function flushEvents(): void {
   if (timer !== null) clearTimeout(timer);
   frame = null;
   timer = null;
-  if (queue.length === 0) return;
+  if (queue.length === 0 && usageQueue.length === 0) return;
   const events = queue;
+  const usage = usageQueue;
   queue = [];
+  usageQueue = [];
   const started = typeof performance !== "undefined" ? performance.now() : 0;
   let next: SessionState;
   if (parked !== null) {
-    next = reduceBatch(parked, events);
+    next = withUsage(reduceBatch(parked, events), usage);
     parked = next;
   } else {
-    next = reduceBatch(sessionStore.get(), events);
+    next = withUsage(reduceBatch(sessionStore.get(), events), usage);
     sessionStore.set(next);
   }
   if (typeof window !== "undefined") {
@@ -84,6 +91,7 @@ export function onEventsApplied(listener: AppliedListener): () => void {
 /** Forgets the current session (queued events and a parked live session included) before a new one starts. */
 export function resetSession(): void {
   queue = [];
+  usageQueue = [];
   parked = null;
   sessionStore.set(initialSession());
 }
@@ -114,6 +122,7 @@ export function showLiveSession(): boolean {
  */
 export function adoptDisplayedSession(): void {
   queue = [];
+  usageQueue = [];
   parked = null;
 }
 

@@ -1,7 +1,8 @@
 /** Builders of stored sessions for tests: summaries, stored agents, PastSession answers. */
-import type { AgentEvent, PastSession, SessionSummary, StoredAgent } from "../bindings";
+import type { AgentEvent, PastSession, SessionSummary, StoredAgent, UsageUpdate } from "../bindings";
+import { figures, usageUpdate } from "./usage";
 
-export const noUsage = { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, cost_usd: null };
+export const noUsage = figures(0).usage;
 
 export function summary(extra: Partial<SessionSummary> = {}): SessionSummary {
   return {
@@ -16,7 +17,7 @@ export function summary(extra: Partial<SessionSummary> = {}): SessionSummary {
     main_agent_id: "agent-main",
     agent_count: 2,
     event_count: 20,
-    usage: noUsage,
+    usage: figures(0),
     ...extra,
   };
 }
@@ -50,11 +51,13 @@ export function pastSession(
   agents: StoredAgent[],
   extra: Partial<SessionSummary> = {},
   moreBefore = false,
+  usage: UsageUpdate = usageUpdate([], figures(0)),
 ): PastSession {
   return {
     detail: { session: summary({ agent_count: agents.length, ...extra }), agents },
     events,
     agent: agents[0]?.id ?? null,
     more_before: moreBefore,
+    usage,
   };
 }

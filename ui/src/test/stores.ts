@@ -1,9 +1,10 @@
 /** Resets and seeds the stores for component tests. */
-import type { AgentEvent, AppState, SessionInfo } from "../bindings";
+import type { AgentEvent, AppState, SessionInfo, UsageUpdate } from "../bindings";
 import { historyStore, initialHistory } from "../store/history";
 import { initialMcp, mcpStore } from "../store/mcp";
 import { bookStore } from "../store/review";
 import { initialSession, reduceBatch } from "../store/session/reducer";
+import { withUsage } from "../store/session/usage";
 import { resetSession, sessionStore } from "../store/sessionStore";
 import { initialUi, uiStore, type UiState } from "../store/ui";
 
@@ -18,6 +19,11 @@ export function resetStores(ui: Partial<UiState> = {}): void {
 
 export function applyEvents(events: AgentEvent[]): void {
   sessionStore.set((s) => reduceBatch(s, events));
+}
+
+/** Takes in usage figures as a frame from Rust would bring them. */
+export function applyUsage(update: UsageUpdate): void {
+  sessionStore.set((s) => withUsage(s, [update]));
 }
 
 export function sessionInfo(extra: Partial<SessionInfo> = {}): SessionInfo {

@@ -119,7 +119,12 @@ impl Session {
         let args = json!({"command": words.sentence(2, 6), "timeout": 120});
         self.push(
             agent,
-            EventKind::ToolCall(ToolCall { call_id: call_id.clone(), tool_name: "Bash".into(), tool_args: args, mcp: None }),
+            EventKind::ToolCall(ToolCall {
+                call_id: call_id.clone(),
+                tool_name: "Bash".into(),
+                tool_args: args,
+                mcp: None,
+            }),
         );
         let output = words.sentence(20, 60);
         let half = output.len() / 2;

@@ -7,7 +7,7 @@ import type { AgentId } from "../../bindings";
 import { formatCost, formatTokens, statusLabel } from "../../lib/format";
 import { treePath } from "../../store/selectors";
 import type { AgentNode } from "../../store/session/types";
-import { totalTokens } from "../../store/session/usage";
+import { agentFigures } from "../../store/session/usage";
 import { sessionStore } from "../../store/sessionStore";
 import { useStore } from "../../store/store";
 import { patchUi } from "../../store/ui";
@@ -17,8 +17,10 @@ import { StatusIcon } from "../StatusIcon";
 export function OutputHeader({ id, node, showThoughts }: { id: AgentId; node: AgentNode; showThoughts: boolean }) {
   const path = useStore(sessionStore, (s) => treePath(s, id).join(" › "));
   const hasSession = useStore(sessionStore, (s) => s.sessionId !== null);
-  const tokens = totalTokens(node.usage);
-  const cost = formatCost(node.usage.cost_usd);
+  const figures = useStore(sessionStore, (s) => agentFigures(s.usage, id, false));
+  // No figures yet: nothing used.
+  const tokens = figures?.tokens ?? 0;
+  const cost = formatCost(figures?.usage.cost_usd ?? null);
   return (
     <div className="output-header">
       <StatusIcon status={node.status} />

@@ -2,7 +2,8 @@ import { act, fireEvent, render, screen } from "@testing-library/react";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { select } from "../../store/ui";
 import { eventMaker } from "../../test/events";
-import { appState, applyEvents, resetStores, sessionInfo } from "../../test/stores";
+import { appState, applyEvents, applyUsage, resetStores, sessionInfo } from "../../test/stores";
+import { agentUsage, figures, usageUpdate } from "../../test/usage";
 import { OutputView } from "./OutputView";
 
 vi.mock("../../bindings", async (importOriginal) => ({
@@ -78,6 +79,15 @@ describe("OutputView", () => {
     expect(screen.getByTestId("output").textContent).toContain("sub thinking");
   });
 
+  it("heads an agent's output with its own tokens and cost as Rust sent them, none before any came", () => {
+    render(<OutputView />);
+    const sub = () => screen.getByTestId("output").querySelector(".output-header .sub")?.textContent ?? "";
+    expect(sub()).not.toContain("tokens");
+    act(() => applyUsage(usageUpdate([agentUsage("agent-main", figures(1234, 0.5), figures(5000, 2))], figures(5000, 2))));
+    expect(sub()).toContain(" · 1.2k tokens · $0.50");
+    expect(sub()).not.toContain("5k");
+  });
+
   it("shows MCP status rows and an MCP tool as server and tool, with JSON args and collapsible output", () => {
     const m = eventMaker("s-1");
     // A read-only tool starts folded; one whose class the backend did not list counts as changing things.
@@ -91,9 +101,16 @@ describe("OutputView", () => {
         call_id: "m1",
         tool_name: "mcp__everything__echo",
         tool_args: { message: "hello mcp" },
+        mcp: { server: "everything", tool: "echo" },
       }),
       m.make("agent-main", { type: "tool_output", call_id: "m1", content: "Echo: hello mcp", is_error: false }),
-      m.make("agent-main", { type: "tool_call", call_id: "m2", tool_name: "mcp__everything__add", tool_args: { a: 1 } }),
+      m.make("agent-main", {
+        type: "tool_call",
+        call_id: "m2",
+        tool_name: "mcp__everything__add",
+        tool_args: { a: 1 },
+        mcp: { server: "everything", tool: "add" },
+      }),
       m.make("agent-main", { type: "tool_output", call_id: "m2", content: "Sum: 3", is_error: false }),
       m.mcp("agent-main", "broken", "failed", null, "did not finish starting within 30 s"),
       m.mcp("agent-main", "everything", "closed"),
@@ -119,6 +136,21 @@ describe("OutputView", () => {
     fireEvent.click(head as HTMLElement);
     expect(out.textContent).toContain('"message": "hello mcp"');
     expect(out.textContent).toContain("Echo: hello mcp");
+  });
+
+  it("shows a tool call that names no MCP server by its name as it is, even one that looks like an MCP name", () => {
+    const m = eventMaker("s-1");
+    resetStores({ session: sessionInfo(), app: appState() });
+    applyEvents([
+      m.started("agent-main", null, "main"),
+      // A transcript stored before tool calls named their MCP server.
+      m.make("agent-main", { type: "tool_call", call_id: "o1", tool_name: "mcp__a__b", tool_args: { message: "old" } }),
+    ]);
+    render(<OutputView />);
+    const head = screen.getByTestId("output").querySelector(".tool-head");
+    expect(head?.querySelector(".mcp-tag")).toBeNull();
+    expect(head?.querySelector(".tool-name")?.textContent).toBe("mcp__a__b");
+    expect(screen.queryByTestId("mcp-tool-name")).toBeNull();
   });
 
   it("marks a call whose agent was stopped before the answer as withdrawn, and a cut-off result as incomplete", () => {

@@ -6,7 +6,7 @@
 import { memo, useState } from "react";
 import type { AgentId } from "../../bindings";
 import { clipOutput } from "../../lib/format";
-import { firstStringArg, isMcpTool } from "../../lib/mcp";
+import { firstStringArg } from "../../lib/mcp";
 import { childrenByCall, toolChangesThings } from "../../store/selectors";
 import type { ToolItem } from "../../store/session/types";
 import { sessionStore } from "../../store/sessionStore";
@@ -45,7 +45,7 @@ export const ToolCard = memo(function ToolCard({ item, agentId }: { item: ToolIt
     <div className={cls}>
       <button type="button" className="tool-head" aria-expanded={open} onClick={() => setOpen(!open)}>
         <IconTool size={12} />
-        <ToolName name={item.toolName} className="tool-name" />
+        <ToolName name={item.toolName} mcp={item.mcp} className="tool-name" />
         <span className="tool-summary">{summary}</span>
         {approval ? <ApprovalBadge state={approval.state} scope={approval.scope} /> : null}
         {item.done ? (
@@ -87,7 +87,7 @@ export const ToolCard = memo(function ToolCard({ item, agentId }: { item: ToolIt
 
 /** The head's summary: the call's first telling argument, on one line (the tool name is shown beside it). */
 function toolSummaryText(item: ToolItem): string {
-  if (isMcpTool(item.toolName)) return firstStringArg(item.args) ?? "";
+  if (item.mcp) return firstStringArg(item.args) ?? "";
   const a = item.args;
   if (a && typeof a === "object" && !Array.isArray(a)) {
     for (const k of ["description", "file_path", "command", "pattern", "path", "task_id"]) {

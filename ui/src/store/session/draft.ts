@@ -7,7 +7,6 @@
  */
 import type { AgentId } from "../../bindings";
 import type { AgentNode, Approval, McpConnection, OutputItem, SessionState } from "./types";
-import { emptyUsage } from "./usage";
 
 export class Draft {
   state: SessionState;
@@ -143,9 +142,8 @@ function placeholder(id: AgentId, ts: number): AgentNode {
     durationMs: null,
     turns: 0,
     children: [],
-    usage: emptyUsage(),
     lastTool: null,
-    lastToolName: null,
+    lastToolMcp: false,
     items: [],
     callIndex: {},
     mcp: {},

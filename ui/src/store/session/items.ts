@@ -37,11 +37,14 @@ export function streamText(
 
 /** A new tool call: its item, found again by call id, and the agent's latest tool. */
 export function addToolCall(d: Draft, node: AgentNode, ev: EventOf<"tool_call">): void {
+  // Absent from transcripts stored before tool calls named their MCP server.
+  const mcp = ev.mcp ?? null;
   const index = d.push(node, {
     kind: "tool",
     key: `e${ev.seq}`,
     callId: ev.call_id,
     toolName: ev.tool_name,
+    mcp,
     args: ev.tool_args,
     output: "",
     done: false,
@@ -50,8 +53,8 @@ export function addToolCall(d: Draft, node: AgentNode, ev: EventOf<"tool_call">)
     ts: ev.ts,
   });
   d.callIndex(node)[ev.call_id] = index;
-  node.lastTool = toolSummary(ev.tool_name, ev.tool_args);
-  node.lastToolName = ev.tool_name;
+  node.lastTool = toolSummary(ev.tool_name, ev.tool_args, mcp);
+  node.lastToolMcp = mcp !== null;
 }
 
 /** Streamed output of a call still running; a chunk arriving after its end is dropped. */

@@ -1,10 +1,11 @@
 /**
  * The session store's pure reducer: applies the ordered event stream to the
- * session state (tree, statuses, approvals, usage), building each agent's
+ * session state (tree, statuses, approvals, turns), building each agent's
  * output items through items.ts. It never mutates the state it is given (see
- * draft.ts). Rendering and side effects (notifications) live elsewhere.
+ * draft.ts). Token usage is not summed here: Rust sends the figures beside
+ * the events (usage.ts). Rendering and side effects (notifications) live elsewhere.
  */
-import type { AgentEvent, AgentId, AgentStatus, ApprovalOutcome, ApprovalScope, StoredAgent, Usage } from "../../bindings";
+import type { AgentEvent, AgentId, AgentStatus, ApprovalOutcome, ApprovalScope, StoredAgent } from "../../bindings";
 import { Draft } from "./draft";
 import {
   addFinished,
@@ -18,7 +19,7 @@ import {
 } from "./items";
 import { isTerminal } from "./status";
 import type { AgentNode, SessionState } from "./types";
-import { addUsage, emptyUsage } from "./usage";
+import { noUsage } from "./usage";
 
 export function initialSession(): SessionState {
   return {
@@ -28,7 +29,7 @@ export function initialSession(): SessionState {
     roots: [],
     approvals: {},
     pending: [],
-    totals: emptyUsage(),
+    usage: noUsage(),
     lastSeq: -1,
     eventsApplied: 0,
   };
@@ -195,19 +196,11 @@ function apply(d: Draft, ev: AgentEvent): void {
     case "approval_resolved":
       resolveApproval(d, ev.request_id, ev.outcome, ev.scope, ev.ts);
       break;
-    case "usage": {
-      const u: Usage = {
-        input_tokens: ev.input_tokens,
-        output_tokens: ev.output_tokens,
-        cache_read_tokens: ev.cache_read_tokens,
-        cache_write_tokens: ev.cache_write_tokens,
-        cost_usd: ev.cost_usd,
-      };
-      node.usage = addUsage(node.usage, u);
+    case "usage":
+      // One turn per model response (the shared fixture checks it); the
+      // tokens and cost come summed from Rust in the frame's UsageUpdate.
       node.turns += 1;
-      s.totals = addUsage(s.totals, u);
       break;
-    }
     case "task_notification":
       addNotification(d, node, ev);
       break;

@@ -1,17 +1,17 @@
 /** The one-line summary of a tool call that the tree shows under an agent ("Read src/main.rs"). */
-import { GENERAL_PURPOSE, type Value } from "../../bindings";
-import { firstStringArg, parseMcpTool } from "../../lib/mcp";
+import { GENERAL_PURPOSE, type McpToolRef, type Value } from "../../bindings";
+import { firstStringArg, toolDisplayName } from "../../lib/mcp";
 
 const clip = (line: string): string => (line.length > 80 ? `${line.slice(0, 79)}…` : line);
 
 /**
  * A short, one-line summary of a tool call's arguments ("Read src/main.rs");
- * an MCP tool as "everything · echo" and its first string argument.
+ * an MCP tool (`mcp`, as its tool_call names it) as "everything · echo" and
+ * its first string argument.
  */
-export function toolSummary(toolName: string, args: Value): string {
-  const mcp = parseMcpTool(toolName);
+export function toolSummary(toolName: string, args: Value, mcp: McpToolRef | null): string {
   if (mcp) {
-    const label = `${mcp.server} · ${mcp.tool}`;
+    const label = toolDisplayName(toolName, mcp);
     const first = firstStringArg(args);
     return first ? `${label} ${clip(first)}` : label;
   }

@@ -1,17 +1,20 @@
 /**
- * The shapes of the session state: the agent tree, each agent's output items,
- * approvals and token totals, as the reducer builds them from the event stream.
- * Types only; the reducer lives in reducer.ts.
+ * The shapes of the session state: the agent tree, each agent's output items
+ * and approvals, as the reducer builds them from the event stream, and the
+ * usage figures Rust sends beside it. Types only; the reducer lives in
+ * reducer.ts, the usage figures' merging in usage.ts.
  */
 import type {
   AgentEvent,
   AgentId,
   AgentStatus,
+  AgentUsage,
   ApprovalOutcome,
   ApprovalScope,
   McpState,
+  McpToolRef,
   SessionId,
-  Usage,
+  UsageFigures,
   Value,
 } from "../../bindings";
 
@@ -61,7 +64,10 @@ export interface ToolItem {
   kind: "tool";
   key: string;
   callId: string;
+  /** The model's name for the tool, shown as it is when `mcp` is null. */
   toolName: string;
+  /** The MCP server and its name for the tool, as the tool_call names them; null for a built-in (or an old transcript). */
+  mcp: McpToolRef | null;
   args: Value;
   /** Streamed output until the call ends, then its final content. */
   output: string;
@@ -111,11 +117,10 @@ export interface AgentNode {
   durationMs: number | null;
   turns: number;
   children: AgentId[];
-  usage: Usage;
   /** A one-line summary of its latest tool call ("Bash ls -la", "everything · echo hi"). */
   lastTool: string | null;
-  /** The latest tool call's name, to mark an MCP tool in the tree. */
-  lastToolName: string | null;
+  /** The latest tool call was an MCP server's (its tool_call said so), to mark it in the tree. */
+  lastToolMcp: boolean;
   items: OutputItem[];
   callIndex: Record<string, number>;
   /** Its connections to MCP servers, by server name. */
@@ -151,7 +156,19 @@ export interface SessionState {
   approvals: Record<string, Approval>;
   /** Request ids still waiting for an answer, oldest first. */
   pending: string[];
-  totals: Usage;
+  /** Token usage as Rust last sent it; never derived from the events here. */
+  usage: SessionUsage;
   lastSeq: number;
   eventsApplied: number;
+}
+
+/**
+ * Usage figures as the latest UsageUpdates left them (see usage.ts). An agent
+ * without an entry has used nothing yet.
+ */
+export interface SessionUsage {
+  /** Each agent's own figures and its subtree's, by agent id. */
+  agents: Record<AgentId, AgentUsage>;
+  /** The whole session's; null until the first figures arrive. */
+  session: UsageFigures | null;
 }

@@ -169,6 +169,16 @@ async fn every_event_is_stored_before_it_is_shown_and_the_session_can_be_reviewe
     assert_eq!(listed[0].agent_count as usize, started);
     let past = host.open_session(info.session_id.clone()).await.unwrap();
     assert_eq!(past.detail.agents.len(), started);
+    // The review's usage figures are the live derivation's, for every agent and the session.
+    let ids: Vec<AgentId> = events.states().agents().iter().map(|a| a.id.clone()).collect();
+    let live = events.states().usage_update(&ids);
+    assert_eq!(past.usage.agents.len(), live.agents.len());
+    for a in &live.agents {
+        let stored = past.usage.agents.iter().find(|p| p.agent_id == a.agent_id).expect("every agent");
+        assert_eq!((stored.own.tokens, stored.subtree.tokens), (a.own.tokens, a.subtree.tokens), "{}", a.agent_id);
+    }
+    assert_eq!(past.usage.session.tokens, live.session.tokens);
+    assert_eq!(listed[0].usage.tokens, live.session.tokens);
     assert!(past.events.windows(2).all(|w| w[0].seq < w[1].seq));
     assert!(
         past.events.iter().any(|e| matches!(e.kind, EventKind::AgentStarted(_)) && e.agent_id != info.main_agent_id)
@@ -231,9 +241,13 @@ async fn a_stored_session_resumes_with_its_history_and_its_seq_carried_on() {
     };
     let Launched { info, mut events } = host.start_session(request).await.unwrap();
     let first = until_finished(&mut events, &info.main_agent_id).await;
+    let before = events.states().total_usage();
+    assert!(before.total_tokens() > 0, "the scripted server reports usage");
     // Continued while it is still the running session: it is stopped and settled first.
     let Launched { info: again, events: mut more } =
         host.resume_session(info.session_id.clone(), Some("what was it?".into())).await.unwrap();
+    // The resumed session's agents start as stored: usage goes on from there, not from zero.
+    assert_eq!(more.states().total_usage(), before);
     assert_eq!(again.session_id, info.session_id);
     assert_eq!(again.main_agent_id, info.main_agent_id);
     let second = until_finished(&mut more, &info.main_agent_id).await;
@@ -243,6 +257,9 @@ async fn a_stored_session_resumes_with_its_history_and_its_seq_carried_on() {
     let listed = host.sessions(HistoryQuery::default()).await.unwrap();
     assert_eq!(listed.len(), 1, "the same session, not a new one");
     assert_eq!(listed[0].event_count as usize, first.len() + second.len());
+    let after = more.states().total_usage();
+    assert!(after.total_tokens() > before.total_tokens());
+    assert_eq!(listed[0].usage.tokens, after.total_tokens(), "the store and the live derivation agree");
     host.stop();
     server.shutdown().await;
 }
