@@ -50,7 +50,7 @@ export const APPROVAL_OUTCOMES = ["approved","denied","withdrawn"] as const;
 
 export const APPROVAL_SCOPES = ["once","agent","subtree","session"] as const;
 
-export const EVENT_TYPES = ["agent_started","agent_status","user_message","thoughts_chunk","thoughts","response_chunk","response","tool_call","tool_output_chunk","tool_output","approval_request","approval_resolved","usage","task_notification","mcp_status","agent_finished"] as const;
+export const EVENT_TYPES = ["agent_started","agent_status","user_message","thoughts_chunk","thoughts","response_chunk","response","tool_call","tool_output_chunk","tool_output","approval_request","approval_stale","approval_resolved","rule_revoked","usage","task_notification","mcp_status","agent_finished"] as const;
 
 export const GENERAL_PURPOSE = "general-purpose" as const;
 
@@ -167,6 +167,10 @@ export type ApprovalAnswer = {
 	request_id: string,
 	approved: boolean,
 	scope?: ApprovalScope,
+	/**  Given to the agent with a denial, so it can change course. */
+	reason?: string | null,
+	/**  For a spawn: what the child gets instead of what the Task call asked. */
+	edit?: SpawnEdit | null,
 };
 
 /**  What a person chose for a tool's calls. */
@@ -177,6 +181,27 @@ export type ApprovalOutcome = "approved" | "denied" |
 /**  Nobody answered: its agent was stopped while it waited. The call did not run. */
 "withdrawn";
 
+/**  What a call would do, for the person deciding. */
+export type ApprovalPreview = 
+/**  A Write or Edit: the file on disk when the request was made and as the call would leave it. */
+({ kind: "file"; 
+/**  Workspace-relative when inside the workspace. */
+path: string; 
+/**  None: the file does not exist yet. */
+before: string | null; 
+/**  None: the call cannot apply (`note` says why). */
+after: string | null; 
+/**  Why a side is missing or cut (too large, not text, the text to replace is not there). */
+note: string | null }) & { command?: never; cwd?: never; description?: never; server?: never; tool?: never } | 
+/**  A shell command, where it runs, and the agent's reason for it. */
+({ kind: "command"; command: string; cwd: string; description: string | null }) & { after?: never; before?: never; note?: never; path?: never; server?: never; tool?: never } | 
+/**  An MCP server's tool (its arguments are the request's `tool_args`). */
+({ kind: "mcp"; server: string; tool: string }) & { after?: never; before?: never; command?: never; cwd?: never; description?: never; note?: never; path?: never } | 
+/**  A subagent a Task call would start; the answer may edit it. */
+{
+	kind: "spawn",
+} & SpawnPlan;
+
 export type ApprovalRequest = {
 	request_id: string,
 	/**  The tool call this request is about. */
@@ -185,13 +210,40 @@ export type ApprovalRequest = {
 	tool_args: Value,
 	/**  Descriptions from the root agent down to the requesting agent. */
 	agent_path: string[],
+	/**  What the call would do, as the runtime saw it when it asked. */
+	preview?: ApprovalPreview | null,
 };
 
 export type ApprovalResolved = {
 	request_id: string,
 	outcome: ApprovalOutcome,
-	/**  How far the answer reaches (always `once` when withdrawn). */
+	/**  How far the answer reaches (always `once` when withdrawn or answered by a rule). */
 	scope: ApprovalScope,
+	/**  Who answered: a person, or a standing rule. None when withdrawn. */
+	decided_by?: DecidedBy | null,
+	/**  The person's reason, given to the agent with a denial. */
+	reason?: string | null,
+	/**  The rule this answer set (a scoped answer by a person). */
+	rule?: ApprovalRule | null,
+	/**  What the person changed in a spawn before approving it. */
+	edit?: SpawnEdit | null,
+};
+
+/**
+ *  A standing answer: every later call of `tool` it covers runs (or is
+ *  refused) without asking, until a person revokes it.
+ */
+export type ApprovalRule = {
+	rule_id: string,
+	tool: string,
+	/**  `agent`: calls by `agent_id`; `subtree`: by it and its descendants; `session`: by anyone. */
+	scope: ApprovalScope,
+	/**  The agent whose request the answer was to. */
+	agent_id: AgentId,
+	approved: boolean,
+	/**  The request whose answer set it. */
+	request_id: string,
+	created_at: number,
 };
 
 /**  How far an approval answer reaches beyond the request it answers. */
@@ -205,6 +257,13 @@ export type ApprovalScope =
 /**  Every call of this tool in the session. */
 "session";
 
+/**  The file a waiting request previews is no longer what the preview showed. */
+export type ApprovalStale = {
+	request_id: string,
+	/**  In words for the person ("changed on disk", "was deleted"). */
+	message: string,
+};
+
 export type CatalogReport = {
 	definitions: AgentTypeInfo[],
 	problems: DefinitionProblemInfo[],
@@ -216,13 +275,15 @@ export type Command =
  *  main agent, or continues it when it has finished. To a running agent it is
  *  steering, added to its history before its next turn.
  */
-{ type: "send_message"; agent_id?: AgentId | null; text: string } | 
+({ type: "send_message"; agent_id?: AgentId | null; text: string }) & { rule_id?: never } | 
 /**  The answer to an `approval_request`. */
 {
 	type: "resolve_approval",
 } & ApprovalAnswer | 
 /**  Stop an agent and its whole subtree. */
-({ type: "cancel"; agent_id: AgentId }) & { text?: never } | 
+({ type: "cancel"; agent_id: AgentId }) & { rule_id?: never; text?: never } | 
+/**  Withdraw a standing rule: the next call it covered asks again. */
+({ type: "revoke_rule"; rule_id: string }) & { agent_id?: never; text?: never } | 
 /**
  *  Start a subagent under any agent, as the person rather than a model asks
  *  (the UI's "Delegate…"). Its result reaches that parent as a task notification.
@@ -235,7 +296,7 @@ export type Command =
  *  was interrupted when its process died), its history continued with `text`,
  *  or with a request to carry on when absent.
  */
-{ type: "resume"; agent_id: AgentId; text?: string | null };
+({ type: "resume"; agent_id: AgentId; text?: string | null }) & { rule_id?: never };
 
 /**
  *  What a command created: the one answer to every command, so no client
@@ -248,6 +309,15 @@ export type CommandReply =
 { kind: "delegated"; agent_id: AgentId } | 
 /**  A new run of this agent started. */
 { kind: "resumed"; agent_id: AgentId };
+
+/**  What decided whether a call ran. */
+export type DecidedBy = 
+/**  A person's answer to this call's own request. */
+{ kind: "person" } | 
+/**  A rule a person's earlier scoped answer set. */
+{ kind: "rule"; rule: ApprovalRule } | 
+/**  Nobody was asked: the approval policy lets this tool run (or refuses it). */
+{ kind: "policy" };
 
 export type DefinitionProblemInfo = {
 	file: string,
@@ -305,9 +375,17 @@ export type EventKind = {
 	type: "tool_output",
 } & ToolOutput | {
 	type: "approval_request",
-} & ApprovalRequest | {
+} & ApprovalRequest | 
+/**  The file a waiting Write or Edit request previews changed on disk. */
+{
+	type: "approval_stale",
+} & ApprovalStale | {
 	type: "approval_resolved",
-} & ApprovalResolved | {
+} & ApprovalResolved | 
+/**  A person withdrew a standing rule: the next call it covered asks again. */
+{
+	type: "rule_revoked",
+} & RuleRevoked | {
 	type: "usage",
 } & Usage | {
 	type: "task_notification",
@@ -459,6 +537,10 @@ export type ProviderState = {
 	problem: string | null,
 };
 
+export type RuleRevoked = {
+	rule_id: string,
+};
+
 /**  One event matching a full-text search. */
 export type SearchHit = {
 	session_id: SessionId,
@@ -534,6 +616,28 @@ export type Settings = {
 	/**  Per tool name; tools not listed follow their class's default. */
 	approvals?: { [key in string]: ApprovalChoice },
 	last_workspace?: string | null,
+};
+
+/**  What a person changed in a spawn card before approving it: what the child gets. */
+export type SpawnEdit = {
+	prompt?: string | null,
+	model?: string | null,
+	/**  A subset of the plan's tools. */
+	tools?: string[] | null,
+	max_turns?: number | null,
+};
+
+/**  The subagent a Task call would start, as it would start. */
+export type SpawnPlan = {
+	subagent_type: string,
+	description: string,
+	model: string,
+	provider: string,
+	/**  Every tool it would be offered; an edit may narrow the list, never widen it. */
+	tools: string[],
+	max_turns: number,
+	background: boolean,
+	prompt: string,
 };
 
 export type StartRequest = {
@@ -617,6 +721,11 @@ export type ToolOutput = {
 	call_id: string,
 	content: string,
 	is_error: boolean,
+	/**
+	 *  What let the call run or refused it; None when it never got that far
+	 *  (its arguments were unusable, or no such tool).
+	 */
+	decided_by?: DecidedBy | null,
 };
 
 export type ToolOutputChunk = {

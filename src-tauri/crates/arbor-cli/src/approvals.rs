@@ -4,7 +4,7 @@
 
 use crate::printer::Printer;
 use arbor_app::Host;
-use arbor_protocol::{AgentId, ApprovalAnswer, ApprovalRequest, ApprovalScope, Command, DelegateRequest};
+use arbor_protocol::{AgentId, ApprovalAnswer, ApprovalRequest, ApprovalScope, Command, DelegateRequest, SpawnEdit};
 use serde::Deserialize;
 use std::collections::VecDeque;
 use std::io::{BufRead, IsTerminal};
@@ -19,6 +19,16 @@ enum Input {
         approved: bool,
         #[serde(default)]
         scope: ApprovalScope,
+        /// Given to the agent with a denial.
+        #[serde(default)]
+        reason: Option<String>,
+        /// A spawn's edits: what the child gets.
+        #[serde(default)]
+        edit: Option<SpawnEdit>,
+    },
+    /// Withdraw a standing rule (its id is in the `approval_resolved` that set it).
+    Revoke {
+        rule_id: String,
     },
     Message {
         #[serde(default)]
@@ -189,9 +199,10 @@ fn command_of(line: &str, main: &AgentId) -> Result<Option<Command>, String> {
         return Ok(None);
     }
     let command = match serde_json::from_str::<Input>(line) {
-        Ok(Input::Approval { request_id, approved, scope }) => {
-            Command::ResolveApproval(ApprovalAnswer { request_id, approved, scope })
+        Ok(Input::Approval { request_id, approved, scope, reason, edit }) => {
+            Command::ResolveApproval(ApprovalAnswer { request_id, approved, scope, reason, edit })
         }
+        Ok(Input::Revoke { rule_id }) => Command::RevokeRule { rule_id },
         Ok(Input::Message { agent_id, text }) => Command::SendMessage { agent_id, text },
         Ok(Input::Resume { agent_id, text }) => Command::Resume { agent_id, text },
         Ok(Input::Cancel { agent_id }) => Command::Cancel { agent_id },
@@ -217,7 +228,7 @@ fn command_of(line: &str, main: &AgentId) -> Result<Option<Command>, String> {
 }
 
 fn answer(session: &Target<'_>, request_id: &str, approved: bool, scope: ApprovalScope) {
-    let a = ApprovalAnswer { request_id: request_id.to_string(), approved, scope };
+    let a = ApprovalAnswer::new(request_id, approved, scope);
     if let Err(e) = session.host.send(Command::ResolveApproval(a)) {
         warn(&e.message);
     }
@@ -253,6 +264,15 @@ mod tests {
         let main = AgentId("agent-0001".into());
         let line = r#"{"type":"approval","request_id":"approval-1","approved":true,"scope":"session"}"#;
         assert!(matches!(command_of(line, &main), Ok(Some(Command::ResolveApproval(a))) if a.approved));
+        let line = r#"{"type":"approval","request_id":"approval-2","approved":false,"reason":"use the staging db"}"#;
+        assert!(matches!(command_of(line, &main),
+            Ok(Some(Command::ResolveApproval(a))) if a.reason.as_deref() == Some("use the staging db")));
+        let line = r#"{"type":"approval","request_id":"a","approved":true,"edit":{"prompt":"p","tools":["Read"],"max_turns":2}}"#;
+        let Ok(Some(Command::ResolveApproval(a))) = command_of(line, &main) else { panic!("an edit") };
+        let edit = a.edit.expect("edit");
+        assert_eq!((edit.prompt.as_deref(), edit.tools, edit.max_turns), (Some("p"), Some(vec!["Read".to_string()]), Some(2)));
+        let line = r#"{"type":"revoke","rule_id":"rule-1"}"#;
+        assert_eq!(command_of(line, &main).unwrap(), Some(Command::RevokeRule { rule_id: "rule-1".into() }));
         let line = r#"{"type":"delegate","prompt":"look"}"#;
         assert!(matches!(command_of(line, &main), Ok(Some(Command::Delegate(d))) if d.parent_id == main));
         assert_eq!(command_of("  ", &main).unwrap(), None);

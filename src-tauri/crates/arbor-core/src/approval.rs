@@ -5,7 +5,7 @@
 
 use crate::definitions::PermissionMode;
 use crate::tools::ToolClass;
-use arbor_protocol::{AgentId, ApprovalAnswer, ApprovalScope};
+use arbor_protocol::{AgentId, ApprovalAnswer, ApprovalRule, ApprovalScope, DecidedBy, SpawnEdit};
 use std::collections::{BTreeMap, HashMap};
 use tokio::sync::oneshot;
 
@@ -116,75 +116,119 @@ impl ApprovalPolicy {
     }
 }
 
-/// What scoped answers left behind: (scope owner, tool) → approved.
-#[derive(Default)]
-struct Grants {
-    session: HashMap<String, bool>,
-    agent: HashMap<(AgentId, String), bool>,
-    subtree: HashMap<(AgentId, String), bool>,
+/// How a request was answered, as its agent receives it.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Verdict {
+    pub approved: bool,
+    /// The person's scope (`once` for a rule's answer).
+    pub scope: ApprovalScope,
+    /// A person's answer, or the rule that answered for them.
+    pub by: DecidedBy,
+    pub reason: Option<String>,
+    pub edit: Option<SpawnEdit>,
+}
+
+impl Verdict {
+    fn of_rule(rule: &ApprovalRule) -> Self {
+        Self {
+            approved: rule.approved,
+            scope: ApprovalScope::Once,
+            by: DecidedBy::Rule { rule: rule.clone() },
+            reason: None,
+            edit: None,
+        }
+    }
 }
 
 struct Pending {
     agent_id: AgentId,
-    answer: oneshot::Sender<ApprovalAnswer>,
+    /// The asking agent's ancestors, nearest first: which rules cover it.
+    ancestors: Vec<AgentId>,
+    tool: String,
+    answer: oneshot::Sender<Verdict>,
 }
 
-/// Pending requests and the grants answers left.
+/// Pending requests and the rules scoped answers set.
 #[derive(Default)]
 pub(crate) struct Approvals {
-    grants: Grants,
+    /// In force, oldest first.
+    rules: Vec<ApprovalRule>,
     pending: HashMap<String, Pending>,
 }
 
 impl Approvals {
-    /// A standing answer for this tool and agent, from an earlier scoped answer.
-    /// `ancestors` are the agent's ancestors, nearest first.
-    pub(crate) fn granted(&self, agent: &AgentId, ancestors: &[AgentId], tool: &str) -> Option<bool> {
-        let g = &self.grants;
-        let key = |a: &AgentId| (a.clone(), tool.to_string());
-        g.agent
-            .get(&key(agent))
-            .or_else(|| std::iter::once(agent).chain(ancestors).find_map(|a| g.subtree.get(&key(a))))
-            .or_else(|| g.session.get(tool))
-            .copied()
+    /// The rule that answers a call of `tool` by `agent` without asking, if
+    /// any: the agent's own, then the nearest subtree's, then the session's;
+    /// the newest where two are alike. `ancestors`: nearest first.
+    pub(crate) fn rule_for(&self, agent: &AgentId, ancestors: &[AgentId], tool: &str) -> Option<&ApprovalRule> {
+        let rank = |r: &ApprovalRule| match r.scope {
+            ApprovalScope::Agent => 0,
+            ApprovalScope::Subtree if r.agent_id == *agent => 1,
+            ApprovalScope::Subtree => 2 + ancestors.iter().position(|a| *a == r.agent_id).unwrap_or(ancestors.len()),
+            ApprovalScope::Session | ApprovalScope::Once => usize::MAX,
+        };
+        self.rules.iter().rev().filter(|r| r.covers(agent, ancestors, tool)).min_by_key(|r| rank(r))
     }
 
-    /// Registers request `id` (unique: the session draws a UUID); the receiver yields the person's answer.
-    pub(crate) fn open(&mut self, id: &str, agent_id: &AgentId) -> oneshot::Receiver<ApprovalAnswer> {
+    /// Registers request `id` (unique: the session draws a UUID); the receiver yields its answer.
+    pub(crate) fn open(
+        &mut self,
+        id: &str,
+        agent_id: &AgentId,
+        ancestors: Vec<AgentId>,
+        tool: &str,
+    ) -> oneshot::Receiver<Verdict> {
         let (tx, rx) = oneshot::channel();
-        self.pending.insert(id.to_string(), Pending { agent_id: agent_id.clone(), answer: tx });
+        let pending = Pending { agent_id: agent_id.clone(), ancestors, tool: tool.to_string(), answer: tx };
+        self.pending.insert(id.to_string(), pending);
         rx
     }
 
-    /// Delivers an answer to its request. Returns the asking agent, or None when
-    /// no such request is pending (answered, cancelled or unknown). The asking
-    /// agent announces the outcome itself (`approval_resolved`) and only then does
-    /// a scoped answer become a rule ([`Approvals::grant`]), in the same step: a
-    /// rule never decides a call before the event that made it is in the stream.
+    /// Delivers a person's answer to its request. Returns the asking agent, or
+    /// None when no such request is pending (answered, cancelled or unknown).
+    /// The asking agent announces the outcome itself (`approval_resolved`) and
+    /// only then does a scoped answer become a rule ([`Approvals::add_rule`]), in
+    /// the same step: a rule never decides a call before the event that made it
+    /// is in the stream.
     pub(crate) fn resolve(&mut self, answer: ApprovalAnswer) -> Option<AgentId> {
         let pending = self.pending.remove(&answer.request_id)?;
-        let agent = pending.agent_id.clone();
+        let verdict = Verdict {
+            approved: answer.approved,
+            scope: answer.scope,
+            by: DecidedBy::Person,
+            reason: answer.reason.filter(|r| !r.trim().is_empty()),
+            edit: answer.edit.filter(|e| !e.is_empty()),
+        };
         // The agent may have been cancelled a moment ago; then nobody waits for this.
-        let _ = pending.answer.send(answer);
-        Some(agent)
+        let _ = pending.answer.send(verdict);
+        Some(pending.agent_id)
     }
 
-    /// Records what a scoped answer to `agent`'s request for `tool` leaves behind.
-    pub(crate) fn grant(&mut self, agent: &AgentId, tool: &str, scope: ApprovalScope, approved: bool) {
-        let g = &mut self.grants;
-        let tool = tool.to_string();
-        match scope {
-            ApprovalScope::Once => {}
-            ApprovalScope::Agent => {
-                g.agent.insert((agent.clone(), tool), approved);
-            }
-            ApprovalScope::Subtree => {
-                g.subtree.insert((agent.clone(), tool), approved);
-            }
-            ApprovalScope::Session => {
-                g.session.insert(tool, approved);
+    /// Puts `rule` in force and answers with it every pending request it
+    /// covers; their agents announce it (each its own `approval_resolved`).
+    pub(crate) fn add_rule(&mut self, rule: ApprovalRule) {
+        let covered: Vec<String> = self
+            .pending
+            .iter()
+            .filter(|(_, p)| rule.covers(&p.agent_id, &p.ancestors, &p.tool))
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in covered {
+            if let Some(p) = self.pending.remove(&id) {
+                let _ = p.answer.send(Verdict::of_rule(&rule));
             }
         }
+        self.rules.push(rule);
+    }
+
+    /// Takes a rule out of force; the rule, if it was in force.
+    pub(crate) fn revoke(&mut self, rule_id: &str) -> Option<ApprovalRule> {
+        let i = self.rules.iter().position(|r| r.rule_id == rule_id)?;
+        Some(self.rules.remove(i))
+    }
+
+    pub(crate) fn is_pending(&self, request_id: &str) -> bool {
+        self.pending.contains_key(request_id)
     }
 
     /// Withdraws a request whose agent stopped waiting; true if it was still pending.
@@ -233,37 +277,70 @@ mod tests {
         assert_eq!(dont_ask.decide("Task", ToolClass::Delegation), Decision::Allow);
     }
 
-    #[test]
-    fn answers_resolve_only_their_own_request_and_leave_scoped_grants() {
-        let mut b = Approvals::default();
-        let (a_id, b_id) = ("approval-a".to_string(), "approval-b".to_string());
-        let mut a_rx = b.open(&a_id, &id("agent-000a"));
-        let mut b_rx = b.open(&b_id, &id("agent-000b"));
-        let who = b.resolve(ApprovalAnswer { request_id: a_id.clone(), approved: true, scope: ApprovalScope::Agent });
-        assert_eq!(who, Some(id("agent-000a")));
-        assert!(a_rx.try_recv().is_ok());
-        assert_eq!(b.granted(&id("agent-000a"), &[], "Write"), None, "no rule until the asking agent announces it");
-        b.grant(&id("agent-000a"), "Write", ApprovalScope::Agent, true);
-        assert!(b_rx.try_recv().is_err(), "the other request stays pending");
-        assert_eq!(b.resolve(ApprovalAnswer { request_id: a_id, approved: true, scope: ApprovalScope::Once }), None);
-        assert_eq!(b.granted(&id("agent-000a"), &[], "Write"), Some(true));
-        assert_eq!(b.granted(&id("agent-000b"), &[], "Write"), None);
-        assert_eq!(b.granted(&id("agent-000a"), &[], "Bash"), None);
+    fn rule(id: &str, tool: &str, scope: ApprovalScope, agent: &str, approved: bool) -> ApprovalRule {
+        ApprovalRule {
+            rule_id: id.into(),
+            tool: tool.into(),
+            scope,
+            agent_id: AgentId(agent.into()),
+            approved,
+            request_id: format!("request-of-{id}"),
+            created_at: 0,
+        }
+    }
+
+    fn answer(request_id: &str, approved: bool, scope: ApprovalScope) -> ApprovalAnswer {
+        ApprovalAnswer { request_id: request_id.into(), approved, scope, reason: None, edit: None }
     }
 
     #[test]
-    fn subtree_grants_reach_descendants_and_session_grants_everyone() {
+    fn answers_resolve_only_their_own_request_and_a_rule_stands_only_once_added() {
         let mut b = Approvals::default();
-        let r = "approval-1".to_string();
-        let _rx = b.open(&r, &id("agent-0001"));
-        b.resolve(ApprovalAnswer { request_id: r, approved: false, scope: ApprovalScope::Subtree });
-        b.grant(&id("agent-0001"), "Bash", ApprovalScope::Subtree, false);
-        assert_eq!(b.granted(&id("agent-0002"), &[id("agent-0001")], "Bash"), Some(false));
-        assert_eq!(b.granted(&id("agent-0003"), &[], "Bash"), None);
-        let r = "approval-2".to_string();
-        let _rx = b.open(&r, &id("agent-0003"));
-        b.resolve(ApprovalAnswer { request_id: r, approved: true, scope: ApprovalScope::Session });
-        b.grant(&id("agent-0003"), "Edit", ApprovalScope::Session, true);
-        assert_eq!(b.granted(&id("agent-0009"), &[], "Edit"), Some(true));
+        let mut a_rx = b.open("approval-a", &id("agent-000a"), vec![], "Write");
+        let mut b_rx = b.open("approval-b", &id("agent-000b"), vec![], "Write");
+        assert_eq!(b.resolve(answer("approval-a", true, ApprovalScope::Agent)), Some(id("agent-000a")));
+        let got = a_rx.try_recv().unwrap();
+        assert_eq!((got.approved, got.scope, got.by), (true, ApprovalScope::Agent, DecidedBy::Person));
+        assert!(b.rule_for(&id("agent-000a"), &[], "Write").is_none(), "no rule until the asking agent adds it");
+        b.add_rule(rule("rule-1", "Write", ApprovalScope::Agent, "agent-000a", true));
+        assert!(b_rx.try_recv().is_err(), "another agent's request is not covered");
+        assert_eq!(b.resolve(answer("approval-a", true, ApprovalScope::Once)), None);
+        assert_eq!(b.rule_for(&id("agent-000a"), &[], "Write").map(|r| r.rule_id.as_str()), Some("rule-1"));
+        assert!(b.rule_for(&id("agent-000b"), &[], "Write").is_none());
+        assert!(b.rule_for(&id("agent-000a"), &[], "Bash").is_none());
+    }
+
+    #[test]
+    fn a_new_rule_answers_the_pending_requests_it_covers_and_no_others() {
+        let mut b = Approvals::default();
+        let mut sibling = b.open("approval-1", &id("agent-0002"), vec![id("agent-0001")], "Write");
+        let mut other_tool = b.open("approval-2", &id("agent-0003"), vec![id("agent-0001")], "Bash");
+        let mut elsewhere = b.open("approval-3", &id("agent-0009"), vec![], "Write");
+        let r = rule("rule-s", "Write", ApprovalScope::Subtree, "agent-0001", true);
+        b.add_rule(r.clone());
+        let got = sibling.try_recv().expect("covered: answered by the rule");
+        assert_eq!(got.by, DecidedBy::Rule { rule: r });
+        assert!(got.approved);
+        assert!(other_tool.try_recv().is_err() && elsewhere.try_recv().is_err());
+        assert!(!b.withdraw("approval-1"), "no longer pending");
+        assert!(b.withdraw("approval-2"));
+    }
+
+    #[test]
+    fn the_nearest_rule_decides_and_a_revoked_one_no_longer_does() {
+        let mut b = Approvals::default();
+        let (child, parent) = (id("agent-0002"), id("agent-0001"));
+        b.add_rule(rule("rule-session", "Bash", ApprovalScope::Session, "agent-0009", true));
+        b.add_rule(rule("rule-parent", "Bash", ApprovalScope::Subtree, "agent-0001", false));
+        let decided = |b: &Approvals| b.rule_for(&child, std::slice::from_ref(&parent), "Bash").map(|r| r.rule_id.clone());
+        assert_eq!(decided(&b).as_deref(), Some("rule-parent"), "a subtree rule is nearer than the session's");
+        b.add_rule(rule("rule-own", "Bash", ApprovalScope::Agent, "agent-0002", true));
+        assert_eq!(decided(&b).as_deref(), Some("rule-own"));
+        assert_eq!(b.revoke("rule-own").map(|r| r.rule_id), Some("rule-own".to_string()));
+        assert_eq!(b.revoke("rule-own"), None);
+        b.revoke("rule-parent");
+        assert_eq!(decided(&b).as_deref(), Some("rule-session"));
+        b.revoke("rule-session");
+        assert_eq!(decided(&b), None, "the next call asks again");
     }
 }

@@ -19,6 +19,8 @@ pub enum SessionError {
     AgentRunning(AgentId),
     #[error("no pending approval {0}: it was answered, cancelled, or never asked")]
     UnknownApproval(String),
+    #[error("no rule {0} is in force: it was revoked already, or never set")]
+    UnknownRule(String),
     #[error("a message must not be empty")]
     EmptyMessage,
     #[error("cannot start the subagent: {0}")]

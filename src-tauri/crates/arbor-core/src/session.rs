@@ -166,6 +166,7 @@ impl Session {
             }
             Command::ResolveApproval(answer) => self.resolve_approval(answer)?,
             Command::Cancel { agent_id } => self.cancel(&agent_id)?,
+            Command::RevokeRule { rule_id } => self.revoke_rule(&rule_id)?,
             Command::Delegate(request) => {
                 return self.delegate(request).map(|agent_id| CommandReply::Delegated { agent_id });
             }
@@ -258,6 +259,15 @@ impl Session {
     fn resolve_approval(&self, answer: ApprovalAnswer) -> Result<(), SessionError> {
         let request_id = answer.request_id.clone();
         self.shared.lock().approvals.resolve(answer).map(|_| ()).ok_or(SessionError::UnknownApproval(request_id))
+    }
+
+    /// Takes a rule out of force, announced on the agent whose answer set it:
+    /// the next call it covered asks again.
+    fn revoke_rule(&self, rule_id: &str) -> Result<(), SessionError> {
+        let mut st = self.shared.lock();
+        let rule = st.approvals.revoke(rule_id).ok_or_else(|| SessionError::UnknownRule(rule_id.to_string()))?;
+        st.emit(&rule.agent_id, EventKind::RuleRevoked(arbor_protocol::RuleRevoked { rule_id: rule.rule_id }));
+        Ok(())
     }
 
     /// Stops the agent and its whole subtree.

@@ -1,6 +1,6 @@
 //! Commands into a session: the inbound half of the runtime's queue pair.
 
-use crate::{AgentId, ApprovalScope};
+use crate::{AgentId, ApprovalScope, SpawnEdit};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
@@ -18,6 +18,8 @@ pub enum Command {
     ResolveApproval(ApprovalAnswer),
     /// Stop an agent and its whole subtree.
     Cancel { agent_id: AgentId },
+    /// Withdraw a standing rule: the next call it covered asks again.
+    RevokeRule { rule_id: String },
     /// Start a subagent under any agent, as the person rather than a model asks
     /// (the UI's "Delegate…"). Its result reaches that parent as a task notification.
     Delegate(DelegateRequest),
@@ -59,6 +61,19 @@ pub struct ApprovalAnswer {
     pub approved: bool,
     #[serde(default)]
     pub scope: ApprovalScope,
+    /// Given to the agent with a denial, so it can change course.
+    #[serde(default)]
+    pub reason: Option<String>,
+    /// For a spawn: what the child gets instead of what the Task call asked.
+    #[serde(default)]
+    pub edit: Option<SpawnEdit>,
+}
+
+impl ApprovalAnswer {
+    /// An answer without a reason or edits.
+    pub fn new(request_id: impl Into<String>, approved: bool, scope: ApprovalScope) -> Self {
+        Self { request_id: request_id.into(), approved, scope, reason: None, edit: None }
+    }
 }
 
 /// What a command created: the one answer to every command, so no client

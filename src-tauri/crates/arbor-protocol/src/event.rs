@@ -2,7 +2,10 @@
 //! subscribers (the store, the UI, the CLI printer, tests), one ordered stream
 //! per session.
 
-use crate::{AgentId, AgentStatus, ApprovalOutcome, ApprovalScope, McpStatus, McpToolRef, SessionId};
+use crate::{
+    AgentId, AgentStatus, ApprovalRequest, ApprovalResolved, ApprovalStale, DecidedBy, McpStatus, McpToolRef,
+    RuleRevoked, SessionId,
+};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -35,7 +38,11 @@ pub enum EventKind {
     ToolOutputChunk(ToolOutputChunk),
     ToolOutput(ToolOutput),
     ApprovalRequest(ApprovalRequest),
+    /// The file a waiting Write or Edit request previews changed on disk.
+    ApprovalStale(ApprovalStale),
     ApprovalResolved(ApprovalResolved),
+    /// A person withdrew a standing rule: the next call it covered asks again.
+    RuleRevoked(RuleRevoked),
     Usage(Usage),
     TaskNotification(TaskNotification),
     /// The agent's connection to an MCP server started, failed or closed.
@@ -59,7 +66,9 @@ pub enum EventType {
     ToolOutputChunk,
     ToolOutput,
     ApprovalRequest,
+    ApprovalStale,
     ApprovalResolved,
+    RuleRevoked,
     Usage,
     TaskNotification,
     McpStatus,
@@ -67,7 +76,7 @@ pub enum EventType {
 }
 
 impl EventType {
-    pub const ALL: [EventType; 16] = [
+    pub const ALL: [EventType; 18] = [
         Self::AgentStarted,
         Self::AgentStatus,
         Self::UserMessage,
@@ -79,7 +88,9 @@ impl EventType {
         Self::ToolOutputChunk,
         Self::ToolOutput,
         Self::ApprovalRequest,
+        Self::ApprovalStale,
         Self::ApprovalResolved,
+        Self::RuleRevoked,
         Self::Usage,
         Self::TaskNotification,
         Self::McpStatus,
@@ -102,12 +113,14 @@ impl EventType {
     ];
 
     /// The events a session's tree is built from (every agent's, whichever is selected).
-    pub const SKELETON: [EventType; 7] = [
+    pub const SKELETON: [EventType; 9] = [
         Self::AgentStarted,
         Self::AgentStatus,
         Self::Usage,
         Self::ApprovalRequest,
+        Self::ApprovalStale,
         Self::ApprovalResolved,
+        Self::RuleRevoked,
         Self::TaskNotification,
         Self::AgentFinished,
     ];
@@ -132,7 +145,9 @@ impl EventKind {
             Self::ToolOutputChunk(_) => EventType::ToolOutputChunk,
             Self::ToolOutput(_) => EventType::ToolOutput,
             Self::ApprovalRequest(_) => EventType::ApprovalRequest,
+            Self::ApprovalStale(_) => EventType::ApprovalStale,
             Self::ApprovalResolved(_) => EventType::ApprovalResolved,
+            Self::RuleRevoked(_) => EventType::RuleRevoked,
             Self::Usage(_) => EventType::Usage,
             Self::TaskNotification(_) => EventType::TaskNotification,
             Self::McpStatus(_) => EventType::McpStatus,
@@ -195,25 +210,10 @@ pub struct ToolOutput {
     pub call_id: String,
     pub content: String,
     pub is_error: bool,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
-pub struct ApprovalRequest {
-    pub request_id: String,
-    /// The tool call this request is about.
-    pub call_id: String,
-    pub tool_name: String,
-    pub tool_args: Value,
-    /// Descriptions from the root agent down to the requesting agent.
-    pub agent_path: Vec<String>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
-pub struct ApprovalResolved {
-    pub request_id: String,
-    pub outcome: ApprovalOutcome,
-    /// How far the answer reaches (always `once` when withdrawn).
-    pub scope: ApprovalScope,
+    /// What let the call run or refused it; None when it never got that far
+    /// (its arguments were unusable, or no such tool).
+    #[serde(default)]
+    pub decided_by: Option<DecidedBy>,
 }
 
 /// Token usage of one model response (not cumulative).
@@ -268,6 +268,7 @@ pub struct AgentFinished {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::{ApprovalOutcome, ApprovalScope};
     use serde_json::json;
 
     #[test]
@@ -277,13 +278,18 @@ mod tests {
             session_id: SessionId("s-1".into()),
             seq: 7,
             ts: 1_700_000_000_000,
-            kind: EventKind::ToolOutput(ToolOutput { call_id: "c1".into(), content: "ok".into(), is_error: false }),
+            kind: EventKind::ToolOutput(ToolOutput {
+                call_id: "c1".into(),
+                content: "ok".into(),
+                is_error: false,
+                decided_by: None,
+            }),
         };
         let v = serde_json::to_value(&ev).unwrap();
         assert_eq!(
             v,
             json!({"agent_id":"agent-a3f2","session_id":"s-1","seq":7,"ts":1_700_000_000_000i64,
-                   "type":"tool_output","call_id":"c1","content":"ok","is_error":false})
+                   "type":"tool_output","call_id":"c1","content":"ok","is_error":false,"decided_by":null})
         );
         let back: AgentEvent = serde_json::from_value(v).unwrap();
         assert_eq!(back, ev);
@@ -322,7 +328,12 @@ mod tests {
                     EventKind::ToolOutputChunk(ToolOutputChunk { call_id: "c".into(), content: "x".into() })
                 }
                 EventType::ToolOutput => {
-                    EventKind::ToolOutput(ToolOutput { call_id: "c".into(), content: "x".into(), is_error: false })
+                    EventKind::ToolOutput(ToolOutput {
+                        call_id: "c".into(),
+                        content: "x".into(),
+                        is_error: false,
+                        decided_by: Some(DecidedBy::Policy),
+                    })
                 }
                 EventType::ApprovalRequest => EventKind::ApprovalRequest(ApprovalRequest {
                     request_id: "r".into(),
@@ -330,12 +341,22 @@ mod tests {
                     tool_name: "Write".into(),
                     tool_args: json!({}),
                     agent_path: vec!["main".into()],
+                    preview: None,
+                }),
+                EventType::ApprovalStale => EventKind::ApprovalStale(ApprovalStale {
+                    request_id: "r".into(),
+                    message: "changed on disk".into(),
                 }),
                 EventType::ApprovalResolved => EventKind::ApprovalResolved(ApprovalResolved {
                     request_id: "r".into(),
                     outcome: ApprovalOutcome::Withdrawn,
                     scope: ApprovalScope::Once,
+                    decided_by: None,
+                    reason: None,
+                    rule: None,
+                    edit: None,
                 }),
+                EventType::RuleRevoked => EventKind::RuleRevoked(RuleRevoked { rule_id: "rule-1".into() }),
                 EventType::Usage => EventKind::Usage(Usage::default()),
                 EventType::TaskNotification => EventKind::TaskNotification(TaskNotification {
                     task_id: AgentId("agent-0001".into()),

@@ -4,6 +4,7 @@
 //! `specta::Type` so the UI's TypeScript bindings are generated from these very
 //! definitions (design.md §3.1).
 
+pub mod approval;
 pub mod command;
 pub mod event;
 pub mod history;
@@ -17,6 +18,10 @@ pub mod text;
 pub mod time;
 pub mod wire;
 
+pub use approval::{
+    ActiveRules, ApprovalPreview, ApprovalRequest, ApprovalResolved, ApprovalRule, ApprovalStale, DecidedBy, RuleRevoked,
+    SpawnEdit, SpawnPlan,
+};
 pub use command::{ApprovalAnswer, Command, CommandReply, DelegateRequest, GENERAL_PURPOSE};
 pub use event::*;
 pub use history::{AssistantBlock, Message, UserBlock};

@@ -135,7 +135,7 @@ impl Session {
                 EventKind::ToolOutputChunk(ToolOutputChunk { call_id: call_id.clone(), content: part.into() }),
             );
         }
-        self.push(agent, EventKind::ToolOutput(ToolOutput { call_id, content: output, is_error: false }));
+        self.push(agent, EventKind::ToolOutput(ToolOutput { call_id, content: output, is_error: false, decided_by: None }));
         self.push(
             agent,
             EventKind::Usage(Usage {
@@ -292,6 +292,7 @@ fn search(dir: &Path, words: &mut Words) {
                     call_id: format!("toolu_{}", i - 1),
                     content: words.sentence(5, 30),
                     is_error: false,
+                    decided_by: None,
                 }),
             };
             log.push(&main, kind);

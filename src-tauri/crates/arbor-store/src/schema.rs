@@ -16,9 +16,17 @@ pub(crate) fn types_sql(types: &[arbor_protocol::EventType]) -> String {
 /// The event types the review screen's tree is built from. The same list, as
 /// the same SQL text, is the condition of the `events_skeleton` partial index, so
 /// queries that repeat it verbatim can use that index (SQLite matches the terms
-/// literally): its text must never change, or existing files lose the index.
+/// literally): when the list changes, a new step rebuilds the index with it.
 pub(crate) static SKELETON_TYPES_SQL: std::sync::LazyLock<String> =
     std::sync::LazyLock::new(|| types_sql(&arbor_protocol::EventType::SKELETON));
+
+/// The skeleton's condition as version 1 indexed it.
+const SKELETON_V1: &str = "type IN ('agent_started', 'agent_status', 'usage', 'approval_request', \
+     'approval_resolved', 'task_notification', 'agent_finished')";
+
+/// The skeleton's condition from version 2: approvals' staleness and rule revocations joined it.
+const SKELETON_V2: &str = "type IN ('agent_started', 'agent_status', 'usage', 'approval_request', \
+     'approval_stale', 'approval_resolved', 'rule_revoked', 'task_notification', 'agent_finished')";
 
 const V1: &str = "
 CREATE TABLE sessions (
@@ -111,11 +119,16 @@ CREATE TABLE histories (
 ) WITHOUT ROWID;
 ";
 
+const V2: &str = "
+DROP INDEX events_skeleton;
+CREATE INDEX events_skeleton ON events (session_id, seq) WHERE SKELETON_TYPES;
+";
+
 /// The schema version this build writes and reads.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 fn steps() -> [String; SCHEMA_VERSION as usize] {
-    [V1.replace("SKELETON_TYPES", &SKELETON_TYPES_SQL)]
+    [V1.replace("SKELETON_TYPES", SKELETON_V1), V2.replace("SKELETON_TYPES", SKELETON_V2)]
 }
 
 /// Reads the file's schema version. This is the first read of the file, so it
@@ -158,11 +171,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_skeleton_condition_is_the_text_existing_files_were_indexed_with() {
-        assert_eq!(
-            *SKELETON_TYPES_SQL,
-            "type IN ('agent_started', 'agent_status', 'usage', 'approval_request', \
-             'approval_resolved', 'task_notification', 'agent_finished')"
-        );
+    fn the_skeleton_condition_is_the_text_the_latest_step_indexed_with() {
+        assert_eq!(*SKELETON_TYPES_SQL, SKELETON_V2);
     }
 }

@@ -2,10 +2,11 @@
 //! denied by the policy or a person, run concurrently, results returned in call order.
 
 use super::AgentRun;
-use crate::approval::{ApprovalPolicy, Decision};
+use super::ask::Question;
+use crate::approval::{ApprovalPolicy, Decision, Verdict};
 use crate::shared::Shared;
 use crate::tools::{ToolContext, ToolResult, cap_output};
-use arbor_protocol::{AgentId, EventKind, ToolCall, ToolOutput, ToolOutputChunk, UserBlock};
+use arbor_protocol::{AgentId, DecidedBy, EventKind, ToolCall, ToolOutput, ToolOutputChunk, UserBlock};
 use serde_json::Value;
 use std::sync::Arc;
 use std::time::Duration;
@@ -55,9 +56,9 @@ pub(crate) async fn run_calls(shared: &Arc<Shared>, agent: &AgentRun, calls: Vec
             };
             let (shared, agent_id) = (shared.clone(), agent.id.clone());
             let task = async move {
-                let result = run_one(ctx, tool, call).await;
+                let (result, decided_by) = run_one(ctx, tool, call).await;
                 // Each output is shown as soon as its call ends; the model gets them in call order below.
-                report(&shared, &agent_id, &id, &result);
+                report(&shared, &agent_id, &id, &result, decided_by);
                 result
             };
             (call_id, tokio::spawn(task.instrument(span)))
@@ -70,7 +71,7 @@ pub(crate) async fn run_calls(shared: &Arc<Shared>, agent: &AgentRun, calls: Vec
             // A panicking tool is a bug in that tool, not the end of the agent.
             Err(e) => {
                 let r = ToolResult::error(format!("The tool crashed: {e}"));
-                report(shared, &agent.id, &call_id, &r);
+                report(shared, &agent.id, &call_id, &r, None);
                 r
             }
         };
@@ -79,13 +80,14 @@ pub(crate) async fn run_calls(shared: &Arc<Shared>, agent: &AgentRun, calls: Vec
     results
 }
 
-fn report(shared: &Shared, agent_id: &AgentId, call_id: &str, result: &ToolResult) {
+fn report(shared: &Shared, agent_id: &AgentId, call_id: &str, result: &ToolResult, decided_by: Option<DecidedBy>) {
     shared.emit(
         agent_id,
         EventKind::ToolOutput(ToolOutput {
             call_id: call_id.to_string(),
             content: result.content.clone(),
             is_error: result.is_error,
+            decided_by,
         }),
     );
     shared.add_files(agent_id, &result.files_modified);
@@ -99,43 +101,52 @@ struct CallContext {
     cancel: CancellationToken,
 }
 
-/// Runs one call; `tool` is the tool, or why the agent is not offered one of that name.
-async fn run_one(cx: CallContext, tool: Result<Arc<dyn crate::tools::Tool>, String>, call: Call) -> ToolResult {
+/// Runs one call; `tool` is the tool, or why the agent is not offered one of
+/// that name. Returns its result and what decided that it ran (or not); None
+/// when it never got that far.
+async fn run_one(
+    cx: CallContext,
+    tool: Result<Arc<dyn crate::tools::Tool>, String>,
+    call: Call,
+) -> (ToolResult, Option<DecidedBy>) {
     let CallContext { shared, agent_id, policy, cancel } = cx;
     if let Some(message) = call.invalid {
-        return ToolResult::error(message);
+        return (ToolResult::error(message), None);
     }
     let tool = match tool {
         Ok(tool) => tool,
-        Err(missing) => return ToolResult::error(missing),
+        Err(missing) => return (ToolResult::error(missing), None),
     };
-    match policy.decide(&call.name, tool.class()) {
-        Decision::Allow => {}
-        Decision::Deny => {
-            return ToolResult::error(format!(
-                "{} is not allowed by the approval policy; the call was not run. Do the task without it or tell the user what you need.",
-                call.name
-            ));
-        }
-        Decision::Ask => {
-            match super::ask::ask_approval(&shared, &agent_id, &call.id, &call.name, &call.input, &cancel).await {
-                Some(true) => {}
-                Some(false) => {
-                    return ToolResult::error(format!(
-                        "The user denied this {} call; it was not run. Do not retry it as it is: choose another way or ask the user.",
-                        call.name
-                    ));
-                }
-                None => return ToolResult::error("Cancelled before the user answered; the call was not run."),
-            }
-        }
-    }
     let (tx, mut rx) = mpsc::unbounded_channel::<String>();
-    let ctx = ToolContext {
+    let mut ctx = ToolContext {
         workspace: shared.ctx.workspace.clone(),
         cancel: cancel.clone(),
         chunks: Some(tx),
         call_id: call.id.clone(),
+        edit: None,
+    };
+    let decided_by = match policy.decide(&call.name, tool.class()) {
+        Decision::Allow => DecidedBy::Policy,
+        Decision::Deny => {
+            let refusal = format!(
+                "{} is not allowed by the approval policy; the call was not run. Do the task without it or tell the user what you need.",
+                call.name
+            );
+            return (ToolResult::error(refusal), Some(DecidedBy::Policy));
+        }
+        Decision::Ask => {
+            let preview = tool.preview(&call.input, &ctx).await;
+            let question =
+                Question { call_id: &call.id, tool_name: &call.name, tool_args: &call.input, preview };
+            let Some(verdict) = super::ask::ask_approval(&shared, &agent_id, question, &cancel).await else {
+                return (ToolResult::error("Cancelled before the user answered; the call was not run."), None);
+            };
+            if !verdict.approved {
+                return (ToolResult::error(denial(&call.name, &verdict)), Some(verdict.by));
+            }
+            ctx.edit = verdict.edit;
+            verdict.by
+        }
     };
     let forward = {
         let shared = shared.clone();
@@ -161,5 +172,29 @@ async fn run_one(cx: CallContext, tool: Result<Arc<dyn crate::tools::Tool>, Stri
     if result.content.len() > MAX_RESULT_CHARS {
         result.content = cap_output(&result.content, MAX_RESULT_CHARS);
     }
-    result
+    (result, Some(decided_by))
+}
+
+/// What the model reads when its call was refused: by whom, and the person's reason.
+fn denial(tool: &str, verdict: &Verdict) -> String {
+    let who = match &verdict.by {
+        DecidedBy::Rule { rule } => format!(
+            "refused by a standing rule (the user denied {} calls {})",
+            rule.tool,
+            match rule.scope {
+                arbor_protocol::ApprovalScope::Agent => "by this agent",
+                arbor_protocol::ApprovalScope::Subtree => "in this part of the agent tree",
+                _ => "in this session",
+            }
+        ),
+        _ => "denied by the user".to_string(),
+    };
+    match verdict.reason.as_deref() {
+        Some(reason) => format!(
+            "This {tool} call was {who}; it was not run. The user's reason: {reason}\nTake the reason into account: change course rather than retrying the same call."
+        ),
+        None => format!(
+            "This {tool} call was {who}; it was not run. Do not retry it as it is: choose another way or ask the user."
+        ),
+    }
 }

@@ -51,12 +51,18 @@ fn stderr_note(stderr: &Option<String>) -> String {
 /// The name the model sees: `mcp__<server>__<tool>`, each part reduced to the
 /// characters providers accept in tool names, at most 64 characters in all.
 pub fn model_tool_name(server: &str, tool: &str) -> String {
-    let clean = |s: &str| -> String {
-        s.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' }).collect()
-    };
-    let mut name = format!("mcp__{}__{}", clean(server), clean(tool));
+    let mut name = format!("{}__{}", server_entry(server), clean(tool));
     name.truncate(64);
     name
+}
+
+/// `mcp__<server>`: in a tools list, every tool of that server.
+pub fn server_entry(server: &str) -> String {
+    format!("mcp__{}", clean(server))
+}
+
+fn clean(s: &str) -> String {
+    s.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' }).collect()
 }
 
 /// The server part of an MCP tool name, if `name` is one.

@@ -158,6 +158,11 @@ impl Tool for McpTool {
         Some(arbor_protocol::McpToolRef { server: self.server.name().to_string(), tool: self.def.tool_name.clone() })
     }
 
+    async fn preview(&self, _input: &Value, _ctx: &ToolContext) -> Option<crate::tools::Preview> {
+        let r = self.mcp()?;
+        Some(arbor_protocol::ApprovalPreview::Mcp { server: r.server, tool: r.tool }.into())
+    }
+
     fn class(&self) -> ToolClass {
         if self.def.read_only { ToolClass::ReadOnly } else { ToolClass::Mutating }
     }

@@ -10,7 +10,8 @@ use crate::prompt;
 use crate::registry::{AgentRecord, AgentSpec};
 use crate::shared::{Context, Shared};
 use arbor_protocol::{
-    AgentFinished, AgentId, AgentStarted, AgentStatus, EventKind, Message, StatusChanged, Text, UserBlock,
+    AgentFinished, AgentId, AgentStarted, AgentStatus, EventKind, Message, SpawnEdit, SpawnPlan, StatusChanged, Text,
+    UserBlock,
 };
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -89,89 +90,168 @@ pub(crate) struct Spawned {
     pub outcome: watch::Receiver<Option<AgentFinished>>,
 }
 
+/// A child as it would start: its type found, its spec built, nothing registered yet.
+pub(crate) struct Plan {
+    subagent_type: String,
+    spec: AgentSpec,
+    provider_name: String,
+    depth: u32,
+}
+
+/// Validates a request and works out the child it would start (what a spawn
+/// card shows). Nothing is registered or counted.
+pub(crate) fn plan(shared: &Arc<Shared>, req: &SpawnRequest) -> Result<Plan, SpawnError> {
+    let ctx = &shared.ctx;
+    if ctx.root_cancel.is_cancelled() {
+        return Err(SpawnError::Closed);
+    }
+    if req.prompt.trim().is_empty() {
+        return Err(SpawnError::EmptyPrompt);
+    }
+    let def = match req.subagent_type.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
+        None => None,
+        Some(name) => match ctx.agent_types.get(name) {
+            Some(d) => Some(d),
+            None if name == GENERAL_PURPOSE => None,
+            None => {
+                return Err(SpawnError::UnknownType {
+                    name: name.to_string(),
+                    available: type_names(&ctx.agent_types).join(", "),
+                });
+            }
+        },
+    };
+    let (parent_spec, parent_provider, depth) = {
+        let reg = shared.registry();
+        let parent = reg.get(&req.parent).ok_or_else(|| SpawnError::UnknownParent(req.parent.clone()))?;
+        (parent.spec.clone(), parent.state.provider.clone(), parent.state.depth + 1)
+    };
+    if !req.by_user && depth > ctx.limits.max_depth {
+        return Err(SpawnError::DepthLimit);
+    }
+    // Built outside the lock: a type's system prompt reads the workspace's instructions from disk.
+    let (spec, provider_name) = child_spec(ctx, &parent_spec, &parent_provider, def, req, depth)?;
+    let subagent_type = def.map_or(GENERAL_PURPOSE, |d| d.name.as_str()).to_string();
+    Ok(Plan { subagent_type, spec, provider_name, depth })
+}
+
+impl Plan {
+    /// Every tool the child would be offered: its built-ins and subagent tools,
+    /// and its MCP servers' (a server not yet listed stands as `mcp__<server>`).
+    fn tools(&self, shared: &Arc<Shared>, parent: &AgentId) -> Vec<String> {
+        let mut names: Vec<String> = shared.tools_for(parent, &self.spec).names().map(str::to_string).collect();
+        for server in self.spec.mcp.iter() {
+            let info = server.info();
+            let listed: Vec<String> = if info.tools.is_empty() {
+                vec![crate::mcp::server_entry(server.name())]
+            } else {
+                info.tools.into_iter().map(|t| t.name).collect()
+            };
+            names.extend(listed.into_iter().filter(|n| self.spec.tools.admits(n)));
+        }
+        names
+    }
+
+    /// What a spawn card shows of this child.
+    pub(crate) fn summary(&self, shared: &Arc<Shared>, req: &SpawnRequest) -> SpawnPlan {
+        SpawnPlan {
+            subagent_type: self.subagent_type.clone(),
+            description: describe_or(req.description.as_deref(), &req.prompt),
+            model: self.spec.model.clone(),
+            provider: self.provider_name.clone(),
+            tools: self.tools(shared, &req.parent),
+            max_turns: self.spec.max_turns,
+            background: req.background,
+            prompt: req.prompt.clone(),
+        }
+    }
+
+    /// Makes the child what a person edited: its prompt, model, turn limit, and
+    /// a narrower set of tools (never one it would not have had).
+    pub(crate) fn apply(&mut self, shared: &Arc<Shared>, req: &mut SpawnRequest, edit: &SpawnEdit) {
+        if let Some(prompt) = edit.prompt.as_ref().filter(|p| !p.trim().is_empty()) {
+            req.prompt = prompt.clone();
+        }
+        if let Some(model) = edit.model.as_deref().and_then(|m| resolve_model(m, self.spec.provider.name())) {
+            self.spec.model = model;
+        }
+        if let Some(n) = edit.max_turns {
+            self.spec.max_turns = n.clamp(1, shared.ctx.limits.max_turns_cap.max(1));
+        }
+        if let Some(wanted) = &edit.tools {
+            let offered = self.tools(shared, &req.parent);
+            let kept: Vec<String> = offered.into_iter().filter(|t| wanted.contains(t)).collect();
+            self.spec.tools.allow = Some(kept);
+        }
+    }
+}
+
 /// Validates, registers and starts a child (queued until a slot is free).
 /// Nothing is registered or counted when it fails.
 pub(crate) fn spawn(shared: &Arc<Shared>, req: SpawnRequest) -> Result<Spawned, SpawnError> {
+    let plan = plan(shared, &req)?;
+    start(shared, req, plan)
+}
+
+/// Registers and starts the child `plan` describes.
+pub(crate) fn start(shared: &Arc<Shared>, req: SpawnRequest, plan: Plan) -> Result<Spawned, SpawnError> {
     let ctx = &shared.ctx;
-    {
-        if ctx.root_cancel.is_cancelled() {
-            return Err(SpawnError::Closed);
+    let Plan { subagent_type, spec, provider_name, depth } = plan;
+    let mut st = shared.lock();
+    if ctx.root_cancel.is_cancelled() {
+        return Err(SpawnError::Closed);
+    }
+    let parent = st.registry.get(&req.parent).ok_or_else(|| SpawnError::UnknownParent(req.parent.clone()))?;
+    // A model's parent is running (it is calling Task); a person may delegate under an idle one.
+    let parent_cancel = parent.cancel_for_child(&ctx.root_cancel);
+    if !req.by_user {
+        let max = ctx.limits.max_subagents;
+        if st.spawned >= max {
+            return Err(SpawnError::SubagentLimit { max });
         }
-        if req.prompt.trim().is_empty() {
-            return Err(SpawnError::EmptyPrompt);
-        }
-        let def = match req.subagent_type.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
-            None => None,
-            Some(name) => match ctx.agent_types.get(name) {
-                Some(d) => Some(d),
-                None if name == GENERAL_PURPOSE => None,
-                None => {
-                    return Err(SpawnError::UnknownType {
-                        name: name.to_string(),
-                        available: type_names(&ctx.agent_types).join(", "),
-                    });
-                }
-            },
-        };
-        let (parent_spec, parent_provider, depth) = {
-            let reg = shared.registry();
-            let parent = reg.get(&req.parent).ok_or_else(|| SpawnError::UnknownParent(req.parent.clone()))?;
-            (parent.spec.clone(), parent.state.provider.clone(), parent.state.depth + 1)
-        };
-        if !req.by_user && depth > ctx.limits.max_depth {
-            return Err(SpawnError::DepthLimit);
-        }
-        // Built outside the lock: a type's system prompt reads the workspace's instructions from disk.
-        let (spec, provider_name) = child_spec(ctx, &parent_spec, &parent_provider, def, &req, depth)?;
-        let mut st = shared.lock();
-        let parent = st.registry.get(&req.parent).ok_or_else(|| SpawnError::UnknownParent(req.parent.clone()))?;
-        // A model's parent is running (it is calling Task); a person may delegate under an idle one.
-        let parent_cancel = parent.cancel_for_child(&ctx.root_cancel);
-        if !req.by_user {
-            let max = ctx.limits.max_subagents;
-            if st.spawned >= max {
-                return Err(SpawnError::SubagentLimit { max });
-            }
-            st.spawned += 1;
-        }
-        let id = st.new_agent_id();
-        let description = match req.description.as_deref().map(str::trim).filter(|d| !d.is_empty()) {
-            Some(d) => d.to_string(),
-            None => describe(&req.prompt),
-        };
-        let subagent_type = def.map_or(GENERAL_PURPOSE, |d| d.name.as_str()).to_string();
-        let started = AgentStarted {
-            parent_id: Some(req.parent.clone()),
-            parent_call_id: req.parent_call_id.clone(),
-            depth,
-            description: description.clone(),
-            subagent_type: Some(subagent_type.clone()),
-            model: spec.model.clone(),
-            provider: provider_name,
-            background: req.background,
-        };
-        let (inbox_tx, inbox) = mpsc::unbounded_channel();
-        let cancel = parent_cancel.child_token();
-        let spec = Arc::new(spec);
-        let record = AgentRecord::queued(
-            id.clone(),
-            &started,
-            spec.clone(),
-            shared.now_ms(),
-            cancel.clone(),
-            Some(inbox_tx),
-            req.background,
-        );
-        let outcome_rx = record.outcome.subscribe();
-        st.registry.insert(record);
-        // Under the lock: nothing of this agent can be emitted before it is announced.
-        st.emit(&id, EventKind::AgentStarted(started));
-        st.emit(&id, EventKind::AgentStatus(StatusChanged { status: AgentStatus::Queued }));
-        st.emit(&id, EventKind::UserMessage(Text { content: req.prompt.clone() }));
-        drop(st);
-        let history = vec![Message::User { content: vec![UserBlock::Text { text: req.prompt }] }];
-        lifecycle::launch(shared, id.clone(), spec, history, inbox, cancel);
-        Ok(Spawned { id, description, subagent_type, outcome: outcome_rx })
+        st.spawned += 1;
+    }
+    let id = st.new_agent_id();
+    let description = describe_or(req.description.as_deref(), &req.prompt);
+    let started = AgentStarted {
+        parent_id: Some(req.parent.clone()),
+        parent_call_id: req.parent_call_id.clone(),
+        depth,
+        description: description.clone(),
+        subagent_type: Some(subagent_type.clone()),
+        model: spec.model.clone(),
+        provider: provider_name,
+        background: req.background,
+    };
+    let (inbox_tx, inbox) = mpsc::unbounded_channel();
+    let cancel = parent_cancel.child_token();
+    let spec = Arc::new(spec);
+    let record = AgentRecord::queued(
+        id.clone(),
+        &started,
+        spec.clone(),
+        shared.now_ms(),
+        cancel.clone(),
+        Some(inbox_tx),
+        req.background,
+    );
+    let outcome_rx = record.outcome.subscribe();
+    st.registry.insert(record);
+    // Under the lock: nothing of this agent can be emitted before it is announced.
+    st.emit(&id, EventKind::AgentStarted(started));
+    st.emit(&id, EventKind::AgentStatus(StatusChanged { status: AgentStatus::Queued }));
+    st.emit(&id, EventKind::UserMessage(Text { content: req.prompt.clone() }));
+    drop(st);
+    let history = vec![Message::User { content: vec![UserBlock::Text { text: req.prompt }] }];
+    lifecycle::launch(shared, id.clone(), spec, history, inbox, cancel);
+    Ok(Spawned { id, description, subagent_type, outcome: outcome_rx })
+}
+
+/// The caller's label, or one made from the prompt's first words.
+fn describe_or(description: Option<&str>, prompt: &str) -> String {
+    match description.map(str::trim).filter(|d| !d.is_empty()) {
+        Some(d) => d.to_string(),
+        None => describe(prompt),
     }
 }
 

@@ -4,8 +4,8 @@
 
 use super::{LIST_AGENTS, SpawnRequest, TASK, TASK_OUTPUT, TASK_STOP, result_for_model};
 use crate::shared::Shared;
-use crate::tools::{Tool, ToolClass, ToolContext, ToolRegistry, ToolResult, parse_input, schema_of};
-use arbor_protocol::{AgentFinished, AgentId};
+use crate::tools::{Preview, Tool, ToolClass, ToolContext, ToolRegistry, ToolResult, parse_input, schema_of};
+use arbor_protocol::{AgentFinished, AgentId, ApprovalPreview};
 use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -112,6 +112,25 @@ fn parse_max_turns(v: &Value) -> Result<u32, ToolResult> {
     }
 }
 
+impl TaskTool {
+    /// The child a Task call asks for, or the error the model reads.
+    fn request(&self, input: Value, call_id: &str) -> Result<SpawnRequest, ToolResult> {
+        let input: TaskInput = parse_input(TASK, input)?;
+        let max_turns = input.max_turns.as_ref().filter(|v| !v.is_null()).map(parse_max_turns).transpose()?;
+        Ok(SpawnRequest {
+            parent: self.0.agent.clone(),
+            parent_call_id: Some(call_id.to_string()),
+            prompt: input.prompt.unwrap_or_default(),
+            description: input.description,
+            subagent_type: input.subagent_type,
+            model: input.model,
+            max_turns,
+            background: input.run_in_background.unwrap_or(false),
+            by_user: false,
+        })
+    }
+}
+
 #[async_trait]
 impl Tool for TaskTool {
     fn name(&self) -> &str {
@@ -130,28 +149,27 @@ impl Tool for TaskTool {
         ToolClass::Delegation
     }
 
+    async fn preview(&self, input: &Value, ctx: &ToolContext) -> Option<Preview> {
+        let request = self.request(input.clone(), &ctx.call_id).ok()?;
+        let plan = super::plan(&self.0.shared, &request).ok()?;
+        Some(ApprovalPreview::Spawn(plan.summary(&self.0.shared, &request)).into())
+    }
+
     async fn call(&self, input: Value, ctx: &ToolContext) -> ToolResult {
-        let input: TaskInput = match parse_input(TASK, input) {
-            Ok(i) => i,
+        let mut request = match self.request(input, &ctx.call_id) {
+            Ok(r) => r,
             Err(e) => return e,
         };
-        let max_turns = match input.max_turns.as_ref().filter(|v| !v.is_null()).map(parse_max_turns).transpose() {
-            Ok(n) => n,
-            Err(e) => return e,
+        let background = request.background;
+        let mut plan = match super::plan(&self.0.shared, &request) {
+            Ok(p) => p,
+            Err(e) => return ToolResult::error(e.to_string()),
         };
-        let background = input.run_in_background.unwrap_or(false);
-        let request = SpawnRequest {
-            parent: self.0.agent.clone(),
-            parent_call_id: Some(ctx.call_id.clone()),
-            prompt: input.prompt.unwrap_or_default(),
-            description: input.description,
-            subagent_type: input.subagent_type,
-            model: input.model,
-            max_turns,
-            background,
-            by_user: false,
-        };
-        let mut spawned = match super::spawn(&self.0.shared, request) {
+        // What a person edited in the spawn card is what the child gets.
+        if let Some(edit) = &ctx.edit {
+            plan.apply(&self.0.shared, &mut request, edit);
+        }
+        let mut spawned = match super::start(&self.0.shared, request, plan) {
             Ok(s) => s,
             Err(e) => return ToolResult::error(e.to_string()),
         };

@@ -5,7 +5,8 @@
 //! environment so a model cannot print one into a transcript.
 
 use super::output::CappedText;
-use super::{Tool, ToolClass, ToolContext, ToolResult, parse_input, schema_of};
+use super::{Preview, Tool, ToolClass, ToolContext, ToolResult, parse_input, schema_of};
+use arbor_protocol::ApprovalPreview;
 use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -82,6 +83,15 @@ impl Tool for BashTool {
 
     fn class(&self) -> ToolClass {
         ToolClass::Mutating
+    }
+
+    async fn preview(&self, input: &Value, ctx: &ToolContext) -> Option<Preview> {
+        let input: BashInput = parse_input(self.name(), input.clone()).ok()?;
+        Some(Preview::from(ApprovalPreview::Command {
+            command: input.command,
+            cwd: ctx.workspace.root().display().to_string(),
+            description: input.description.filter(|d| !d.trim().is_empty()),
+        }))
     }
 
     async fn call(&self, input: Value, ctx: &ToolContext) -> ToolResult {

@@ -4,6 +4,7 @@
 //! safe: the model must have read the current file and said precisely where.
 
 use super::output::thousands;
+use super::preview::{self, Preview};
 use super::{Tool, ToolClass, ToolContext, ToolResult, parse_input, resolve, schema_of};
 use async_trait::async_trait;
 use schemars::JsonSchema;
@@ -54,6 +55,20 @@ impl Tool for EditTool {
         ToolClass::Mutating
     }
 
+    async fn preview(&self, input: &Value, ctx: &ToolContext) -> Option<Preview> {
+        let input: EditInput = parse_input(self.name(), input.clone()).ok()?;
+        let resolved = resolve(&ctx.workspace, &input.file_path).ok()?;
+        let shown = resolved.shown.clone();
+        Some(
+            preview::file_change(&resolved.path, resolved.shown, |before| {
+                check(&input)?;
+                let text = before.ok_or_else(|| format!("{shown} does not exist, so the edit cannot apply"))?;
+                apply(text, &input, &shown).map(|(edited, _)| edited)
+            })
+            .await,
+        )
+    }
+
     async fn call(&self, input: Value, ctx: &ToolContext) -> ToolResult {
         let input: EditInput = match parse_input(self.name(), input) {
             Ok(i) => i,
@@ -63,11 +78,8 @@ impl Tool for EditTool {
             Ok(r) => (r.path, r.shown),
             Err(r) => return r,
         };
-        if input.old_string.is_empty() {
-            return ToolResult::error("old_string is empty; to create a file or replace all of its content, use Write");
-        }
-        if input.old_string == input.new_string {
-            return ToolResult::error("old_string and new_string are the same; there is nothing to change");
+        if let Err(why) = check(&input) {
+            return ToolResult::error(why);
         }
         match tokio::fs::metadata(&path).await {
             Ok(m) if m.is_dir() => {
@@ -96,22 +108,10 @@ impl Tool for EditTool {
                 ));
             }
         };
-        let (old, new) = match matching_pair(&text, &input.old_string, &input.new_string) {
-            Some(pair) => pair,
-            None => {
-                return ToolResult::error(format!(
-                    "old_string was not found in {shown}. It must match the file exactly, including whitespace and indentation; Read the file again to see its current content"
-                ));
-            }
+        let (edited, count) = match apply(&text, &input, &shown) {
+            Ok(r) => r,
+            Err(why) => return ToolResult::error(why),
         };
-        let count = text.matches(old.as_str()).count();
-        if count > 1 && !input.replace_all {
-            return ToolResult::error(format!(
-                "old_string was found {count} times in {shown}. Include more surrounding context to make it unique, or set replace_all to true to replace every occurrence"
-            ));
-        }
-        let edited =
-            if input.replace_all { text.replace(old.as_str(), &new) } else { text.replacen(old.as_str(), &new, 1) };
         if let Err(e) = tokio::fs::write(&path, edited.as_bytes()).await {
             return ToolResult::error(format!("Cannot write {shown}: {e}"));
         }
@@ -122,6 +122,34 @@ impl Tool for EditTool {
             files_modified: vec![path],
         }
     }
+}
+
+/// What makes an edit meaningless whatever the file holds.
+fn check(input: &EditInput) -> Result<(), String> {
+    if input.old_string.is_empty() {
+        return Err("old_string is empty; to create a file or replace all of its content, use Write".to_string());
+    }
+    if input.old_string == input.new_string {
+        return Err("old_string and new_string are the same; there is nothing to change".to_string());
+    }
+    Ok(())
+}
+
+/// `text` with the edit applied, and how many places changed; or why it cannot apply.
+fn apply(text: &str, input: &EditInput, shown: &str) -> Result<(String, usize), String> {
+    let Some((old, new)) = matching_pair(text, &input.old_string, &input.new_string) else {
+        return Err(format!(
+            "old_string was not found in {shown}. It must match the file exactly, including whitespace and indentation; Read the file again to see its current content"
+        ));
+    };
+    let count = text.matches(old.as_str()).count();
+    if count > 1 && !input.replace_all {
+        return Err(format!(
+            "old_string was found {count} times in {shown}. Include more surrounding context to make it unique, or set replace_all to true to replace every occurrence"
+        ));
+    }
+    let edited = if input.replace_all { text.replace(old.as_str(), &new) } else { text.replacen(old.as_str(), &new, 1) };
+    Ok((edited, count))
 }
 
 /// The strings to replace with: as given, or with `\r\n` line endings when the file

@@ -9,6 +9,7 @@ mod glob;
 mod grep;
 mod input;
 mod output;
+mod preview;
 mod read;
 mod write;
 
@@ -19,6 +20,7 @@ pub use grep::GrepTool;
 pub use input::{QUOTE_CHARS, ResolvedPath, parse_input, resolve, schema_of};
 pub(crate) use output::MAX_TOOL_OUTPUT_CHARS;
 pub use output::cap_output;
+pub use preview::{Fingerprint, Preview};
 pub use read::ReadTool;
 pub use write::WriteTool;
 
@@ -44,6 +46,8 @@ pub struct ToolContext {
     pub chunks: Option<mpsc::UnboundedSender<String>>,
     /// The model's id for this call (a child's `parent_call_id`).
     pub call_id: String,
+    /// What a person changed in a spawn card before approving it (Task only).
+    pub edit: Option<arbor_protocol::SpawnEdit>,
 }
 
 impl ToolContext {
@@ -86,6 +90,11 @@ pub trait Tool: Send + Sync {
     fn mcp(&self) -> Option<arbor_protocol::McpToolRef> {
         None
     }
+    /// What the call would do, for the person deciding on it; asked only
+    /// when a person will be. None: the card shows the arguments alone.
+    async fn preview(&self, _input: &Value, _ctx: &ToolContext) -> Option<Preview> {
+        None
+    }
     async fn call(&self, input: Value, ctx: &ToolContext) -> ToolResult;
 }
 
@@ -97,6 +106,7 @@ pub(crate) fn test_ctx(dir: &std::path::Path) -> ToolContext {
         cancel: CancellationToken::new(),
         chunks: None,
         call_id: "call-test".to_string(),
+        edit: None,
     }
 }
 

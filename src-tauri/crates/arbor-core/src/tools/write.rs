@@ -1,5 +1,6 @@
 //! Write: creates or overwrites a whole file, making its parent directories.
 
+use super::preview::{self, Preview};
 use super::{Tool, ToolClass, ToolContext, ToolResult, parse_input, resolve, schema_of};
 use async_trait::async_trait;
 use schemars::JsonSchema;
@@ -43,6 +44,12 @@ impl Tool for WriteTool {
 
     fn class(&self) -> ToolClass {
         ToolClass::Mutating
+    }
+
+    async fn preview(&self, input: &Value, ctx: &ToolContext) -> Option<Preview> {
+        let input: WriteInput = parse_input(self.name(), input.clone()).ok()?;
+        let resolved = resolve(&ctx.workspace, &input.file_path).ok()?;
+        Some(preview::file_change(&resolved.path, resolved.shown, |_| Ok(input.content)).await)
     }
 
     async fn call(&self, input: Value, ctx: &ToolContext) -> ToolResult {

@@ -26,7 +26,7 @@ async fn next_request(events: &mut EventStream) -> arbor_protocol::ApprovalReque
 
 fn answer(session: &Session, request_id: &str, approved: bool, scope: ApprovalScope) {
     session
-        .submit(Command::ResolveApproval(ApprovalAnswer { request_id: request_id.into(), approved, scope }))
+        .submit(Command::ResolveApproval(ApprovalAnswer::new(request_id, approved, scope)))
         .expect("answer");
 }
 
@@ -56,11 +56,7 @@ async fn approve_once_then_deny_and_the_model_hears_the_denial() {
     assert!(f.result.contains("user denied this Write"), "the model was told: {}", f.result);
     assert!(
         session
-            .submit(Command::ResolveApproval(ApprovalAnswer {
-                request_id: second.request_id,
-                approved: true,
-                scope: ApprovalScope::Once
-            }))
+            .submit(Command::ResolveApproval(ApprovalAnswer::new(second.request_id, true, ApprovalScope::Once)))
             .is_err(),
         "an answered request cannot be answered again"
     );

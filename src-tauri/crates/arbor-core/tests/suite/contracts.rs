@@ -33,7 +33,7 @@ async fn answers_are_announced_before_the_calls_they_let_run() {
         let answering = session.clone();
         let answerer = std::thread::spawn(move || {
             for (request_id, approved) in rx {
-                let answer = ApprovalAnswer { request_id, approved, scope: ApprovalScope::Once };
+                let answer = ApprovalAnswer::new(request_id, approved, ApprovalScope::Once);
                 answering.submit(Command::ResolveApproval(answer)).expect("answer");
             }
         });

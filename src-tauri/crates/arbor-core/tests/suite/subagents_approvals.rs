@@ -45,7 +45,7 @@ async fn approval_requests(
 
 fn answer(session: &Session, request_id: &str, approved: bool, scope: ApprovalScope) {
     session
-        .submit(Command::ResolveApproval(ApprovalAnswer { request_id: request_id.into(), approved, scope }))
+        .submit(Command::ResolveApproval(ApprovalAnswer::new(request_id, approved, scope)))
         .expect("answer");
 }
 

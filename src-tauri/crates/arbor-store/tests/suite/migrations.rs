@@ -14,17 +14,63 @@ fn a_new_file_gets_the_schema_and_reopening_changes_nothing() {
     let path = dir.path().join("nested/dir").join(Store::FILE_NAME);
     let store = Store::open(&path).unwrap();
     assert_eq!(store.path(), path);
-    assert_eq!(SCHEMA_VERSION, 1);
-    assert_eq!(user_version(&path), 1);
+    assert_eq!(SCHEMA_VERSION, 2);
+    assert_eq!(user_version(&path), 2);
     let log = store_synthetic(&store, "sess-1", 1_000, 10);
     let journal: String = raw(&store).query_row("PRAGMA journal_mode", [], |r| r.get(0)).unwrap();
     assert_eq!(journal, "wal");
     drop(store);
 
     let store = Store::open(&path).unwrap();
-    assert_eq!(user_version(&path), 1);
+    assert_eq!(user_version(&path), 2);
     assert_eq!(store.events(&sid("sess-1"), None).unwrap(), log.events);
     assert_eq!(store.search("greedily", 10).unwrap().len(), 3);
+}
+
+#[test]
+fn a_version_1_file_is_migrated_and_its_skeleton_index_takes_the_new_events() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(Store::FILE_NAME);
+    let store = Store::open(&path).unwrap();
+    let log = store_synthetic(&store, "sess-1", 1_000, 10);
+    drop(store);
+    // As version 1 left it: the skeleton index without the newer event types.
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    conn.execute_batch(
+        "DROP INDEX events_skeleton;
+         CREATE INDEX events_skeleton ON events (session_id, seq) WHERE type IN ('agent_started', 'agent_status', \
+         'usage', 'approval_request', 'approval_resolved', 'task_notification', 'agent_finished');
+         PRAGMA user_version = 1;",
+    )
+    .unwrap();
+    drop(conn);
+
+    let store = Store::open(&path).unwrap();
+    assert_eq!(user_version(&path), 2);
+    let index: String = raw(&store)
+        .query_row("SELECT sql FROM sqlite_master WHERE name = 'events_skeleton'", [], |r| r.get(0))
+        .unwrap();
+    assert!(index.contains("'rule_revoked'") && index.contains("'approval_stale'"), "{index}");
+    assert_eq!(store.events(&sid("sess-1"), None).unwrap(), log.events, "nothing lost");
+    // The skeleton query still uses the index (its condition is the index's text).
+    let plan: String = raw(&store)
+        .query_row(
+            &format!(
+                "EXPLAIN QUERY PLAN SELECT seq FROM events WHERE session_id = 'sess-1' AND {} ORDER BY seq",
+                skeleton_condition()
+            ),
+            [],
+            |r| r.get(3),
+        )
+        .unwrap();
+    assert!(plan.contains("events_skeleton"), "{plan}");
+}
+
+/// The skeleton condition as the store writes it: every type the protocol lists.
+fn skeleton_condition() -> String {
+    let names: Vec<String> =
+        arbor_protocol::EventType::SKELETON.iter().map(|t| format!("'{}'", t.as_str())).collect();
+    format!("type IN ({})", names.join(", "))
 }
 
 #[test]
@@ -37,7 +83,7 @@ fn a_newer_schema_is_refused_and_left_untouched() {
     }
     let bytes = std::fs::read(&path).unwrap();
     let err = Store::open(&path).unwrap_err();
-    assert!(matches!(err, StoreError::NewerSchema { found: 99, supported: 1, .. }), "{err:?}");
+    assert!(matches!(err, StoreError::NewerSchema { found: 99, supported: SCHEMA_VERSION, .. }), "{err:?}");
     assert!(err.to_string().contains(&path.display().to_string()), "{err}");
     assert_eq!(std::fs::read(&path).unwrap(), bytes);
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "no journal or WAL left beside it");

@@ -100,7 +100,7 @@ pub fn call(id: &str, tool: &str, args: serde_json::Value) -> EventKind {
 }
 
 pub fn output(id: &str, content: &str) -> EventKind {
-    EventKind::ToolOutput(ToolOutput { call_id: id.into(), content: content.into(), is_error: false })
+    EventKind::ToolOutput(ToolOutput { call_id: id.into(), content: content.into(), is_error: false, decided_by: None })
 }
 
 pub fn output_chunk(id: &str, content: &str) -> EventKind {

@@ -161,6 +161,14 @@ fn approvals_are_part_of_the_skeleton() {
             tool_name: "Write".into(),
             tool_args: json!({}),
             agent_path: vec!["main".into()],
+            preview: None,
+        }),
+    );
+    log.push(
+        &m,
+        EventKind::ApprovalStale(arbor_protocol::ApprovalStale {
+            request_id: "r1".into(),
+            message: "The file changed on disk.".into(),
         }),
     );
     log.push(
@@ -168,10 +176,15 @@ fn approvals_are_part_of_the_skeleton() {
         EventKind::ApprovalResolved(ApprovalResolved {
             request_id: "r1".into(),
             outcome: arbor_protocol::ApprovalOutcome::Approved,
-            scope: ApprovalScope::Once,
+            scope: ApprovalScope::Agent,
+            decided_by: Some(arbor_protocol::DecidedBy::Person),
+            reason: None,
+            rule: None,
+            edit: None,
         }),
     );
+    log.push(&m, EventKind::RuleRevoked(arbor_protocol::RuleRevoked { rule_id: "rule-1".into() }));
     store.append(&log.events).unwrap();
     let kinds: Vec<&str> = store.skeleton(&sid("s")).unwrap().iter().map(|e| e.kind.type_name()).collect();
-    assert_eq!(kinds, ["agent_started", "approval_request", "approval_resolved"]);
+    assert_eq!(kinds, ["agent_started", "approval_request", "approval_stale", "approval_resolved", "rule_revoked"]);
 }
