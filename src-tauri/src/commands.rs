@@ -5,10 +5,11 @@ use crate::bridge;
 use arbor_app::batch::EventFrame;
 use arbor_app::catalog::CatalogReport;
 use arbor_app::host::AppState;
-use arbor_app::mcp::McpReport;
+use arbor_app::mcp::{McpListing, McpReport};
 use arbor_app::sessions::{Launched, StartRequest};
 use arbor_app::settings::Settings;
 use arbor_app::transcripts::{ExportFormat, HistoryQuery, PastSession};
+use arbor_app::trust::WorkspaceMcp;
 use arbor_app::{AppError, Host, LaunchSpec, ProviderKind, SessionInfo, Start};
 use arbor_protocol::{AgentId, Command, CommandReply, EventPage, SearchHit, SessionId, SessionSummary};
 use tauri::State;
@@ -21,6 +22,27 @@ fn show(launched: Launched, on_events: Channel<EventFrame>) -> Result<SessionInf
     let (events, states) = launched.events.into_parts();
     bridge::forward(events, states, on_events);
     Ok(launched.info)
+}
+
+/// The workspace's `.mcp.json` and whether its servers may start; null when it has none.
+#[tauri::command]
+#[specta::specta]
+pub fn workspace_mcp(host: State<'_, Host>, workspace: String) -> Option<WorkspaceMcp> {
+    host.workspace_mcp(std::path::Path::new(&workspace))
+}
+
+/// Lets the workspace's `.mcp.json` start its servers, as the file is now.
+#[tauri::command]
+#[specta::specta]
+pub fn trust_workspace_mcp(host: State<'_, Host>, workspace: String) -> Result<WorkspaceMcp> {
+    host.trust_workspace_mcp(std::path::Path::new(&workspace))
+}
+
+/// Withdraws that trust; true if there was a decision to withdraw.
+#[tauri::command]
+#[specta::specta]
+pub fn untrust_workspace_mcp(host: State<'_, Host>, workspace: String) -> Result<bool> {
+    host.untrust_workspace_mcp(std::path::Path::new(&workspace))
 }
 
 /// Everything the first screen needs.
@@ -87,7 +109,7 @@ pub fn agent_catalog(host: State<'_, Host>, workspace: Option<String>) -> Catalo
 #[tauri::command]
 #[specta::specta]
 pub async fn mcp_servers(host: State<'_, Host>, workspace: Option<String>, fresh: bool) -> Result<McpReport> {
-    Ok(host.mcp_servers(workspace, &[], fresh).await)
+    Ok(host.mcp_servers(workspace, &[], McpListing { fresh, trust_workspace: false }).await)
 }
 
 /// Stored sessions, newest first, filtered.

@@ -27,6 +27,12 @@ export const commands = {
 	 *  tools; servers not listed yet are started once to list them (all when `fresh`).
 	 */
 	mcpServers: (workspace: string | null, fresh: boolean) => typedError<McpReport, AppError>(__TAURI_INVOKE("mcp_servers", { workspace, fresh })),
+	/**  The workspace's `.mcp.json` and whether its servers may start; null when it has none. */
+	workspaceMcp: (workspace: string) => __TAURI_INVOKE<WorkspaceMcp | null>("workspace_mcp", { workspace }),
+	/**  Lets the workspace's `.mcp.json` start its servers, as the file is now. */
+	trustWorkspaceMcp: (workspace: string) => typedError<WorkspaceMcp, AppError>(__TAURI_INVOKE("trust_workspace_mcp", { workspace })),
+	/**  Withdraws that trust; true if there was a decision to withdraw. */
+	untrustWorkspaceMcp: (workspace: string) => typedError<boolean, AppError>(__TAURI_INVOKE("untrust_workspace_mcp", { workspace })),
 	/**  Stored sessions, newest first, filtered. */
 	listSessions: (query: HistoryQuery) => typedError<SessionSummary[], AppError>(__TAURI_INVOKE("list_sessions", { query })),
 	/**  A stored session's first screen, read-only. */
@@ -340,11 +346,16 @@ export type DelegateRequest = {
 	max_turns?: number | null,
 };
 
-/**  One message to a front end: events in order, and the usage figures they changed. */
+/**
+ *  One message to a front end: events in order, and what they changed of
+ *  the figures and rules derived from them.
+ */
 export type EventFrame = {
 	events: AgentEvent[],
 	/**  None when no event of the frame reported usage. */
 	usage: UsageUpdate | null,
+	/**  Every approval rule in force, oldest first; None when the frame changed none. */
+	rules: ApprovalRule[] | null,
 };
 
 export type EventKind = {
@@ -437,6 +448,11 @@ export type McpReport = {
 	problems: string[],
 	/**  The files read (or looked for), so the person knows where to edit. */
 	files: string[],
+	/**
+	 *  The workspace's `.mcp.json`, when it has one: its servers are listed
+	 *  above only once it is trusted; until then nothing of it was started.
+	 */
+	workspace: WorkspaceMcp | null,
 };
 
 /**  A configured server as a settings screen shows it. */
@@ -558,6 +574,19 @@ export type SearchHit = {
 	snippet: string,
 };
 
+/**
+ *  What starting one server runs: the command and arguments, or the URL; the
+ *  names of the variables it sets (not their values: they may be secrets).
+ */
+export type ServerLaunch = {
+	name: string,
+	/**  `stdio` or `http`. */
+	transport: string,
+	command: string,
+	args: string[],
+	env_names: string[],
+};
+
 /**  A session and its agents, parents before their children. */
 export type SessionDetail = {
 	session: SessionSummary,
@@ -579,6 +608,8 @@ export type SessionInfo = {
 	agent_types: AgentTypeInfo[],
 	/**  Agent files and MCP configs that could not be used (the rest were). */
 	warnings: string[],
+	/**  The workspace's `.mcp.json` whose servers were left out: not trusted. */
+	untrusted_mcp: WorkspaceMcp | null,
 };
 
 /**  A session's state as the history list shows it. */
@@ -768,6 +799,18 @@ export type UsageUpdate = {
 };
 
 export type Value = null | boolean | number | string | Value[] | { [key in string]: Value };
+
+/**  A workspace's `.mcp.json` as a person decides on it. */
+export type WorkspaceMcp = {
+	workspace: string,
+	/**  The file. */
+	path: string,
+	servers: ServerLaunch[],
+	/**  Trusted as the file is now. */
+	trusted: boolean,
+	/**  Trusted once, but the file changed since. */
+	changed_since_trusted: boolean,
+};
 
 /* Tauri Specta runtime */
 async function typedError<T, E>(result: Promise<T>): Promise<{ status: "ok"; data: T } | { status: "error"; error: E }> {

@@ -7,7 +7,7 @@
 //! A frame also carries the usage figures its events changed, derived here by
 //! the one [`AgentStates`], so no front end sums usage itself.
 
-use arbor_protocol::{AgentEvent, AgentId, AgentStates, EventKind, UsageUpdate};
+use arbor_protocol::{ActiveRules, AgentEvent, AgentId, AgentStates, ApprovalRule, EventKind, UsageUpdate};
 use serde::Serialize;
 use std::time::Duration;
 use tokio::sync::mpsc::UnboundedReceiver;
@@ -15,12 +15,15 @@ use tokio::sync::mpsc::UnboundedReceiver;
 /// About one frame at 60 Hz.
 pub const FRAME: Duration = Duration::from_millis(16);
 
-/// One message to a front end: events in order, and the usage figures they changed.
+/// One message to a front end: events in order, and what they changed of
+/// the figures and rules derived from them.
 #[derive(Debug, Clone, PartialEq, Serialize, specta::Type)]
 pub struct EventFrame {
     pub events: Vec<AgentEvent>,
     /// None when no event of the frame reported usage.
     pub usage: Option<UsageUpdate>,
+    /// Every approval rule in force, oldest first; None when the frame changed none.
+    pub rules: Option<Vec<ApprovalRule>>,
 }
 
 /// Forwards `events` to `send` in order, in frames: the first event of a frame
@@ -33,6 +36,8 @@ pub async fn forward(
     mut states: AgentStates,
     mut send: impl FnMut(EventFrame) -> bool,
 ) {
+    // Rules live as long as the process that holds them: a resumed session starts with none.
+    let mut active = ActiveRules::default();
     loop {
         let Some(first) = events.recv().await else { return };
         let mut batch = vec![first];
@@ -53,14 +58,17 @@ pub async fn forward(
             }
         }
         let mut touched: Vec<AgentId> = Vec::new();
+        let mut rules_changed = false;
         for ev in &batch {
             states.apply(ev);
+            rules_changed |= active.apply(ev);
             if matches!(ev.kind, EventKind::Usage(_)) && !touched.contains(&ev.agent_id) {
                 touched.push(ev.agent_id.clone());
             }
         }
         let usage = (!touched.is_empty()).then(|| states.usage_update(&touched));
-        if !send(EventFrame { events: coalesce(batch), usage }) || closed {
+        let rules = rules_changed.then(|| active.rules().to_vec());
+        if !send(EventFrame { events: coalesce(batch), usage, rules }) || closed {
             return;
         }
     }

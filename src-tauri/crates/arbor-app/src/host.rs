@@ -8,7 +8,8 @@ use crate::catalog::{self, CatalogReport};
 use crate::env::Environment;
 use crate::error::{AppError, AppErrorKind};
 use crate::keys::{self, KeySource, SecretStore};
-use crate::mcp::{McpCatalogs, McpReport, McpSources};
+use crate::trust::TrustStore;
+use crate::mcp::{McpCatalogs, McpListing, McpReport, McpSources};
 use crate::providers::{self, ProviderKind};
 use crate::record::Problem;
 use crate::sessions::{Running, SessionInfo};
@@ -100,6 +101,8 @@ pub struct Host {
     pub(crate) store_problem: Problem,
     /// MCP servers with their known tool lists, kept across sessions.
     mcp: McpCatalogs,
+    /// Which workspaces' `.mcp.json` may start servers.
+    pub(crate) trust: TrustStore,
 }
 
 pub(crate) fn err(kind: AppErrorKind, e: impl std::fmt::Display) -> AppError {
@@ -130,6 +133,7 @@ impl Host {
             }
             Ok(Arc::new(store))
         });
+        let trust = TrustStore::new(config.config_dir.as_ref().map(|d| d.join(crate::trust::TRUST_FILE)));
         Host {
             config,
             settings: Mutex::new(loaded),
@@ -137,6 +141,7 @@ impl Host {
             store,
             store_problem: Problem::default(),
             mcp: McpCatalogs::default(),
+            trust,
         }
     }
 
@@ -292,6 +297,7 @@ impl Host {
         workspace: &Path,
         files: &[PathBuf],
         agent_types: &[arbor_core::AgentDefinition],
+        workspace_trusted: bool,
     ) -> (Arc<arbor_core::mcp::McpCatalog>, Vec<String>, Vec<PathBuf>) {
         let sources = McpSources {
             config_dir: self.config.config_dir.clone(),
@@ -299,6 +305,7 @@ impl Host {
             files,
             agent_types,
             env: &self.config.env,
+            workspace_trusted,
         };
         let (catalog, problems) = self.mcp.get(&sources);
         (catalog, problems, sources.paths())
@@ -306,24 +313,32 @@ impl Host {
 
     /// The MCP servers `workspace` (else the last one used) would give its
     /// agents, with their tools, listing those not listed yet (all again when
-    /// `fresh`): each server starts once for this, then stops.
-    pub async fn mcp_servers(&self, workspace: Option<String>, files: &[PathBuf], fresh: bool) -> McpReport {
+    /// `fresh`): each server starts once for this, then stops. A workspace's
+    /// `.mcp.json` that is not trusted is described, never started.
+    pub async fn mcp_servers(&self, workspace: Option<String>, files: &[PathBuf], listing: McpListing) -> McpReport {
         let workspace = workspace
             .filter(|w| !w.trim().is_empty())
             .or_else(|| self.settings().last_workspace)
             .map(PathBuf::from)
             .filter(|w| w.is_dir());
         let definitions = workspace.as_deref().map(|w| self.agent_types(w).definitions).unwrap_or_default();
+        let trust = workspace.as_deref().and_then(|w| self.workspace_mcp(w));
         let sources = McpSources {
             config_dir: self.config.config_dir.clone(),
             workspace: workspace.as_deref(),
             files,
             agent_types: &definitions,
             env: &self.config.env,
+            workspace_trusted: listing.trust_workspace || trust.as_ref().is_some_and(|t| t.trusted),
         };
         let (catalog, problems) = self.mcp.get(&sources);
-        catalog.check(fresh).await;
-        McpReport::of(&catalog, problems, sources.paths())
+        catalog.check(listing.fresh).await;
+        McpReport {
+            servers: catalog.describe(),
+            problems,
+            files: sources.paths().iter().map(|f| f.display().to_string()).collect(),
+            workspace: trust,
+        }
     }
 
     pub(crate) fn store_settings(&self, settings: Settings) -> Result<(), AppError> {

@@ -18,6 +18,7 @@ pub mod record;
 pub mod sessions;
 pub mod settings;
 pub mod transcripts;
+pub mod trust;
 
 pub use env::Environment;
 pub use error::{AppError, AppErrorKind};

@@ -26,12 +26,18 @@ pub struct McpReport {
     pub problems: Vec<String>,
     /// The files read (or looked for), so the person knows where to edit.
     pub files: Vec<String>,
+    /// The workspace's `.mcp.json`, when it has one: its servers are listed
+    /// above only once it is trusted; until then nothing of it was started.
+    pub workspace: Option<crate::trust::WorkspaceMcp>,
 }
 
-impl McpReport {
-    pub fn of(catalog: &McpCatalog, problems: Vec<String>, files: Vec<PathBuf>) -> Self {
-        Self { servers: catalog.describe(), problems, files: files.iter().map(|f| f.display().to_string()).collect() }
-    }
+/// How to list a workspace's servers.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct McpListing {
+    /// List every server's tools again, not only those not listed yet.
+    pub fresh: bool,
+    /// Start the workspace's `.mcp.json` servers for this listing even if it is not trusted.
+    pub trust_workspace: bool,
 }
 
 /// Where a workspace's servers come from.
@@ -43,6 +49,8 @@ pub struct McpSources<'a> {
     pub agent_types: &'a [AgentDefinition],
     /// For `${VAR}` in the files.
     pub env: &'a Environment,
+    /// The workspace's `.mcp.json` may start its servers (see [`crate::trust`]).
+    pub workspace_trusted: bool,
 }
 
 impl McpSources<'_> {
@@ -50,7 +58,7 @@ impl McpSources<'_> {
     /// each with whether it may be missing and what its servers are labelled.
     fn sources(&self) -> Vec<(PathBuf, bool, McpSource)> {
         let user = self.config_dir.as_ref().map(|d| d.join(USER_FILE));
-        let workspace = self.workspace.map(|w| w.join(WORKSPACE_FILE));
+        let workspace = self.workspace.filter(|_| self.workspace_trusted).map(|w| w.join(WORKSPACE_FILE));
         let label = |p: &Path| p.display().to_string();
         user.into_iter()
             .map(|p| {

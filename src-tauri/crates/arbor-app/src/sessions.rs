@@ -70,6 +70,10 @@ pub struct Tuning {
     pub limits: Option<Limits>,
     /// More MCP config files (`--mcp-config`); they must exist.
     pub mcp_files: Vec<PathBuf>,
+    /// Start the workspace's `.mcp.json` servers this once, trusted or not (`--trust-mcp`).
+    pub trust_mcp: bool,
+    /// Every Task call asks a person first (`--approve-spawn`), whatever the settings say.
+    pub approve_spawn: bool,
     /// How long a model's stream may go without data.
     pub idle_timeout: Option<Duration>,
     /// The most time one turn may spend, retries included.
@@ -98,6 +102,8 @@ pub struct SessionInfo {
     pub agent_types: Vec<AgentTypeInfo>,
     /// Agent files and MCP configs that could not be used (the rest were).
     pub warnings: Vec<String>,
+    /// The workspace's `.mcp.json` whose servers were left out: not trusted.
+    pub untrusted_mcp: Option<crate::trust::WorkspaceMcp>,
 }
 
 /// A launched session's events, each stored before it arrives here, and its
@@ -249,6 +255,9 @@ impl Host {
             (Some(ApprovalMode::All), _) => ApprovalPolicy::allow_all(),
             (Some(ApprovalMode::ReadOnly | ApprovalMode::Deny), _) => ApprovalPolicy::deny_mutating(),
         };
+        if spec.tuning.approve_spawn {
+            config.approval.ask_before_spawning();
+        }
         if spec.tuning.approval == Some(ApprovalMode::ReadOnly) {
             config.main_agent.tools.deny = ToolRegistry::builtins()
                 .iter()
@@ -259,8 +268,12 @@ impl Host {
         let catalog = self.agent_types(&workspace);
         let mut warnings: Vec<String> = catalog.problems.iter().map(|p| format!("agent file: {p}")).collect();
         let agent_types = catalog.definitions.iter().map(AgentTypeInfo::from_definition).collect();
-        let (mcp, mcp_problems, _) = self.mcp_catalog(&workspace, &spec.tuning.mcp_files, &catalog.definitions);
+        let untrusted_mcp = self.workspace_mcp(&workspace).filter(|w| !w.trusted && !spec.tuning.trust_mcp);
+        let workspace_trusted = untrusted_mcp.is_none();
+        let (mcp, mcp_problems, _) =
+            self.mcp_catalog(&workspace, &spec.tuning.mcp_files, &catalog.definitions, workspace_trusted);
         warnings.extend(mcp_problems.into_iter().map(|p| format!("mcp config: {p}")));
+        warnings.extend(untrusted_mcp.as_ref().map(crate::trust::untrusted_warning));
         for w in &warnings {
             tracing::warn!("{w}");
         }
@@ -327,6 +340,7 @@ impl Host {
             demo,
             agent_types,
             warnings,
+            untrusted_mcp,
         };
         tracing::info!(session = %info.session_id, provider = %info.provider, model = %info.model, "session started");
         if matches!(spec.start, Start::New { .. }) {

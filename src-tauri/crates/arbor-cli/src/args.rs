@@ -24,8 +24,9 @@ pub enum Command {
     Demo(DemoArgs),
     /// List the subagent types found for a workspace (agent files), and any that failed to load.
     Agents(AgentsArgs),
-    /// List the MCP servers agents would get in a workspace: each is started once to list its tools.
-    Mcp(McpListArgs),
+    /// List the MCP servers agents would get in a workspace (each is started once to list its
+    /// tools), or trust or untrust a workspace's .mcp.json.
+    Mcp(McpCommand),
     /// List stored sessions, newest first.
     Sessions(SessionsArgs),
     /// Print a stored session: every agent's full transcript, subagents' included.
@@ -129,6 +130,10 @@ pub struct Common {
     /// Which tool calls run without asking.
     #[arg(long, value_enum, default_value_t = ApproveMode::Ask)]
     pub approve: ApproveMode,
+    /// Ask before any subagent starts: its type, model, tools, limits and prompt,
+    /// which an answer may change (`"edit"` in a `--json` approval line).
+    #[arg(long)]
+    pub approve_spawn: bool,
     /// Turn limit of the main agent.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub max_turns: Option<u32>,
@@ -160,6 +165,36 @@ pub struct McpArgs {
     /// A file of MCP servers in the `.mcp.json` format (`{"mcpServers": {...}}`); may be repeated.
     #[arg(long = "mcp-config", value_name = "FILE")]
     pub files: Vec<PathBuf>,
+    /// Start the workspace's `.mcp.json` servers this once even though it is not
+    /// trusted (`arbor mcp trust` trusts it for good).
+    #[arg(long)]
+    pub trust_mcp: bool,
+}
+
+#[derive(Args, Debug)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct McpCommand {
+    #[command(subcommand)]
+    pub action: Option<McpAction>,
+    #[command(flatten)]
+    pub list: McpListArgs,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum McpAction {
+    /// List the servers (what `arbor mcp` does without a subcommand).
+    List(McpListArgs),
+    /// Let the workspace's .mcp.json start its servers, as the file is now (an edit asks again).
+    Trust(TrustArgs),
+    /// Withdraw that: its servers no longer start.
+    Untrust(TrustArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct TrustArgs {
+    /// The workspace (default: the current directory).
+    #[arg(value_name = "WORKSPACE")]
+    pub workspace: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]

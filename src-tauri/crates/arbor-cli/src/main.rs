@@ -26,7 +26,7 @@ fn main() -> ExitCode {
             args::Command::Run(a) => run::run(a, env).await,
             args::Command::Demo(a) => demo::demo(a, env).await,
             args::Command::Agents(a) => agents::list(a, env),
-            args::Command::Mcp(a) => mcp::list(a, env).await,
+            args::Command::Mcp(a) => mcp::run(a, env).await,
             args::Command::Sessions(a) => transcripts::sessions(a, env),
             args::Command::Show(a) => transcripts::show(a, env),
             args::Command::Search(a) => transcripts::search(a, env),

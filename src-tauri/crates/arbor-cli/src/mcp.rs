@@ -1,20 +1,67 @@
 //! `arbor mcp`: which servers a workspace's agents
-//! would get, where each is configured, and whether it starts and what tools it has.
+//! would get, where each is configured, and whether it starts and what tools it
+//! has; `arbor mcp trust|untrust` decides whether a workspace's `.mcp.json` may
+//! start the commands it names.
 
-use crate::args::McpListArgs;
+use crate::args::{McpAction, McpCommand, McpListArgs, TrustArgs};
 use crate::setup;
 use anyhow::Result;
 use arbor_app::Environment;
+use arbor_app::mcp::McpListing;
 use arbor_protocol::{McpServerState, McpSource};
 use std::io::Write;
 use std::process::ExitCode;
 
-/// Exit 1 when a server fails or a configuration has problems, so a script can check its setup.
+pub async fn run(command: McpCommand, env: Environment) -> Result<ExitCode> {
+    match command.action {
+        None => list(command.list, env).await,
+        Some(McpAction::List(args)) => list(args, env).await,
+        Some(McpAction::Trust(args)) => trust(args, env, true),
+        Some(McpAction::Untrust(args)) => trust(args, env, false),
+    }
+}
+
+/// Stores (or withdraws) the decision, and says what it covers.
 #[allow(clippy::print_stdout)]
-pub async fn list(args: McpListArgs, env: Environment) -> Result<ExitCode> {
+fn trust(args: TrustArgs, env: Environment, trusted: bool) -> Result<ExitCode> {
     let workspace = setup::workspace(args.workspace.as_deref())?;
     let host = setup::host(None, env)?;
-    let report = host.mcp_servers(Some(workspace.display().to_string()), &args.mcp.files, false).await;
+    let mut out = anstream::stdout();
+    if trusted {
+        let w = host.trust_workspace_mcp(&workspace).map_err(|e| anyhow::anyhow!(e.message))?;
+        writeln!(out, "trusted {} as it is now; these may start:", w.path)?;
+        for s in &w.servers {
+            writeln!(out, "    {}", launch_line(s))?;
+        }
+    } else if host.untrust_workspace_mcp(&workspace).map_err(|e| anyhow::anyhow!(e.message))? {
+        writeln!(out, "{}: no longer trusted; its MCP servers will not start", workspace.display())?;
+    } else {
+        writeln!(out, "{}: was not trusted", workspace.display())?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `name: command args… (env: A, B)`.
+fn launch_line(s: &arbor_app::trust::ServerLaunch) -> String {
+    let mut line = format!("{}: {}", s.name, s.command);
+    for a in &s.args {
+        line.push(' ');
+        line.push_str(a);
+    }
+    if !s.env_names.is_empty() {
+        line.push_str(&format!(" (sets {})", s.env_names.join(", ")));
+    }
+    line
+}
+
+/// Exit 1 when a server fails or a configuration has problems, so a script can check its setup.
+#[allow(clippy::print_stdout)]
+async fn list(args: McpListArgs, env: Environment) -> Result<ExitCode> {
+    let workspace = setup::workspace(args.workspace.as_deref())?;
+    let host = setup::host(None, env)?;
+    // Listing runs the servers: --trust-mcp lets this listing run the workspace's, once.
+    let listing = McpListing { fresh: false, trust_workspace: args.mcp.trust_mcp };
+    let report = host.mcp_servers(Some(workspace.display().to_string()), &args.mcp.files, listing).await;
     let mut out = anstream::stdout();
     let failed = report.servers.iter().any(|s| s.state == McpServerState::Failed) || !report.problems.is_empty();
     if args.json {
@@ -51,6 +98,12 @@ pub async fn list(args: McpListArgs, env: Environment) -> Result<ExitCode> {
         }
         for p in &report.problems {
             writeln!(out, "problem: {p}")?;
+        }
+        if let Some(w) = report.workspace.as_ref().filter(|w| !w.trusted) {
+            writeln!(out, "{}", arbor_app::trust::untrusted_warning(w))?;
+            for s in &w.servers {
+                writeln!(out, "    would run {}", launch_line(s))?;
+            }
         }
     }
     Ok(if failed { ExitCode::FAILURE } else { ExitCode::SUCCESS })

@@ -49,6 +49,8 @@ pub fn tuning(common: &Common) -> Tuning {
             ..Limits::default()
         }),
         mcp_files: common.mcp.files.clone(),
+        trust_mcp: common.mcp.trust_mcp,
+        approve_spawn: common.approve_spawn,
         idle_timeout: common.idle_timeout.map(Duration::from_secs),
         retry_budget: common.retry_budget.map(Duration::from_secs),
     }

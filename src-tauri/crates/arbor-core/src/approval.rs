@@ -78,6 +78,13 @@ impl ApprovalPolicy {
         Self { mutating: Decision::Deny, ..Self::default() }
     }
 
+    /// Task calls ask a person first, unless this policy refuses them outright.
+    pub fn ask_before_spawning(&mut self) {
+        let task = crate::subagents::TASK;
+        let now = self.decide(task, ToolClass::Delegation);
+        self.per_tool.insert(task.to_string(), now.max(Decision::Ask));
+    }
+
     pub fn decide(&self, tool: &str, class: ToolClass) -> Decision {
         let d = self.per_tool.get(tool).copied().unwrap_or(match class {
             ToolClass::ReadOnly => self.read_only,

@@ -83,6 +83,8 @@ pub struct AgentDefinition {
     pub mcp_servers: Vec<serde_json::Value>,
     /// `color`: how the UI marks this type's agents.
     pub color: Option<String>,
+    /// `approveSpawn` (Arbor's): agents of this type ask a person before each subagent they start.
+    pub approve_spawn: bool,
     /// The file it came from; None for built-in types.
     pub file: Option<PathBuf>,
     /// Which directory the file came from; None for built-in types.
@@ -161,7 +163,7 @@ const MAX_FILE_BYTES: usize = 1 << 20;
 const DELIMITER: &str = "---";
 
 /// The fields read; any other is noted and ignored.
-const KNOWN_FIELDS: [&str; 10] = [
+const KNOWN_FIELDS: [&str; 11] = [
     "name",
     "description",
     "tools",
@@ -172,4 +174,5 @@ const KNOWN_FIELDS: [&str; 10] = [
     "maxTurns",
     "mcpServers",
     "color",
+    "approveSpawn",
 ];

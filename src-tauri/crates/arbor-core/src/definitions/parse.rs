@@ -85,6 +85,7 @@ pub fn parse_definition(
     let max_turns = fields.max_turns()?;
     let mcp_servers = fields.mcp_servers()?;
     let color = fields.optional_string("color")?;
+    let approve_spawn = fields.optional_bool("approveSpawn")?.unwrap_or(false);
 
     let mut unknown: Vec<&String> = map.keys().filter(|k| !KNOWN_FIELDS.contains(&k.as_str())).collect();
     unknown.sort();
@@ -104,6 +105,7 @@ pub fn parse_definition(
         permission_mode,
         mcp_servers,
         color,
+        approve_spawn,
         file: Some(file.to_path_buf()),
         source: Some(source),
     };
@@ -154,6 +156,14 @@ impl Fields<'_> {
             None => Ok(None),
             Some(Pod::String(s)) => Ok(Some(s.trim().to_string()).filter(|s| !s.is_empty())),
             Some(other) => Err(self.bad(field, format!("must be a string (got {})", shown(other)))),
+        }
+    }
+
+    fn optional_bool(&self, field: &str) -> Result<Option<bool>, DefinitionProblem> {
+        match self.get(field) {
+            None => Ok(None),
+            Some(Pod::Boolean(b)) => Ok(Some(*b)),
+            Some(other) => Err(self.bad(field, format!("must be true or false (got {})", shown(other)))),
         }
     }
 

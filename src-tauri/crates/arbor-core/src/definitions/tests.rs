@@ -73,6 +73,7 @@ fn a_claude_code_agent_file_loads_unchanged() {
             max_turns: None,
             permission_mode: PermissionMode::Default,
             mcp_servers: vec![],
+            approve_spawn: false,
             color: None,
             file: Some(PathBuf::from("/w/.claude/agents/x.md")),
             source: Some(DefinitionSource::ClaudeProject),

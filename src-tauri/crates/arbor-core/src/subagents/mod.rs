@@ -304,7 +304,11 @@ pub(crate) fn child_spec(
                 }
             }
             let trusted = d.source == Some(DefinitionSource::User);
-            let policy = Arc::new(parent.policy.for_child(d.permission_mode, trusted));
+            let mut policy = parent.policy.for_child(d.permission_mode, trusted);
+            if d.approve_spawn {
+                policy.ask_before_spawning();
+            }
+            let policy = Arc::new(policy);
             (system, tools, policy, ctx.mcp.servers_for(Some(&d.name)))
         }
     };

@@ -135,6 +135,7 @@ pub fn agent_type(name: &str, system_prompt: &str) -> AgentDefinition {
         permission_mode: PermissionMode::Default,
         mcp_servers: Vec::new(),
         color: None,
+        approve_spawn: false,
         file: None,
         source: None,
     }
