@@ -14,6 +14,7 @@ fn main() {
         "workspace_mcp",
         "trust_workspace_mcp",
         "untrust_workspace_mcp",
+        "describe_task",
         "list_sessions",
         "open_session",
         "load_transcript",

@@ -45,6 +45,14 @@ pub fn untrust_workspace_mcp(host: State<'_, Host>, workspace: String) -> Result
     host.untrust_workspace_mcp(std::path::Path::new(&workspace))
 }
 
+/// The label a subagent gets when its delegation names none (what the
+/// Delegate… form suggests as the person types the prompt).
+#[tauri::command]
+#[specta::specta]
+pub fn describe_task(prompt: String) -> String {
+    arbor_core::subagents::describe(&prompt)
+}
+
 /// Everything the first screen needs.
 #[tauri::command]
 #[specta::specta]

@@ -31,6 +31,7 @@ pub fn specta_builder() -> tauri_specta::Builder<tauri::Wry> {
             commands::workspace_mcp,
             commands::trust_workspace_mcp,
             commands::untrust_workspace_mcp,
+            commands::describe_task,
             commands::list_sessions,
             commands::open_session,
             commands::load_transcript,
@@ -50,6 +51,7 @@ pub fn specta_builder() -> tauri_specta::Builder<tauri::Wry> {
         .constant("EVENT_TYPES", EventType::ALL)
         .constant("TRANSCRIPT_EVENT_TYPES", EventType::TRANSCRIPT)
         .constant("GENERAL_PURPOSE", GENERAL_PURPOSE)
+        .constant("DELEGATION_PERMISSION_MODES", arbor_protocol::PermissionMode::TIGHTENING)
         .constant("HISTORY_PAGE", arbor_app::transcripts::HISTORY_PAGE)
         .constant("SEARCH_LIMIT", arbor_app::transcripts::SEARCH_LIMIT)
         // Token counts, sequence numbers and timestamps stay far below 2^53.

@@ -57,6 +57,10 @@ enum Input {
         model: Option<String>,
         #[serde(default)]
         max_turns: Option<u32>,
+        #[serde(default)]
+        tools: Option<Vec<String>>,
+        #[serde(default)]
+        permission_mode: Option<arbor_protocol::PermissionMode>,
     },
 }
 
@@ -206,7 +210,7 @@ fn command_of(line: &str, main: &AgentId) -> Result<Option<Command>, String> {
         Ok(Input::Message { agent_id, text }) => Command::SendMessage { agent_id, text },
         Ok(Input::Resume { agent_id, text }) => Command::Resume { agent_id, text },
         Ok(Input::Cancel { agent_id }) => Command::Cancel { agent_id },
-        Ok(Input::Delegate { parent_id, prompt, description, subagent_type, model, max_turns }) => {
+        Ok(Input::Delegate { parent_id, prompt, description, subagent_type, model, max_turns, tools, permission_mode }) => {
             Command::Delegate(DelegateRequest {
                 parent_id: parent_id.unwrap_or_else(|| main.clone()),
                 prompt,
@@ -214,6 +218,8 @@ fn command_of(line: &str, main: &AgentId) -> Result<Option<Command>, String> {
                 subagent_type,
                 model,
                 max_turns,
+                tools,
+                permission_mode,
             })
         }
         Err(e) => {

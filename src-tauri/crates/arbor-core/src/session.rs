@@ -15,7 +15,7 @@ use crate::resume::{self, ResumeState};
 use crate::shared::{Context, Shared};
 use crate::subagents::{self, SpawnRequest};
 use crate::workspace::Workspace;
-use arbor_protocol::{
+use arbor_protocol::{SpawnEdit, 
     AgentId, AgentStarted, AgentStatus, ApprovalAnswer, Command, CommandReply, DelegateRequest, EventKind, SessionId,
 };
 use std::collections::BTreeMap;
@@ -208,20 +208,25 @@ impl Session {
         if request.parent_id == self.main.id {
             self.ensure_main();
         }
-        let spawned = subagents::spawn(
-            &self.shared,
-            SpawnRequest {
-                parent: request.parent_id,
-                parent_call_id: None,
-                prompt: request.prompt,
-                description: request.description,
-                subagent_type: request.subagent_type,
-                model: request.model,
-                max_turns: request.max_turns,
-                background: true,
-                by_user: true,
-            },
-        )?;
+        let mut req = SpawnRequest {
+            parent: request.parent_id,
+            parent_call_id: None,
+            prompt: request.prompt,
+            description: request.description,
+            subagent_type: request.subagent_type,
+            model: request.model,
+            max_turns: request.max_turns,
+            background: true,
+            by_user: true,
+        };
+        let mut plan = subagents::plan(&self.shared, &req)?;
+        // Narrowed as the person chose: fewer tools, a stricter mode.
+        let edit = SpawnEdit { tools: request.tools, ..SpawnEdit::default() };
+        plan.apply(&self.shared, &mut req, &edit);
+        if let Some(mode) = request.permission_mode {
+            plan.tighten(mode);
+        }
+        let spawned = subagents::start(&self.shared, req, plan)?;
         Ok(spawned.id)
     }
 

@@ -1,6 +1,6 @@
 //! Commands into a session: the inbound half of the runtime's queue pair.
 
-use crate::{AgentId, ApprovalScope, SpawnEdit};
+use crate::{AgentId, ApprovalScope, PermissionMode, SpawnEdit};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
@@ -53,6 +53,13 @@ pub struct DelegateRequest {
     pub model: Option<String>,
     #[serde(default)]
     pub max_turns: Option<u32>,
+    /// Only these of the tools it would have (narrowing, never widening).
+    #[serde(default)]
+    pub tools: Option<Vec<String>>,
+    /// A stricter approval mode than its parent's (`plan`: read-only; `dontAsk`:
+    /// what would ask is refused). Looser modes are ignored.
+    #[serde(default)]
+    pub permission_mode: Option<PermissionMode>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]

@@ -29,5 +29,5 @@ pub use ids::{AgentId, SessionId};
 pub use mcp::{McpServerInfo, McpServerState, McpSource, McpState, McpStatus, McpToolInfo, McpToolRef};
 pub use provider::{ApprovalChoice, ProviderKind};
 pub use state::{AgentStates, AgentUsage, UsageFigures, UsageUpdate};
-pub use status::{AgentStatus, ApprovalOutcome, ApprovalScope, ToolClass};
+pub use status::{AgentStatus, ApprovalOutcome, ApprovalScope, PermissionMode, ToolClass};
 pub use stored::*;

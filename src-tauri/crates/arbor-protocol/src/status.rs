@@ -147,8 +147,50 @@ mod tests {
         listed(&ApprovalScope::ALL);
         listed(&ApprovalOutcome::ALL);
         listed(&ToolClass::ALL);
+        for m in PermissionMode::ALL {
+            match m {
+                PermissionMode::Default
+                | PermissionMode::AcceptEdits
+                | PermissionMode::BypassPermissions
+                | PermissionMode::Plan
+                | PermissionMode::DontAsk => {}
+            }
+        }
+        listed(&PermissionMode::ALL);
+        assert_eq!(PermissionMode::AcceptEdits.as_str(), "acceptEdits", "Claude Code's spelling");
         assert_eq!(AgentStatus::WaitingApproval.as_str(), "waiting_approval");
         assert!(AgentStatus::TERMINAL.iter().all(|s| AgentStatus::ALL.contains(s)));
         assert!(!AgentStatus::Queued.is_terminal() && AgentStatus::Truncated.is_terminal());
+    }
+}
+
+/// Claude Code's `permissionMode`, in an agent file or a delegation. Arbor
+/// never lets one loosen its parent's policy unless it comes from the user's
+/// own config dir (a delegation only ever tightens).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub enum PermissionMode {
+    /// The parent's policy.
+    #[default]
+    Default,
+    /// File edits run without asking.
+    AcceptEdits,
+    /// Everything runs without asking.
+    BypassPermissions,
+    /// Read-only: anything that changes something is refused.
+    Plan,
+    /// Whatever would ask is refused instead.
+    DontAsk,
+}
+
+impl PermissionMode {
+    pub const ALL: [PermissionMode; 5] =
+        [Self::Default, Self::AcceptEdits, Self::BypassPermissions, Self::Plan, Self::DontAsk];
+
+    /// The modes that only ever tighten a parent's policy (what a delegation may choose).
+    pub const TIGHTENING: [PermissionMode; 3] = [Self::Default, Self::Plan, Self::DontAsk];
+
+    pub fn as_str(self) -> &'static str {
+        crate::wire::name(&self)
     }
 }

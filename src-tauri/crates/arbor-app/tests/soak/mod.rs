@@ -278,6 +278,8 @@ pub async fn run(seed: u64, dir: &Path) -> Outcome {
                     subagent_type: None,
                     model: None,
                     max_turns: None,
+                    tools: None,
+                    permission_mode: None,
                 }));
             }
         }

@@ -113,6 +113,8 @@ async fn the_demo_runs_its_subagents_and_a_delegation_reaches_the_main_agent() {
             subagent_type: None,
             model: None,
             max_turns: Some(1),
+            tools: None,
+            permission_mode: None,
         }))
         .unwrap();
     let CommandReply::Delegated { agent_id: delegated } = reply else { panic!("{reply:?}") };

@@ -34,31 +34,11 @@ pub enum DefinitionSource {
     User,
 }
 
-/// Claude Code's `permissionMode`. Arbor never lets a definition loosen its
-/// parent's policy unless it comes from the user's own config dir.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum PermissionMode {
-    /// The parent's policy.
-    #[default]
-    Default,
-    /// File edits run without asking.
-    AcceptEdits,
-    /// Everything runs without asking.
-    BypassPermissions,
-    /// Read-only: anything that changes something is refused.
-    Plan,
-    /// Whatever would ask is refused instead.
-    DontAsk,
-}
+/// Claude Code's `permissionMode` (defined with the wire types: a delegation may name one).
+pub use arbor_protocol::PermissionMode;
 
-/// The spellings `permissionMode` accepts, as Claude Code writes them.
-const PERMISSION_MODES: [(&str, PermissionMode); 5] = [
-    ("default", PermissionMode::Default),
-    ("acceptEdits", PermissionMode::AcceptEdits),
-    ("bypassPermissions", PermissionMode::BypassPermissions),
-    ("plan", PermissionMode::Plan),
-    ("dontAsk", PermissionMode::DontAsk),
-];
+/// The spellings `permissionMode` accepts, as Claude Code writes them (its serde names).
+const PERMISSION_MODES: [PermissionMode; 5] = PermissionMode::ALL;
 
 /// One subagent type.
 #[derive(Debug, Clone, PartialEq)]

@@ -216,10 +216,10 @@ impl Fields<'_> {
         let Some(value) = self.optional_string("permissionMode")? else {
             return Ok(PermissionMode::Default);
         };
-        match PERMISSION_MODES.iter().find(|(spelling, _)| *spelling == value) {
-            Some((_, mode)) => Ok(*mode),
+        match arbor_protocol::wire::parse(&PERMISSION_MODES, &value) {
+            Some(mode) => Ok(mode),
             None => {
-                let accepted: Vec<String> = PERMISSION_MODES.iter().map(|(s, _)| format!("`{s}`")).collect();
+                let accepted: Vec<String> = PERMISSION_MODES.iter().map(|m| format!("`{}`", m.as_str())).collect();
                 Err(self.bad("permissionMode", format!("must be one of {} (got {value:?})", accepted.join(", "))))
             }
         }

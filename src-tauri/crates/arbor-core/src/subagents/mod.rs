@@ -186,11 +186,12 @@ impl Plan {
     }
 }
 
-/// Validates, registers and starts a child (queued until a slot is free).
-/// Nothing is registered or counted when it fails.
-pub(crate) fn spawn(shared: &Arc<Shared>, req: SpawnRequest) -> Result<Spawned, SpawnError> {
-    let plan = plan(shared, &req)?;
-    start(shared, req, plan)
+impl Plan {
+    /// A stricter approval mode for the child; looser ones change nothing
+    /// (a person's delegation may narrow, never widen).
+    pub(crate) fn tighten(&mut self, mode: arbor_protocol::PermissionMode) {
+        self.spec.policy = Arc::new(self.spec.policy.for_child(mode, false));
+    }
 }
 
 /// Registers and starts the child `plan` describes.
@@ -340,7 +341,7 @@ pub(crate) fn type_names(types: &BTreeMap<String, AgentDefinition>) -> Vec<&str>
 }
 
 /// A tree label from the prompt's first words, when the caller gave none.
-fn describe(prompt: &str) -> String {
+pub fn describe(prompt: &str) -> String {
     let words: Vec<&str> = prompt.split_whitespace().take(5).collect();
     let mut label = words.join(" ");
     if label.chars().count() > 48 {

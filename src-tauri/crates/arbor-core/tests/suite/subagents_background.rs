@@ -248,6 +248,8 @@ async fn a_delegated_child_reports_to_a_running_parent_like_a_background_one() {
             subagent_type: None,
             model: None,
             max_turns: None,
+            tools: None,
+            permission_mode: None,
         },
     )
     .expect("delegate");
@@ -295,6 +297,8 @@ async fn a_delegated_child_wakes_a_parent_that_had_finished() {
             subagent_type: None,
             model: None,
             max_turns: None,
+            tools: None,
+            permission_mode: None,
         },
     )
     .expect("delegate");
@@ -380,6 +384,8 @@ async fn a_delegated_child_still_runs_under_a_main_agent_that_was_stopped() {
             subagent_type: None,
             model: None,
             max_turns: None,
+            tools: None,
+            permission_mode: None,
         },
     )
     .expect("delegate");
@@ -442,6 +448,8 @@ async fn delegations_and_messages_that_cannot_be_delivered_are_refused_with_type
         subagent_type: subagent_type.map(str::to_string),
         model: None,
         max_turns: None,
+        tools: None,
+        permission_mode: None,
     };
     let unknown = AgentId("agent-0000dead".into());
     // SpawnError is not exported from arbor_core, so its variants are matched by text here.
