@@ -50,7 +50,7 @@ pub fn untrust_workspace_mcp(host: State<'_, Host>, workspace: String) -> Result
 #[tauri::command]
 #[specta::specta]
 pub fn describe_task(prompt: String) -> String {
-    arbor_core::subagents::describe(&prompt)
+    arbor_core::describe_task(&prompt)
 }
 
 /// Everything the first screen needs.

@@ -33,6 +33,11 @@ export const commands = {
 	trustWorkspaceMcp: (workspace: string) => typedError<WorkspaceMcp, AppError>(__TAURI_INVOKE("trust_workspace_mcp", { workspace })),
 	/**  Withdraws that trust; true if there was a decision to withdraw. */
 	untrustWorkspaceMcp: (workspace: string) => typedError<boolean, AppError>(__TAURI_INVOKE("untrust_workspace_mcp", { workspace })),
+	/**
+	 *  The label a subagent gets when its delegation names none (what the
+	 *  Delegate… form suggests as the person types the prompt).
+	 */
+	describeTask: (prompt: string) => __TAURI_INVOKE<string>("describe_task", { prompt }),
 	/**  Stored sessions, newest first, filtered. */
 	listSessions: (query: HistoryQuery) => typedError<SessionSummary[], AppError>(__TAURI_INVOKE("list_sessions", { query })),
 	/**  A stored session's first screen, read-only. */
@@ -55,6 +60,8 @@ export const APPROVAL_CHOICES = ["allow","ask","deny"] as const;
 export const APPROVAL_OUTCOMES = ["approved","denied","withdrawn"] as const;
 
 export const APPROVAL_SCOPES = ["once","agent","subtree","session"] as const;
+
+export const DELEGATION_PERMISSION_MODES = ["default","plan","dontAsk"] as const;
 
 export const EVENT_TYPES = ["agent_started","agent_status","user_message","thoughts_chunk","thoughts","response_chunk","response","tool_call","tool_output_chunk","tool_output","approval_request","approval_stale","approval_resolved","rule_revoked","usage","task_notification","mcp_status","agent_finished"] as const;
 
@@ -344,6 +351,13 @@ export type DelegateRequest = {
 	/**  Overrides the definition's model. */
 	model?: string | null,
 	max_turns?: number | null,
+	/**  Only these of the tools it would have (narrowing, never widening). */
+	tools?: string[] | null,
+	/**
+	 *  A stricter approval mode than its parent's (`plan`: read-only; `dontAsk`:
+	 *  what would ask is refused). Looser modes are ignored.
+	 */
+	permission_mode?: PermissionMode | null,
 };
 
 /**
@@ -527,6 +541,23 @@ export type PastSession = {
 	/**  Every agent's usage and its subtree's, and the session's. */
 	usage: UsageUpdate,
 };
+
+/**
+ *  Claude Code's `permissionMode`, in an agent file or a delegation. Arbor
+ *  never lets one loosen its parent's policy unless it comes from the user's
+ *  own config dir (a delegation only ever tightens).
+ */
+export type PermissionMode = 
+/**  The parent's policy. */
+"default" | 
+/**  File edits run without asking. */
+"acceptEdits" | 
+/**  Everything runs without asking. */
+"bypassPermissions" | 
+/**  Read-only: anything that changes something is refused. */
+"plan" | 
+/**  Whatever would ask is refused instead. */
+"dontAsk";
 
 /**
  *  The two wire formats: Anthropic Messages, and OpenAI Chat Completions (which

@@ -35,4 +35,4 @@ pub use events::EventStream;
 pub use journal::Journal;
 pub use resume::{ResumeState, ResumedAgent};
 pub use session::{Session, SessionError};
-pub use subagents::{SpawnError, choosable_tools as subagents_tools};
+pub use subagents::{SpawnError, choosable_tools as subagents_tools, describe as describe_task};
