@@ -152,20 +152,18 @@ impl Answerer {
             Mode::Json => json_line(&line, session),
             Mode::Prompt => {
                 let Some((req, agent)) = self.queue.front().cloned() else { return };
-                let (approved, scope) = match line.trim().to_lowercase().as_str() {
-                    "y" | "yes" => (true, ApprovalScope::Once),
-                    "n" | "no" => (false, ApprovalScope::Once),
-                    "a" | "always" => (true, ApprovalScope::Agent),
-                    "s" | "session" => (true, ApprovalScope::Session),
-                    _ => {
-                        printer
-                            .note("  answer y (yes), n (no), a (always for this agent) or s (for the whole session)");
-                        prompt(printer, &req, &agent);
-                        return;
-                    }
+                let Some(mut a) = typed_answer(&line, &req.request_id) else {
+                    printer.note(
+                        "  answer y (yes), n or n <reason> (no), a (this agent), t (it and its subagents), s (the session)",
+                    );
+                    prompt(printer, &req, &agent);
+                    return;
                 };
                 self.queue.pop_front();
-                answer(session, &req.request_id, approved, scope);
+                a.request_id = req.request_id.clone();
+                if let Err(e) = session.host.send(Command::ResolveApproval(a)) {
+                    warn(&e.message);
+                }
                 if let Some((next, agent)) = self.queue.front() {
                     prompt(printer, next, agent);
                 }
@@ -175,13 +173,38 @@ impl Answerer {
     }
 }
 
-/// The request itself is on the line above (the event); the prompt adds the choices.
+/// The request itself is on the line above (the event); the prompt adds the
+/// choices, each saying exactly what it covers.
 fn prompt(printer: &mut Printer, req: &ApprovalRequest, agent: &AgentId) {
+    let who = req.agent_path.last().map_or("this agent", String::as_str);
+    let tool = &req.tool_name;
     printer.note(&format!(
-        "  allow {} for {} ({agent})? [y]es · [n]o · [a]lways for this agent · [s]ession",
-        req.tool_name,
+        "  allow {tool} for {} ({agent})? [y] just this call · [n] no (n <reason>: tell it why) · [a] {tool} for “{who}” · [t] {tool} for “{who}” and all its subagents · [s] {tool} anywhere in this session",
         req.agent_path.join(" › "),
     ));
+}
+
+/// A typed answer (`y`, `n`, `n <reason>`, `a`, `t`, `s`), or None when it is not one.
+/// The request id is filled in by the caller.
+fn typed_answer(line: &str, request_id: &str) -> Option<ApprovalAnswer> {
+    let line = line.trim();
+    let (word, rest) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
+    let rest = rest.trim();
+    let (approved, scope) = match word.to_lowercase().as_str() {
+        "y" | "yes" => (true, ApprovalScope::Once),
+        "n" | "no" => (false, ApprovalScope::Once),
+        "a" | "agent" | "always" => (true, ApprovalScope::Agent),
+        "t" | "tree" => (true, ApprovalScope::Subtree),
+        "s" | "session" => (true, ApprovalScope::Session),
+        _ => return None,
+    };
+    // Only a denial carries a reason; anything else after the letter is a typo.
+    if !rest.is_empty() && approved {
+        return None;
+    }
+    let mut a = ApprovalAnswer::new(request_id, approved, scope);
+    a.reason = (!rest.is_empty()).then(|| rest.to_string());
+    Some(a)
 }
 
 fn json_line(line: &str, session: &Target<'_>) {
@@ -210,18 +233,25 @@ fn command_of(line: &str, main: &AgentId) -> Result<Option<Command>, String> {
         Ok(Input::Message { agent_id, text }) => Command::SendMessage { agent_id, text },
         Ok(Input::Resume { agent_id, text }) => Command::Resume { agent_id, text },
         Ok(Input::Cancel { agent_id }) => Command::Cancel { agent_id },
-        Ok(Input::Delegate { parent_id, prompt, description, subagent_type, model, max_turns, tools, permission_mode }) => {
-            Command::Delegate(DelegateRequest {
-                parent_id: parent_id.unwrap_or_else(|| main.clone()),
-                prompt,
-                description,
-                subagent_type,
-                model,
-                max_turns,
-                tools,
-                permission_mode,
-            })
-        }
+        Ok(Input::Delegate {
+            parent_id,
+            prompt,
+            description,
+            subagent_type,
+            model,
+            max_turns,
+            tools,
+            permission_mode,
+        }) => Command::Delegate(DelegateRequest {
+            parent_id: parent_id.unwrap_or_else(|| main.clone()),
+            prompt,
+            description,
+            subagent_type,
+            model,
+            max_turns,
+            tools,
+            permission_mode,
+        }),
         Err(e) => {
             return Err(format!(
                 "ignored a stdin line that is not a known command ({}): {}",
@@ -266,6 +296,18 @@ mod tests {
     use proptest::prelude::*;
 
     #[test]
+    fn typed_answers_name_their_scope_and_a_denial_may_say_why() {
+        let a = |l: &str| typed_answer(l, "r").map(|a| (a.approved, a.scope, a.reason));
+        assert_eq!(a("y"), Some((true, ApprovalScope::Once, None)));
+        assert_eq!(a(" T "), Some((true, ApprovalScope::Subtree, None)));
+        assert_eq!(a("s"), Some((true, ApprovalScope::Session, None)));
+        assert_eq!(a("n  use the other file "), Some((false, ApprovalScope::Once, Some("use the other file".into()))));
+        assert_eq!(a("y please"), None, "a reason only goes with a denial");
+        assert_eq!(a("maybe"), None);
+        assert_eq!(a(""), None);
+    }
+
+    #[test]
     fn stdin_lines_become_commands_or_short_errors() {
         let main = AgentId("agent-0001".into());
         let line = r#"{"type":"approval","request_id":"approval-1","approved":true,"scope":"session"}"#;
@@ -276,7 +318,10 @@ mod tests {
         let line = r#"{"type":"approval","request_id":"a","approved":true,"edit":{"prompt":"p","tools":["Read"],"max_turns":2}}"#;
         let Ok(Some(Command::ResolveApproval(a))) = command_of(line, &main) else { panic!("an edit") };
         let edit = a.edit.expect("edit");
-        assert_eq!((edit.prompt.as_deref(), edit.tools, edit.max_turns), (Some("p"), Some(vec!["Read".to_string()]), Some(2)));
+        assert_eq!(
+            (edit.prompt.as_deref(), edit.tools, edit.max_turns),
+            (Some("p"), Some(vec!["Read".to_string()]), Some(2))
+        );
         let line = r#"{"type":"revoke","rule_id":"rule-1"}"#;
         assert_eq!(command_of(line, &main).unwrap(), Some(Command::RevokeRule { rule_id: "rule-1".into() }));
         let line = r#"{"type":"delegate","prompt":"look"}"#;

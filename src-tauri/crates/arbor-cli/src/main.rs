@@ -6,6 +6,7 @@ mod approvals;
 mod args;
 mod demo;
 mod mcp;
+mod preview;
 mod printer;
 mod run;
 mod setup;

@@ -3,7 +3,7 @@
 //! drops them when stdout is not a terminal or NO_COLOR is set.
 
 use anstyle::{AnsiColor, Style};
-use arbor_protocol::{AgentEvent, AgentId, AgentStatus, ApprovalOutcome, EventKind, McpState};
+use arbor_protocol::{AgentEvent, AgentId, AgentStatus, ApprovalOutcome, ApprovalRule, DecidedBy, EventKind, McpState};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::io::Write;
@@ -39,6 +39,8 @@ pub struct Printer {
     /// When each subagent was queued, to say how long it waited for a slot.
     queued_at: HashMap<AgentId, i64>,
     tool_names: HashMap<String, String>,
+    /// Every agent's description, to name the agent a rule's answer was given to.
+    descriptions: HashMap<AgentId, String>,
 }
 
 impl Printer {
@@ -53,6 +55,7 @@ impl Printer {
             labels: HashMap::new(),
             queued_at: HashMap::new(),
             tool_names: HashMap::new(),
+            descriptions: HashMap::new(),
         }
     }
 
@@ -82,6 +85,7 @@ impl Printer {
         let id = &ev.agent_id;
         match &ev.kind {
             EventKind::AgentStarted(s) => {
+                self.descriptions.insert(id.clone(), s.description.clone());
                 let indent = "  ".repeat(s.depth as usize);
                 let label = match &s.parent_id {
                     None => format!("{DIM}[{id}]{DIM:#} "),
@@ -156,7 +160,10 @@ impl Printer {
                     }
                     (false, _, _) => first_lines(&o.content, 4),
                 };
-                let line = format!("{style}{mark} {name}{style:#} {body}");
+                let mut line = format!("{style}{mark} {name}{style:#} {body}");
+                if let Some(DecidedBy::Rule { rule }) = &o.decided_by {
+                    line = format!("{} {DIM}· by rule: {}{DIM:#}", line.trim_end(), self.rule_origin(rule));
+                }
                 self.line(id, line.trim_end());
             }
             EventKind::ApprovalRequest(r) => {
@@ -170,6 +177,17 @@ impl Printer {
                         r.tool_name
                     ),
                 );
+                for l in r.preview.as_ref().map(crate::preview::lines).unwrap_or_default() {
+                    let style = match l.chars().next() {
+                        Some('+') => OK,
+                        Some('-') => ERR,
+                        _ => DIM,
+                    };
+                    self.line(id, &format!("  {DIM}┆{DIM:#} {style}{l}{style:#}"));
+                }
+            }
+            EventKind::ApprovalStale(s) => {
+                self.line(id, &format!("{ASK}! {}{ASK:#} {DIM}(approval {}){DIM:#}", s.message, s.request_id));
             }
             EventKind::ApprovalResolved(r) => {
                 let verdict = match r.outcome {
@@ -177,7 +195,25 @@ impl Printer {
                     ApprovalOutcome::Denied => format!("{ERR}denied{ERR:#}"),
                     ApprovalOutcome::Withdrawn => format!("{DIM}withdrawn (the agent stopped){DIM:#}"),
                 };
-                self.line(id, &format!("{DIM}approval {}{DIM:#} {verdict}", r.request_id));
+                let by = match &r.decided_by {
+                    Some(DecidedBy::Rule { rule }) => format!(" by rule: {}", self.rule_origin(rule)),
+                    Some(DecidedBy::Person) => " by you".to_string(),
+                    _ => String::new(),
+                };
+                let reason = r.reason.as_deref().map(|t| format!(": “{}”", one_line(t, 200))).unwrap_or_default();
+                let set = match &r.rule {
+                    Some(rule) => format!(
+                        " {DIM}· now a rule ({}), revoke with {{\"type\":\"revoke\",\"rule_id\":\"{}\"}}{DIM:#}",
+                        self.reach(rule),
+                        rule.rule_id
+                    ),
+                    None => String::new(),
+                };
+                let edited = if r.edit.is_some() { " (edited)" } else { "" };
+                self.line(id, &format!("{DIM}approval {}{DIM:#} {verdict}{edited}{by}{reason}{set}", r.request_id));
+            }
+            EventKind::RuleRevoked(r) => {
+                self.line(id, &format!("{DIM}rule {} revoked: the calls it covered ask again{DIM:#}", r.rule_id));
             }
             EventKind::AgentStatus(s) if s.status == AgentStatus::WaitingApproval => {}
             EventKind::AgentFinished(f) => {
@@ -218,6 +254,23 @@ impl Printer {
             // Complete texts repeat what was streamed; statuses show in the lines above.
             _ => {}
         }
+    }
+
+    /// "Write anywhere in this session".
+    fn reach(&self, rule: &ApprovalRule) -> String {
+        let agent = self.descriptions.get(&rule.agent_id).map_or(rule.agent_id.0.as_str(), String::as_str);
+        rule.reach(agent)
+    }
+
+    /// Which rule, set when, by whose answer: "Write anywhere in this session, set 14:03:12 by your answer to “main”".
+    fn rule_origin(&self, rule: &ApprovalRule) -> String {
+        let agent = self.descriptions.get(&rule.agent_id).map_or(rule.agent_id.0.as_str(), String::as_str);
+        let verb = if rule.approved { "" } else { "deny " };
+        format!(
+            "{verb}{}, set {} by your answer to “{agent}”",
+            rule.reach(agent),
+            arbor_protocol::time::second(rule.created_at)
+        )
     }
 
     fn tool_streamed(&self, id: &AgentId, call_id: &str) -> bool {
@@ -318,4 +371,51 @@ fn first_lines(s: &str, n: usize) -> String {
 
 fn last_line(s: &str) -> String {
     one_line(s.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or_default(), 160)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arbor_protocol::{AgentStarted, ApprovalScope, SessionId};
+
+    #[test]
+    fn a_rule_is_named_with_its_reach_its_time_and_whose_answer_set_it() {
+        let mut p = Printer::new(true);
+        let id = AgentId("agent-0001".into());
+        p.render(&AgentEvent {
+            agent_id: id.clone(),
+            session_id: SessionId("s".into()),
+            seq: 1,
+            ts: 0,
+            kind: EventKind::AgentStarted(AgentStarted {
+                parent_id: None,
+                parent_call_id: None,
+                depth: 0,
+                description: "main".into(),
+                subagent_type: None,
+                model: "m".into(),
+                provider: "p".into(),
+                background: false,
+            }),
+        });
+        let rule = ApprovalRule {
+            rule_id: "rule-1".into(),
+            tool: "Write".into(),
+            scope: ApprovalScope::Subtree,
+            agent_id: id,
+            approved: true,
+            request_id: "approval-1".into(),
+            created_at: 1_700_000_000_000,
+        };
+        let at = arbor_protocol::time::second(rule.created_at);
+        assert_eq!(
+            p.rule_origin(&rule),
+            format!("Write for “main” and all its subagents, set {at} by your answer to “main”")
+        );
+        let deny = ApprovalRule { approved: false, scope: ApprovalScope::Session, ..rule };
+        assert_eq!(
+            p.rule_origin(&deny),
+            format!("deny Write anywhere in this session, set {at} by your answer to “main”")
+        );
+    }
 }

@@ -143,7 +143,7 @@ async fn json_mode_takes_approvals_on_stdin() {
     );
     assert!(broken.is_empty(), "{broken:?}");
     let last = seen.last().unwrap();
-    assert!(last["result"].as_str().unwrap().contains("user denied"), "{last}");
+    assert!(last["result"].as_str().unwrap().contains("denied by the user"), "{last}");
 }
 
 #[tokio::test]
@@ -338,6 +338,9 @@ mod transcripts;
 
 #[path = "suite/mcp.rs"]
 mod mcp;
+
+#[path = "suite/approvals.rs"]
+mod approvals;
 
 /// A local server on the Anthropic route takes no key: ANTHROPIC_BASE_URL alone is enough.
 #[tokio::test]

@@ -339,7 +339,8 @@ mod tests {
         let (child, parent) = (id("agent-0002"), id("agent-0001"));
         b.add_rule(rule("rule-session", "Bash", ApprovalScope::Session, "agent-0009", true));
         b.add_rule(rule("rule-parent", "Bash", ApprovalScope::Subtree, "agent-0001", false));
-        let decided = |b: &Approvals| b.rule_for(&child, std::slice::from_ref(&parent), "Bash").map(|r| r.rule_id.clone());
+        let decided =
+            |b: &Approvals| b.rule_for(&child, std::slice::from_ref(&parent), "Bash").map(|r| r.rule_id.clone());
         assert_eq!(decided(&b).as_deref(), Some("rule-parent"), "a subtree rule is nearer than the session's");
         b.add_rule(rule("rule-own", "Bash", ApprovalScope::Agent, "agent-0002", true));
         assert_eq!(decided(&b).as_deref(), Some("rule-own"));

@@ -15,8 +15,9 @@ use crate::resume::{self, ResumeState};
 use crate::shared::{Context, Shared};
 use crate::subagents::{self, SpawnRequest};
 use crate::workspace::Workspace;
-use arbor_protocol::{SpawnEdit, 
+use arbor_protocol::{
     AgentId, AgentStarted, AgentStatus, ApprovalAnswer, Command, CommandReply, DelegateRequest, EventKind, SessionId,
+    SpawnEdit,
 };
 use std::collections::BTreeMap;
 use std::sync::Arc;

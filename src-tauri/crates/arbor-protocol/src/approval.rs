@@ -135,6 +135,17 @@ pub struct ApprovalRule {
 }
 
 impl ApprovalRule {
+    /// What it covers, in words, with the answering agent's description:
+    /// "Write for “Update changelog”", "… and all its subagents", "Write anywhere in this session".
+    pub fn reach(&self, agent: &str) -> String {
+        match self.scope {
+            ApprovalScope::Once => format!("this {} call", self.tool),
+            ApprovalScope::Agent => format!("{} for “{agent}”", self.tool),
+            ApprovalScope::Subtree => format!("{} for “{agent}” and all its subagents", self.tool),
+            ApprovalScope::Session => format!("{} anywhere in this session", self.tool),
+        }
+    }
+
     /// Whether a call of `tool` by `agent` (whose ancestors are `ancestors`, nearest first) falls under it.
     pub fn covers(&self, agent: &AgentId, ancestors: &[AgentId], tool: &str) -> bool {
         self.tool == tool

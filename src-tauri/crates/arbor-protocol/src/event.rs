@@ -327,14 +327,12 @@ mod tests {
                 EventType::ToolOutputChunk => {
                     EventKind::ToolOutputChunk(ToolOutputChunk { call_id: "c".into(), content: "x".into() })
                 }
-                EventType::ToolOutput => {
-                    EventKind::ToolOutput(ToolOutput {
-                        call_id: "c".into(),
-                        content: "x".into(),
-                        is_error: false,
-                        decided_by: Some(DecidedBy::Policy),
-                    })
-                }
+                EventType::ToolOutput => EventKind::ToolOutput(ToolOutput {
+                    call_id: "c".into(),
+                    content: "x".into(),
+                    is_error: false,
+                    decided_by: Some(DecidedBy::Policy),
+                }),
                 EventType::ApprovalRequest => EventKind::ApprovalRequest(ApprovalRequest {
                     request_id: "r".into(),
                     call_id: "c".into(),

@@ -19,8 +19,8 @@ pub mod time;
 pub mod wire;
 
 pub use approval::{
-    ActiveRules, ApprovalPreview, ApprovalRequest, ApprovalResolved, ApprovalRule, ApprovalStale, DecidedBy, RuleRevoked,
-    SpawnEdit, SpawnPlan,
+    ActiveRules, ApprovalPreview, ApprovalRequest, ApprovalResolved, ApprovalRule, ApprovalStale, DecidedBy,
+    RuleRevoked, SpawnEdit, SpawnPlan,
 };
 pub use command::{ApprovalAnswer, Command, CommandReply, DelegateRequest, GENERAL_PURPOSE};
 pub use event::*;

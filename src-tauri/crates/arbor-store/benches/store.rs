@@ -135,7 +135,10 @@ impl Session {
                 EventKind::ToolOutputChunk(ToolOutputChunk { call_id: call_id.clone(), content: part.into() }),
             );
         }
-        self.push(agent, EventKind::ToolOutput(ToolOutput { call_id, content: output, is_error: false, decided_by: None }));
+        self.push(
+            agent,
+            EventKind::ToolOutput(ToolOutput { call_id, content: output, is_error: false, decided_by: None }),
+        );
         self.push(
             agent,
             EventKind::Usage(Usage {

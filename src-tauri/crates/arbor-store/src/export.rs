@@ -8,7 +8,10 @@ use crate::Store;
 use crate::error::{At, StoreError};
 use crate::read::{agent, agents, summary};
 use crate::search::path_to;
-use arbor_protocol::{AgentEvent, AgentId, EventKind, McpState, SessionId, SessionSummary, StoredAgent, Usage};
+use arbor_protocol::{
+    AgentEvent, AgentId, ApprovalOutcome, ApprovalRule, DecidedBy, EventKind, McpState, SessionId, SessionSummary,
+    StoredAgent, Usage,
+};
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
@@ -50,7 +53,8 @@ impl Store {
         let mut out = String::new();
         header(&mut out, &summary);
         for a in &shown {
-            agent_section(&mut out, a, &path_to(&tree, a.id.as_str()), by_agent.get(a.id.as_str()));
+            let section = Section { agent: a, path: &path_to(&tree, a.id.as_str()), tree: &tree };
+            agent_section(&mut out, &section, by_agent.get(a.id.as_str()));
         }
         Ok(out)
     }
@@ -82,7 +86,33 @@ fn header(out: &mut String, s: &SessionSummary) {
     let _ = writeln!(out, "- Tokens: {}\n", tokens(&s.usage.usage));
 }
 
-fn agent_section(out: &mut String, a: &StoredAgent, path: &[String], events: Option<&Vec<&AgentEvent>>) {
+/// One agent's part of the export, and the session's agents (parent, description) by id.
+struct Section<'a> {
+    agent: &'a StoredAgent,
+    path: &'a [String],
+    tree: &'a HashMap<String, (Option<String>, String)>,
+}
+
+impl Section<'_> {
+    /// What a rule covers, naming the agent whose answer set it.
+    fn reach(&self, rule: &ApprovalRule) -> String {
+        let who = self.tree.get(rule.agent_id.as_str()).map_or(rule.agent_id.as_str(), |(_, d)| d.as_str());
+        let verb = if rule.approved { "allow" } else { "deny" };
+        format!("{verb} {} (rule `{}`, set {})", rule.reach(who), rule.rule_id, utc(rule.created_at))
+    }
+
+    /// "by you", "by rule …", "by the approval policy".
+    fn decided(&self, by: &DecidedBy) -> String {
+        match by {
+            DecidedBy::Person => "by the person".to_string(),
+            DecidedBy::Rule { rule } => format!("by a rule: {}", self.reach(rule)),
+            DecidedBy::Policy => "by the approval policy".to_string(),
+        }
+    }
+}
+
+fn agent_section(out: &mut String, section: &Section<'_>, events: Option<&Vec<&AgentEvent>>) {
+    let (a, path) = (section.agent, section.path);
     let level = "#".repeat((a.depth as usize + 2).min(6));
     let title = if path.is_empty() { a.description.clone() } else { path.join(" › ") };
     let _ = writeln!(out, "{level} {title}\n");
@@ -119,7 +149,7 @@ fn agent_section(out: &mut String, a: &StoredAgent, path: &[String], events: Opt
             continue;
         }
         flush_chunks(out, pending.take());
-        event(out, ev);
+        event(out, ev, section);
     }
     flush_chunks(out, pending);
 }
@@ -141,8 +171,41 @@ fn thinking(out: &mut String, text: &str) {
     let _ = writeln!(out, "<details><summary>Thinking</summary>\n\n{text}\n\n</details>\n");
 }
 
-fn event(out: &mut String, ev: &AgentEvent) {
+fn event(out: &mut String, ev: &AgentEvent, section: &Section<'_>) {
     match &ev.kind {
+        EventKind::ApprovalRequest(r) => {
+            let _ = writeln!(
+                out,
+                "**Approval asked** for `{}` (`{}`, request `{}`)\n",
+                r.tool_name, r.call_id, r.request_id
+            );
+        }
+        EventKind::ApprovalStale(s) => {
+            let _ = writeln!(out, "*{}*\n", s.message);
+        }
+        EventKind::ApprovalResolved(r) => {
+            let verdict = match r.outcome {
+                ApprovalOutcome::Approved => "Approved",
+                ApprovalOutcome::Denied => "Denied",
+                ApprovalOutcome::Withdrawn => "Withdrawn (the agent stopped before an answer)",
+            };
+            let by = r.decided_by.as_ref().map(|d| format!(" {}", section.decided(d))).unwrap_or_default();
+            let _ = write!(out, "**{verdict}**{by} (request `{}`", r.request_id);
+            if let Some(rule) = &r.rule {
+                let _ = write!(out, "; it set a rule: {}", section.reach(rule));
+            }
+            let _ = writeln!(out, ")\n");
+            if let Some(reason) = &r.reason {
+                let _ = writeln!(out, "Reason given: {reason}\n");
+            }
+            if let Some(edit) = &r.edit {
+                let json = serde_json::to_string_pretty(edit).unwrap_or_default();
+                let _ = writeln!(out, "Edited before it started:\n\n{}", fenced(&json, "json"));
+            }
+        }
+        EventKind::RuleRevoked(r) => {
+            let _ = writeln!(out, "*Rule `{}` revoked: the calls it covered ask again.*\n", r.rule_id);
+        }
         EventKind::UserMessage(t) => {
             let quoted: Vec<String> = t.content.lines().map(|l| format!("> {l}")).collect();
             let _ = writeln!(out, "**User:**\n\n{}\n", quoted.join("\n"));
@@ -157,7 +220,14 @@ fn event(out: &mut String, ev: &AgentEvent) {
         }
         EventKind::ToolOutput(o) => {
             let label = if o.is_error { "Error output" } else { "Output" };
-            let _ = writeln!(out, "{label} (`{}`):\n\n{}", o.call_id, fenced(&o.content, ""));
+            // A person's answer is recorded with the request; a rule's or the policy's is said here.
+            let by = match &o.decided_by {
+                Some(d @ (DecidedBy::Rule { .. } | DecidedBy::Policy)) => {
+                    format!(", {}", section.decided(d))
+                }
+                _ => String::new(),
+            };
+            let _ = writeln!(out, "{label} (`{}`{by}):\n\n{}", o.call_id, fenced(&o.content, ""));
         }
         EventKind::McpStatus(s) => match (s.state, &s.error) {
             (McpState::Failed, e) => {

@@ -5,7 +5,10 @@
 //! - per tool call: `tool_call` < `approval_request` < `approval_resolved` < `tool_output`,
 //!   each at most once, and every call that ran or was refused has its output;
 //! - every approval request is resolved exactly once, by an event of its own agent;
-//! - every agent that started has ended: its last status is terminal.
+//! - every agent that started has ended: its last status is terminal;
+//! - what decided each call is said, and true: a rule decides nothing before the
+//!   answer that set it is in the stream, nor after it was revoked; a stale
+//!   notice falls between its request and its resolution.
 
 use arbor_protocol::{AgentEvent, AgentId, AgentStates, EventKind};
 use std::collections::HashMap;
@@ -105,7 +108,9 @@ pub fn violations(events: &[AgentEvent], ended: bool) -> Vec<Violation> {
             _ => {}
         }
     }
+    out.extend(decision_violations(events));
     if ended {
+        let mut bad = |s: String| out.push(Violation(s));
         for (id, (agent, _, n)) in &requests {
             if *n == 0 {
                 bad(format!("approval {id} of {agent} was never resolved"));
@@ -124,6 +129,109 @@ pub fn violations(events: &[AgentEvent], ended: bool) -> Vec<Violation> {
             if !a.status.is_terminal() {
                 bad(format!("{} ({}) left {}", a.id, a.description, a.status.as_str()));
             }
+        }
+    }
+    out
+}
+
+/// The decision contracts: each `approval_resolved` and `tool_output` says what
+/// decided it, consistently with the rules announced so far.
+fn decision_violations(events: &[AgentEvent]) -> Vec<Violation> {
+    use arbor_protocol::{ApprovalOutcome, ApprovalScope, DecidedBy};
+    let mut out = Vec::new();
+    let mut bad = |s: String| out.push(Violation(s));
+    // rule id → (seq announced, seq revoked)
+    let mut rules: HashMap<String, (u64, Option<u64>)> = HashMap::new();
+    // request id → (resolved?, the resolution's decided_by when approved or denied)
+    let mut requests: HashMap<String, Option<Option<DecidedBy>>> = HashMap::new();
+    // (agent, call) → seq of its tool_call, and the request that asked about it
+    let mut calls: HashMap<(AgentId, String), (u64, Option<String>)> = HashMap::new();
+    for e in events {
+        match &e.kind {
+            EventKind::ToolCall(c) => {
+                calls.insert((e.agent_id.clone(), c.call_id.clone()), (e.seq, None));
+            }
+            EventKind::ApprovalRequest(r) => {
+                requests.insert(r.request_id.clone(), None);
+                if let Some(c) = calls.get_mut(&(e.agent_id.clone(), r.call_id.clone())) {
+                    c.1 = Some(r.request_id.clone());
+                }
+            }
+            EventKind::ApprovalStale(s) => match requests.get(&s.request_id) {
+                Some(None) => {}
+                Some(Some(_)) => bad(format!("approval_stale {} after its resolution", s.request_id)),
+                None => bad(format!("approval_stale {} with no request before it", s.request_id)),
+            },
+            EventKind::ApprovalResolved(r) => {
+                match (&r.outcome, &r.decided_by) {
+                    (ApprovalOutcome::Withdrawn, Some(d)) => {
+                        bad(format!("withdrawn approval {} says it was decided by {d:?}", r.request_id))
+                    }
+                    (ApprovalOutcome::Approved | ApprovalOutcome::Denied, None) => {
+                        bad(format!("approval {} was answered but does not say by what", r.request_id))
+                    }
+                    (_, Some(DecidedBy::Policy)) => {
+                        bad(format!("approval {} says the policy answered a person's question", r.request_id))
+                    }
+                    (_, Some(DecidedBy::Rule { rule })) => match rules.get(&rule.rule_id) {
+                        None => bad(format!(
+                            "approval {} (seq {}) answered by rule {} before that rule was announced",
+                            r.request_id, e.seq, rule.rule_id
+                        )),
+                        Some(_) if rule.approved != r.outcome.is_approved() => {
+                            bad(format!("approval {} resolved against its rule {}", r.request_id, rule.rule_id))
+                        }
+                        Some(_) => {}
+                    },
+                    _ => {}
+                }
+                if let Some(rule) = &r.rule {
+                    if r.decided_by != Some(DecidedBy::Person) || rule.scope == ApprovalScope::Once {
+                        bad(format!(
+                            "rule {} set by approval {} that was not a person's scoped answer",
+                            rule.rule_id, r.request_id
+                        ));
+                    }
+                    if rule.approved != r.outcome.is_approved() || rule.request_id != r.request_id {
+                        bad(format!("rule {} does not match the answer that set it", rule.rule_id));
+                    }
+                    if rules.insert(rule.rule_id.clone(), (e.seq, None)).is_some() {
+                        bad(format!("rule {} announced twice", rule.rule_id));
+                    }
+                }
+                requests.insert(r.request_id.clone(), Some(r.decided_by.clone()));
+            }
+            EventKind::RuleRevoked(r) => match rules.get_mut(&r.rule_id) {
+                Some((_, revoked @ None)) => *revoked = Some(e.seq),
+                Some((_, Some(_))) => bad(format!("rule {} revoked twice", r.rule_id)),
+                None => bad(format!("rule_revoked {} of a rule never announced", r.rule_id)),
+            },
+            EventKind::ToolOutput(o) => {
+                let Some((call_seq, request)) = calls.get(&(e.agent_id.clone(), o.call_id.clone())) else { continue };
+                if let Some(DecidedBy::Rule { rule }) = &o.decided_by {
+                    match rules.get(&rule.rule_id) {
+                        None => bad(format!(
+                            "{}: call {} decided by rule {} that was never announced before it",
+                            e.agent_id, o.call_id, rule.rule_id
+                        )),
+                        Some((_, Some(revoked))) if revoked < call_seq => bad(format!(
+                            "{}: call {} (seq {call_seq}) decided by rule {} revoked at seq {revoked}",
+                            e.agent_id, o.call_id, rule.rule_id
+                        )),
+                        _ => {}
+                    }
+                }
+                // A call that was asked about ran (or not) on that answer, and says so.
+                if let Some(Some(Some(answered))) = request.as_ref().map(|id| requests.get(id).cloned().flatten())
+                    && o.decided_by.as_ref() != Some(&answered)
+                {
+                    bad(format!(
+                        "{}: call {} says {:?} decided it, but its request was answered by {answered:?}",
+                        e.agent_id, o.call_id, o.decided_by
+                    ));
+                }
+            }
+            _ => {}
         }
     }
     out

@@ -246,7 +246,11 @@ pub async fn run(seed: u64, dir: &Path) -> Outcome {
             // Answered now, a little later, or never (then a cancel or the end withdraws it).
             let never = rng.u8(0..8) == 0;
             if !never {
-                let answer = ApprovalAnswer::new(r.request_id.clone(), rng.u8(0..3) != 0, ApprovalScope::ALL[rng.usize(0..ApprovalScope::ALL.len())]);
+                let answer = ApprovalAnswer::new(
+                    r.request_id.clone(),
+                    rng.u8(0..3) != 0,
+                    ApprovalScope::ALL[rng.usize(0..ApprovalScope::ALL.len())],
+                );
                 let later = Duration::from_millis(rng.u64(0..30));
                 let s = session.clone();
                 tokio::spawn(async move {

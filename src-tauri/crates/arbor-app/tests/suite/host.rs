@@ -96,7 +96,11 @@ async fn the_demo_runs_its_subagents_and_a_delegation_reaches_the_main_agent() {
         match &ev.kind {
             EventKind::AgentStarted(s) if s.parent_id.is_some() => children.push(s.description.clone()),
             EventKind::ApprovalRequest(r) => {
-                host.send(Command::ResolveApproval(arbor_protocol::ApprovalAnswer::new(r.request_id.clone(), true, arbor_protocol::ApprovalScope::Once)))
+                host.send(Command::ResolveApproval(arbor_protocol::ApprovalAnswer::new(
+                    r.request_id.clone(),
+                    true,
+                    arbor_protocol::ApprovalScope::Once,
+                )))
                 .unwrap();
             }
             _ => {}
@@ -145,7 +149,11 @@ async fn every_event_is_stored_before_it_is_shown_and_the_session_can_be_reviewe
         // Persist before display: what reaches a front end is in the file already.
         assert!(store.last_seq(&info.session_id).unwrap() >= ev.seq, "event {} shown before it was stored", ev.seq);
         if let EventKind::ApprovalRequest(r) = &ev.kind {
-            host.send(Command::ResolveApproval(arbor_protocol::ApprovalAnswer::new(r.request_id.clone(), true, arbor_protocol::ApprovalScope::Once)))
+            host.send(Command::ResolveApproval(arbor_protocol::ApprovalAnswer::new(
+                r.request_id.clone(),
+                true,
+                arbor_protocol::ApprovalScope::Once,
+            )))
             .unwrap();
         }
         let done = ev.agent_id == info.main_agent_id && matches!(ev.kind, EventKind::AgentFinished(_));

@@ -27,8 +27,50 @@ async fn mcp_cli() -> Cli {
 }
 
 #[tokio::test]
+async fn a_workspaces_servers_start_only_once_trusted_and_an_edit_asks_again() {
+    let cli = mcp_cli().await;
+    // Not trusted: one clear line, nothing started, the run goes on without them.
+    let out = cli.run(&["run", "--approve", "ask", "echo something"]).await;
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    let refusal: Vec<&str> = stderr.lines().filter(|l| l.contains(".mcp.json is not trusted")).collect();
+    assert_eq!(refusal.len(), 1, "{stderr}");
+    assert!(refusal[0].contains("(everything)") && refusal[0].contains("arbor mcp trust"), "{}", refusal[0]);
+    assert!(!stdout.contains("mcp everything started"), "no server process: {stdout}");
+    assert!(stdout.contains("Unknown tool: mcp__everything__echo"), "the model was not offered it: {stdout}");
+
+    // Listing describes it without starting it.
+    let listed = text(&cli.run(&["mcp"]).await.stdout);
+    assert!(listed.contains("is not trusted") && listed.contains("would run everything: "), "{listed}");
+    assert!(!listed.contains("13 tools"), "not started to list its tools: {listed}");
+
+    // --trust-mcp: this run only.
+    let once = cli.run(&["run", "--approve", "ask", "--trust-mcp", "echo something"]).await;
+    assert!(text(&once.stdout).contains("Echo: hello over stdio"), "{}", text(&once.stdout));
+    let after = cli.run(&["run", "--approve", "ask", "echo something"]).await;
+    assert!(!text(&after.stdout).contains("mcp everything started"), "not stored");
+
+    // Trusted for good; an edited file asks again.
+    let trusted = cli.run(&["mcp", "trust"]).await;
+    let said = text(&trusted.stdout);
+    assert!(trusted.status.success() && said.contains("trusted ") && said.contains("everything: "), "{said}");
+    let out = cli.run(&["run", "--approve", "ask", "echo something"]).await;
+    assert!(text(&out.stdout).contains("Echo: hello over stdio"), "{}", text(&out.stdout));
+    let path = cli.workspace.path().join(".mcp.json");
+    let edited = std::fs::read_to_string(&path).unwrap().replace("\"broken\"", "\"broken2\"");
+    std::fs::write(&path, edited).unwrap();
+    let out = cli.run(&["run", "--approve", "ask", "echo something"]).await;
+    assert!(text(&out.stderr).contains("changed since it was trusted"), "{}", text(&out.stderr));
+    assert!(!text(&out.stdout).contains("mcp everything started"));
+
+    let untrusted = cli.run(&["mcp", "untrust"]).await;
+    assert!(text(&untrusted.stdout).contains("no longer trusted"), "{}", text(&untrusted.stdout));
+}
+
+#[tokio::test]
 async fn a_run_calls_a_server_from_the_workspaces_mcp_json() {
     let cli = mcp_cli().await;
+    assert!(cli.run(&["mcp", "trust"]).await.status.success());
     let out = cli.run(&["run", "--approve", "ask", "echo something"]).await;
     let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
     assert!(out.status.success(), "{stdout}\n{stderr}");
@@ -44,6 +86,7 @@ async fn a_run_calls_a_server_from_the_workspaces_mcp_json() {
 #[tokio::test]
 async fn mcp_lists_servers_with_their_tools_and_exits_1_when_one_cannot_be_used() {
     let cli = mcp_cli().await;
+    assert!(cli.run(&["mcp", "trust"]).await.status.success());
     let extra = cli.data.path().join("extra.json");
     std::fs::write(&extra, json!({"mcpServers": {"ghost": {"command": "/nonexistent/mcp-ghost"}}}).to_string())
         .unwrap();

@@ -136,8 +136,7 @@ async fn run_one(
         }
         Decision::Ask => {
             let preview = tool.preview(&call.input, &ctx).await;
-            let question =
-                Question { call_id: &call.id, tool_name: &call.name, tool_args: &call.input, preview };
+            let question = Question { call_id: &call.id, tool_name: &call.name, tool_args: &call.input, preview };
             let Some(verdict) = super::ask::ask_approval(&shared, &agent_id, question, &cancel).await else {
                 return (ToolResult::error("Cancelled before the user answered; the call was not run."), None);
             };

@@ -148,7 +148,8 @@ fn apply(text: &str, input: &EditInput, shown: &str) -> Result<(String, usize), 
             "old_string was found {count} times in {shown}. Include more surrounding context to make it unique, or set replace_all to true to replace every occurrence"
         ));
     }
-    let edited = if input.replace_all { text.replace(old.as_str(), &new) } else { text.replacen(old.as_str(), &new, 1) };
+    let edited =
+        if input.replace_all { text.replace(old.as_str(), &new) } else { text.replacen(old.as_str(), &new, 1) };
     Ok((edited, count))
 }
 

@@ -29,7 +29,11 @@ impl From<ApprovalPreview> for Preview {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Fingerprint {
     Absent,
-    Present { len: u64, modified: Option<std::time::SystemTime>, hash: Option<u64> },
+    Present {
+        len: u64,
+        modified: Option<std::time::SystemTime>,
+        hash: Option<u64>,
+    },
     /// Could not be read; compared as is.
     Unreadable(String),
 }
@@ -78,7 +82,11 @@ pub async fn current_text(path: &Path) -> Result<Option<String>, String> {
         return Err("not a regular file".to_string());
     }
     if meta.len() > PREVIEW_MAX_BYTES {
-        return Err(format!("the file is {} KB; only files up to {} KB are previewed", meta.len() / 1024, PREVIEW_MAX_BYTES / 1024));
+        return Err(format!(
+            "the file is {} KB; only files up to {} KB are previewed",
+            meta.len() / 1024,
+            PREVIEW_MAX_BYTES / 1024
+        ));
     }
     let bytes = tokio::fs::read(path).await.map_err(|e| format!("cannot read the file: {e}"))?;
     String::from_utf8(bytes).map(Some).map_err(|_| "the file is not UTF-8 text".to_string())

@@ -25,9 +25,7 @@ async fn next_request(events: &mut EventStream) -> arbor_protocol::ApprovalReque
 }
 
 fn answer(session: &Session, request_id: &str, approved: bool, scope: ApprovalScope) {
-    session
-        .submit(Command::ResolveApproval(ApprovalAnswer::new(request_id, approved, scope)))
-        .expect("answer");
+    session.submit(Command::ResolveApproval(ApprovalAnswer::new(request_id, approved, scope))).expect("answer");
 }
 
 #[tokio::test]
@@ -53,7 +51,7 @@ async fn approve_once_then_deny_and_the_model_hears_the_denial() {
         EventKind::AgentFinished(f) => f.clone(),
         _ => unreachable!(),
     };
-    assert!(f.result.contains("user denied this Write"), "the model was told: {}", f.result);
+    assert!(f.result.contains("Write call was denied by the user"), "the model was told: {}", f.result);
     assert!(
         session
             .submit(Command::ResolveApproval(ApprovalAnswer::new(second.request_id, true, ApprovalScope::Once)))

@@ -2,6 +2,7 @@
 //! workspace, a session against either API, and helpers to wait for events.
 
 mod agent_loop;
+mod approval_rules;
 mod approvals;
 mod cancel;
 mod contracts;

@@ -44,9 +44,7 @@ async fn approval_requests(
 }
 
 fn answer(session: &Session, request_id: &str, approved: bool, scope: ApprovalScope) {
-    session
-        .submit(Command::ResolveApproval(ApprovalAnswer::new(request_id, approved, scope)))
-        .expect("answer");
+    session.submit(Command::ResolveApproval(ApprovalAnswer::new(request_id, approved, scope))).expect("answer");
 }
 
 #[tokio::test]
@@ -185,7 +183,7 @@ async fn a_task_call_under_ask_waits_for_the_answer_before_any_child_exists() {
             assert_eq!(f.result, "spawned after approval");
             assert_eq!(children(&rest).len(), 1);
         } else {
-            assert!(f.result.contains("The user denied this Task call"), "{}", f.result);
+            assert!(f.result.contains("Task call was denied by the user"), "{}", f.result);
             assert!(children(&rest).is_empty() && session.agents().len() == 1);
         }
     }

@@ -166,7 +166,11 @@ async fn stopping_withdraws_a_childs_pending_approval() {
     assert!(!h.path("a.txt").exists());
     assert!(
         session
-            .submit(Command::ResolveApproval(arbor_protocol::ApprovalAnswer::new(req.request_id.clone(), true, arbor_protocol::ApprovalScope::Once)))
+            .submit(Command::ResolveApproval(arbor_protocol::ApprovalAnswer::new(
+                req.request_id.clone(),
+                true,
+                arbor_protocol::ApprovalScope::Once
+            )))
             .is_err(),
         "a withdrawn request cannot be answered"
     );

@@ -203,7 +203,11 @@ async fn only_the_users_own_agent_type_may_loosen_the_policy() {
             let EventKind::ApprovalRequest(r) = &last.kind else { unreachable!() };
             assert_eq!(r.agent_path, vec!["main".to_string(), "Typed child".to_string()]);
             session
-                .submit(arbor_protocol::Command::ResolveApproval(arbor_protocol::ApprovalAnswer::new(r.request_id.clone(), false, arbor_protocol::ApprovalScope::Once)))
+                .submit(arbor_protocol::Command::ResolveApproval(arbor_protocol::ApprovalAnswer::new(
+                    r.request_id.clone(),
+                    false,
+                    arbor_protocol::ApprovalScope::Once,
+                )))
                 .expect("deny");
             until_finished(&mut events, session.main_agent_id()).await;
             assert!(!h.path("b.txt").exists());

@@ -63,3 +63,76 @@ fn the_markdown_export_reads_as_a_transcript() {
     assert!(one.contains("### Fix the bug › Read lexer"));
     assert!(!one.contains("Write tests for the tokenizer"));
 }
+
+#[test]
+fn the_markdown_export_records_every_decision_with_its_scope_and_origin() {
+    use arbor_protocol::{
+        ApprovalOutcome, ApprovalRequest, ApprovalResolved, ApprovalRule, ApprovalScope, DecidedBy, RuleRevoked,
+        ToolOutput,
+    };
+    let (_dir, store) = store();
+    begin(&store, "s", 0);
+    let m = aid(MAIN);
+    let mut log = Log::new("s", 0);
+    log.push(&m, started(None, None, 0, "main"));
+    let rule = ApprovalRule {
+        rule_id: "rule-7".into(),
+        tool: "Write".into(),
+        scope: ApprovalScope::Subtree,
+        agent_id: m.clone(),
+        approved: true,
+        request_id: "r1".into(),
+        created_at: 5_000,
+    };
+    let request = |id: &str, call: &str| {
+        EventKind::ApprovalRequest(ApprovalRequest {
+            request_id: id.into(),
+            call_id: call.into(),
+            tool_name: "Write".into(),
+            tool_args: serde_json::json!({}),
+            agent_path: vec!["main".into()],
+            preview: None,
+        })
+    };
+    let resolved = |id: &str, outcome, by, rule: Option<ApprovalRule>, reason: Option<&str>| {
+        EventKind::ApprovalResolved(ApprovalResolved {
+            request_id: id.into(),
+            outcome,
+            scope: rule.as_ref().map_or(ApprovalScope::Once, |r| r.scope),
+            decided_by: Some(by),
+            reason: reason.map(str::to_string),
+            rule,
+            edit: None,
+        })
+    };
+    let out = |call: &str, by| {
+        EventKind::ToolOutput(ToolOutput {
+            call_id: call.into(),
+            content: "ok".into(),
+            is_error: false,
+            decided_by: Some(by),
+        })
+    };
+    log.push(&m, call("c1", "Write", serde_json::json!({})));
+    log.push(&m, request("r1", "c1"));
+    log.push(&m, resolved("r1", ApprovalOutcome::Approved, DecidedBy::Person, Some(rule.clone()), None));
+    log.push(&m, out("c1", DecidedBy::Person));
+    log.push(&m, call("c2", "Write", serde_json::json!({})));
+    log.push(&m, out("c2", DecidedBy::Rule { rule: rule.clone() }));
+    log.push(&m, EventKind::RuleRevoked(RuleRevoked { rule_id: "rule-7".into() }));
+    log.push(&m, call("c3", "Write", serde_json::json!({})));
+    log.push(&m, request("r3", "c3"));
+    log.push(&m, resolved("r3", ApprovalOutcome::Denied, DecidedBy::Person, None, Some("wrong file")));
+    store.append(&log.events).unwrap();
+    let md = store.export_markdown(&sid("s"), None).unwrap();
+    for needle in [
+        "**Approval asked** for `Write` (`c1`, request `r1`)",
+        "**Approved** by the person (request `r1`; it set a rule: allow Write for “main” and all its subagents (rule `rule-7`, set 1970-01-01 00:00:05 UTC))",
+        "Output (`c2`, by a rule: allow Write for “main” and all its subagents (rule `rule-7`",
+        "*Rule `rule-7` revoked: the calls it covered ask again.*",
+        "**Denied** by the person (request `r3`)",
+        "Reason given: wrong file",
+    ] {
+        assert!(md.contains(needle), "missing {needle:?} in:\n{md}");
+    }
+}

@@ -68,8 +68,7 @@ fn a_version_1_file_is_migrated_and_its_skeleton_index_takes_the_new_events() {
 
 /// The skeleton condition as the store writes it: every type the protocol lists.
 fn skeleton_condition() -> String {
-    let names: Vec<String> =
-        arbor_protocol::EventType::SKELETON.iter().map(|t| format!("'{}'", t.as_str())).collect();
+    let names: Vec<String> = arbor_protocol::EventType::SKELETON.iter().map(|t| format!("'{}'", t.as_str())).collect();
     format!("type IN ({})", names.join(", "))
 }
 
