@@ -6,6 +6,7 @@
 // Test code: a failed step should fail the test loudly, where it happened.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod approvals;
 mod harness;
 
 use arbor_testkit::{Scenario, ScriptedServer};
@@ -297,6 +298,8 @@ async fn an_mcp_tool_call_shows_in_the_output_and_the_server_with_its_tools_in_s
 
     app.find("[data-testid=prompt-input]").await.send_keys("Echo something through MCP").await.unwrap();
     app.click("[data-testid=send]").await;
+    // The workspace's .mcp.json names a command: it runs only once trusted.
+    app.click("[data-testid=mcp-trust-accept]").await;
     app.node_status("main", "completed").await;
     app.wait_text("[data-testid=output]", "The echo came back from the MCP server").await;
     // A call that may change things (an MCP tool without a read-only hint) starts open and shows the server's answer.

@@ -193,7 +193,7 @@ pub fn untrusted_warning(w: &WorkspaceMcp) -> String {
     let names: Vec<&str> = w.servers.iter().map(|s| s.name.as_str()).collect();
     let what = if w.changed_since_trusted { "changed since it was trusted" } else { "is not trusted" };
     format!(
-        "{} {what}: its servers ({}) were not started. Trust it to use them (arbor mcp trust, or --trust-mcp for one run).",
+        "{} {what}: its servers ({}) were not started",
         w.path,
         if names.is_empty() { "none usable".to_string() } else { names.join(", ") }
     )

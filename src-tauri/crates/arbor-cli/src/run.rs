@@ -64,9 +64,14 @@ pub async fn execute(host: &Host, common: &Common, spec: LaunchSpec, banner: Opt
     if let Some(b) = banner {
         printer.note(b);
     }
+    let untrusted = info.untrusted_mcp.as_ref().map(arbor_app::trust::untrusted_warning);
     for w in &info.warnings {
         // A bad agent file or MCP config must not go unnoticed, nor stop the run.
-        warn(w);
+        if untrusted.as_ref() == Some(w) {
+            warn(&format!("{w}; trust it with `arbor mcp trust {}`, or pass --trust-mcp for this run", info.workspace));
+        } else {
+            warn(w);
+        }
     }
     printer.note(&format!(
         "session {} · {} · {} · workspace {}",

@@ -14,8 +14,8 @@ use arbor_core::provider::{AnthropicConfig, AnthropicProvider, ApiKey, OpenAiCon
 use arbor_core::provider::{RetryPolicy, Timeouts};
 use arbor_core::{ApprovalPolicy, Limits, Session, SessionConfig};
 use arbor_protocol::{
-    AgentEvent, AgentId, AgentStates, ApprovalAnswer, ApprovalOutcome, ApprovalScope, Command, DelegateRequest,
-    EventKind,
+    AgentEvent, AgentId, AgentStates, ApprovalAnswer, ApprovalOutcome, ApprovalPreview, ApprovalResolved,
+    ApprovalScope, Command, DelegateRequest, EventKind, SpawnEdit,
 };
 use arbor_store::{NewSession, Store};
 use arbor_testkit::{Scenario, ScriptedServer};
@@ -178,6 +178,10 @@ pub async fn run(seed: u64, dir: &Path) -> Outcome {
     let name = if openai { "openai" } else { "anthropic" };
     let mut config = SessionConfig::new(&workspace, name, provider(openai, &server), "claude-sonnet-4-5");
     config.approval = ApprovalPolicy::default();
+    // Some runs ask before every spawn, and the person may edit the child.
+    if rng.u8(0..4) == 0 {
+        config.approval.ask_before_spawning();
+    }
     config.limits = Limits { max_parallel: rng.usize(1..=8), max_depth: 3, max_subagents: 1000, ..Limits::default() };
     config.retry = RetryPolicy {
         max_retries: 3,
@@ -246,11 +250,26 @@ pub async fn run(seed: u64, dir: &Path) -> Outcome {
             // Answered now, a little later, or never (then a cancel or the end withdraws it).
             let never = rng.u8(0..8) == 0;
             if !never {
-                let answer = ApprovalAnswer::new(
+                let mut answer = ApprovalAnswer::new(
                     r.request_id.clone(),
                     rng.u8(0..3) != 0,
                     ApprovalScope::ALL[rng.usize(0..ApprovalScope::ALL.len())],
                 );
+                if !answer.approved && rng.bool() {
+                    answer.reason = Some("the soak says no".into());
+                }
+                if let Some(ApprovalPreview::Spawn(plan)) = &r.preview
+                    && answer.approved
+                    && rng.bool()
+                {
+                    let tools: Vec<String> = plan.tools.iter().filter(|_| rng.u8(0..3) != 0).cloned().collect();
+                    answer.edit = Some(SpawnEdit {
+                        prompt: rng.bool().then(|| format!("{}\n(edited by the person)", plan.prompt)),
+                        model: None,
+                        tools: rng.bool().then_some(tools),
+                        max_turns: rng.bool().then(|| rng.u32(1..=4)),
+                    });
+                }
                 let later = Duration::from_millis(rng.u64(0..30));
                 let s = session.clone();
                 tokio::spawn(async move {
@@ -259,6 +278,17 @@ pub async fn run(seed: u64, dir: &Path) -> Outcome {
                     let _ = s.submit(Command::ResolveApproval(answer));
                 });
             }
+        }
+        // Some rules are revoked a moment after they are set.
+        if let EventKind::ApprovalResolved(ApprovalResolved { rule: Some(rule), .. }) = &ev.kind
+            && rng.u8(0..3) == 0
+        {
+            let (s, rule_id) = (session.clone(), rule.rule_id.clone());
+            let later = Duration::from_millis(rng.u64(0..30));
+            tokio::spawn(async move {
+                tokio::time::sleep(later).await;
+                let _ = s.submit(Command::RevokeRule { rule_id });
+            });
         }
         if ev.agent_id == main && matches!(ev.kind, EventKind::AgentFinished(_)) {
             main_done = true;
@@ -329,7 +359,9 @@ pub async fn run(seed: u64, dir: &Path) -> Outcome {
 
 /// A standing rule left by a scoped answer.
 struct Rule {
+    id: String,
     granted_at: u64,
+    revoked_at: Option<u64>,
     agent: AgentId,
     tool: String,
     scope: ApprovalScope,
@@ -349,17 +381,24 @@ fn authorization(log: &[AgentEvent], states: &AgentStates, workspace: &Path) -> 
                 requests.insert(r.request_id.clone(), (e.agent_id.clone(), r.call_id.clone(), r.tool_name.clone()));
             }
             EventKind::ApprovalResolved(r) => {
-                if let Some((agent, call, tool)) = requests.get(&r.request_id) {
+                if let Some((agent, call, _)) = requests.get(&r.request_id) {
                     answers.insert((agent.clone(), call.clone()), r.outcome);
-                    if r.scope != ApprovalScope::Once && r.outcome != ApprovalOutcome::Withdrawn {
-                        rules.push(Rule {
-                            granted_at: e.seq,
-                            agent: agent.clone(),
-                            tool: tool.clone(),
-                            scope: r.scope,
-                            approved: r.outcome.is_approved(),
-                        });
-                    }
+                }
+                if let Some(rule) = &r.rule {
+                    rules.push(Rule {
+                        id: rule.rule_id.clone(),
+                        granted_at: e.seq,
+                        revoked_at: None,
+                        agent: rule.agent_id.clone(),
+                        tool: rule.tool.clone(),
+                        scope: rule.scope,
+                        approved: rule.approved,
+                    });
+                }
+            }
+            EventKind::RuleRevoked(r) => {
+                if let Some(rule) = rules.iter_mut().find(|x| x.id == r.rule_id) {
+                    rule.revoked_at = Some(e.seq);
                 }
             }
             _ => {}
@@ -411,7 +450,11 @@ fn authorization(log: &[AgentEvent], states: &AgentStates, workspace: &Path) -> 
 /// nearest ancestor, then the session's; for each, the latest answer.
 fn rule_verdict(rules: &[Rule], seq: u64, agent: &AgentId, tool: &str, states: &AgentStates) -> Option<bool> {
     let latest = |pick: &dyn Fn(&Rule) -> bool| {
-        rules.iter().filter(|r| r.granted_at < seq && r.tool == tool && pick(r)).map(|r| r.approved).next_back()
+        rules
+            .iter()
+            .filter(|r| r.granted_at < seq && r.revoked_at.is_none_or(|at| at > seq) && r.tool == tool && pick(r))
+            .map(|r| r.approved)
+            .next_back()
     };
     if let Some(v) = latest(&|r| r.scope == ApprovalScope::Agent && r.agent == *agent) {
         return Some(v);

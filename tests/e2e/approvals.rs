@@ -1,0 +1,254 @@
+//! Approvals a person can trust, end to end in the real webview: live requests
+//! answerable while a past session is open, a session-wide rule that answers a
+//! pending sibling and marks the calls it decides, revoking it, an overwrite's
+//! diff, the keyboard, a denial's reason reaching the model, a spawn card whose
+//! edits the child gets, and a workspace's MCP servers trusted before they run.
+
+use crate::harness::App;
+use crate::scripted;
+use fantoccini::Locator;
+use fantoccini::elements::Element;
+use fantoccini::key::Key;
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+
+async fn approval_cards(app: &App) -> Vec<Element> {
+    app.all("[data-testid=approval]").await
+}
+
+/// The pending card whose agent label contains `agent`.
+async fn card_of(app: &App, agent: &str) -> Element {
+    app.wait(&format!("an approval card from {agent:?}"), || async {
+        for card in approval_cards(app).await {
+            let label = card.find(Locator::Css("[data-testid=approval-agent]")).await.ok()?;
+            if app.text_of(&label).await.contains(agent) {
+                return Some(card);
+            }
+        }
+        None
+    })
+    .await
+}
+
+async fn wait_cards(app: &App, n: usize) {
+    app.wait(&format!("{n} approval cards"), || async { (approval_cards(app).await.len() == n).then_some(()) }).await;
+}
+
+/// Whether a model request of the agent whose task contains `task` carried `needle`.
+fn request_of_contains(server: &arbor_testkit::ScriptedServer, task: &str, needle: &str) -> bool {
+    server.requests().iter().any(|r| r.first_user_text.contains(task) && r.body.to_string().contains(needle))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(feature = "custom-protocol"),
+    ignore = "needs the UI embedded: run with --features custom-protocol (scripts/test.sh does)"
+)]
+async fn live_approvals_are_answered_from_a_past_session_with_rules_and_the_keyboard() {
+    let server = scripted("approvals_e2e").await;
+    let app = App::launch(&[
+        ("ANTHROPIC_BASE_URL", server.anthropic_base_url()),
+        ("ANTHROPIC_API_KEY", "e2e-test-key".to_string()),
+    ])
+    .await;
+
+    // A first session, left in the history.
+    app.find("[data-testid=prompt-input]").await.send_keys("APPR-FIRST: say hello").await.unwrap();
+    app.click("[data-testid=send]").await;
+    app.node_status("main", "completed").await;
+    app.click("[data-testid=new-session]").await;
+    app.wait("an empty window", || async { app.rows().await.is_empty().then_some(()) }).await;
+
+    // The second: two subagents each wait to Write.
+    app.find("[data-testid=prompt-input]").await.send_keys("APPR-START: update the docs").await.unwrap();
+    app.click("[data-testid=send]").await;
+    wait_cards(&app, 2).await;
+
+    // The first session opened in review: the live requests stay in view and answerable.
+    app.click("[data-testid=history-button]").await;
+    let row = app
+        .wait("the first session in the history", || async {
+            for r in app.all("[data-testid=history-row]").await {
+                if app.text_of(&r).await.contains("APPR-FIRST") {
+                    return Some(r);
+                }
+            }
+            None
+        })
+        .await;
+    row.click().await.unwrap();
+    app.wait_text("[data-testid=review-banner]", "Past session").await;
+    wait_cards(&app, 2).await;
+    app.wait_count("count-approvals", 2).await;
+    app.wait_text("[data-testid=history-button]", "2").await;
+    let title = app.client.title().await.unwrap();
+    assert!(title.contains('2'), "the window title shows the live count: {title:?}");
+
+    // The overwrite's diff shows the line it loses.
+    let readme = card_of(&app, "Update readme").await;
+    let diff = readme.find(Locator::Css("[data-testid=approval-diff]")).await.unwrap();
+    let mut removed = Vec::new();
+    for line in diff.find_all(Locator::Css("[data-testid=diff-line][data-kind=del]")).await.unwrap() {
+        removed.push(app.text_of(&line).await);
+    }
+    assert!(removed.iter().any(|l| l.contains("# e2e workspace")), "the lost line is shown removed: {removed:?}");
+    app.screenshot("approval-inbox").await;
+
+    // "Write anywhere in this session": it also answers the changelog's pending Write.
+    let session_scope = readme.find(Locator::Css("[data-testid=scope-option][data-scope=session]")).await.unwrap();
+    let label = app.text_of(&session_scope).await;
+    assert!(label.contains("Write anywhere in this session"), "the option says what it covers: {label}");
+    session_scope.click().await.unwrap();
+    readme.find(Locator::Css("[data-testid=approve]")).await.unwrap().click().await.unwrap();
+
+    // The changelog's Bash is the next card: the rule answered both of its Writes.
+    let bash = card_of(&app, "Update changelog").await;
+    app.wait_text("[data-testid=approval]", "ls").await;
+    assert_eq!(app.file("CHANGELOG.md").exists() && app.file("CHANGES-2.md").exists(), true, "both ran on the rule");
+    assert_eq!(std::fs::read_to_string(app.file("README.md")).unwrap(), "# A new readme\n\nWritten by a subagent.\n");
+
+    // Back to the live session: the call the rule decided is marked with the rule.
+    app.click("[data-testid=back-to-live]").await;
+    app.node("Update changelog").await.click().await.unwrap();
+    let mark = app
+        .wait("a call marked as decided by the rule", || async {
+            for m in app.all("[data-testid=decided-by][data-kind=rule]").await {
+                let t = app.text_of(&m).await;
+                if t.contains("Write anywhere in this session") {
+                    return Some(t);
+                }
+            }
+            None
+        })
+        .await;
+    assert!(mark.contains("Update readme"), "whose answer set it: {mark}");
+
+    // The rule is listed; revoked, the next Write asks again.
+    let rules = app.find("[data-testid=active-rules]").await;
+    let listed = rules.find_all(Locator::Css("[data-testid=rule]")).await.unwrap();
+    assert_eq!(listed.len(), 1);
+    app.screenshot("active-rules").await;
+    listed[0].find(Locator::Css("[data-testid=rule-revoke]")).await.unwrap().click().await.unwrap();
+    app.wait("the rule gone from the list", || async {
+        app.all("[data-testid=active-rules] [data-testid=rule]").await.is_empty().then_some(())
+    })
+    .await;
+
+    // The keyboard: approve the Bash with "a"…
+    let bash = app.wait("the Bash card still there", || async { Some(bash.clone()) }).await;
+    app.find("[data-testid=keys-hint]").await;
+    bash.send_keys("a").await.unwrap();
+    // …the changelog's third Write asks (the rule is gone); deny it with a reason ("r").
+    let again = app
+        .wait("the third Write asks again", || async {
+            for c in approval_cards(&app).await {
+                if app.text_of(&c).await.contains("CHANGES-3.md") {
+                    return Some(c);
+                }
+            }
+            None
+        })
+        .await;
+    again.send_keys("r").await.unwrap();
+    let reason = app.find("[data-testid=deny-reason]").await;
+    reason.send_keys(&format!("keep it in CHANGELOG.md{}", char::from(Key::Enter))).await.unwrap();
+    app.node_status("main", "completed").await;
+    assert!(!app.file("CHANGES-3.md").exists(), "the denied Write did not run");
+    assert!(
+        request_of_contains(&server, "APPR-CL", "keep it in CHANGELOG.md"),
+        "the model's next request carried the reason"
+    );
+    app.close().await;
+    server.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(feature = "custom-protocol"),
+    ignore = "needs the UI embedded: run with --features custom-protocol (scripts/test.sh does)"
+)]
+async fn a_spawn_card_is_edited_before_the_child_starts_and_the_child_gets_the_edit() {
+    let server = scripted("spawn_e2e").await;
+    let app = App::launch(&[
+        ("ANTHROPIC_BASE_URL", server.anthropic_base_url()),
+        ("ANTHROPIC_API_KEY", "e2e-test-key".to_string()),
+    ])
+    .await;
+    // "Ask before starting subagents", from Settings.
+    app.click("[data-testid=open-settings]").await;
+    let ask = app.find("[data-testid=ask-before-spawning]").await;
+    ask.click().await.unwrap();
+    app.click("[data-testid=save-settings]").await;
+    app.click("[data-testid=settings-back]").await;
+
+    app.find("[data-testid=prompt-input]").await.send_keys("SPAWN-START: survey the code").await.unwrap();
+    app.click("[data-testid=send]").await;
+    let card = app.find("[data-testid=spawn-card]").await;
+    let prompt = card.find(Locator::Css("[data-testid=spawn-prompt]")).await.unwrap();
+    assert!(app.text_of(&card).await.contains("general-purpose"));
+    prompt.clear().await.unwrap();
+    prompt.send_keys("SPAWN-CHILD: survey src only").await.unwrap();
+    card.find(Locator::Css("[data-testid=spawn-tool][data-tool=Bash]")).await.unwrap().click().await.unwrap();
+    app.screenshot("spawn-card").await;
+    app.click("[data-testid=spawn-card] [data-testid=approve]").await;
+    app.node_status("main", "completed").await;
+
+    let requests = server.requests();
+    let child = requests.iter().find(|r| r.first_user_text.contains("SPAWN-CHILD")).expect("the child ran");
+    assert_eq!(child.first_user_text, "SPAWN-CHILD: survey src only", "the edited prompt");
+    let tools: Vec<&str> = child.body["tools"].as_array().unwrap().iter().filter_map(|t| t["name"].as_str()).collect();
+    assert!(!tools.contains(&"Bash") && tools.contains(&"Read"), "Bash was removed: {tools:?}");
+    app.close().await;
+    server.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(feature = "custom-protocol"),
+    ignore = "needs the UI embedded: run with --features custom-protocol (scripts/test.sh does)"
+)]
+async fn a_workspace_mcp_server_starts_only_once_the_person_trusts_it() {
+    let server = scripted("mcp_e2e").await;
+    let app = App::launch(&[
+        ("ANTHROPIC_BASE_URL", server.anthropic_base_url()),
+        ("ANTHROPIC_API_KEY", "e2e-test-key".to_string()),
+    ])
+    .await;
+    let everything = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/node_modules/.bin/mcp-server-everything");
+    assert!(everything.exists(), "run `npm --prefix tests/mcp ci` (scripts/test.sh does)");
+    // The server is started through a script that leaves a mark: no mark, no process ever ran.
+    let marker = app.file("../server-started");
+    let wrapper = app.file("../start-everything.sh");
+    std::fs::write(
+        &wrapper,
+        format!("#!/bin/sh\ntouch '{}'\nexec '{}' \"$@\"\n", marker.display(), everything.display()),
+    )
+    .unwrap();
+    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let config =
+        serde_json::json!({"mcpServers": {"everything": {"command": wrapper, "env": {"EVERYTHING_TOKEN": "x"}}}});
+    std::fs::write(app.file(".mcp.json"), config.to_string()).unwrap();
+
+    // Asked first; started without them, nothing runs.
+    app.find("[data-testid=prompt-input]").await.send_keys("Echo something through MCP").await.unwrap();
+    app.click("[data-testid=send]").await;
+    let dialog = app.find("[data-testid=mcp-trust-dialog]").await;
+    let text = app.text_of(&dialog).await;
+    assert!(text.contains("start-everything.sh") && text.contains("EVERYTHING_TOKEN"), "command and env names: {text}");
+    assert!(!text.contains("\"x\""), "never the values");
+    app.screenshot("mcp-trust").await;
+    app.click("[data-testid=mcp-trust-skip]").await;
+    app.node_status("main", "completed").await;
+    assert!(!marker.exists(), "no server process before trust");
+
+    // Trusted: the next session starts it and the call goes through.
+    app.click("[data-testid=new-session]").await;
+    app.wait("an empty window", || async { app.rows().await.is_empty().then_some(()) }).await;
+    app.find("[data-testid=prompt-input]").await.send_keys("Echo something through MCP").await.unwrap();
+    app.click("[data-testid=send]").await;
+    app.click("[data-testid=mcp-trust-accept]").await;
+    app.wait_text("[data-testid=output]", "Echo: hello from the desktop").await;
+    assert!(marker.exists(), "started after trust");
+    app.close().await;
+    server.shutdown().await;
+}
