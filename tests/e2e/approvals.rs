@@ -30,6 +30,12 @@ async fn card_of(app: &App, agent: &str) -> Element {
     .await
 }
 
+/// Brings `el` into the middle of the view, so a click lands on it and not on what scrolls over it.
+async fn scroll_to(app: &App, el: &Element) {
+    let arg = serde_json::to_value(el).unwrap();
+    app.client.execute("arguments[0].scrollIntoView({block: 'center'})", vec![arg]).await.unwrap();
+}
+
 async fn wait_cards(app: &App, n: usize) {
     app.wait(&format!("{n} approval cards"), || async { (approval_cards(app).await.len() == n).then_some(()) }).await;
 }
@@ -93,6 +99,10 @@ async fn live_approvals_are_answered_from_a_past_session_with_rules_and_the_keyb
     }
     assert!(removed.iter().any(|l| l.contains("# e2e workspace")), "the lost line is shown removed: {removed:?}");
     app.screenshot("approval-inbox").await;
+    // The smallest window it is meant for, to look at.
+    app.client.set_window_size(1024, 700).await.unwrap();
+    app.screenshot("approval-inbox-1024x700").await;
+    app.client.set_window_size(1280, 800).await.unwrap();
 
     // "Write anywhere in this session": it also answers the changelog's pending Write.
     let session_scope = readme.find(Locator::Css("[data-testid=scope-option][data-scope=session]")).await.unwrap();
@@ -135,9 +145,9 @@ async fn live_approvals_are_answered_from_a_past_session_with_rules_and_the_keyb
     .await;
 
     // The keyboard: approve the Bash with "a"…
-    let bash = app.wait("the Bash card still there", || async { Some(bash.clone()) }).await;
+    drop(bash);
     app.find("[data-testid=keys-hint]").await;
-    bash.send_keys("a").await.unwrap();
+    card_of(&app, "Update changelog").await.send_keys("a").await.unwrap();
     // …the changelog's third Write asks (the rule is gone); deny it with a reason ("r").
     let again = app
         .wait("the third Write asks again", || async {
@@ -177,6 +187,7 @@ async fn a_spawn_card_is_edited_before_the_child_starts_and_the_child_gets_the_e
     // "Ask before starting subagents", from Settings.
     app.click("[data-testid=open-settings]").await;
     let ask = app.find("[data-testid=ask-before-spawning]").await;
+    scroll_to(&app, &ask).await;
     ask.click().await.unwrap();
     app.click("[data-testid=save-settings]").await;
     app.click("[data-testid=settings-back]").await;
@@ -189,6 +200,8 @@ async fn a_spawn_card_is_edited_before_the_child_starts_and_the_child_gets_the_e
     prompt.clear().await.unwrap();
     prompt.send_keys("SPAWN-CHILD: survey src only").await.unwrap();
     card.find(Locator::Css("[data-testid=spawn-tool][data-tool=Bash]")).await.unwrap().click().await.unwrap();
+    // The card says what approving will change before anyone relies on it.
+    app.wait_text("[data-testid=spawn-card]", "prompt, tools").await;
     app.screenshot("spawn-card").await;
     app.click("[data-testid=spawn-card] [data-testid=approve]").await;
     app.node_status("main", "completed").await;

@@ -1,4 +1,9 @@
-/** The window: loading and first-run screens, the session layout (live or under review), history, settings, dialogs. */
+/**
+ * The window: loading and first-run screens, the session layout (live or
+ * under review), history, settings, dialogs. The approval inbox is beside
+ * every view (the live session's requests are never hidden), and the window
+ * title counts them.
+ */
 import { useEffect } from "react";
 import { AgentTree } from "./components/AgentTree";
 import { ApprovalInbox } from "./components/ApprovalInbox";
@@ -7,6 +12,7 @@ import { ErrorBanners } from "./components/ErrorBanners";
 import { FirstRun } from "./components/FirstRun";
 import { HistoryPanel } from "./components/HistoryPanel";
 import { IconAlert, IconTree } from "./components/icons";
+import { McpTrustDialog } from "./components/McpTrustDialog";
 import { MessageDialog } from "./components/MessageDialog";
 import { OutputView } from "./components/output/OutputView";
 import { PromptBox } from "./components/PromptBox";
@@ -14,10 +20,12 @@ import { ReviewBanner } from "./components/ReviewBanner";
 import { SettingsPanel } from "./components/SettingsPanel";
 import { StatusBar } from "./components/StatusBar";
 import { TopBar } from "./components/TopBar";
+import { useWindowTitle } from "./hooks/useWindowTitle";
 import { installEventEffects, loadAppState } from "./ipc/actions";
+import { installApprovalEffects } from "./ipc/approvals";
 import { installHistoryEffects } from "./ipc/history";
 import { bookStore } from "./store/review";
-import { sessionStore } from "./store/sessionStore";
+import { liveSession, sessionStore } from "./store/sessionStore";
 import { useStore } from "./store/store";
 import { toggleHistory, uiStore } from "./store/ui";
 
@@ -33,11 +41,13 @@ export function App() {
   useEffect(() => {
     const offEvents = installEventEffects();
     const offHistory = installHistoryEffects();
+    const offApprovals = installApprovalEffects();
     window.addEventListener("keydown", onGlobalKey);
     void loadAppState();
     return () => {
       offEvents();
       offHistory();
+      offApprovals();
       window.removeEventListener("keydown", onGlobalKey);
     };
   }, []);
@@ -51,6 +61,7 @@ export function App() {
   const dialog = useStore(uiStore, (s) => s.dialog);
   const hasAgents = useStore(sessionStore, (s) => s.roots.length > 0);
   const reviewing = useStore(bookStore, (b) => b.review !== null);
+  useWindowTitle();
 
   if (loading) {
     return (
@@ -84,14 +95,20 @@ export function App() {
     body = (
       <>
         <TopBar />
-        <SettingsPanel />
+        <div className="with-inbox">
+          <SettingsPanel />
+          <InboxPanel />
+        </div>
       </>
     );
   } else if (view === "history") {
     body = (
       <>
         <TopBar />
-        <HistoryPanel />
+        <div className="with-inbox">
+          <HistoryPanel />
+          <InboxPanel />
+        </div>
       </>
     );
   } else if (firstRun && !hasAgents && !reviewing) {
@@ -114,12 +131,7 @@ export function App() {
             <OutputView />
             <PromptBox />
           </section>
-          <aside className="panel" aria-label="Approvals">
-            <InboxHeader />
-            <div className="panel-body">
-              <ApprovalInbox />
-            </div>
-          </aside>
+          <InboxPanel />
         </div>
       </>
     );
@@ -131,16 +143,23 @@ export function App() {
       {view !== "session" || !(firstRun && !hasAgents && !reviewing) ? <StatusBar /> : <div />}
       {dialog?.kind === "delegate" ? <DelegateDialog parentId={dialog.parentId} /> : null}
       {dialog?.kind === "message" ? <MessageDialog agentId={dialog.agentId} /> : null}
+      <McpTrustDialog />
       <ErrorBanners />
     </div>
   );
 }
 
-function InboxHeader() {
-  const n = useStore(sessionStore, (s) => s.pending.length);
+/** The approval inbox with its header: the live session's count, whichever session is displayed. */
+function InboxPanel() {
+  const n = useStore(liveSession, (s) => s.pending.length);
   return (
-    <div className="panel-header">
-      Approvals <span className={`count${n > 0 ? " hot" : ""}`}>{n}</span>
-    </div>
+    <aside className="panel inbox-panel" aria-label="Approvals" data-testid="inbox-panel">
+      <div className="panel-header">
+        Approvals <span className={`count${n > 0 ? " hot" : ""}`}>{n}</span>
+      </div>
+      <div className="panel-body">
+        <ApprovalInbox />
+      </div>
+    </aside>
   );
 }

@@ -1,8 +1,9 @@
 /**
  * The agent tree: one row per visible agent, collapsible to any depth, with
- * keyboard navigation (WAI-ARIA tree pattern) and per-node actions.
+ * keyboard navigation (WAI-ARIA tree pattern) and per-node actions; Shift+D
+ * opens Delegate… under the selected agent from anywhere but a text field.
  */
-import { memo, useCallback, useRef, type KeyboardEvent } from "react";
+import { memo, useCallback, useEffect, useRef, type KeyboardEvent } from "react";
 import type { AgentId } from "../bindings";
 import { resumeAgent, stopAgent } from "../ipc/actions";
 import { formatCost, formatDuration, formatTokens } from "../lib/format";
@@ -16,6 +17,8 @@ import {
   visibleRows,
   type TreeRow,
 } from "../store/selectors";
+import { lastToolDecision } from "../store/approvals";
+import { delegateShortcut } from "../store/delegate";
 import { bookStore } from "../store/review";
 import { isTerminal } from "../store/session/status";
 import { agentFigures } from "../store/session/usage";
@@ -24,6 +27,7 @@ import { useStore } from "../store/store";
 import { openDialog, select, setCollapsed, uiStore } from "../store/ui";
 import { useNow } from "../hooks/useNow";
 import { IconBranch, IconChevron, IconMessage, IconResume, IconStop, IconTree } from "./icons";
+import { DecisionMark } from "./approvals/DecisionMark";
 import { StatusIcon } from "./StatusIcon";
 
 export function AgentTree() {
@@ -34,6 +38,15 @@ export function AgentTree() {
   const starting = useStore(uiStore, (s) => s.starting);
   const readOnly = useStore(bookStore, (b) => b.review !== null);
   const treeRef = useRef<HTMLDivElement>(null);
+
+  // On the window, so the shortcut works wherever focus is (the output, a card), as long as the tree is shown.
+  useEffect(() => {
+    const onKey = (e: globalThis.KeyboardEvent) => {
+      if (!e.defaultPrevented && delegateShortcut(e)) e.preventDefault();
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, []);
 
   const focusRow = useCallback((id: AgentId) => {
     select(id);
@@ -138,6 +151,8 @@ const TreeNode = memo(function TreeNode({ row, selected, focusable, position, se
   const hidden = useStore(sessionStore, (s) =>
     row.hasChildren && !row.expanded ? (subtreeSizes(s.agents)[row.id] ?? 0) : 0,
   );
+  // What let its latest call run or refused it (a person, a rule); the policy's word is left to the output.
+  const decision = useStore(sessionStore, (s) => lastToolDecision(s, row.id));
   const active = node ? !isTerminal(node.status) && node.runStartedAt !== null : false;
   const now = useNow(active);
   if (!node) return null;
@@ -209,13 +224,19 @@ const TreeNode = memo(function TreeNode({ row, selected, focusable, position, se
             {node.lastTool}
           </div>
         ) : null}
+        {node.lastTool && decision && decision.kind !== "policy" ? (
+          <div className="node-decision">
+            <DecisionMark mark={decision} compact />
+          </div>
+        ) : null}
         {readOnly ? null : (
           <div className="node-actions">
             <button
               type="button"
               className="btn small ghost"
               data-testid="node-delegate"
-              title="Start a subagent under this agent"
+              title="Start a subagent under this agent (Shift+D when it is selected)"
+              aria-keyshortcuts="Shift+D"
               onClick={(e) => {
                 e.stopPropagation();
                 select(node.id);

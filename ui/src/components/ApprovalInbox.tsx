@@ -1,131 +1,145 @@
 /**
- * Pending approvals, oldest first, each naming its agent (description, id and
- * path in the tree). Answering one sends only that answer; the card stays,
- * marked "sending…", until the backend confirms it with approval_resolved.
- * Under a past session's review the requests it left open are shown without
- * any way to answer them.
+ * The approval inbox: the live session's pending requests, oldest first, in
+ * every view (while a past session is reviewed, in settings, in history), a
+ * hint line of the keys, and the rules in force. The keys act on the focused
+ * card (lib/approvalKeys.ts says which key does what): j/k or ↑/↓ move, a
+ * approves, d denies, r opens the reason field, 1–4 choose the scope, A
+ * approves all from the card's agent. Never while typing in a field or with
+ * a dialog open. A card answered with the keyboard hands the focus on to the
+ * next one.
  */
-import { memo, useState } from "react";
-import { APPROVAL_SCOPES, type ApprovalScope } from "../bindings";
-import { answerApproval } from "../ipc/actions";
-import { approvalAgentLabel, approvalMcp, pendingApprovals } from "../store/selectors";
-import type { Approval } from "../store/session/types";
+import { useEffect, useRef, type KeyboardEvent } from "react";
+import { answer, approveAllFrom } from "../ipc/approvals";
+import { approvalKeyAction, keysMayAct } from "../lib/approvalKeys";
+import { patchDraft } from "../store/approvals";
 import { bookStore } from "../store/review";
-import { sessionStore } from "../store/sessionStore";
+import { pendingApprovals } from "../store/selectors";
+import { liveSession } from "../store/sessionStore";
 import { useStore } from "../store/store";
-import { select, uiStore } from "../store/ui";
-import { IconCheck, IconInbox, IconTool, IconX } from "./icons";
-import { ToolArgs } from "./ToolArgs";
-import { ToolName } from "./ToolName";
+import { uiStore } from "../store/ui";
+import { ActiveRules } from "./ActiveRules";
+import { ApprovalCard } from "./approvals/ApprovalCard";
+import { KeysHint } from "./approvals/KeysHint";
+import { IconInbox } from "./icons";
 
-// Wording only: which scopes exist, and their order, are Rust's (APPROVAL_SCOPES).
-const SCOPE_LABELS: Record<ApprovalScope, string> = {
-  once: "Just this call",
-  agent: "This agent",
-  subtree: "This subtree",
-  session: "This session",
-};
+const CARD = '[data-testid="approval"]';
+
+function cardsIn(root: HTMLElement | null): HTMLElement[] {
+  return root ? [...root.querySelectorAll<HTMLElement>(CARD)] : [];
+}
 
 export function ApprovalInbox() {
-  const pending = useStore(sessionStore, pendingApprovals);
+  const pending = useStore(liveSession, pendingApprovals);
+  const reviewing = useStore(bookStore, (b) => b.review !== null);
+  const listRef = useRef<HTMLDivElement>(null);
+  /** The position of the card that had the focus, while the focus is in the list. */
+  const focusAt = useRef<number | null>(null);
+
+  // The focused card was answered and is gone: the one now at its place takes the focus.
+  useEffect(() => {
+    const at = focusAt.current;
+    if (at === null) return;
+    const active = document.activeElement;
+    if (active && active !== document.body && active.isConnected) return;
+    const cards = cardsIn(listRef.current);
+    const next = cards[Math.min(at, cards.length - 1)];
+    if (next) next.focus();
+    else focusAt.current = null;
+  }, [pending]);
+
+  // From nowhere in particular (nothing focused), j or k reaches the inbox's first card.
+  useEffect(() => {
+    const onKey = (e: globalThis.KeyboardEvent) => {
+      const active = document.activeElement;
+      if (active !== null && active !== document.body) return;
+      if (e.ctrlKey || e.metaKey || e.altKey || (e.key !== "j" && e.key !== "k")) return;
+      if (uiStore.get().dialog !== null) return;
+      const first = cardsIn(listRef.current)[0];
+      if (!first) return;
+      e.preventDefault();
+      first.focus();
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, []);
+
+  const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
+    const target = e.target as HTMLElement;
+    if (e.defaultPrevented || !keysMayAct(target, uiStore.get().dialog !== null)) return;
+    const action = approvalKeyAction(e);
+    if (!action) return;
+    const cards = cardsIn(listRef.current);
+    const card = target.closest<HTMLElement>(CARD);
+    const index = card ? cards.indexOf(card) : -1;
+    if (action.kind === "move") {
+      const to = index < 0 ? cards[0] : cards[Math.max(0, Math.min(cards.length - 1, index + action.by))];
+      e.preventDefault();
+      to?.focus();
+      return;
+    }
+    const requestId = card?.dataset.requestId;
+    const agentId = card?.dataset.agentId;
+    if (!card || requestId === undefined || agentId === undefined) return;
+    e.preventDefault();
+    switch (action.kind) {
+      case "approve":
+        void answer(requestId, true);
+        break;
+      case "deny":
+        void answer(requestId, false);
+        break;
+      case "reason":
+        patchDraft(requestId, { reasonOpen: true });
+        break;
+      case "scope":
+        patchDraft(requestId, { scope: action.scope });
+        break;
+      case "approveAll":
+        void approveAllFrom(agentId);
+        break;
+    }
+  };
+
   if (pending.length === 0) {
     return (
-      <div className="empty">
-        <IconInbox size={26} />
-        <div className="title">Nothing to approve</div>
-        <div>When an agent wants to change files or run a command, it waits here for you.</div>
-      </div>
+      <>
+        <div className="empty inbox-empty">
+          <IconInbox size={26} />
+          <div className="title">Nothing to approve</div>
+          <div>When an agent wants to change files or run a command, it waits here for you.</div>
+        </div>
+        <ActiveRules hideWhenEmpty />
+      </>
     );
   }
   return (
-    <div className="approvals" role="list" aria-label="Pending approvals">
-      {pending.map((a) => (
-        <ApprovalCard key={a.requestId} approval={a} />
-      ))}
-    </div>
+    <>
+      <KeysHint />
+      <div
+        className="approvals"
+        role="list"
+        aria-label="Pending approvals"
+        ref={listRef}
+        onKeyDown={onKeyDown}
+        onFocus={(e) => {
+          const card = (e.target as HTMLElement).closest<HTMLElement>(CARD);
+          if (card) focusAt.current = cardsIn(listRef.current).indexOf(card);
+        }}
+        onBlur={(e) => {
+          const leaving = e.target as HTMLElement;
+          // Focus moved elsewhere on purpose (not a card that went away with its answer).
+          if (e.relatedTarget instanceof Node && !listRef.current?.contains(e.relatedTarget)) focusAt.current = null;
+          else if (e.relatedTarget === null)
+            setTimeout(() => {
+              if (leaving.isConnected && document.activeElement !== leaving) focusAt.current = null;
+            }, 0);
+        }}
+      >
+        {pending.map((a) => (
+          <ApprovalCard key={a.requestId} approval={a} reviewing={reviewing} />
+        ))}
+      </div>
+      <ActiveRules hideWhenEmpty />
+    </>
   );
 }
-
-const ApprovalCard = memo(function ApprovalCard({ approval }: { approval: Approval }) {
-  const node = useStore(sessionStore, (s) => s.agents[approval.agentId]);
-  const mcp = useStore(sessionStore, (s) => approvalMcp(s, approval));
-  const sending = useStore(uiStore, (s) => !!s.sending[approval.requestId]);
-  const readOnly = useStore(bookStore, (b) => b.review !== null);
-  // The narrowest scope (Rust lists them narrowest first) unless the person widens it.
-  const [scope, setScope] = useState<ApprovalScope>(APPROVAL_SCOPES[0]);
-  const { description, id, path } = approvalAgentLabel(node, approval);
-  return (
-    <div
-      className={`approval${sending ? " sending" : ""}`}
-      role="listitem"
-      data-testid="approval"
-      data-request-id={approval.requestId}
-      data-agent-id={approval.agentId}
-      aria-busy={sending}
-    >
-      <div className="approval-head">
-        <button
-          type="button"
-          className="approval-agent"
-          data-testid="approval-agent"
-          title="Show this agent"
-          onClick={() => select(approval.agentId)}
-        >
-          <span className="desc">{description}</span>
-          <span className="id">{id}</span>
-          <span className="path">{path}</span>
-        </button>
-      </div>
-      <div className="approval-body">
-        <div className="approval-tool">
-          <IconTool size={12} />
-          <strong>
-            <ToolName name={approval.toolName} mcp={mcp} />
-          </strong>
-          <span className="faint">wants to run</span>
-        </div>
-        <ToolArgs toolName={approval.toolName} args={approval.toolArgs} />
-      </div>
-      {readOnly ? (
-        <div className="approval-actions faint" data-testid="approval-unanswered">
-          Never answered: this past session is read-only.
-        </div>
-      ) : (
-      <div className="approval-actions">
-        <select
-          className="select"
-          data-testid="approval-scope"
-          aria-label="Scope of the answer"
-          value={scope}
-          disabled={sending}
-          onChange={(e) => setScope(e.target.value as ApprovalScope)}
-        >
-          {APPROVAL_SCOPES.map((s) => (
-            <option key={s} value={s}>
-              {SCOPE_LABELS[s]}
-            </option>
-          ))}
-        </select>
-        <button
-          type="button"
-          className="btn danger"
-          data-testid="deny"
-          disabled={sending}
-          onClick={() => void answerApproval(approval.requestId, false, scope)}
-        >
-          <IconX size={12} /> Deny
-        </button>
-        <button
-          type="button"
-          className="btn approve"
-          data-testid="approve"
-          disabled={sending}
-          onClick={() => void answerApproval(approval.requestId, true, scope)}
-        >
-          <IconCheck size={12} /> {sending ? "Sending…" : "Approve"}
-        </button>
-      </div>
-      )}
-    </div>
-  );
-});

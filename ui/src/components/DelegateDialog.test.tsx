@@ -1,17 +1,26 @@
 import { act, fireEvent, render, screen } from "@testing-library/react";
-import { beforeEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import type { Command, ToolInfo } from "../bindings";
+import { bookFromPast, bookStore } from "../store/review";
 import { sessionStore } from "../store/sessionStore";
 import { uiStore } from "../store/ui";
 import { eventMaker } from "../test/events";
-import { applyEvents, resetStores, sessionInfo } from "../test/stores";
+import { pastSession } from "../test/past";
+import { applyEvents, appState, resetStores, sessionInfo } from "../test/stores";
+import { AgentTree } from "./AgentTree";
 import { DelegateDialog } from "./DelegateDialog";
 import { MessageDialog } from "./MessageDialog";
+import { ToolCard } from "./output/ToolCard";
 
 const sendCommand = vi.fn();
+const describeTask = vi.fn();
 vi.mock("../bindings", async (importOriginal) => ({
   // The real constants (they are Rust's rules); only the commands are faked.
   ...(await importOriginal<typeof import("../bindings")>()),
-  commands: { sendCommand: (...a: unknown[]) => sendCommand(...a) },
+  commands: {
+    sendCommand: (...a: unknown[]) => sendCommand(...a),
+    describeTask: (...a: unknown[]) => describeTask(...a),
+  },
 }));
 
 const types = [
@@ -19,10 +28,15 @@ const types = [
   { name: "general-purpose", description: "dup", model: null, provider: null, source: "built-in", file: null },
 ];
 
+/** The session's event maker, so later events follow on in sequence. */
+let events = eventMaker();
+
 beforeEach(() => {
   sendCommand.mockReset();
+  describeTask.mockReset();
+  describeTask.mockImplementation((prompt: string) => Promise.resolve(`Label for ${prompt}`));
   resetStores({ session: sessionInfo({ agent_types: types }), dialog: { kind: "delegate", parentId: "agent-a" } });
-  const e = eventMaker();
+  const e = (events = eventMaker());
   applyEvents([e.started("agent-main", null, "main"), e.started("agent-a", "agent-main", "Write the tests"), e.status("agent-a", "running")]);
 });
 
@@ -98,6 +112,194 @@ describe("DelegateDialog", () => {
     });
     expect(screen.getByRole("alert").textContent).toContain("the subagent limit (10) is reached");
     expect(uiStore.get().dialog).toEqual({ kind: "delegate", parentId: "agent-a" });
+  });
+});
+
+const tools: ToolInfo[] = [
+  { name: "Read", class: "read_only", default: "allow" },
+  { name: "Write", class: "mutating", default: "ask" },
+  { name: "Bash", class: "mutating", default: "ask" },
+];
+
+/** The delegate command the form sent last. */
+const sent = () => sendCommand.mock.calls.at(-1)?.[0] as Extract<Command, { type: "delegate" }>;
+
+async function submit() {
+  await act(async () => {
+    fireEvent.click(screen.getByTestId("delegate-submit"));
+  });
+}
+
+describe("DelegateDialog: typing the task", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("puts the cursor in the task, not the agent type", () => {
+    render(<DelegateDialog parentId="agent-a" />);
+    expect(document.activeElement).toBe(screen.getByTestId("delegate-prompt"));
+  });
+
+  it("suggests the backend's label as the description once typing pauses, and sends none when left empty", async () => {
+    vi.useFakeTimers();
+    sendCommand.mockResolvedValue({ status: "ok", data: { kind: "done" } });
+    render(<DelegateDialog parentId="agent-a" />);
+    const description = input("delegate-description");
+    const placeholder = description.placeholder;
+    fireEvent.change(input("delegate-prompt"), { target: { value: "Count" } });
+    fireEvent.change(input("delegate-prompt"), { target: { value: "Count the files " } });
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(150);
+    });
+    expect(describeTask).not.toHaveBeenCalled();
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(100);
+    });
+    // Once, for the prompt as it was when typing paused (as it is sent: trimmed).
+    expect(describeTask.mock.calls).toEqual([["Count the files"]]);
+    expect(description.placeholder).toBe("Label for Count the files");
+    expect(description.value).toBe("");
+    // Emptied: nothing to suggest.
+    fireEvent.change(input("delegate-prompt"), { target: { value: " " } });
+    expect(description.placeholder).toBe(placeholder);
+    fireEvent.change(input("delegate-prompt"), { target: { value: "Count the files" } });
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(250);
+    });
+    await submit();
+    expect(sent().description).toBeNull();
+  });
+
+  it("has no background checkbox: the only checkboxes are the tools", () => {
+    resetStores({ ...uiStore.get(), app: appState({ tools }) });
+    render(<DelegateDialog parentId="agent-a" />);
+    const form = screen.getByTestId("delegate-form");
+    expect(form.textContent).not.toContain("background");
+    const boxes = Array.from(form.querySelectorAll<HTMLInputElement>('input[type="checkbox"]'));
+    expect(boxes.map((b) => b.dataset.testid)).toEqual(["delegate-tool", "delegate-tool", "delegate-tool"]);
+  });
+});
+
+describe("DelegateDialog: Limit this agent", () => {
+  beforeEach(() => {
+    uiStore.set((s) => ({ ...s, app: appState({ tools }) }));
+    sendCommand.mockResolvedValue({ status: "ok", data: { kind: "done" } });
+  });
+
+  it("offers every tool ticked and the modes in words; unchanged, it sends neither tools nor a mode", async () => {
+    render(<DelegateDialog parentId="agent-a" />);
+    const boxes = screen.getAllByTestId("delegate-tool") as HTMLInputElement[];
+    expect(boxes.map((b) => [b.dataset.tool, b.checked])).toEqual([
+      ["Read", true],
+      ["Write", true],
+      ["Bash", true],
+    ]);
+    expect(screen.getByTestId("delegate-form").textContent).toContain("MCP tools follow the agent type");
+    const mode = screen.getByTestId("delegate-mode") as HTMLSelectElement;
+    expect([...mode.options].map((o) => o.value)).toEqual(["default", "plan", "dontAsk"]);
+    expect(mode.value).toBe("default");
+    for (const o of mode.options) expect(o.textContent).not.toBe(o.value);
+    fireEvent.change(input("delegate-prompt"), { target: { value: "Do it" } });
+    await submit();
+    expect("tools" in sent()).toBe(false);
+    expect("permission_mode" in sent()).toBe(false);
+  });
+
+  it("sends the ticked tools once one is unticked, and a stricter mode when chosen", async () => {
+    render(<DelegateDialog parentId="agent-a" />);
+    fireEvent.click(screen.getAllByTestId("delegate-tool")[2]!);
+    fireEvent.change(screen.getByTestId("delegate-mode"), { target: { value: "plan" } });
+    fireEvent.change(input("delegate-prompt"), { target: { value: "Look around" } });
+    await submit();
+    expect(sent()).toMatchObject({ type: "delegate", parent_id: "agent-a", tools: ["Read", "Write"], permission_mode: "plan" });
+  });
+
+  it("sends no tools again once every tool is ticked again", async () => {
+    render(<DelegateDialog parentId="agent-a" />);
+    const read = screen.getAllByTestId("delegate-tool")[0]!;
+    fireEvent.click(read);
+    fireEvent.click(read);
+    fireEvent.change(screen.getByTestId("delegate-mode"), { target: { value: "dontAsk" } });
+    fireEvent.change(input("delegate-prompt"), { target: { value: "Go" } });
+    await submit();
+    expect("tools" in sent()).toBe(false);
+    expect(sent().permission_mode).toBe("dontAsk");
+  });
+});
+
+/** A stored session under review: it takes no delegations. */
+const pastBook = () => bookFromPast(pastSession([], []));
+
+describe("opening Delegate…", () => {
+  function taskCall() {
+    applyEvents([
+      events.make("agent-a", {
+        type: "tool_call",
+        call_id: "call-task",
+        tool_name: "Task",
+        tool_args: { description: "Count files", prompt: "Count the text files", subagent_type: "tester" },
+      }),
+    ]);
+    const item = sessionStore.get().agents["agent-a"]?.items.find((i) => i.kind === "tool");
+    if (item?.kind !== "tool") throw new Error("no tool item");
+    return item;
+  }
+
+  it("from a Task card: under the same parent, with its prompt and type filled in", () => {
+    uiStore.set((s) => ({ ...s, dialog: null }));
+    const item = taskCall();
+    const card = render(<ToolCard item={item} agentId="agent-a" />);
+    // Folded cards show their body once opened.
+    if (!screen.queryByTestId("task-delegate")) fireEvent.click(card.container.querySelector(".tool-head")!);
+    fireEvent.click(screen.getByTestId("task-delegate"));
+    expect(uiStore.get().dialog).toEqual({ kind: "delegate", parentId: "agent-a", prompt: "Count the text files", subagentType: "tester" });
+    render(<DelegateDialog parentId="agent-a" />);
+    expect(input("delegate-prompt").value).toBe("Count the text files");
+    expect((screen.getByTestId("delegate-type") as HTMLSelectElement).value).toBe("tester");
+  });
+
+  it("offers no Delegate similar… on a Task card of a past session under review", () => {
+    uiStore.set((s) => ({ ...s, dialog: null }));
+    const item = taskCall();
+    bookStore.set({ review: pastBook(), live: null });
+    const card = render(<ToolCard item={item} agentId="agent-a" />);
+    fireEvent.click(card.container.querySelector(".tool-head")!);
+    expect(screen.queryByTestId("task-delegate")).toBeNull();
+  });
+
+  it("with Shift+D under the selected agent, never while typing", () => {
+    uiStore.set((s) => ({ ...s, dialog: null, selected: "agent-a" }));
+    render(
+      <>
+        <AgentTree />
+        <textarea data-testid="elsewhere" />
+        <div data-testid="approval" tabIndex={0}>
+          <span data-testid="inside-card">a card</span>
+        </div>
+      </>,
+    );
+    expect(screen.getAllByTestId("node-delegate")[0]?.getAttribute("title")).toContain("Shift+D");
+
+    const field = screen.getByTestId("elsewhere");
+    field.focus();
+    fireEvent.keyDown(field, { key: "D", shiftKey: true });
+    expect(uiStore.get().dialog).toBeNull();
+
+    fireEvent.keyDown(document.body, { key: "d", shiftKey: false });
+    fireEvent.keyDown(document.body, { key: "D", shiftKey: true, ctrlKey: true });
+    expect(uiStore.get().dialog).toBeNull();
+
+    // On an approval card the keys are the card's.
+    fireEvent.keyDown(screen.getByTestId("inside-card"), { key: "D", shiftKey: true });
+    expect(uiStore.get().dialog).toBeNull();
+
+    fireEvent.keyDown(document.body, { key: "D", shiftKey: true });
+    expect(uiStore.get().dialog).toEqual({ kind: "delegate", parentId: "agent-a" });
+
+    // Not over another dialog.
+    act(() => uiStore.set((s) => ({ ...s, dialog: { kind: "message", agentId: "agent-main" }, selected: "agent-main" })));
+    fireEvent.keyDown(document.body, { key: "D", shiftKey: true });
+    expect(uiStore.get().dialog).toEqual({ kind: "message", agentId: "agent-main" });
   });
 });
 

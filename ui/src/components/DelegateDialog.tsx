@@ -1,13 +1,27 @@
 /**
  * "Delegate…": start a subagent under a chosen agent. Delegated subagents run
- * in the background of their parent; the result reaches it as a notification.
+ * beside their parent; the result reaches it as a notification. The cursor
+ * starts in the task; the description field suggests the backend's label for
+ * it (sent as nothing when left empty, so the backend uses that same label);
+ * "Limit this agent" narrows its tools and approval mode, sent only when
+ * narrowed. The form may come prefilled from a Task call ("Delegate similar…").
  */
 import { useState, type FormEvent } from "react";
-import { GENERAL_PURPOSE, type AgentId } from "../bindings";
+import { DELEGATION_PERMISSION_MODES, GENERAL_PURPOSE, type AgentId } from "../bindings";
+import { useTaskLabel } from "../hooks/useTaskLabel";
 import { delegate } from "../ipc/actions";
+import {
+  DELEGATION_MODE_LABELS,
+  initialType,
+  isDelegationMode,
+  limitSummary,
+  narrowedTools,
+  type DelegationMode,
+} from "../lib/delegate";
 import { sessionStore } from "../store/sessionStore";
 import { useStore } from "../store/store";
 import { openDialog, select, uiStore } from "../store/ui";
+import { IconChevron } from "./icons";
 import { Modal } from "./Modal";
 import { StatusIcon } from "./StatusIcon";
 
@@ -20,9 +34,22 @@ export function DelegateDialog({ parentId }: { parentId: AgentId }) {
     { name: GENERAL_PURPOSE, description: GENERAL_DESCRIPTION, model: null as string | null },
     ...(types ?? []).filter((t) => t.name !== GENERAL_PURPOSE),
   ];
-  const [type, setType] = useState<string>(GENERAL_PURPOSE);
-  const [prompt, setPrompt] = useState("");
+  // What opened the form may have prefilled it (read once: later edits are the person's).
+  const [prefill] = useState(() => {
+    const d = uiStore.get().dialog;
+    return d?.kind === "delegate" && d.parentId === parentId ? d : null;
+  });
+  const [type, setType] = useState<string>(() => {
+    const offered = options.map((o) => o.name);
+    return initialType(prefill?.subagentType, offered, GENERAL_PURPOSE);
+  });
+  const [prompt, setPrompt] = useState(prefill?.prompt ?? "");
   const [description, setDescription] = useState("");
+  const suggestion = useTaskLabel(prompt);
+  const tools = useStore(uiStore, (s) => s.app?.tools);
+  const toolNames = (tools ?? []).map((t) => t.name);
+  const [unticked, setUnticked] = useState<ReadonlySet<string>>(() => new Set());
+  const [mode, setMode] = useState<DelegationMode>("default");
   const [model, setModel] = useState("");
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -37,7 +64,16 @@ export function DelegateDialog({ parentId }: { parentId: AgentId }) {
     }
     setBusy(true);
     setError(null);
-    const r = await delegate({ parentId, subagentType: type, prompt, description, model });
+    const narrowed = narrowedTools(toolNames, unticked);
+    const r = await delegate({
+      parentId,
+      subagentType: type,
+      prompt,
+      description,
+      model,
+      tools: narrowed,
+      permissionMode: mode,
+    });
     setBusy(false);
     if (!r.ok) {
       setError(r.message);
@@ -96,7 +132,8 @@ export function DelegateDialog({ parentId }: { parentId: AgentId }) {
               <input
                 className="input"
                 data-testid="delegate-description"
-                placeholder="3–5 words for the tree"
+                placeholder={suggestion || "3–5 words for the tree"}
+                title={suggestion ? `Left empty, it is labelled “${suggestion}”` : undefined}
                 value={description}
                 onChange={(e) => setDescription(e.target.value)}
               />
@@ -113,16 +150,60 @@ export function DelegateDialog({ parentId }: { parentId: AgentId }) {
               />
             </label>
           </div>
-          <label className="checkbox">
-            <input type="checkbox" checked disabled readOnly />
-            <span>
-              Run in the background
-              <br />
-              <span className="hint">
-                Delegated subagents always run beside their parent; the result reaches it as a notification.
-              </span>
-            </span>
-          </label>
+          <details className="delegate-limit">
+            <summary>
+              <IconChevron size={11} /> Limit this agent
+              <span className="faint">{limitSummary(toolNames, unticked, mode)}</span>
+            </summary>
+            <div className="delegate-limit-body">
+              <div className="field">
+                <span className="label">Tools</span>
+                {toolNames.length > 0 ? (
+                  <div className="delegate-tools">
+                    {toolNames.map((name) => (
+                      <label className="checkbox" key={name}>
+                        <input
+                          type="checkbox"
+                          data-testid="delegate-tool"
+                          data-tool={name}
+                          checked={!unticked.has(name)}
+                          onChange={(e) => {
+                            const next = new Set(unticked);
+                            if (e.target.checked) next.delete(name);
+                            else next.add(name);
+                            setUnticked(next);
+                          }}
+                        />
+                        <span className="mono">{name}</span>
+                      </label>
+                    ))}
+                  </div>
+                ) : (
+                  <span className="faint">The tool list has not loaded.</span>
+                )}
+                <span className="hint">
+                  Untick what it should not have; it never gets a tool its type lacks. MCP tools follow the agent type.
+                </span>
+              </div>
+              <label className="field">
+                <span className="label">Approvals</span>
+                <select
+                  className="select"
+                  data-testid="delegate-mode"
+                  value={mode}
+                  onChange={(e) => {
+                    if (isDelegationMode(e.target.value)) setMode(e.target.value);
+                  }}
+                >
+                  {DELEGATION_PERMISSION_MODES.map((m) => (
+                    <option key={m} value={m}>
+                      {DELEGATION_MODE_LABELS[m]}
+                    </option>
+                  ))}
+                </select>
+              </label>
+            </div>
+          </details>
           {error ? (
             <div className="inline-error" role="alert">
               {error}

@@ -1,43 +1,59 @@
-/** A line diff of two texts (an Edit's old→new string, a Write's content). */
-import { diffLines } from "diff";
+/**
+ * A line diff of two texts (an Edit's old→new string, a Write's content, an
+ * approval's file before→after). Long lines scroll sideways rather than wrap
+ * mid-word; a long diff shows its hunks with context, the unchanged stretches
+ * folded, until "Show all N lines"; a very long one is cut at LIMIT rows.
+ */
 import { memo, useMemo, useState } from "react";
+import { FOLD_OVER, foldDiff, lineDiff, type DiffRow } from "../lib/diff";
 
-export interface DiffLine {
-  kind: "add" | "del" | "same";
-  text: string;
-}
-
-const withNewline = (s: string) => (s === "" || s.endsWith("\n") ? s : `${s}\n`);
-
-export function lineDiff(before: string, after: string): DiffLine[] {
-  const out: DiffLine[] = [];
-  // Compare whole lines: a last line without "\n" is the same line as one with it.
-  for (const part of diffLines(withNewline(before), withNewline(after))) {
-    const kind = part.added ? "add" : part.removed ? "del" : "same";
-    const lines = part.value.endsWith("\n") ? part.value.slice(0, -1).split("\n") : part.value.split("\n");
-    for (const text of lines) out.push({ kind, text });
-  }
-  return out;
-}
-
+/** Rows drawn before "Show all": a huge diff would lay out megabytes. */
 const LIMIT = 400;
 
-export const DiffView = memo(function DiffView({ before, after }: { before: string; after: string }) {
+const SIGN = { add: "+", del: "−", ctx: " " } as const;
+
+export const DiffView = memo(function DiffView({
+  before,
+  after,
+  testId,
+}: {
+  before: string;
+  after: string;
+  /** The container's data-testid (an approval's diff is `approval-diff`). */
+  testId?: string;
+}) {
   const lines = useMemo(() => lineDiff(before, after), [before, after]);
+  const folded = useMemo(
+    (): DiffRow[] => (lines.length > FOLD_OVER ? foldDiff(lines) : lines.map((line, index) => ({ kind: "line", index, line }))),
+    [lines],
+  );
   const [all, setAll] = useState(false);
-  const shown = all ? lines : lines.slice(0, LIMIT);
+  const rows = all ? lines.map((line, index): DiffRow => ({ kind: "line", index, line })) : folded;
+  const shown = all ? rows : rows.slice(0, LIMIT);
+  const partial = !all && (shown.length < rows.length || rows.some((r) => r.kind === "fold"));
   return (
-    <div className="diff" role="table" aria-label="Changes">
-      {shown.map((l, i) => (
-        <div key={i} className={`diff-line ${l.kind}`} role="row">
-          <span className="sign">{l.kind === "add" ? "+" : l.kind === "del" ? "−" : " "}</span>
-          <span>{l.text || " "}</span>
+    <div className="diff-wrap" data-testid={testId}>
+      <div className="diff" role="table" aria-label="Changes">
+        <div className="diff-body">
+          {lines.length === 0 ? <div className="diff-fold">No changes</div> : null}
+          {shown.map((r) =>
+            r.kind === "fold" ? (
+              <div key={`f${r.index}`} className="diff-fold" role="row" data-testid="diff-fold">
+                ⋯ {r.count} unchanged line{r.count === 1 ? "" : "s"}
+              </div>
+            ) : (
+              <div key={r.index} className={`diff-line ${r.line.kind}`} role="row" data-testid="diff-line" data-kind={r.line.kind}>
+                <span className="sign">{SIGN[r.line.kind]}</span>
+                <span className="text">{r.line.text || " "}</span>
+              </div>
+            ),
+          )}
         </div>
-      ))}
-      {lines.length > shown.length ? (
+      </div>
+      {partial || all ? (
         <div className="diff-more">
-          <button type="button" className="btn small" onClick={() => setAll(true)}>
-            Show {lines.length - shown.length} more lines
+          <button type="button" className="btn small ghost" data-testid="diff-toggle" onClick={() => setAll(!all)}>
+            {all ? (folded.length < lines.length ? "Show only the changes" : "Show fewer lines") : `Show all ${lines.length} lines`}
           </button>
         </div>
       ) : null}

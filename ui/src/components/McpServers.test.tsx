@@ -1,12 +1,14 @@
 import { act, fireEvent, render, screen, within } from "@testing-library/react";
 import { beforeEach, describe, expect, it, vi } from "vitest";
-import type { AppState, McpReport, McpServerInfo } from "../bindings";
+import type { AppState, McpReport, McpServerInfo, WorkspaceMcp } from "../bindings";
 import { resetStores } from "../test/stores";
 import { SettingsPanel } from "./SettingsPanel";
 
 const commands = {
   mcpServers: vi.fn(),
   agentCatalog: vi.fn(),
+  trustWorkspaceMcp: vi.fn(),
+  untrustWorkspaceMcp: vi.fn(),
 };
 vi.mock("../bindings", async (importOriginal) => ({
   // The real constants (they are Rust's rules); only the commands are faked.
@@ -45,6 +47,20 @@ function report(extra: Partial<McpReport> = {}): McpReport {
     servers: [],
     problems: [],
     files: ["/home/u/.config/arbor/mcp.json", "/work/demo/.mcp.json"],
+    workspace: null,
+    ...extra,
+  };
+}
+
+function workspaceFile(extra: Partial<WorkspaceMcp> = {}): WorkspaceMcp {
+  return {
+    workspace: "/work/demo",
+    path: "/work/demo/.mcp.json",
+    servers: [
+      { name: "everything", transport: "stdio", command: "npx", args: ["-y", "@modelcontextprotocol/server-everything"], env_names: ["TOKEN"] },
+    ],
+    trusted: false,
+    changed_since_trusted: false,
     ...extra,
   };
 }
@@ -175,5 +191,68 @@ describe("Settings: MCP servers", () => {
       fireEvent.click(screen.getByTestId("mcp-check"));
     });
     expect(screen.getByTestId("mcp-error").textContent).toContain("ipc down");
+  });
+});
+
+describe("Settings: the workspace's .mcp.json", () => {
+  it("lists an untrusted file's servers as not started, and Trust trusts it and lists them again", async () => {
+    commands.mcpServers.mockReturnValueOnce(ok(report({ workspace: workspaceFile() })));
+    await show();
+    const block = screen.getByTestId("mcp-workspace-untrusted");
+    expect(block.textContent).toContain("/work/demo/.mcp.json");
+    expect(block.textContent).toContain("is not trusted");
+    const [row] = within(block).getAllByTestId("mcp-trust-server");
+    expect(row?.dataset.server).toBe("everything");
+    expect(row?.textContent).toContain("not started");
+    expect(row?.querySelector(".launch-line")?.textContent).toBe("npx -y @modelcontextprotocol/server-everything");
+    expect(row?.textContent).toContain("TOKEN");
+    // Not the "nothing configured" state: there is a file, just not trusted.
+    expect(screen.queryByTestId("mcp-empty")).toBeNull();
+    expect(screen.queryByTestId("mcp-untrust")).toBeNull();
+
+    commands.trustWorkspaceMcp.mockReturnValue(ok(workspaceFile({ trusted: true })));
+    commands.mcpServers.mockReturnValueOnce(ok(report({ servers: [server()], workspace: workspaceFile({ trusted: true }) })));
+    await act(async () => {
+      fireEvent.click(screen.getByTestId("mcp-trust"));
+    });
+    expect(commands.trustWorkspaceMcp).toHaveBeenCalledWith("/work/demo");
+    expect(commands.mcpServers).toHaveBeenCalledTimes(2);
+    expect(commands.mcpServers).toHaveBeenLastCalledWith("/work/demo", false);
+    expect(screen.queryByTestId("mcp-workspace-untrusted")).toBeNull();
+    expect(rows()[0]?.dataset.server).toBe("everything");
+    expect(screen.getByTestId("mcp-untrust")).toBeTruthy();
+  });
+
+  it("says when an untrusted file changed since it was trusted", async () => {
+    commands.mcpServers.mockReturnValue(ok(report({ workspace: workspaceFile({ changed_since_trusted: true }) })));
+    await show();
+    expect(screen.getByTestId("mcp-workspace-untrusted").textContent).toContain("changed since you trusted it");
+  });
+
+  it("offers Untrust for a trusted file, which withdraws the trust and lists again", async () => {
+    commands.mcpServers.mockReturnValueOnce(ok(report({ servers: [server()], workspace: workspaceFile({ trusted: true }) })));
+    await show();
+    expect(screen.queryByTestId("mcp-workspace-untrusted")).toBeNull();
+    expect(screen.queryByTestId("mcp-trust")).toBeNull();
+    commands.untrustWorkspaceMcp.mockReturnValue(ok(true));
+    commands.mcpServers.mockReturnValueOnce(ok(report({ workspace: workspaceFile() })));
+    await act(async () => {
+      fireEvent.click(screen.getByTestId("mcp-untrust"));
+    });
+    expect(commands.untrustWorkspaceMcp).toHaveBeenCalledWith("/work/demo");
+    expect(commands.mcpServers).toHaveBeenCalledTimes(2);
+    expect(screen.getByTestId("mcp-workspace-untrusted")).toBeTruthy();
+    expect(screen.queryAllByTestId("mcp-server-row")).toEqual([]);
+  });
+
+  it("shows a failed trust inline and keeps the file untrusted", async () => {
+    commands.mcpServers.mockReturnValue(ok(report({ workspace: workspaceFile() })));
+    await show();
+    commands.trustWorkspaceMcp.mockReturnValue(Promise.resolve({ status: "error", error: { kind: "settings", message: "read-only config" } }));
+    await act(async () => {
+      fireEvent.click(screen.getByTestId("mcp-trust"));
+    });
+    expect(within(screen.getByTestId("mcp-workspace-untrusted")).getByRole("alert").textContent).toBe("read-only config");
+    expect(commands.mcpServers).toHaveBeenCalledTimes(1);
   });
 });

@@ -1,15 +1,20 @@
 /**
  * Settings: the MCP tool servers a session in the workspace would have, where
  * each is configured, its state and its tools; listed when the settings open
- * (which may start each server once) and again on "Check again".
+ * (which may start each server once) and again on "Check again". The
+ * workspace's `.mcp.json` shows whether it is trusted: until it is, its
+ * servers are listed as not started, with a Trust button; once it is, an
+ * Untrust button.
  */
-import { useEffect } from "react";
-import type { McpServerInfo } from "../bindings";
-import { loadMcpServers } from "../ipc/mcp";
+import { useEffect, useState } from "react";
+import type { McpServerInfo, WorkspaceMcp } from "../bindings";
+import type { Outcome } from "../ipc/actions";
+import { loadMcpServers, trustWorkspaceServers, untrustWorkspaceServers } from "../ipc/mcp";
 import { firstLine, MCP_EXAMPLE, mcpSourceLabel, mcpStateLabel } from "../lib/mcp";
 import { mcpStore } from "../store/mcp";
 import { useStore } from "../store/store";
-import { IconAlert, IconChevron, IconResume } from "./icons";
+import { IconAlert, IconCheck, IconChevron, IconResume } from "./icons";
+import { LaunchList } from "./McpTrustDialog";
 
 export function McpServers({ workspace }: { workspace: string }) {
   const { report, loading, fresh, error } = useStore(mcpStore, (s) => s);
@@ -20,6 +25,8 @@ export function McpServers({ workspace }: { workspace: string }) {
   }, [target]);
 
   const servers = report?.servers ?? [];
+  // Absent from reports of an older backend; null when the workspace has no file.
+  const file = report?.workspace ?? null;
   return (
     <section className="card" id="settings-mcp" data-testid="mcp-servers" aria-labelledby="mcp-h" aria-busy={loading}>
       <h2 id="mcp-h">
@@ -59,7 +66,8 @@ export function McpServers({ workspace }: { workspace: string }) {
             <IconAlert size={12} /> <span>{p}</span>
           </div>
         ))}
-        {report && servers.length === 0 ? <McpEmpty files={report.files} /> : null}
+        {file ? <WorkspaceTrust file={file} workspace={workspace} /> : null}
+        {report && servers.length === 0 && !(file && !file.trusted) ? <McpEmpty files={report.files} /> : null}
         {servers.length > 0 ? (
           <>
             <div className="mcp-list">
@@ -83,6 +91,74 @@ export function McpServers({ workspace }: { workspace: string }) {
         ) : null}
       </div>
     </section>
+  );
+}
+
+/** The workspace's `.mcp.json`: not trusted (its servers, not started, and Trust) or trusted (Untrust). */
+function WorkspaceTrust({ file, workspace }: { file: WorkspaceMcp; workspace: string }) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const run = async (action: (workspace: string) => Promise<Outcome<null>>) => {
+    setBusy(true);
+    setError(null);
+    const r = await action(workspace);
+    setBusy(false);
+    if (!r.ok) setError(r.message);
+  };
+  const failure = error ? (
+    <div className="inline-error" role="alert">
+      {error}
+    </div>
+  ) : null;
+
+  if (file.trusted) {
+    return (
+      <div className="mcp-trusted">
+        <IconCheck size={12} />
+        <span className="hint">
+          You trust <code>{file.path}</code>: its servers start with sessions in this workspace.
+        </span>
+        <span className="spacer" />
+        <button
+          type="button"
+          className="btn small"
+          data-testid="mcp-untrust"
+          disabled={busy}
+          title="Its servers no longer start until you trust the file again"
+          onClick={() => void run(untrustWorkspaceServers)}
+        >
+          Untrust
+        </button>
+        {failure}
+      </div>
+    );
+  }
+  return (
+    <div className="mcp-untrusted" data-testid="mcp-workspace-untrusted">
+      <div className="inline-warn">
+        <IconAlert size={12} />
+        <span>
+          <code>{file.path}</code> is not trusted
+          {file.changed_since_trusted ? ": it changed since you trusted it" : ""}. Its servers do not start until you
+          trust it, since the file can name any command.
+        </span>
+      </div>
+      <LaunchList servers={file.servers} state="not started" />
+      <div className="row">
+        <button
+          type="button"
+          className="btn small primary"
+          data-testid="mcp-trust"
+          disabled={busy}
+          title="Trust the file as it is now; an edit asks again"
+          onClick={() => void run(trustWorkspaceServers)}
+        >
+          {busy ? "Trusting…" : "Trust"}
+        </button>
+        <span className="hint">Sessions here start these servers until the file changes.</span>
+      </div>
+      {failure}
+    </div>
   );
 }
 

@@ -1,12 +1,29 @@
-/** A modal dialog: overlay, Escape to close, focus kept inside while open. */
+/**
+ * A modal dialog: overlay, Escape to close, focus kept inside while open. It
+ * opens on the element marked `data-autofocus`, else on its first field.
+ */
 import { useEffect, useRef, type ReactNode } from "react";
 import { IconX } from "./icons";
 
-export function Modal({ title, onClose, children }: { title: string; onClose: () => void; children: ReactNode }) {
+export function Modal({
+  title,
+  onClose,
+  children,
+  testId,
+}: {
+  title: string;
+  onClose: () => void;
+  children: ReactNode;
+  testId?: string;
+}) {
   const ref = useRef<HTMLDivElement>(null);
   useEffect(() => {
     const previous = document.activeElement as HTMLElement | null;
-    const first = ref.current?.querySelector<HTMLElement>("[data-autofocus], textarea, input, select");
+    // The marked element wins wherever it is: a select above the marked text
+    // field would otherwise take the keys the person types first.
+    const root = ref.current;
+    const first =
+      root?.querySelector<HTMLElement>("[data-autofocus]") ?? root?.querySelector<HTMLElement>("textarea, input, select");
     first?.focus();
     return () => previous?.focus?.();
   }, []);
@@ -22,6 +39,7 @@ export function Modal({ title, onClose, children }: { title: string; onClose: ()
         role="dialog"
         aria-modal="true"
         aria-label={title}
+        data-testid={testId}
         ref={ref}
         onKeyDown={(e) => {
           if (e.key === "Escape") {

@@ -15,6 +15,8 @@ vi.mock("../bindings", async (importOriginal) => ({
   commands: {
     sendCommand: (...a: unknown[]) => sendCommand(...a),
     startSession: (...a: unknown[]) => startSession(...a),
+    // No .mcp.json in the workspace: nothing to ask before starting (McpTrustDialog.test.tsx asks).
+    workspaceMcp: () => Promise.resolve(null),
   },
 }));
 const channels: { onmessage: (frame: EventFrame) => void }[] = [];
@@ -63,6 +65,7 @@ describe("PromptBox", () => {
       channels[0]?.onmessage({
         events: [e.started("agent-main", null, "main"), e.make("agent-main", { type: "user_message", content: "Fix the build" })],
         usage: null,
+        rules: null,
       });
       flushEvents();
     });

@@ -1,8 +1,9 @@
 /**
  * Settings: provider keys (to the OS keyring; a stored key is never shown),
  * base URLs and default models, the default provider, limits, the approval
- * policy per tool, the agent definitions found for the workspace, and its
- * MCP tool servers.
+ * policy per tool (with "Ask before starting subagents", the Task tool's
+ * policy, offered first), the agent definitions found for the workspace, and
+ * its MCP tool servers.
  */
 import { useEffect, useState } from "react";
 import {
@@ -17,9 +18,11 @@ import {
   type TimeoutSettings,
 } from "../bindings";
 import { clearApiKey, loadCatalog, saveSettings, setApiKey } from "../ipc/actions";
+import { asksBeforeSpawning, toolChoice, withAskBeforeSpawning, withToolChoice } from "../lib/approvalSettings";
 import { useStore } from "../store/store";
 import { patchUi, uiStore } from "../store/ui";
 import { IconAlert, IconCheck, IconX } from "./icons";
+import { ActiveRules } from "./ActiveRules";
 import { McpServers } from "./McpServers";
 
 const LIMITS: { key: keyof LimitSettings; label: string; hint: string }[] = [
@@ -86,7 +89,7 @@ export function SettingsPanel() {
         <div className="row">
           <h1>Settings</h1>
           <span className="spacer" />
-          <button type="button" className="btn" onClick={() => patchUi({ view: "session" })}>
+          <button type="button" className="btn" data-testid="settings-back" onClick={() => patchUi({ view: "session" })}>
             Back to session
           </button>
         </div>
@@ -181,6 +184,21 @@ export function SettingsPanel() {
         <section className="card" aria-labelledby="approvals-h">
           <h2 id="approvals-h">Approvals</h2>
           <div className="card-body">
+            {/* The Task row of the table below, offered on its own: it is the one choice most people look for. */}
+            <label className="checkbox spawn-ask">
+              <input
+                type="checkbox"
+                data-testid="ask-before-spawning"
+                checked={asksBeforeSpawning(draft.approvals, app.tools)}
+                onChange={(e) => update({ approvals: withAskBeforeSpawning(draft.approvals, app.tools, e.target.checked) })}
+              />
+              <span>
+                <strong>Ask before starting subagents</strong>
+                <span className="hint">
+                  Each Task call becomes an editable card (prompt, model, tools) before the subagent starts.
+                </span>
+              </span>
+            </label>
             <span className="hint">
               What happens when an agent calls a tool. Agent definitions can tighten this; a child is never looser
               than its parent unless you answer a request for a whole subtree or session.
@@ -195,7 +213,7 @@ export function SettingsPanel() {
               </thead>
               <tbody>
                 {app.tools.map((t) => {
-                  const value = draft.approvals?.[t.name] ?? t.default;
+                  const value = toolChoice(draft.approvals, app.tools, t.name);
                   return (
                     <tr key={t.name}>
                       <td className="mono">{t.name}</td>
@@ -207,10 +225,7 @@ export function SettingsPanel() {
                           value={value}
                           onChange={(e) => {
                             const choice = e.target.value as ApprovalChoice;
-                            const approvals = { ...draft.approvals };
-                            if (choice === t.default) delete approvals[t.name];
-                            else approvals[t.name] = choice;
-                            update({ approvals });
+                            update({ approvals: withToolChoice(draft.approvals, app.tools, t.name, choice) });
                           }}
                         >
                           {APPROVAL_CHOICES.map((c) => (
@@ -228,6 +243,8 @@ export function SettingsPanel() {
             </table>
           </div>
         </section>
+
+        <ActiveRules card />
 
         <Catalog workspace={workspace} />
 
@@ -248,7 +265,13 @@ export function SettingsPanel() {
           <button type="button" className="btn" disabled={!dirty || saving} onClick={() => setDraft(app.settings)}>
             Revert
           </button>
-          <button type="button" className="btn primary" disabled={!dirty || saving} onClick={() => void save()}>
+          <button
+            type="button"
+            className="btn primary"
+            data-testid="save-settings"
+            disabled={!dirty || saving}
+            onClick={() => void save()}
+          >
             {saving ? "Saving…" : "Save settings"}
           </button>
         </div>

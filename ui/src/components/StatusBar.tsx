@@ -1,15 +1,19 @@
-/** The session at a glance: main agent state, subagents by status, approvals, tokens and cost. */
+/**
+ * The session at a glance: main agent state, subagents by status, tokens and
+ * cost of the displayed session, and the live session's pending approvals.
+ */
 import { formatCost, formatTokens, statusLabel } from "../lib/format";
 import { mainAgent, subagentCounts } from "../store/selectors";
 import { bookStore } from "../store/review";
-import { sessionStore } from "../store/sessionStore";
+import { liveSession, sessionStore } from "../store/sessionStore";
 import { useStore } from "../store/store";
 import { uiStore } from "../store/ui";
 
 export function StatusBar() {
   const counts = useStore(sessionStore, (s) => subagentCounts(s.agents));
   const main = useStore(sessionStore, (s) => mainAgent(s)?.status ?? null);
-  const approvals = useStore(sessionStore, (s) => s.pending.length);
+  // The live session's, even while a past one is displayed: its requests are never hidden.
+  const approvals = useStore(liveSession, (s) => s.pending.length);
   const totals = useStore(sessionStore, (s) => s.usage.session);
   const starting = useStore(uiStore, (s) => s.starting);
   const session = useStore(uiStore, (s) => s.session);

@@ -2,6 +2,7 @@
 import type { ProviderKind } from "../bindings";
 import { chooseProvider, newSession, pickWorkspace } from "../ipc/actions";
 import { bookStore } from "../store/review";
+import { liveSession } from "../store/sessionStore";
 import { useStore } from "../store/store";
 import { patchUi, toggleHistory, uiStore } from "../store/ui";
 import { IconFolder, IconGear, IconHistory, IconPlus, IconTree } from "./icons";
@@ -31,19 +32,26 @@ export function SettingsButton() {
   );
 }
 
-/** Opens the stored sessions (also Ctrl/Cmd+H). */
+/** Opens the stored sessions (also Ctrl/Cmd+H); counts the live session's approvals waiting meanwhile. */
 export function HistoryButton() {
   const open = useStore(uiStore, (s) => s.view === "history");
+  const waiting = useStore(liveSession, (s) => s.pending.length);
+  const note = waiting > 0 ? ` · ${waiting} approval${waiting === 1 ? "" : "s"} waiting in the live session` : "";
   return (
     <button
       type="button"
       className={`btn ${open ? "" : "ghost"}`}
       data-testid="history-button"
-      title="Stored sessions and transcript search (Ctrl+H)"
+      title={`Stored sessions and transcript search (Ctrl+H)${note}`}
       aria-pressed={open}
       onClick={toggleHistory}
     >
       <IconHistory size={14} /> History
+      {waiting > 0 ? (
+        <span className="btn-count hot" data-testid="history-approvals" aria-label={`${waiting} approvals waiting`}>
+          {waiting}
+        </span>
+      ) : null}
     </button>
   );
 }

@@ -10,7 +10,6 @@ import {
   type AppError,
   type AppErrorKind,
   type AppState,
-  type ApprovalScope,
   type CatalogReport,
   type Command,
   type CommandReply,
@@ -19,7 +18,6 @@ import {
   type Settings,
 } from "../bindings";
 import {
-  approvalCommand,
   cancelCommand,
   delegateCommand,
   messageCommand,
@@ -31,6 +29,7 @@ import { onEventsApplied, resetSession } from "../store/sessionStore";
 import { patchUi, pushError, pushWarnings, uiStore } from "../store/ui";
 import { closeEventChannel, openEventChannel } from "./channel";
 import { notifyApprovals } from "./notify";
+import { confirmWorkspaceMcp } from "./trust";
 
 /** What tauri-specta makes of a Rust `Result<T, AppError>`. */
 export type CommandResult<T> = { status: "ok"; data: T } | { status: "error"; error: AppError };
@@ -120,8 +119,13 @@ function sessionStarted(info: SessionInfo | null): void {
   }
 }
 
+/**
+ * Starts a session in the chosen workspace. When its `.mcp.json` is not
+ * trusted the person is asked first (ipc/trust.ts); cancelling starts nothing.
+ */
 export async function startSession(prompt: string): Promise<boolean> {
   const { workspace, provider, model } = uiStore.get();
+  if (!(await confirmWorkspaceMcp(workspace))) return false;
   beginSession();
   const channel = openEventChannel();
   const info = await run(() => commands.startSession({ workspace, provider, model, prompt }, channel));
@@ -129,6 +133,7 @@ export async function startSession(prompt: string): Promise<boolean> {
   return info !== null;
 }
 
+/** The scripted demo: it has no workspace servers, so nothing is asked. */
 export async function startDemo(): Promise<boolean> {
   beginSession();
   const channel = openEventChannel();
@@ -155,18 +160,6 @@ export function newSession(): void {
   closeEventChannel();
   clearWindow();
   patchUi({ session: null, selected: null, collapsed: {}, sending: {}, dialog: null, focus: null, view: "session" });
-}
-
-export async function answerApproval(requestId: string, approved: boolean, scope: ApprovalScope): Promise<void> {
-  uiStore.set((s) => ({ ...s, sending: { ...s.sending, [requestId]: true } }));
-  const reply = await run(() => send(approvalCommand(requestId, approved, scope)));
-  if (reply === null) {
-    uiStore.set((s) => {
-      const sending = { ...s.sending };
-      delete sending[requestId];
-      return { ...s, sending };
-    });
-  }
 }
 
 export async function stopAgent(agentId: AgentId): Promise<void> {

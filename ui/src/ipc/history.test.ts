@@ -3,6 +3,7 @@ import type { AgentEvent, EventFrame } from "../bindings";
 import { historyStore } from "../store/history";
 import { bookStore, pagesOf } from "../store/review";
 import { enqueueFrame, flushEvents, sessionStore } from "../store/sessionStore";
+import { trustStore } from "../store/trust";
 import { select, uiStore } from "../store/ui";
 import { eventMaker } from "../test/events";
 import { pastSession, storedAgent, summary } from "../test/past";
@@ -29,6 +30,8 @@ const commands = {
   searchTranscripts: vi.fn(),
   exportSession: vi.fn(),
   resumeSession: vi.fn(),
+  workspaceMcp: vi.fn(),
+  trustWorkspaceMcp: vi.fn(),
 };
 vi.mock("../bindings", async (importOriginal) => ({
   // The real constants (they are Rust's rules); only the commands are faked.
@@ -53,6 +56,8 @@ const fail = (message: string) => Promise.resolve({ status: "error" as const, er
 let off: () => void = () => undefined;
 beforeEach(() => {
   for (const f of Object.values(commands)) f.mockReset();
+  // No .mcp.json in the stored sessions' workspace unless a test says so: nothing is asked.
+  commands.workspaceMcp.mockResolvedValue(null);
   save.mockReset();
   channels.length = 0;
   resetStores();
@@ -160,7 +165,7 @@ describe("reviewing a past session", () => {
     const live = eventMaker("s-1");
     live.make("agent-live", { type: "thoughts", content: "skip seq 1" });
     live.make("agent-live", { type: "thoughts", content: "skip seq 2" });
-    enqueueFrame({ events: [live.make("agent-live", { type: "response", content: "still live" })], usage: null });
+    enqueueFrame({ events: [live.make("agent-live", { type: "response", content: "still live" })], usage: null, rules: null });
     flushEvents();
     expect(sessionStore.get().sessionId).toBe("s-past");
     closeReview();
@@ -206,13 +211,13 @@ describe("continuing a reviewed session", () => {
     let resolve: (v: unknown) => void = () => undefined;
     commands.resumeSession.mockReturnValue(new Promise((r) => (resolve = r)));
     const done = continueReviewed("  keep going ");
-    expect(commands.resumeSession).toHaveBeenCalledWith("s-past", "keep going", expect.anything());
+    await vi.waitFor(() => expect(commands.resumeSession).toHaveBeenCalledWith("s-past", "keep going", expect.anything()));
     expect(uiStore.get().starting).toBe(true);
     // Events that come before the answer wait for it.
     const e = eventMaker("s-past");
     for (let i = 0; i < 20; i++) e.make("agent-main", { type: "thoughts", content: "" });
     const liveMsg = e.make("agent-main", { type: "user_message", content: "keep going" });
-    channels.at(-1)?.onmessage({ events: [liveMsg, e.status("agent-main", "running")], usage: null });
+    channels.at(-1)?.onmessage({ events: [liveMsg, e.status("agent-main", "running")], usage: null, rules: null });
     flushEvents();
     expect(sessionStore.get().agents["agent-main"]?.status).toBe("completed");
     resolve({ status: "ok", data: sessionInfo({ session_id: "s-past" }) });
@@ -287,6 +292,7 @@ describe("continuing a reviewed session", () => {
     channels.at(-1)?.onmessage({
       events: [e.usage("agent-fish", 20, 0)],
       usage: usageUpdate([fishLive, mainLive], figures(150, 0.8)),
+      rules: null,
     });
     flushEvents();
     expect(usage().agents).toEqual({ "agent-main": mainLive, "agent-fish": fishLive });
@@ -299,6 +305,33 @@ describe("continuing a reviewed session", () => {
     await vi.waitFor(() => expect(sessionStore.get().agents["agent-fish"]?.items).toHaveLength(1));
     expect(usage().agents["agent-fish"]).toEqual(fishLive);
     expect(usage().session).toEqual(figures(150, 0.8));
+  });
+
+  it("asks about its workspace's untrusted .mcp.json first: cancel continues nothing, trust trusts then resumes", async () => {
+    const { past } = stored();
+    commands.openSession.mockReturnValue(ok(past));
+    await openPastSession("s-past");
+    const file = { workspace: "/home/me/code/pond", path: "/home/me/code/pond/.mcp.json", servers: [], trusted: false, changed_since_trusted: false };
+    commands.workspaceMcp.mockResolvedValue(file);
+    commands.resumeSession.mockReturnValue(ok(sessionInfo({ session_id: "s-past" })));
+
+    const cancelled = continueReviewed("go");
+    await vi.waitFor(() => expect(trustStore.get()?.mcp).toEqual(file));
+    expect(commands.workspaceMcp).toHaveBeenCalledWith("/home/me/code/pond");
+    trustStore.get()?.answer("cancel");
+    expect(await cancelled).toBe(false);
+    expect(commands.resumeSession).not.toHaveBeenCalled();
+    expect(bookStore.get().review?.sessionId).toBe("s-past");
+
+    commands.trustWorkspaceMcp.mockReturnValue(ok({ ...file, trusted: true }));
+    const trusted = continueReviewed("go");
+    await vi.waitFor(() => expect(trustStore.get()).not.toBeNull());
+    trustStore.get()?.answer("trust");
+    expect(await trusted).toBe(true);
+    expect(commands.trustWorkspaceMcp).toHaveBeenCalledWith("/home/me/code/pond");
+    expect(commands.trustWorkspaceMcp.mock.invocationCallOrder[0]).toBeLessThan(
+      commands.resumeSession.mock.invocationCallOrder[0] ?? 0,
+    );
   });
 
   it("leaves the live session alone when the backend refuses", async () => {

@@ -37,6 +37,7 @@ import {
 import { patchUi, pushError, pushNotice, pushWarnings, uiStore, type UiState } from "../store/ui";
 import { attempt, describe } from "./actions";
 import { openHeldChannel } from "./channel";
+import { confirmWorkspaceMcp } from "./trust";
 
 /** How long the history filter waits for typing to pause. */
 export const FILTER_DEBOUNCE_MS = 250;
@@ -233,10 +234,14 @@ export function closeReview(): void {
 /**
  * "Continue this session": the reviewed session becomes the live one (the
  * running session, if any, stops). What was loaded stays; live events follow.
+ * Its workspace's `.mcp.json`, when not trusted, is asked about first, as for a new session.
  */
 export async function continueReviewed(prompt: string): Promise<boolean> {
   const book = bookStore.get().review;
   if (!book) return false;
+  if (!(await confirmWorkspaceMcp(book.detail.session.workspace))) return false;
+  // The review was left while the question was open: nothing to continue.
+  if (bookStore.get().review === null) return false;
   const sessionId = book.sessionId;
   const wasLive = uiStore.get().session?.session_id === sessionId;
   const held = openHeldChannel();
@@ -303,7 +308,8 @@ export async function exportTranscript(agentId: AgentId | null, format: ExportFo
 /**
  * Loads a stored agent's transcript when it is first selected, and records the
  * live events of a resumed session (so later pages merge with them) and its
- * latest usage figures (so a state rebuilt from its book keeps them).
+ * latest usage figures and rules in force (so a state rebuilt from its book
+ * keeps them).
  */
 export function installHistoryEffects(): () => void {
   let lastSelected: AgentId | null = uiStore.get().selected;

@@ -15,6 +15,7 @@ const report = (name: string): McpReport => ({
   servers: [{ name, source: { kind: "file", path: "/c/mcp.json" }, transport: "stdio", target: name, state: "unchecked", error: null, tools: [] }],
   problems: [],
   files: ["/c/mcp.json"],
+  workspace: null,
 });
 
 beforeEach(() => {

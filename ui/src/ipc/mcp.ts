@@ -1,11 +1,12 @@
 /**
  * MCP servers through the backend: the servers a session in the workspace
  * would have, with their tools. Listing may start each server once, so it can
- * take a few seconds; `fresh` starts every one again ("Check again").
+ * take a few seconds; `fresh` starts every one again ("Check again"). And
+ * trusting or untrusting the workspace's `.mcp.json` from the settings.
  */
 import { commands } from "../bindings";
 import { mcpStore, patchMcp } from "../store/mcp";
-import { attempt } from "./actions";
+import { attempt, type Outcome } from "./actions";
 
 export async function loadMcpServers(workspace: string | null, fresh = false): Promise<void> {
   const s = mcpStore.get();
@@ -17,4 +18,23 @@ export async function loadMcpServers(workspace: string | null, fresh = false): P
   if (mcpStore.get().request !== request) return;
   if (r.ok) patchMcp({ loading: false, report: r.data });
   else patchMcp({ loading: false, error: r.message });
+}
+
+/**
+ * Trusts the workspace's `.mcp.json` as it is now, then lists the servers
+ * again: its servers are started and listed from then on.
+ */
+export async function trustWorkspaceServers(workspace: string): Promise<Outcome<null>> {
+  const r = await attempt(() => commands.trustWorkspaceMcp(workspace));
+  if (!r.ok) return r;
+  await loadMcpServers(workspace, false);
+  return { ok: true, data: null };
+}
+
+/** Withdraws that trust, then lists the servers again (the file's are no longer among them). */
+export async function untrustWorkspaceServers(workspace: string): Promise<Outcome<null>> {
+  const r = await attempt(() => commands.untrustWorkspaceMcp(workspace));
+  if (!r.ok) return r;
+  await loadMcpServers(workspace, false);
+  return { ok: true, data: null };
 }

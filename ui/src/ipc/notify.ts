@@ -2,6 +2,11 @@
  * Desktop notifications for approvals that arrive while the window is not
  * focused. Permission is asked the first time one is needed; any failure
  * (no notification daemon, permission refused) is ignored.
+ *
+ * Clicking a notification raises the window; the notification plugin tells
+ * a desktop app nothing of the click itself, so the oldest request notified
+ * while the window was away is kept until it has the focus again, and its
+ * card is then brought into view (ipc/approvals.ts).
  */
 import { isPermissionGranted, requestPermission, sendNotification } from "@tauri-apps/plugin-notification";
 import type { AgentEvent } from "../bindings";
@@ -10,6 +15,15 @@ import { approvalMcp, pathLabel } from "../store/selectors";
 import type { SessionState } from "../store/session/types";
 
 let permission: Promise<boolean> | null = null;
+/** The oldest request notified while the window was away, until it is focused again. */
+let notified: string | null = null;
+
+/** That request, once: the next call returns null until another is notified. */
+export function takeNotified(): string | null {
+  const id = notified;
+  notified = null;
+  return id;
+}
 
 async function allowed(): Promise<boolean> {
   permission ??= (async () => {
@@ -28,6 +42,8 @@ export function notifyApprovals(events: readonly AgentEvent[], state: SessionSta
   const more = requests.length > 1 ? ` (+${requests.length - 1} more)` : "";
   const tool = toolDisplayName(last.tool_name, approvalMcp(state, { agentId: last.agent_id, callId: last.call_id }));
   const body = `${pathLabel(last.agent_path)} wants to run ${tool}${more}`;
+  // The oldest notified since the window lost the focus: the inbox lists it first.
+  notified ??= requests[0]?.type === "approval_request" ? requests[0].request_id : last.request_id;
   void allowed()
     .then((ok) => {
       if (ok) sendNotification({ title: "Arbor: approval needed", body });

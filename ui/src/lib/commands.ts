@@ -2,14 +2,20 @@
  * Builders for the commands the UI sends: plain functions from form values to
  * the generated `Command` type, so what a form sends is tested without Tauri.
  */
-import { GENERAL_PURPOSE, type AgentId, type ApprovalScope, type Command } from "../bindings";
+import { GENERAL_PURPOSE, type AgentId, type ApprovalScope, type Command, type SpawnEdit } from "../bindings";
+import type { DelegationMode } from "./delegate";
 
 export interface DelegateForm {
   parentId: AgentId;
   subagentType: string;
   prompt: string;
+  /** Empty: the backend labels the agent from the prompt (the form shows that label as its suggestion). */
   description: string;
   model: string;
+  /** Only these tools; null or absent: every tool its type gives it. */
+  tools?: string[] | null;
+  /** A stricter mode than its parent's; absent or "default": the parent's. */
+  permissionMode?: DelegationMode;
 }
 
 const orNull = (s: string): string | null => {
@@ -17,8 +23,13 @@ const orNull = (s: string): string | null => {
   return t === "" ? null : t;
 };
 
-/** The delegate command for a form; general-purpose is sent as no type (the backend's default). */
+/**
+ * The delegate command for a form; general-purpose is sent as no type (the
+ * backend's default). Narrowing is sent only when the person narrowed: no
+ * `tools` while every tool is ticked, no `permission_mode` for the parent's.
+ */
 export function delegateCommand(form: DelegateForm): Command {
+  const mode = form.permissionMode ?? "default";
   return {
     type: "delegate",
     parent_id: form.parentId,
@@ -27,6 +38,8 @@ export function delegateCommand(form: DelegateForm): Command {
     subagent_type: form.subagentType === GENERAL_PURPOSE ? null : orNull(form.subagentType),
     model: orNull(form.model),
     max_turns: null,
+    ...(form.tools ? { tools: form.tools } : {}),
+    ...(mode !== "default" ? { permission_mode: mode } : {}),
   };
 }
 
@@ -34,8 +47,26 @@ export function messageCommand(agentId: AgentId | null, text: string): Command {
   return { type: "send_message", agent_id: agentId, text };
 }
 
-export function approvalCommand(requestId: string, approved: boolean, scope: ApprovalScope): Command {
-  return { type: "resolve_approval", request_id: requestId, approved, scope };
+/** What an answer may carry beside approve/deny and its scope. */
+export interface AnswerExtras {
+  /** Given to the agent with a denial, so it can change course. */
+  reason?: string | null;
+  /** A spawn's changes (only what the person changed). */
+  edit?: SpawnEdit | null;
+}
+
+/** An approval answer; a reason or an edit only when there is one (an empty reason is none). */
+export function approvalCommand(requestId: string, approved: boolean, scope: ApprovalScope, extras: AnswerExtras = {}): Command {
+  const command: Command = { type: "resolve_approval", request_id: requestId, approved, scope };
+  const reason = extras.reason?.trim();
+  if (!approved && reason) command.reason = reason;
+  if (approved && extras.edit) command.edit = extras.edit;
+  return command;
+}
+
+/** Withdraws a standing rule: the next call it covered asks again. */
+export function revokeRuleCommand(ruleId: string): Command {
+  return { type: "revoke_rule", rule_id: ruleId };
 }
 
 export function cancelCommand(agentId: AgentId): Command {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { firstLine, firstStringArg, mcpSourceLabel, mcpStateLabel, mcpStatusText, toolDisplayName } from "./mcp";
+import { firstLine, firstStringArg, launchLine, mcpSourceLabel, mcpStateLabel, mcpStatusText, toolDisplayName } from "./mcp";
 
 describe("MCP tool names", () => {
   it("names an MCP tool by the server and tool its call names, any other by its name as it is", () => {
@@ -37,5 +37,20 @@ describe("MCP labels", () => {
     expect(mcpStateLabel({ state: "unchecked", tools: [] })).toBe("not checked");
     expect(mcpStateLabel({ state: "failed", tools: [] })).toBe("failed");
     expect(firstLine("\n  Echoes the input.\nMore text")).toBe("Echoes the input.");
+  });
+});
+
+describe("what a workspace server would run", () => {
+  it("shows the whole command line, quoting words a shell would split, or the URL", () => {
+    const launch = { name: "x", transport: "stdio", env_names: [] };
+    expect(launchLine({ ...launch, command: "npx", args: ["-y", "@scope/pkg@1.2", "--dir=/tmp/a"] })).toBe(
+      "npx -y @scope/pkg@1.2 --dir=/tmp/a",
+    );
+    expect(launchLine({ ...launch, command: "/opt/my tool/run", args: ["it's", "", "$HOME; rm -rf /"] })).toBe(
+      `'/opt/my tool/run' 'it'\\''s' '' '$HOME; rm -rf /'`,
+    );
+    expect(launchLine({ ...launch, transport: "http", command: "https://example.test/mcp?a=b c", args: [] })).toBe(
+      "https://example.test/mcp?a=b c",
+    );
   });
 });

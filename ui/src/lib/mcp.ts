@@ -1,11 +1,12 @@
 /**
  * MCP tool servers as a person reads them: an MCP tool call's name ("server ·
  * tool", from the server and tool its event names), an agent's connection
- * status line, and the settings screen's labels for a configured server and
- * its tools. Pure; tested without Tauri. Which tool is whose comes from Rust
- * (McpToolRef, McpToolInfo.tool); no model tool name is taken apart here.
+ * status line, the settings screen's labels for a configured server and
+ * its tools, and the command line a workspace's server would run. Pure;
+ * tested without Tauri. Which tool is whose comes from Rust (McpToolRef,
+ * McpToolInfo.tool); no model tool name is taken apart here.
  */
-import type { McpServerInfo, McpSource, McpState, McpToolRef, Value } from "../bindings";
+import type { McpServerInfo, McpSource, McpState, McpToolRef, ServerLaunch, Value } from "../bindings";
 
 /** "everything · echo" for a call of that server's `echo`; a built-in tool (no `mcp`) by its name as it is. */
 export function toolDisplayName(name: string, mcp: McpToolRef | null): string {
@@ -82,3 +83,19 @@ export const MCP_EXAMPLE = `{
     }
   }
 }`;
+
+/** A word of a command line as a shell would need it: quoted when it has spaces or shell characters. */
+function shellWord(word: string): string {
+  if (/^[\w@%+=:,./-]+$/.test(word)) return word;
+  return `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * What starting a server runs, in full, for a person deciding whether to
+ * trust it: the command and its arguments (quoted so every word boundary
+ * shows), or the URL of a server without a process.
+ */
+export function launchLine(server: ServerLaunch): string {
+  if (server.transport !== "stdio") return server.command;
+  return [server.command, ...server.args].map(shellWord).join(" ");
+}

@@ -6,7 +6,9 @@
  * reduced again whole whenever a page arrives (a page is at most 400 events).
  * Token usage is not in the events' reduction (Rust sums it): a book keeps the
  * latest figures it was sent (the stored session's, then a resumed session's
- * frames), and a state rebuilt from it carries them.
+ * frames), and a state rebuilt from it carries them. The rules in force are
+ * kept the same way for a resumed (live) session; a past session under review
+ * has none in force.
  *
  * Everything here is pure except `appendLive`, which appends in place (live
  * events arrive many times a second and are only read when a page arrives).
@@ -15,6 +17,7 @@ import {
   TRANSCRIPT_EVENT_TYPES,
   type AgentEvent,
   type AgentId,
+  type ApprovalRule,
   type EventPage,
   type PastSession,
   type SessionDetail,
@@ -47,6 +50,8 @@ export interface Book {
   pages: Record<AgentId, AgentPages>;
   /** The latest usage figures: every agent's when opened, then as a resumed session's frames replace them. */
   usage: SessionUsage;
+  /** The rules in force: none when opened (a stored session has none), then as a resumed session's frames list them. */
+  rules: ApprovalRule[];
 }
 
 const IDLE: AgentPages = { status: "idle", moreBefore: false, oldest: null, error: null };
@@ -97,6 +102,7 @@ export function bookFromPast(past: PastSession): Book {
     liveFrom: null,
     pages,
     usage: usageFrom(past.usage),
+    rules: [],
   };
 }
 
@@ -155,14 +161,14 @@ export function covers(book: Book, agentId: AgentId, seq: number): boolean {
 
 /**
  * The session state the book's events make: stored statuses over the stored
- * part, live events after; with the book's usage figures.
+ * part, live events after; with the book's usage figures and rules in force.
  */
 export function reduceBook(book: Book): SessionState {
   const split = book.liveFrom === null ? book.events.length : firstAtOrAfter(book.events, book.liveFrom);
   const stored = reduceBatch(initialSession(), book.events.slice(0, split));
   const settled = withStoredStatuses(stored, book.detail.agents);
   const state = split < book.events.length ? reduceBatch(settled, book.events.slice(split)) : settled;
-  return { ...state, usage: book.usage };
+  return { ...state, usage: book.usage, rules: book.rules };
 }
 
 function firstAtOrAfter(events: readonly AgentEvent[], seq: number): number {
@@ -179,11 +185,14 @@ function firstAtOrAfter(events: readonly AgentEvent[], seq: number): number {
 /**
  * Records live events of the resumed session, in place. They come in seq
  * order after everything stored; any that are not are merged. `state` is the
- * live session's after them: the book takes its usage figures as they are
- * (the same object, so a frame costs no copy here).
+ * live session's after them: the book takes its usage figures and rules as
+ * they are (the same objects, so a frame costs no copy here).
  */
 export function appendLive(book: Book, events: readonly AgentEvent[], state: SessionState): void {
-  if (state.sessionId === book.sessionId) book.usage = state.usage;
+  if (state.sessionId === book.sessionId) {
+    book.usage = state.usage;
+    book.rules = state.rules;
+  }
   const mine = events.filter((e) => e.session_id === book.sessionId);
   if (mine.length === 0) return;
   const first = mine[0];

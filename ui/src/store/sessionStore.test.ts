@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { askFor, rule } from "../test/approvals";
 import { eventMaker } from "../test/events";
 import { agentUsage, figures, usageUpdate } from "../test/usage";
 import { initialSession, reduceBatch } from "./session/reducer";
@@ -7,6 +8,7 @@ import {
   enqueueFrame,
   flushEvents,
   hasParkedSession,
+  liveSession,
   onEventsApplied,
   resetSession,
   sessionStore,
@@ -27,9 +29,9 @@ describe("the event queue", () => {
     const off = sessionStore.subscribe(updates);
     const applied = vi.fn();
     const offApplied = onEventsApplied(applied);
-    enqueueFrame({ events: [e.started("agent-main", null, "main")], usage: null });
+    enqueueFrame({ events: [e.started("agent-main", null, "main")], usage: null, rules: null });
     const chunks = Array.from({ length: 500 }, (_, i) => e.make("agent-main", { type: "response_chunk", content: String(i % 10) }));
-    enqueueFrame({ events: chunks, usage: null });
+    enqueueFrame({ events: chunks, usage: null, rules: null });
     expect(sessionStore.get().agents["agent-main"]).toBeUndefined();
     vi.advanceTimersToNextFrame();
     expect(updates).toHaveBeenCalledTimes(1);
@@ -43,7 +45,7 @@ describe("the event queue", () => {
 
   it("drops what was queued for a session that was replaced", () => {
     const e = eventMaker();
-    enqueueFrame({ events: [e.started("agent-main", null, "main")], usage: null });
+    enqueueFrame({ events: [e.started("agent-main", null, "main")], usage: null, rules: null });
     resetSession();
     vi.advanceTimersToNextFrame();
     vi.advanceTimersByTime(500);
@@ -52,14 +54,14 @@ describe("the event queue", () => {
 
   it("keeps applying the live session's events while a past session is displayed", () => {
     const live = eventMaker("s-live");
-    enqueueFrame({ events: [live.started("agent-main", null, "live main")], usage: null });
+    enqueueFrame({ events: [live.started("agent-main", null, "live main")], usage: null, rules: null });
     flushEvents();
     const past = reduceBatch(initialSession(), [eventMaker("s-past").started("agent-old", null, "old main")]);
     const applied = vi.fn();
     const off = onEventsApplied(applied);
     showPastSession(past);
     expect(hasParkedSession()).toBe(true);
-    enqueueFrame({ events: [live.status("agent-main", "running")], usage: null });
+    enqueueFrame({ events: [live.status("agent-main", "running")], usage: null, rules: null });
     vi.advanceTimersToNextFrame();
     // The past session stays on display; the live one moved on out of sight.
     expect(sessionStore.get()).toBe(past);
@@ -73,11 +75,11 @@ describe("the event queue", () => {
 
   it("forgets a parked live session when the displayed one is adopted", () => {
     const live = eventMaker("s-live");
-    enqueueFrame({ events: [live.started("agent-main", null, "live main")], usage: null });
+    enqueueFrame({ events: [live.started("agent-main", null, "live main")], usage: null, rules: null });
     flushEvents();
     const past = reduceBatch(initialSession(), [eventMaker("s-past").started("agent-old", null, "old main")]);
     showPastSession(past);
-    enqueueFrame({ events: [live.status("agent-main", "cancelled")], usage: null });
+    enqueueFrame({ events: [live.status("agent-main", "cancelled")], usage: null, rules: null });
     adoptDisplayedSession();
     vi.advanceTimersByTime(500);
     expect(hasParkedSession()).toBe(false);
@@ -86,13 +88,13 @@ describe("the event queue", () => {
 
   it("takes in a frame's usage figures in place of the ones it had, never adding them", () => {
     const e = eventMaker();
-    enqueueFrame({ events: [e.started("agent-main", null, "main"), e.started("agent-a", "agent-main", "A")], usage: null });
+    enqueueFrame({ events: [e.started("agent-main", null, "main"), e.started("agent-a", "agent-main", "A")], usage: null, rules: null });
     flushEvents();
     expect(sessionStore.get().usage).toEqual({ agents: {}, session: null });
 
     const main1 = agentUsage("agent-main", figures(100, 0.5), figures(130, 0.75));
     const a1 = agentUsage("agent-a", figures(30, 0.25));
-    enqueueFrame({ events: [e.usage("agent-a", 30, 0)], usage: usageUpdate([a1, main1], figures(130, 0.75)) });
+    enqueueFrame({ events: [e.usage("agent-a", 30, 0)], usage: usageUpdate([a1, main1], figures(130, 0.75)), rules: null });
     flushEvents();
     const first = sessionStore.get().usage;
     expect(first.agents).toEqual({ "agent-main": main1, "agent-a": a1 });
@@ -102,8 +104,8 @@ describe("the event queue", () => {
     // (cumulative, as Rust sends them); an agent not named keeps its entry.
     const a2 = agentUsage("agent-a", figures(40, 0.3));
     const a3 = agentUsage("agent-a", figures(55, 0.35));
-    enqueueFrame({ events: [e.usage("agent-a", 10, 0)], usage: usageUpdate([a2], figures(140)) });
-    enqueueFrame({ events: [e.usage("agent-a", 15, 0)], usage: usageUpdate([a3], figures(155, 0.85)) });
+    enqueueFrame({ events: [e.usage("agent-a", 10, 0)], usage: usageUpdate([a2], figures(140)), rules: null });
+    enqueueFrame({ events: [e.usage("agent-a", 15, 0)], usage: usageUpdate([a3], figures(155, 0.85)), rules: null });
     flushEvents();
     const after = sessionStore.get().usage;
     expect(after.agents["agent-a"]).toBe(a3);
@@ -113,16 +115,64 @@ describe("the event queue", () => {
     expect(sessionStore.get().agents["agent-a"]?.turns).toBe(3);
 
     // A frame without usage leaves the figures as they were.
-    enqueueFrame({ events: [e.status("agent-a", "completed")], usage: null });
+    enqueueFrame({ events: [e.status("agent-a", "completed")], usage: null, rules: null });
     flushEvents();
     expect(sessionStore.get().usage).toBe(after);
   });
 
   it("drops the usage queued for a session that was replaced", () => {
     const e = eventMaker();
-    enqueueFrame({ events: [e.usage("agent-main", 1, 0)], usage: usageUpdate([agentUsage("agent-main", figures(1))], figures(1)) });
+    enqueueFrame({ events: [e.usage("agent-main", 1, 0)], usage: usageUpdate([agentUsage("agent-main", figures(1))], figures(1)), rules: null });
     resetSession();
     vi.advanceTimersByTime(500);
     expect(sessionStore.get().usage).toEqual({ agents: {}, session: null });
+  });
+});
+
+describe("the rules in force and the live session behind a review", () => {
+  beforeEach(() => resetSession());
+
+  it("takes a frame's rules as the whole list (the last frame's wins); a frame without rules leaves them", () => {
+    const e = eventMaker();
+    const one = rule("rule-1");
+    const two = rule("rule-2", { scope: "session" });
+    enqueueFrame({ events: [e.started("agent-main", null, "main")], usage: null, rules: [one] });
+    enqueueFrame({ events: [], usage: null, rules: [one, two] });
+    flushEvents();
+    const listed = sessionStore.get().rules;
+    expect(listed.map((r) => r.rule_id)).toEqual(["rule-1", "rule-2"]);
+    enqueueFrame({ events: [e.status("agent-main", "running")], usage: null, rules: null });
+    flushEvents();
+    expect(sessionStore.get().rules).toBe(listed);
+    // A frame with nothing but a changed list still applies.
+    enqueueFrame({ events: [], usage: null, rules: [] });
+    flushEvents();
+    expect(sessionStore.get().rules).toEqual([]);
+  });
+
+  it("reads the live session through liveSession while a past one is displayed, and tells its readers", () => {
+    const live = eventMaker("s-live");
+    enqueueFrame({ events: [live.started("agent-main", null, "live main")], usage: null, rules: [rule("rule-1")] });
+    flushEvents();
+    const past = reduceBatch(initialSession(), [eventMaker("s-past").started("agent-old", null, "old main")]);
+    showPastSession(past);
+    expect(liveSession.get().sessionId).toBe("s-live");
+    expect(sessionStore.get().rules).toEqual([]);
+    const told = vi.fn();
+    const off = liveSession.subscribe(told);
+    enqueueFrame({
+      events: [...askFor(live.make, "agent-main", "r1")],
+      usage: null,
+      rules: [rule("rule-1"), rule("rule-2")],
+    });
+    flushEvents();
+    expect(told).toHaveBeenCalled();
+    expect(liveSession.get().pending).toEqual(["r1"]);
+    expect(liveSession.get().rules.map((r) => r.rule_id)).toEqual(["rule-1", "rule-2"]);
+    expect(sessionStore.get()).toBe(past);
+    showLiveSession();
+    expect(liveSession.get()).toBe(sessionStore.get());
+    expect(sessionStore.get().rules.map((r) => r.rule_id)).toEqual(["rule-1", "rule-2"]);
+    off();
   });
 });

@@ -1,32 +1,53 @@
 /**
  * The live session state and the event queue in front of it. Frames from the
- * backend (events, and the usage figures they changed) are queued as they
- * arrive and applied once per animation frame (with a timer fallback for
- * hidden windows, where frames stop), so bursts of thousands of events cost
- * one reduce, one usage merge and one render per frame.
+ * backend (events, and the usage figures and rules they changed) are queued
+ * as they arrive and applied once per animation frame (with a timer fallback
+ * for hidden windows, where frames stop), so bursts of thousands of events
+ * cost one reduce, one usage merge and one render per frame.
  *
  * While a past session is displayed (review), the live session's state is
- * parked here and its events keep being applied to it, out of sight, until
- * the window goes back to it.
+ * parked here and its events keep being applied to it, until the window goes
+ * back to it. What must never be hidden (its pending approvals, its rules)
+ * is read through `liveSession`, parked or displayed.
  */
-import type { AgentEvent, EventFrame, UsageUpdate } from "../bindings";
+import type { AgentEvent, ApprovalRule, EventFrame, UsageUpdate } from "../bindings";
 import { reduceBatch, initialSession } from "./session/reducer";
+import { withRules } from "./session/rules";
 import type { SessionState } from "./session/types";
 import { withUsage } from "./session/usage";
-import { createStore } from "./store";
+import { createStore, type Readable } from "./store";
 
+/** The displayed session: the live one, or a past one under review. */
 export const sessionStore = createStore<SessionState>(initialSession());
+/** The live session's state while another session is displayed; null while it is the displayed one. */
+const parkedStore = createStore<SessionState | null>(null);
+
+/**
+ * The live session, wherever it is: parked behind a reviewed session, or
+ * displayed. The inbox, the approval counts and the rules in force read it.
+ */
+export const liveSession: Readable<SessionState> = {
+  get: () => parkedStore.get() ?? sessionStore.get(),
+  subscribe(listener) {
+    const offDisplayed = sessionStore.subscribe(listener);
+    const offParked = parkedStore.subscribe(listener);
+    return () => {
+      offDisplayed();
+      offParked();
+    };
+  },
+};
 
 type AppliedListener = (events: readonly AgentEvent[], state: SessionState) => void;
 
 let queue: AgentEvent[] = [];
 /** The usage updates of the queued frames, in order (merged when applied: each replaces, none adds). */
 let usageQueue: UsageUpdate[] = [];
+/** The rule lists of the queued frames (each is the whole list: the last one applies). */
+let rulesQueue: ApprovalRule[][] = [];
 let frame: number | null = null;
 let timer: ReturnType<typeof setTimeout> | null = null;
 const appliedListeners = new Set<AppliedListener>();
-/** The live session's state while another session is displayed. */
-let parked: SessionState | null = null;
 
 declare global {
   interface Window {
@@ -40,6 +61,8 @@ declare global {
 export function enqueueFrame(f: EventFrame): void {
   for (const ev of f.events) queue.push(ev);
   if (f.usage !== null) usageQueue.push(f.usage);
+  // Absent from frames of a backend older than rules; null: unchanged.
+  if (f.rules) rulesQueue.push(f.rules);
   schedule();
 }
 
@@ -55,20 +78,18 @@ export function flushEvents(): void {
   if (timer !== null) clearTimeout(timer);
   frame = null;
   timer = null;
-  if (queue.length === 0 && usageQueue.length === 0) return;
+  if (queue.length === 0 && usageQueue.length === 0 && rulesQueue.length === 0) return;
   const events = queue;
   const usage = usageQueue;
+  const rules = rulesQueue;
   queue = [];
   usageQueue = [];
+  rulesQueue = [];
   const started = typeof performance !== "undefined" ? performance.now() : 0;
-  let next: SessionState;
-  if (parked !== null) {
-    next = withUsage(reduceBatch(parked, events), usage);
-    parked = next;
-  } else {
-    next = withUsage(reduceBatch(sessionStore.get(), events), usage);
-    sessionStore.set(next);
-  }
+  const parked = parkedStore.get();
+  const next = withRules(withUsage(reduceBatch(parked ?? sessionStore.get(), events), usage), rules);
+  if (parked !== null) parkedStore.set(next);
+  else sessionStore.set(next);
   if (typeof window !== "undefined") {
     window.__arborEventsApplied = (window.__arborEventsApplied ?? 0) + events.length;
     window.__arborLastSeq = next.lastSeq;
@@ -92,7 +113,8 @@ export function onEventsApplied(listener: AppliedListener): () => void {
 export function resetSession(): void {
   queue = [];
   usageQueue = [];
-  parked = null;
+  rulesQueue = [];
+  parkedStore.set(null);
   sessionStore.set(initialSession());
 }
 
@@ -102,17 +124,18 @@ export function resetSession(): void {
  */
 export function showPastSession(state: SessionState): void {
   flushEvents();
-  parked ??= sessionStore.get();
+  if (parkedStore.get() === null) parkedStore.set(sessionStore.get());
   sessionStore.set(state);
 }
 
 /** Displays the parked live session again; false when none was parked. */
 export function showLiveSession(): boolean {
   flushEvents();
-  if (parked === null) return false;
-  const live = parked;
-  parked = null;
+  const live = parkedStore.get();
+  if (live === null) return false;
+  // Displayed first, then unparked: `liveSession` never reads a moment without it.
   sessionStore.set(live);
+  parkedStore.set(null);
   return true;
 }
 
@@ -123,10 +146,11 @@ export function showLiveSession(): boolean {
 export function adoptDisplayedSession(): void {
   queue = [];
   usageQueue = [];
-  parked = null;
+  rulesQueue = [];
+  parkedStore.set(null);
 }
 
 /** Whether a live session is parked behind a displayed past session. */
 export function hasParkedSession(): boolean {
-  return parked !== null;
+  return parkedStore.get() !== null;
 }

@@ -4,10 +4,14 @@
  */
 import { useSyncExternalStore } from "react";
 
-export interface Store<T> {
+/** What a reader needs: a store, or a view derived from stores (see sessionStore's `liveSession`). */
+export interface Readable<T> {
   get(): T;
-  set(next: T | ((prev: T) => T)): void;
   subscribe(listener: () => void): () => void;
+}
+
+export interface Store<T> extends Readable<T> {
+  set(next: T | ((prev: T) => T)): void;
 }
 
 export function createStore<T>(initial: T): Store<T> {
@@ -31,7 +35,7 @@ export function createStore<T>(initial: T): Store<T> {
 }
 
 /** Reads `selector(store value)`; the selector must return stable values for unchanged input. */
-export function useStore<T, S>(store: Store<T>, selector: (value: T) => S): S {
+export function useStore<T, S>(store: Readable<T>, selector: (value: T) => S): S {
   const get = () => selector(store.get());
   return useSyncExternalStore(store.subscribe, get, get);
 }

@@ -7,7 +7,11 @@
 import { PROVIDER_KINDS, type AgentId, type AppState, type ProviderKind, type SessionInfo } from "../bindings";
 import { createStore } from "./store";
 
-export type Dialog = { kind: "delegate"; parentId: AgentId } | { kind: "message"; agentId: AgentId } | null;
+/** A delegation may come prefilled ("Delegate similar…" on a Task card: that call's prompt and type). */
+export type Dialog =
+  | { kind: "delegate"; parentId: AgentId; prompt?: string; subagentType?: string | null }
+  | { kind: "message"; agentId: AgentId }
+  | null;
 
 export interface ErrorNote {
   id: number;

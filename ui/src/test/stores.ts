@@ -1,7 +1,9 @@
 /** Resets and seeds the stores for component tests. */
 import type { AgentEvent, AppState, SessionInfo, UsageUpdate } from "../bindings";
+import { approvalsStore, initialApprovalsUi } from "../store/approvals";
 import { historyStore, initialHistory } from "../store/history";
 import { initialMcp, mcpStore } from "../store/mcp";
+import { trustStore } from "../store/trust";
 import { bookStore } from "../store/review";
 import { initialSession, reduceBatch } from "../store/session/reducer";
 import { withUsage } from "../store/session/usage";
@@ -14,6 +16,8 @@ export function resetStores(ui: Partial<UiState> = {}): void {
   bookStore.set({ review: null, live: null });
   historyStore.set(initialHistory());
   mcpStore.set(initialMcp());
+  trustStore.set(null);
+  approvalsStore.set(initialApprovalsUi());
   uiStore.set({ ...initialUi(), appLoading: false, ...ui });
 }
 
@@ -36,6 +40,7 @@ export function sessionInfo(extra: Partial<SessionInfo> = {}): SessionInfo {
     demo: false,
     agent_types: [],
     warnings: [],
+    untrusted_mcp: null,
     ...extra,
   };
 }

@@ -1,6 +1,8 @@
 /**
- * A tool call's approval state on its card: awaiting, approved or denied (with
- * a wider scope), or withdrawn because its agent was stopped first.
+ * A tool call's approval state on its card's head: awaiting, withdrawn
+ * because its agent was stopped first, or (for a transcript stored before
+ * calls named who decided them) approved or denied with its scope. Who
+ * decided a call is its DecisionMark, under the head.
  */
 import type { ApprovalScope } from "../../bindings";
 import type { ApprovalState } from "../../store/session/types";

@@ -1,22 +1,33 @@
 /**
  * A tool call in an agent's output: its name, a one-line summary, approval
- * and run state in the head; unfolded, its arguments (a diff, a command, a
- * task), a link to the subagent a Task call started, and its output.
+ * and run state in the head; under it, while it waits for approval, Approve
+ * and Deny (ToolApprovalBar), and once decided, what decided it (a person,
+ * with the reason; a rule: which, set when, by whose answer) and a spawn's
+ * edits; unfolded, its arguments (a diff, a command, a
+ * task), a link to the subagent a Task call started (and "Delegate similar…"
+ * to start another like it), and its output.
  */
 import { memo, useState } from "react";
 import type { AgentId } from "../../bindings";
+import { TASK_TOOL } from "../../lib/approvalSettings";
 import { clipOutput } from "../../lib/format";
 import { firstStringArg } from "../../lib/mcp";
+import { editSummary } from "../../lib/spawnEdit";
+import { decisionOf } from "../../store/approvals";
+import { delegateSimilar } from "../../store/delegate";
+import { bookStore } from "../../store/review";
 import { childrenByCall, toolChangesThings } from "../../store/selectors";
 import type { ToolItem } from "../../store/session/types";
 import { sessionStore } from "../../store/sessionStore";
 import { useStore } from "../../store/store";
 import { select, uiStore } from "../../store/ui";
-import { IconTool } from "../icons";
+import { IconBranch, IconTool } from "../icons";
 import { StatusIcon } from "../StatusIcon";
 import { ToolArgs } from "../ToolArgs";
 import { ToolName } from "../ToolName";
+import { DecisionMark } from "../approvals/DecisionMark";
 import { ApprovalBadge } from "./ApprovalBadge";
+import { ToolApprovalBar } from "./ToolApprovalBar";
 
 /** Open at first when it needs the person's eye: it failed, waits for an answer, or changes things. */
 function defaultOpen(item: ToolItem, changesThings: boolean): boolean {
@@ -36,7 +47,15 @@ export const ToolCard = memo(function ToolCard({ item, agentId }: { item: ToolIt
     setOpenState(v);
   };
   const child = useStore(sessionStore, (s) => (item.toolName === "Task" ? childrenByCall(s.agents)[item.callId] : undefined));
+  // A past session under review takes no delegations.
+  const canDelegate = useStore(bookStore, (b) => b.review === null) && item.toolName === TASK_TOOL;
   const approval = item.approval;
+  const mark = useStore(sessionStore, (s) => decisionOf(s, item));
+  const request = useStore(sessionStore, (s) => (approval ? s.approvals[approval.requestId] : undefined));
+  const readOnly = useStore(bookStore, (b) => b.review !== null);
+  const edits = request?.edit ? editSummary(request.edit, request.preview?.kind === "spawn" ? request.preview : null) : [];
+  // Who decided is the mark's to say; the badge stays for waiting, withdrawn, and old transcripts.
+  const badge = approval !== null && (approval.state === "pending" || approval.state === "withdrawn" || mark === null);
   const cls = ["tool", item.isError ? "error" : "", approval?.state === "pending" ? "pending-approval" : ""].join(" ");
   const summary = toolSummaryText(item);
   const [fullOutput, setFullOutput] = useState(false);
@@ -47,7 +66,7 @@ export const ToolCard = memo(function ToolCard({ item, agentId }: { item: ToolIt
         <IconTool size={12} />
         <ToolName name={item.toolName} mcp={item.mcp} className="tool-name" />
         <span className="tool-summary">{summary}</span>
-        {approval ? <ApprovalBadge state={approval.state} scope={approval.scope} /> : null}
+        {approval && badge ? <ApprovalBadge state={approval.state} scope={approval.scope} /> : null}
         {item.done ? (
           item.isError ? (
             <span className="badge failed">error</span>
@@ -58,13 +77,42 @@ export const ToolCard = memo(function ToolCard({ item, agentId }: { item: ToolIt
           <StatusIcon status="running" />
         )}
       </button>
+      {approval?.state === "pending" ? <ToolApprovalBar requestId={approval.requestId} readOnly={readOnly} /> : null}
+      {mark && mark.kind !== "policy" ? (
+        <div className="tool-decision">
+          <DecisionMark mark={mark} />
+          {edits.length > 0 ? (
+            <span className="spawn-edit" data-testid="spawn-edit">
+              started with your changes: {edits.join(", ")}
+            </span>
+          ) : null}
+        </div>
+      ) : null}
       {open ? (
         <div className="tool-body">
+          {mark?.kind === "policy" ? (
+            <div>
+              <DecisionMark mark={mark} />
+            </div>
+          ) : null}
           <ToolArgs toolName={item.toolName} args={item.args} />
           {child ? (
             <div>
               <button type="button" className="btn small" onClick={() => select(child)}>
                 Open subagent {child} →
+              </button>
+            </div>
+          ) : null}
+          {canDelegate ? (
+            <div>
+              <button
+                type="button"
+                className="btn small ghost"
+                data-testid="task-delegate"
+                title="Open Delegate… under this agent with this task's prompt and agent type"
+                onClick={() => delegateSimilar(agentId, item.args)}
+              >
+                <IconBranch size={12} /> Delegate similar…
               </button>
             </div>
           ) : null}

@@ -144,6 +144,7 @@ function placeholder(id: AgentId, ts: number): AgentNode {
     children: [],
     lastTool: null,
     lastToolMcp: false,
+    lastToolCall: null,
     items: [],
     callIndex: {},
     mcp: {},

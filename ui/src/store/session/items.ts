@@ -4,7 +4,7 @@
  * task notifications, MCP connection lines and the final result. Each function
  * changes the batch's draft only (see draft.ts).
  */
-import type { AgentEvent } from "../../bindings";
+import type { AgentEvent, DecidedBy } from "../../bindings";
 import type { Draft } from "./draft";
 import { toolSummary } from "./toolSummary";
 import type { AgentNode, EventOf, FinishedItem, ToolApproval } from "./types";
@@ -50,11 +50,13 @@ export function addToolCall(d: Draft, node: AgentNode, ev: EventOf<"tool_call">)
     done: false,
     isError: false,
     approval: null,
+    decidedBy: null,
     ts: ev.ts,
   });
   d.callIndex(node)[ev.call_id] = index;
   node.lastTool = toolSummary(ev.tool_name, ev.tool_args, mcp);
   node.lastToolMcp = mcp !== null;
+  node.lastToolCall = ev.call_id;
 }
 
 /** Streamed output of a call still running; a chunk arriving after its end is dropped. */
@@ -72,14 +74,25 @@ export function endToolOutput(d: Draft, node: AgentNode, ev: EventOf<"tool_outpu
     it.output = ev.content;
     it.done = true;
     it.isError = ev.is_error;
+    // Absent from transcripts stored before calls named what decided them.
+    it.decidedBy = ev.decided_by ?? it.decidedBy;
   }
 }
 
-export function setToolApproval(d: Draft, node: AgentNode, callId: string, approval: ToolApproval): void {
+/** The call's approval state; `decidedBy`, when given, is who answered its request. */
+export function setToolApproval(
+  d: Draft,
+  node: AgentNode,
+  callId: string,
+  approval: ToolApproval,
+  decidedBy: DecidedBy | null = null,
+): void {
   const index = node.callIndex[callId];
   if (index === undefined) return;
   const it = d.item(node, index);
-  if (it?.kind === "tool") it.approval = approval;
+  if (it?.kind !== "tool") return;
+  it.approval = approval;
+  if (decidedBy !== null) it.decidedBy = decidedBy;
 }
 
 export function addNotification(d: Draft, node: AgentNode, ev: EventOf<"task_notification">): void {

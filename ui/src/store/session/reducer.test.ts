@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { AgentEvent } from "../../bindings";
+import { answered, askFor, filePreview, ran, rule, spawnPlan } from "../../test/approvals";
 import { eventMaker } from "../../test/events";
 import { initialSession, reduce, reduceBatch, withStoredStatuses } from "./reducer";
 import { toolSummary } from "./toolSummary";
@@ -546,5 +547,66 @@ describe("MCP connections", () => {
     expect(s.agents["agent-main"]?.lastTool).toBe("mcp__a__b");
     expect(s.agents["agent-main"]?.lastToolMcp).toBe(false);
     expect(items(s, "agent-main")[1]).toMatchObject({ kind: "tool", toolName: "mcp__a__b", mcp: null });
+  });
+});
+
+describe("approval previews, stale files, decisions and rules", () => {
+  it("keeps a request's preview, and marks it stale while it waits (not once answered)", () => {
+    const e = eventMaker();
+    const preview = filePreview("notes.md", "old\n", "new\n");
+    let s = run([e.started("agent-main", null, "main"), ...askFor(e.make, "agent-main", "r1", { preview })]);
+    expect(s.approvals.r1).toMatchObject({ preview, stale: null, decidedBy: null });
+    s = reduce(s, e.make("agent-main", { type: "approval_stale", request_id: "r1", message: "The file changed on disk." }));
+    expect(s.approvals.r1?.stale).toBe("The file changed on disk.");
+    s = run([answered(e.make, "agent-main", "r1", "approved"), e.make("agent-main", { type: "approval_stale", request_id: "r1", message: "was deleted" })], s);
+    expect(s.approvals.r1?.stale).toBe("The file changed on disk.");
+    expect(s.approvals.r1?.state).toBe("approved");
+  });
+
+  it("records who answered, the reason, the rule an answer set and a spawn's edit, on the request and its call", () => {
+    const e = eventMaker();
+    const set = rule("rule-1", { request_id: "r1", scope: "session" });
+    const s = run([
+      e.started("agent-main", null, "main"),
+      ...askFor(e.make, "agent-main", "r1"),
+      ...askFor(e.make, "agent-main", "r2", { tool: "Task", preview: { kind: "spawn", ...spawnPlan() } }),
+      ...askFor(e.make, "agent-main", "r3"),
+      answered(e.make, "agent-main", "r1", "approved", { scope: "session", rule: set }),
+      answered(e.make, "agent-main", "r2", "approved", { edit: { model: "claude-small" } }),
+      answered(e.make, "agent-main", "r3", "denied", { reason: "not that file" }),
+    ]);
+    expect(s.approvals.r1).toMatchObject({ state: "approved", scope: "session", decidedBy: { kind: "person" }, rule: set });
+    expect(s.approvals.r2?.edit).toEqual({ model: "claude-small" });
+    expect(s.approvals.r3).toMatchObject({ state: "denied", reason: "not that file" });
+    const call = items(s, "agent-main").find((i) => i.kind === "tool" && i.callId === "c-r3");
+    expect(call).toMatchObject({ decidedBy: { kind: "person" }, approval: { state: "denied" } });
+  });
+
+  it("marks a call a rule decided, from its answer and from its output; the tree's agent knows its latest call", () => {
+    const e = eventMaker();
+    const r = rule("rule-1");
+    const s = run([
+      e.started("agent-main", null, "main"),
+      ...askFor(e.make, "agent-main", "r1"),
+      answered(e.make, "agent-main", "r1", "approved", { decidedBy: { kind: "rule", rule: r } }),
+      e.make("agent-main", { type: "tool_call", call_id: "c-9", tool_name: "Write", tool_args: { file_path: "b" } }),
+      ran(e.make, "agent-main", "c-9", { kind: "rule", rule: r }),
+    ]);
+    const calls = items(s, "agent-main").filter((i) => i.kind === "tool");
+    expect(calls.map((c) => (c.kind === "tool" ? c.decidedBy : null))).toEqual([
+      { kind: "rule", rule: r },
+      { kind: "rule", rule: r },
+    ]);
+    expect(s.agents["agent-main"]?.lastToolCall).toBe("c-9");
+  });
+
+  it("drops a revoked rule from the rules in force and remembers when it went", () => {
+    const e = eventMaker();
+    const base: SessionState = { ...run([e.started("agent-main", null, "main")]), rules: [rule("rule-1"), rule("rule-2")] };
+    const revoked = e.make("agent-main", { type: "rule_revoked", rule_id: "rule-1" });
+    const s = reduce(base, revoked);
+    expect(s.rules.map((r) => r.rule_id)).toEqual(["rule-2"]);
+    expect(s.revokedRules).toEqual({ "rule-1": revoked.ts });
+    expect(base.rules).toHaveLength(2);
   });
 });

@@ -1,11 +1,14 @@
 /**
  * The session store's pure reducer: applies the ordered event stream to the
  * session state (tree, statuses, approvals, turns), building each agent's
- * output items through items.ts. It never mutates the state it is given (see
- * draft.ts). Token usage is not summed here: Rust sends the figures beside
- * the events (usage.ts). Rendering and side effects (notifications) live elsewhere.
+ * output items through items.ts and its approvals through approvals.ts. It
+ * never mutates the state it is given (see draft.ts). Token usage is not
+ * summed here: Rust sends the figures beside the events (usage.ts), and the
+ * rules in force likewise (rules.ts). Rendering and side effects
+ * (notifications) live elsewhere.
  */
-import type { AgentEvent, AgentId, AgentStatus, ApprovalOutcome, ApprovalScope, StoredAgent } from "../../bindings";
+import type { AgentEvent, AgentId, AgentStatus, StoredAgent } from "../../bindings";
+import { addRequest, markStale, resolveRequest, revokeRule } from "./approvals";
 import { Draft } from "./draft";
 import {
   addFinished,
@@ -14,7 +17,6 @@ import {
   appendToolOutput,
   endToolOutput,
   mcpStatus,
-  setToolApproval,
   streamText,
 } from "./items";
 import { isTerminal } from "./status";
@@ -30,6 +32,8 @@ export function initialSession(): SessionState {
     approvals: {},
     pending: [],
     usage: noUsage(),
+    rules: [],
+    revokedRules: {},
     lastSeq: -1,
     eventsApplied: 0,
   };
@@ -76,18 +80,6 @@ function setStatus(node: AgentNode, status: AgentStatus, ts: number): void {
   }
   if (isTerminal(status) && node.runEndedAt === null && node.runStartedAt !== null) node.runEndedAt = ts;
   node.status = status;
-}
-
-function resolveApproval(d: Draft, requestId: string, state: ApprovalOutcome, scope: ApprovalScope, ts: number) {
-  const existing = d.state.approvals[requestId];
-  if (!existing || existing.state !== "pending") return;
-  d.approvals()[requestId] = { ...existing, state, scope };
-  const pending = d.pending();
-  const at = pending.indexOf(requestId);
-  if (at >= 0) pending.splice(at, 1);
-  const node = d.agent(existing.agentId, ts);
-  node.pendingApprovals = Math.max(0, node.pendingApprovals - 1);
-  setToolApproval(d, node, existing.callId, { requestId, state, scope });
 }
 
 function apply(d: Draft, ev: AgentEvent): void {
@@ -175,26 +167,17 @@ function apply(d: Draft, ev: AgentEvent): void {
     case "tool_output":
       endToolOutput(d, node, ev);
       break;
-    case "approval_request": {
-      if (s.approvals[ev.request_id]) break;
-      d.approvals()[ev.request_id] = {
-        requestId: ev.request_id,
-        agentId: ev.agent_id,
-        callId: ev.call_id,
-        toolName: ev.tool_name,
-        toolArgs: ev.tool_args,
-        agentPath: ev.agent_path,
-        ts: ev.ts,
-        state: "pending",
-        scope: null,
-      };
-      d.pending().push(ev.request_id);
-      node.pendingApprovals += 1;
-      setToolApproval(d, node, ev.call_id, { requestId: ev.request_id, state: "pending", scope: null });
+    case "approval_request":
+      addRequest(d, node, ev);
       break;
-    }
+    case "approval_stale":
+      markStale(d, ev);
+      break;
     case "approval_resolved":
-      resolveApproval(d, ev.request_id, ev.outcome, ev.scope, ev.ts);
+      resolveRequest(d, ev);
+      break;
+    case "rule_revoked":
+      revokeRule(d, ev);
       break;
     case "usage":
       // One turn per model response (the shared fixture checks it); the

@@ -10,10 +10,14 @@ import type {
   AgentStatus,
   AgentUsage,
   ApprovalOutcome,
+  ApprovalPreview,
+  ApprovalRule,
   ApprovalScope,
+  DecidedBy,
   McpState,
   McpToolRef,
   SessionId,
+  SpawnEdit,
   UsageFigures,
   Value,
 } from "../../bindings";
@@ -74,6 +78,12 @@ export interface ToolItem {
   done: boolean;
   isError: boolean;
   approval: ToolApproval | null;
+  /**
+   * What let the call run or refused it: its request's answer (a person, or a
+   * rule that answered it), then its tool_output's word; null until either
+   * says (and for transcripts stored before calls named it).
+   */
+  decidedBy: DecidedBy | null;
   ts: number;
 }
 
@@ -121,6 +131,8 @@ export interface AgentNode {
   lastTool: string | null;
   /** The latest tool call was an MCP server's (its tool_call said so), to mark it in the tree. */
   lastToolMcp: boolean;
+  /** The call id of that latest tool call (the tree marks what decided it). */
+  lastToolCall: string | null;
   items: OutputItem[];
   callIndex: Record<string, number>;
   /** Its connections to MCP servers, by server name. */
@@ -145,6 +157,20 @@ export interface Approval {
   ts: number;
   state: ApprovalState;
   scope: ApprovalScope | null;
+  /** What the call would do, as the runtime saw it when it asked; null for requests stored before previews. */
+  preview: ApprovalPreview | null;
+  /** Set when the previewed file changed on disk while the request waited: Rust's words for it. */
+  stale: string | null;
+  /** Who answered (a person or a rule); null while pending, and when withdrawn. */
+  decidedBy: DecidedBy | null;
+  /** The person's reason, given to the agent with a denial. */
+  reason: string | null;
+  /** The rule this answer set (a person's scoped answer). */
+  rule: ApprovalRule | null;
+  /** What the person changed in a spawn before approving it. */
+  edit: SpawnEdit | null;
+  /** When its approval_resolved came. */
+  resolvedAt: number | null;
 }
 
 export interface SessionState {
@@ -158,6 +184,14 @@ export interface SessionState {
   pending: string[];
   /** Token usage as Rust last sent it; never derived from the events here. */
   usage: SessionUsage;
+  /**
+   * The approval rules in force, oldest first, as the live session's frames
+   * last listed them (rules.ts); empty for a reviewed past session, which has
+   * none in force. A rule_revoked drops its rule at once.
+   */
+  rules: ApprovalRule[];
+  /** Rules revoked in this session, by id: when (the rule_revoked's time). */
+  revokedRules: Record<string, number>;
   lastSeq: number;
   eventsApplied: number;
 }

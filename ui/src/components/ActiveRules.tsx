@@ -1,0 +1,76 @@
+/**
+ * "Active rules": every approval rule in force in the live session, with what
+ * it covers, whether it allows or refuses, when it was set and by which
+ * answer; Revoke withdraws it (the next call it covered asks again). Shown in
+ * the approval inbox and on the settings page; a reviewed past session has
+ * none in force, so this always reads the live session.
+ */
+import { useId } from "react";
+import { revokeRule } from "../ipc/approvals";
+import { clockTime, ruleLabel, ruleOrigin } from "../lib/approvals";
+import { approvalsStore, ruleRows } from "../store/approvals";
+import { liveSession } from "../store/sessionStore";
+import { useStore } from "../store/store";
+import { IconX } from "./icons";
+
+/**
+ * `card`: drawn as a settings card (its heading in the card's title bar);
+ * `hideWhenEmpty`: nothing at all while no rule is in force (the inbox).
+ */
+export function ActiveRules({ hideWhenEmpty = false, card = false }: { hideWhenEmpty?: boolean; card?: boolean }) {
+  const rows = useStore(liveSession, ruleRows);
+  const revoking = useStore(approvalsStore, (s) => s.revoking);
+  const headingId = useId();
+  if (rows.length === 0 && hideWhenEmpty) return null;
+  const heading = (
+    <>
+      Active rules <span className="count">{rows.length}</span>
+    </>
+  );
+  return (
+    <section className={card ? "card" : "active-rules"} data-testid="active-rules" aria-labelledby={headingId}>
+      {card ? (
+        <h2 id={headingId}>{heading}</h2>
+      ) : (
+        <div className="active-rules-head" id={headingId}>
+          {heading}
+        </div>
+      )}
+      <div className={card ? "card-body active-rules-body" : "active-rules-body"}>
+        {rows.length === 0 ? (
+          <div className="hint">
+            No rules in force. Answering a request for more than the one call sets a rule: later calls it covers run (or
+            are refused) without asking, until you revoke it.
+          </div>
+        ) : (
+          <ul className="rule-list">
+            {rows.map(({ rule, names }) => {
+              const busy = !!revoking[rule.rule_id];
+              return (
+                <li key={rule.rule_id} className={`rule${busy ? " revoking" : ""}`} data-testid="rule" data-rule-id={rule.rule_id}>
+                  <div className="rule-main">
+                    <span className={`badge ${rule.approved ? "allow" : "failed"}`}>{rule.approved ? "Allow" : "Refuse"}</span>
+                    <span className="rule-label">{ruleLabel(rule, names)}</span>
+                  </div>
+                  <div className="rule-origin">
+                    set {clockTime(rule.created_at)} by {ruleOrigin(names)}
+                  </div>
+                  <button
+                    type="button"
+                    className="btn small ghost danger"
+                    data-testid="rule-revoke"
+                    disabled={busy}
+                    title="Withdraw this rule: the next call it covers asks again"
+                    onClick={() => void revokeRule(rule.rule_id)}
+                  >
+                    <IconX size={11} /> {busy ? "Revoking…" : "Revoke"}
+                  </button>
+                </li>
+              );
+            })}
+          </ul>
+        )}
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,97 @@
+/**
+ * "Start this workspace's MCP servers?": asked before a session starts in a
+ * workspace whose `.mcp.json` is not trusted, since the file can name any
+ * command. It shows exactly what would run (the full command line or URL,
+ * and the names, never the values, of the variables each server sets). The
+ * default button starts without them, so Enter never trusts by accident.
+ * Also the server list the settings' MCP section shows for an untrusted file.
+ */
+import type { ServerLaunch } from "../bindings";
+import { launchLine } from "../lib/mcp";
+import { useStore } from "../store/store";
+import { trustStore } from "../store/trust";
+import { IconAlert } from "./icons";
+import { Modal } from "./Modal";
+
+export function McpTrustDialog() {
+  const question = useStore(trustStore, (q) => q);
+  if (!question) return null;
+  const { mcp, answer } = question;
+  const n = mcp.servers.length;
+  return (
+    <Modal title="Start this workspace's MCP servers?" onClose={() => answer("cancel")} testId="mcp-trust-dialog">
+      <div className="modal-body">
+        <div className="trust-file">
+          <span className="hint">This workspace's MCP file</span>
+          <code className="mono trust-path">{mcp.path}</code>
+        </div>
+        {mcp.changed_since_trusted ? (
+          <div className="inline-warn" data-testid="mcp-trust-changed">
+            <IconAlert size={12} /> <span>It changed since you trusted it: read it again before trusting it.</span>
+          </div>
+        ) : null}
+        <p className="trust-why muted">
+          It asks Arbor to run {n === 1 ? "this server" : `these ${n} servers`} on your computer, with your access to files
+          and the network. Trust it only if you know where this workspace comes from.
+        </p>
+        <LaunchList servers={mcp.servers} />
+      </div>
+      <div className="modal-foot">
+        <button type="button" className="btn" data-testid="mcp-trust-cancel" onClick={() => answer("cancel")}>
+          Cancel
+        </button>
+        <button
+          type="button"
+          className="btn"
+          data-testid="mcp-trust-skip"
+          data-autofocus
+          title="Start the session; these servers are left out"
+          onClick={() => answer("skip")}
+        >
+          Start without them
+        </button>
+        <button
+          type="button"
+          className="btn primary"
+          data-testid="mcp-trust-accept"
+          title="Remember this file as trusted (until it changes) and start its servers"
+          onClick={() => answer("trust")}
+        >
+          Trust and start
+        </button>
+      </div>
+    </Modal>
+  );
+}
+
+/** Each server of the file: its name, what it runs, the variables it sets; `state` badges them (settings). */
+export function LaunchList({ servers, state }: { servers: readonly ServerLaunch[]; state?: string }) {
+  if (servers.length === 0) return <div className="hint">The file names no servers.</div>;
+  return (
+    <ul className="launch-list">
+      {servers.map((s) => (
+        <li key={s.name} className="launch" data-testid="mcp-trust-server" data-server={s.name}>
+          <div className="launch-head">
+            <span className="name">{s.name}</span>
+            <span className="badge">{s.transport}</span>
+            {state ? <span className="badge launch-state">{state}</span> : null}
+          </div>
+          <code className="mono launch-line" title={s.transport === "stdio" ? "Command line" : "URL"}>
+            {launchLine(s)}
+          </code>
+          {s.env_names.length > 0 ? (
+            <div className="hint launch-env">
+              Sets{" "}
+              {s.env_names.map((name, i) => (
+                <span key={name}>
+                  {i > 0 ? ", " : null}
+                  <code className="mono">{name}</code>
+                </span>
+              ))}
+            </div>
+          ) : null}
+        </li>
+      ))}
+    </ul>
+  );
+}

@@ -1,0 +1,172 @@
+/** A card's preview of what the call would do (file diffs, commands, MCP calls, a stale file) and a spawn's form. */
+import { act, fireEvent, render, screen, within } from "@testing-library/react";
+import { beforeEach, describe, expect, it, vi } from "vitest";
+import type { ApprovalPreview, Value } from "../../bindings";
+import { askFor, filePreview, spawnPlan } from "../../test/approvals";
+import { eventMaker } from "../../test/events";
+import { applyEvents, resetStores, sessionInfo } from "../../test/stores";
+import { ApprovalInbox } from "../ApprovalInbox";
+
+const sendCommand = vi.fn();
+vi.mock("../../bindings", async (importOriginal) => ({
+  // The real constants (they are Rust's rules); only the commands are faked.
+  ...(await importOriginal<typeof import("../../bindings")>()),
+  commands: { sendCommand: (...a: unknown[]) => sendCommand(...a) },
+}));
+
+let e = eventMaker();
+
+beforeEach(() => {
+  sendCommand.mockReset();
+  sendCommand.mockResolvedValue({ status: "ok", data: { kind: "done" } });
+  e = eventMaker();
+  resetStores({ session: sessionInfo() });
+  applyEvents([e.started("agent-main", null, "main"), e.started("agent-u", "agent-main", "Update changelog")]);
+});
+
+function ask(preview: ApprovalPreview, tool = "Write", args: Value = { file_path: "CHANGELOG.md", content: "x" }) {
+  applyEvents(askFor(e.make, "agent-u", "r1", { tool, args, preview, path: ["main", "Update changelog"] }));
+  render(<ApprovalInbox />);
+  return screen.getByTestId("approval");
+}
+const lines = (root: HTMLElement) =>
+  within(root)
+    .getAllByTestId("diff-line")
+    .map((l) => `${l.dataset.kind}:${l.querySelector(".text")?.textContent ?? ""}`);
+
+describe("a file change's preview", () => {
+  it("shows an overwrite's lost lines as removed, beside what replaces them", () => {
+    const card = ask(filePreview("CHANGELOG.md", "# Changes\n- old entry\n- older entry\n", "# Changes\n- new entry\n"));
+    const diff = within(card).getByTestId("approval-diff");
+    expect(lines(diff)).toEqual(["ctx:# Changes", "del:- old entry", "del:- older entry", "add:- new entry"]);
+    expect(card.textContent).toContain("CHANGELOG.md");
+    expect(within(card).queryByText("new file")).toBeNull();
+  });
+
+  it("shows a new file all added", () => {
+    const card = ask(filePreview("NOTES.md", null, "one\ntwo\n"));
+    expect(lines(within(card).getByTestId("approval-diff"))).toEqual(["add:one", "add:two"]);
+    expect(within(card).getByText("new file")).toBeTruthy();
+  });
+
+  it("says why a side is missing, and shows the arguments when the call cannot apply", () => {
+    const card = ask(
+      filePreview("src/a.rs", "fn a() {}\n", null, "The text to replace is not in the file."),
+      "Edit",
+      { file_path: "src/a.rs", old_string: "fn b", new_string: "fn c" },
+    );
+    expect(within(card).getByTestId("preview-note").textContent).toContain("The text to replace is not in the file.");
+    expect(within(card).getByText("cannot apply")).toBeTruthy();
+    expect(within(card).queryByTestId("approval-diff")).toBeNull();
+    expect(lines(card)).toEqual(["del:fn b", "add:fn c"]);
+  });
+
+  it("folds a long diff to its hunks until all lines are asked for", () => {
+    const before = Array.from({ length: 100 }, (_, i) => `line ${i}`).join("\n");
+    const after = before.replace("line 50", "line fifty");
+    const card = ask(filePreview("big.txt", before, after));
+    const diff = within(card).getByTestId("approval-diff");
+    expect(within(diff).getAllByTestId("diff-line")).toHaveLength(8);
+    expect(within(diff).getAllByTestId("diff-fold").map((f) => f.textContent)).toEqual(["⋯ 47 unchanged lines", "⋯ 46 unchanged lines"]);
+    fireEvent.click(within(diff).getByText("Show all 101 lines"));
+    expect(within(diff).getAllByTestId("diff-line")).toHaveLength(101);
+    expect(within(diff).queryByTestId("diff-fold")).toBeNull();
+  });
+
+  it("warns when the file changed on disk while the request waited", () => {
+    const card = ask(filePreview("CHANGELOG.md", "a\n", "b\n"));
+    expect(within(card).queryByTestId("approval-stale")).toBeNull();
+    act(() => applyEvents([e.make("agent-u", { type: "approval_stale", request_id: "r1", message: "The file changed on disk." })]));
+    expect(within(screen.getByTestId("approval")).getByTestId("approval-stale").textContent).toContain("The file changed on disk.");
+  });
+});
+
+describe("other previews", () => {
+  it("shows a command in full, where it runs and why", () => {
+    const command = "cargo test --workspace -- --nocapture && echo done";
+    const card = ask({ kind: "command", command, cwd: "/work/demo/crates", description: "Run the tests" }, "Bash", { command });
+    const preview = within(card).getByTestId("preview-command");
+    expect(preview.querySelector("pre")?.textContent).toBe(command);
+    expect(preview.textContent).toContain("/work/demo/crates");
+    expect(preview.textContent).toContain("Run the tests");
+  });
+
+  it("shows an MCP call's server, tool and arguments", () => {
+    const card = ask({ kind: "mcp", server: "everything", tool: "echo" }, "mcp__everything__echo", { message: "hello there" });
+    const preview = within(card).getByTestId("preview-mcp");
+    expect(preview.textContent).toContain("everything");
+    expect(preview.textContent).toContain("echo");
+    expect(preview.textContent).toContain('"message": "hello there"');
+  });
+});
+
+describe("a spawn's card", () => {
+  const plan = spawnPlan({ subagent_type: "writer", model: "claude-big", tools: ["Read", "Write", "Bash"], max_turns: 20 });
+  const spawn = () => ask({ kind: "spawn", ...plan }, "Task", { prompt: plan.prompt, description: plan.description });
+
+  it("shows the subagent's type, model, provider, every tool, max turns and prompt", () => {
+    const card = spawn();
+    const form = within(card).getByTestId("spawn-card");
+    expect(form.textContent).toContain("writer");
+    expect(form.textContent).toContain("anthropic");
+    expect((within(form).getByTestId("spawn-model") as HTMLInputElement).value).toBe("claude-big");
+    expect((within(form).getByTestId("spawn-max-turns") as HTMLInputElement).value).toBe("20");
+    expect((within(form).getByTestId("spawn-prompt") as HTMLTextAreaElement).value).toBe(plan.prompt);
+    const tools = within(form).getAllByTestId("spawn-tool") as HTMLInputElement[];
+    expect(tools.map((t) => [t.dataset.tool, t.checked])).toEqual([
+      ["Read", true],
+      ["Write", true],
+      ["Bash", true],
+    ]);
+  });
+
+  it("approves as planned with no edit, from the answers inside the spawn card", async () => {
+    spawn();
+    await act(async () => {
+      fireEvent.click(document.querySelector<HTMLElement>('[data-testid="spawn-card"] [data-testid="approve"]')!);
+    });
+    expect(sendCommand).toHaveBeenCalledWith({ type: "resolve_approval", request_id: "r1", approved: true, scope: "once" });
+  });
+
+  it("approves with only what the person changed", async () => {
+    const card = spawn();
+    fireEvent.change(within(card).getByTestId("spawn-model"), { target: { value: "claude-small" } });
+    const bash = (within(card).getAllByTestId("spawn-tool") as HTMLInputElement[]).find((t) => t.dataset.tool === "Bash");
+    fireEvent.click(bash!);
+    fireEvent.change(within(card).getByTestId("spawn-max-turns"), { target: { value: "5" } });
+    await act(async () => {
+      fireEvent.click(within(card).getByTestId("approve"));
+    });
+    expect(sendCommand).toHaveBeenCalledWith({
+      type: "resolve_approval",
+      request_id: "r1",
+      approved: true,
+      scope: "once",
+      edit: { model: "claude-small", tools: ["Read", "Write"], max_turns: 5 },
+    });
+  });
+
+  it("sends an edited prompt alone, and cannot be approved with an empty one", async () => {
+    const card = spawn();
+    const prompt = within(card).getByTestId("spawn-prompt");
+    fireEvent.change(prompt, { target: { value: "   " } });
+    expect((within(card).getByTestId("approve") as HTMLButtonElement).disabled).toBe(true);
+    expect(within(card).getByTestId("spawn-problem")).toBeTruthy();
+    fireEvent.change(prompt, { target: { value: "Only the summary" } });
+    await act(async () => {
+      fireEvent.click(within(card).getByTestId("approve"));
+    });
+    expect(sendCommand).toHaveBeenCalledWith(expect.objectContaining({ approved: true, edit: { prompt: "Only the summary" } }));
+  });
+
+  it("denies with a reason like any card (no edit goes with a denial)", async () => {
+    const card = spawn();
+    fireEvent.change(within(card).getByTestId("spawn-model"), { target: { value: "claude-small" } });
+    fireEvent.click(within(card).getByTestId("deny-with-reason"));
+    fireEvent.change(within(card).getByTestId("deny-reason"), { target: { value: "too broad" } });
+    await act(async () => {
+      fireEvent.click(within(card).getByTestId("deny-reason-send"));
+    });
+    expect(sendCommand).toHaveBeenCalledWith({ type: "resolve_approval", request_id: "r1", approved: false, scope: "once", reason: "too broad" });
+  });
+});
