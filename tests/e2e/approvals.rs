@@ -265,3 +265,69 @@ async fn a_workspace_mcp_server_starts_only_once_the_person_trusts_it() {
     app.close().await;
     server.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(feature = "custom-protocol"),
+    ignore = "needs the UI embedded: run with --features custom-protocol (scripts/test.sh does)"
+)]
+async fn five_parallel_subagents_are_answered_from_the_keyboard_alone_and_the_review_shows_every_decision() {
+    let server = scripted("keyboard_e2e").await;
+    let app = App::launch(&[
+        ("ANTHROPIC_BASE_URL", server.anthropic_base_url()),
+        ("ANTHROPIC_API_KEY", "e2e-test-key".to_string()),
+    ])
+    .await;
+    let prompt = app.find("[data-testid=prompt-input]").await;
+    prompt.send_keys("KEY-START: five workers").await.unwrap();
+    // Ctrl+Enter sends; Tab leaves the prompt box for the inbox's keys.
+    prompt.send_keys(&format!("{}{}", char::from(Key::Control), char::from(Key::Enter))).await.unwrap();
+    app.client.active_element().await.unwrap().send_keys(&char::from(Key::Tab).to_string()).await.unwrap();
+
+    // Ten requests in all: each Write approved with "a", each command denied with "d".
+    let mut answered = 0;
+    while answered < 10 {
+        wait_for_a_card(&app).await;
+        app.client.active_element().await.unwrap().send_keys("j").await.unwrap();
+        let focused = app.client.active_element().await.unwrap();
+        assert_eq!(focused.attr("data-testid").await.unwrap().as_deref(), Some("approval"), "j reached a card");
+        let text = app.text_of(&focused).await;
+        let key = if text.contains("Bash") { "d" } else { "a" };
+        let id = focused.attr("data-request-id").await.unwrap().unwrap();
+        focused.send_keys(key).await.unwrap();
+        app.wait("the card to go", || async {
+            app.client.find(Locator::Css(&format!("[data-request-id='{id}']"))).await.is_err().then_some(())
+        })
+        .await;
+        answered += 1;
+    }
+    app.node_status("main", "completed").await;
+    for i in 1..=5 {
+        assert!(app.file(&format!("part-{i}.txt")).exists(), "the approved Write {i} ran");
+    }
+
+    // Afterwards, in the review: each worker's Write approved and its command denied, by the person.
+    app.click("[data-testid=history-button]").await;
+    app.click("[data-testid=history-row]").await;
+    app.wait_text("[data-testid=review-banner]", "Past session").await;
+    for i in 1..=5 {
+        app.node(&format!("Worker {i}")).await.click().await.unwrap();
+        app.wait(&format!("worker {i}'s two decisions"), || async {
+            let mut kinds = Vec::new();
+            for m in app.all("[data-testid=output] [data-testid=decided-by]").await {
+                kinds.push((m.attr("data-kind").await.ok().flatten()?, app.text_of(&m).await));
+            }
+            let approved = kinds.iter().any(|(k, t)| k == "person" && t.contains("approved"));
+            let denied = kinds.iter().any(|(k, t)| k == "person" && t.contains("denied"));
+            (approved && denied).then_some(())
+        })
+        .await;
+    }
+    app.screenshot("review-decisions").await;
+    app.close().await;
+    server.shutdown().await;
+}
+
+async fn wait_for_a_card(app: &App) {
+    app.wait("a pending approval", || async { (!approval_cards(app).await.is_empty()).then_some(()) }).await;
+}

@@ -171,6 +171,27 @@ describe("ApprovalInbox", () => {
     expect(sendCommand).toHaveBeenCalledTimes(2);
   });
 
+  it("reaches the first card with j from a button or from nowhere, never from a text field", async () => {
+    render(
+      <>
+        <button type="button" data-testid="elsewhere-button">Send</button>
+        <textarea data-testid="elsewhere-text" />
+        <ApprovalInbox />
+      </>,
+    );
+    const text = screen.getByTestId("elsewhere-text");
+    text.focus();
+    fireEvent.keyDown(text, { key: "j" });
+    expect(document.activeElement).toBe(text);
+    const button = screen.getByTestId("elsewhere-button");
+    button.focus();
+    fireEvent.keyDown(button, { key: "j" });
+    expect(document.activeElement).toBe(card("r-g"));
+    (document.activeElement as HTMLElement).blur();
+    fireEvent.keyDown(document.body, { key: "k" });
+    expect(document.activeElement).toBe(card("r-g"));
+  });
+
   it("opens the reason field with r, and sends it with Enter", async () => {
     render(<ApprovalInbox />);
     card("r-f").focus();

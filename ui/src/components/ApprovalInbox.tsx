@@ -47,13 +47,14 @@ export function ApprovalInbox() {
     else focusAt.current = null;
   }, [pending]);
 
-  // From nowhere in particular (nothing focused), j or k reaches the inbox's first card.
+  // From anywhere but a text field (nothing focused, a button just pressed), j or k reaches the inbox's first card.
   useEffect(() => {
     const onKey = (e: globalThis.KeyboardEvent) => {
       const active = document.activeElement;
-      if (active !== null && active !== document.body) return;
+      // Inside the list its own handler moves between cards.
+      if (active !== null && listRef.current?.contains(active)) return;
       if (e.ctrlKey || e.metaKey || e.altKey || (e.key !== "j" && e.key !== "k")) return;
-      if (uiStore.get().dialog !== null) return;
+      if (!keysMayAct(active, uiStore.get().dialog !== null)) return;
       const first = cardsIn(listRef.current)[0];
       if (!first) return;
       e.preventDefault();
