@@ -70,8 +70,15 @@ async fn live_approvals_are_answered_from_a_past_session_with_rules_and_the_keyb
     app.click("[data-testid=send]").await;
     wait_cards(&app, 2).await;
 
-    // The first session opened in review: the live requests stay in view and answerable.
+    // Settings and the history list keep the live requests in view.
+    app.click("[data-testid=open-settings]").await;
+    app.find("[data-testid=save-settings]").await;
+    wait_cards(&app, 2).await;
+    app.screenshot("settings-with-inbox").await;
     app.click("[data-testid=history-button]").await;
+    app.find("[data-testid=history-panel]").await;
+    wait_cards(&app, 2).await;
+    // The first session opened in review: the live requests stay in view and answerable.
     let row = app
         .wait("the first session in the history", || async {
             for r in app.all("[data-testid=history-row]").await {

@@ -53,6 +53,8 @@ describe("SettingsPanel", () => {
     expect(screen.getByText(/still come from the environment/).textContent).toContain(
       "(ARBOR_TEST_ANTHROPIC_KEY, ARBOR_TEST_OPENAI_KEY)",
     );
+    // The backend's reason reads as one sentence, said once.
+    expect(screen.getByText(/still come from the environment/).textContent).toMatch(/^No secret service\. Keys can still/);
     expect(screen.getByText("Key from ARBOR_TEST_ANTHROPIC_KEY")).toBeTruthy();
   });
 

@@ -105,8 +105,8 @@ export function SettingsPanel() {
           <div className="card-body">
             {!app.keyring.available ? (
               <div className="inline-error">
-                The OS keyring is not available{app.keyring.problem ? `: ${app.keyring.problem}` : ""}. Keys can
-                still come from the environment ({app.providers.map((p) => p.key_var).join(", ")}).
+                {app.keyring.problem ? sentence(app.keyring.problem) : "The OS keyring is not available"}. Keys can still
+                come from the environment ({app.providers.map((p) => p.key_var).join(", ")}).
               </div>
             ) : null}
             {app.providers.map((p) => (
@@ -475,4 +475,9 @@ function Catalog({ workspace }: { workspace: string }) {
       </div>
     </section>
   );
+}
+
+/** A backend message ("the OS keyring is not available …") as the start of a sentence. */
+function sentence(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }

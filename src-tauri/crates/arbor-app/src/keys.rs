@@ -48,8 +48,7 @@ fn describe(e: keyring::Error) -> KeyringError {
     match e {
         keyring::Error::NoDefaultStore | keyring::Error::NoStorageAccess(_) | keyring::Error::PlatformFailure(_) => {
             KeyringError(format!(
-                "is not available ({e}); on Linux it needs a Secret Service such as gnome-keyring. \
-                 The API key environment variables still work."
+                "is not available ({e}); on Linux it needs a Secret Service such as gnome-keyring"
             ))
         }
         other => KeyringError(format!("failed: {other}")),
@@ -61,8 +60,7 @@ impl SecretStore for OsKeyring {
         match keyring::Entry::store_status() {
             Ok(()) => Ok(()),
             Err(e) => Err(KeyringError(format!(
-                "is not available ({e}); on Linux it needs a Secret Service such as gnome-keyring. \
-                 The API key environment variables still work."
+                "is not available ({e}); on Linux it needs a Secret Service such as gnome-keyring"
             ))),
         }
     }
