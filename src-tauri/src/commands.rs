@@ -31,11 +31,11 @@ pub fn workspace_mcp(host: State<'_, Host>, workspace: String) -> Option<Workspa
     host.workspace_mcp(std::path::Path::new(&workspace))
 }
 
-/// Lets the workspace's `.mcp.json` start its servers, as the file is now.
+/// Lets the workspace's servers start, as the person saw them (`sha256` of what was shown).
 #[tauri::command]
 #[specta::specta]
-pub fn trust_workspace_mcp(host: State<'_, Host>, workspace: String) -> Result<WorkspaceMcp> {
-    host.trust_workspace_mcp(std::path::Path::new(&workspace))
+pub fn trust_workspace_mcp(host: State<'_, Host>, workspace: String, sha256: String) -> Result<WorkspaceMcp> {
+    host.trust_workspace_mcp(std::path::Path::new(&workspace), &sha256)
 }
 
 /// Withdraws that trust; true if there was a decision to withdraw.

@@ -29,8 +29,8 @@ export const commands = {
 	mcpServers: (workspace: string | null, fresh: boolean) => typedError<McpReport, AppError>(__TAURI_INVOKE("mcp_servers", { workspace, fresh })),
 	/**  The workspace's `.mcp.json` and whether its servers may start; null when it has none. */
 	workspaceMcp: (workspace: string) => __TAURI_INVOKE<WorkspaceMcp | null>("workspace_mcp", { workspace }),
-	/**  Lets the workspace's `.mcp.json` start its servers, as the file is now. */
-	trustWorkspaceMcp: (workspace: string) => typedError<WorkspaceMcp, AppError>(__TAURI_INVOKE("trust_workspace_mcp", { workspace })),
+	/**  Lets the workspace's servers start, as the person saw them (`sha256` of what was shown). */
+	trustWorkspaceMcp: (workspace: string, sha256: string) => typedError<WorkspaceMcp, AppError>(__TAURI_INVOKE("trust_workspace_mcp", { workspace, sha256 })),
 	/**  Withdraws that trust; true if there was a decision to withdraw. */
 	untrustWorkspaceMcp: (workspace: string) => typedError<boolean, AppError>(__TAURI_INVOKE("untrust_workspace_mcp", { workspace })),
 	/**
@@ -606,11 +606,14 @@ export type SearchHit = {
 };
 
 /**
- *  What starting one server runs: the command and arguments, or the URL; the
- *  names of the variables it sets (not their values: they may be secrets).
+ *  What starting one server runs, as written (never with `${VAR}` expanded:
+ *  those may be secrets): the command and arguments, or the URL, and the
+ *  names of the variables or headers it sets.
  */
 export type ServerLaunch = {
 	name: string,
+	/**  `.mcp.json`, or `agent type <name>`. */
+	defined_in: string,
 	/**  `stdio` or `http`. */
 	transport: string,
 	command: string,
@@ -831,16 +834,18 @@ export type UsageUpdate = {
 
 export type Value = null | boolean | number | string | Value[] | { [key in string]: Value };
 
-/**  A workspace's `.mcp.json` as a person decides on it. */
+/**  What of a workspace would start servers, as a person decides on it. */
 export type WorkspaceMcp = {
 	workspace: string,
-	/**  The file. */
+	/**  The `.mcp.json`, or the first agent file that defines a server. */
 	path: string,
 	servers: ServerLaunch[],
-	/**  Trusted as the file is now. */
+	/**  Trusted as it is now. */
 	trusted: boolean,
-	/**  Trusted once, but the file changed since. */
+	/**  Trusted once, but changed since. */
 	changed_since_trusted: boolean,
+	/**  What a trust decision names: pass it back to trust exactly what was shown. */
+	sha256: string,
 };
 
 /* Tauri Specta runtime */

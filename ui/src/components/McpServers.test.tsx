@@ -57,10 +57,11 @@ function workspaceFile(extra: Partial<WorkspaceMcp> = {}): WorkspaceMcp {
     workspace: "/work/demo",
     path: "/work/demo/.mcp.json",
     servers: [
-      { name: "everything", transport: "stdio", command: "npx", args: ["-y", "@modelcontextprotocol/server-everything"], env_names: ["TOKEN"] },
+      { name: "everything", transport: "stdio", command: "npx", args: ["-y", "@modelcontextprotocol/server-everything"], env_names: ["TOKEN"], defined_in: ".mcp.json" },
     ],
     trusted: false,
     changed_since_trusted: false,
+    sha256: "abc123",
     ...extra,
   };
 }
@@ -215,7 +216,7 @@ describe("Settings: the workspace's .mcp.json", () => {
     await act(async () => {
       fireEvent.click(screen.getByTestId("mcp-trust"));
     });
-    expect(commands.trustWorkspaceMcp).toHaveBeenCalledWith("/work/demo");
+    expect(commands.trustWorkspaceMcp).toHaveBeenCalledWith("/work/demo", "abc123");
     expect(commands.mcpServers).toHaveBeenCalledTimes(2);
     expect(commands.mcpServers).toHaveBeenLastCalledWith("/work/demo", false);
     expect(screen.queryByTestId("mcp-workspace-untrusted")).toBeNull();

@@ -151,7 +151,7 @@ function WorkspaceTrust({ file, workspace }: { file: WorkspaceMcp; workspace: st
           data-testid="mcp-trust"
           disabled={busy}
           title="Trust the file as it is now; an edit asks again"
-          onClick={() => void run(trustWorkspaceServers)}
+          onClick={() => void run((w) => trustWorkspaceServers(w, file.sha256))}
         >
           {busy ? "Trusting…" : "Trust"}
         </button>

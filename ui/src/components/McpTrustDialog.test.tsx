@@ -39,11 +39,13 @@ function file(extra: Partial<WorkspaceMcp> = {}): WorkspaceMcp {
         command: "npx",
         args: ["-y", "@modelcontextprotocol/server-everything", "--root", "my files"],
         env_names: ["API_TOKEN", "DEBUG"],
+        defined_in: ".mcp.json",
       },
-      { name: "docs", transport: "http", command: "https://example.test/mcp", args: [], env_names: [] },
+      { name: "docs", transport: "http", command: "https://example.test/mcp", args: [], env_names: [], defined_in: ".mcp.json" },
     ],
     trusted: false,
     changed_since_trusted: false,
+    sha256: "abc123",
     ...extra,
   };
 }
@@ -134,7 +136,7 @@ describe("starting in a workspace with an untrusted .mcp.json", () => {
     await start();
     await press("mcp-trust-accept");
     expect(dialog()).toBeNull();
-    expect(commands.trustWorkspaceMcp).toHaveBeenCalledWith("/home/me/proj");
+    expect(commands.trustWorkspaceMcp).toHaveBeenCalledWith("/home/me/proj", "abc123");
     expect(commands.startSession).toHaveBeenCalledTimes(1);
     expect(commands.trustWorkspaceMcp.mock.invocationCallOrder[0]).toBeLessThan(
       commands.startSession.mock.invocationCallOrder[0] ?? 0,

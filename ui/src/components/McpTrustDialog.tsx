@@ -70,10 +70,11 @@ export function LaunchList({ servers, state }: { servers: readonly ServerLaunch[
   return (
     <ul className="launch-list">
       {servers.map((s) => (
-        <li key={s.name} className="launch" data-testid="mcp-trust-server" data-server={s.name}>
+        <li key={`${s.defined_in}/${s.name}`} className="launch" data-testid="mcp-trust-server" data-server={s.name}>
           <div className="launch-head">
             <span className="name">{s.name}</span>
             <span className="badge">{s.transport}</span>
+            {s.defined_in !== ".mcp.json" ? <span className="hint">in {s.defined_in}</span> : null}
             {state ? <span className="badge launch-state">{state}</span> : null}
           </div>
           <code className="mono launch-line" title={s.transport === "stdio" ? "Command line" : "URL"}>

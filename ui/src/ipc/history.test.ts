@@ -311,7 +311,7 @@ describe("continuing a reviewed session", () => {
     const { past } = stored();
     commands.openSession.mockReturnValue(ok(past));
     await openPastSession("s-past");
-    const file = { workspace: "/home/me/code/pond", path: "/home/me/code/pond/.mcp.json", servers: [], trusted: false, changed_since_trusted: false };
+    const file = { workspace: "/home/me/code/pond", path: "/home/me/code/pond/.mcp.json", servers: [], trusted: false, changed_since_trusted: false, sha256: "seen-sha" };
     commands.workspaceMcp.mockResolvedValue(file);
     commands.resumeSession.mockReturnValue(ok(sessionInfo({ session_id: "s-past" })));
 
@@ -328,7 +328,7 @@ describe("continuing a reviewed session", () => {
     await vi.waitFor(() => expect(trustStore.get()).not.toBeNull());
     trustStore.get()?.answer("trust");
     expect(await trusted).toBe(true);
-    expect(commands.trustWorkspaceMcp).toHaveBeenCalledWith("/home/me/code/pond");
+    expect(commands.trustWorkspaceMcp).toHaveBeenCalledWith("/home/me/code/pond", "seen-sha");
     expect(commands.trustWorkspaceMcp.mock.invocationCallOrder[0]).toBeLessThan(
       commands.resumeSession.mock.invocationCallOrder[0] ?? 0,
     );

@@ -21,11 +21,12 @@ export async function loadMcpServers(workspace: string | null, fresh = false): P
 }
 
 /**
- * Trusts the workspace's `.mcp.json` as it is now, then lists the servers
- * again: its servers are started and listed from then on.
+ * Trusts the workspace's servers as the person saw them (`sha256` of what was
+ * shown; refused if they changed since), then lists the servers again: they
+ * are started and listed from then on.
  */
-export async function trustWorkspaceServers(workspace: string): Promise<Outcome<null>> {
-  const r = await attempt(() => commands.trustWorkspaceMcp(workspace));
+export async function trustWorkspaceServers(workspace: string, sha256: string): Promise<Outcome<null>> {
+  const r = await attempt(() => commands.trustWorkspaceMcp(workspace, sha256));
   if (!r.ok) return r;
   await loadMcpServers(workspace, false);
   return { ok: true, data: null };

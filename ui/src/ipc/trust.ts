@@ -37,7 +37,7 @@ export async function confirmWorkspaceMcp(workspace: string): Promise<boolean> {
   if (answer === "cancel") return false;
   if (answer === "skip") return true;
   try {
-    const r = await commands.trustWorkspaceMcp(workspace);
+    const r = await commands.trustWorkspaceMcp(workspace, mcp.sha256);
     if (r.status === "ok") return true;
     pushError(`Could not trust ${mcp.path}: ${r.error.message}`);
   } catch (e) {

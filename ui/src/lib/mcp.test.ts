@@ -42,7 +42,7 @@ describe("MCP labels", () => {
 
 describe("what a workspace server would run", () => {
   it("shows the whole command line, quoting words a shell would split, or the URL", () => {
-    const launch = { name: "x", transport: "stdio", env_names: [] };
+    const launch = { name: "x", transport: "stdio", env_names: [], defined_in: ".mcp.json" };
     expect(launchLine({ ...launch, command: "npx", args: ["-y", "@scope/pkg@1.2", "--dir=/tmp/a"] })).toBe(
       "npx -y @scope/pkg@1.2 --dir=/tmp/a",
     );

@@ -297,7 +297,7 @@ impl Host {
         workspace: &Path,
         files: &[PathBuf],
         agent_types: &[arbor_core::AgentDefinition],
-        workspace_trusted: bool,
+        trusted: Option<crate::trust::Trusted>,
     ) -> (Arc<arbor_core::mcp::McpCatalog>, Vec<String>, Vec<PathBuf>) {
         let sources = McpSources {
             config_dir: self.config.config_dir.clone(),
@@ -305,7 +305,7 @@ impl Host {
             files,
             agent_types,
             env: &self.config.env,
-            workspace_trusted,
+            trusted,
         };
         let (catalog, problems) = self.mcp.get(&sources);
         (catalog, problems, sources.paths())
@@ -322,14 +322,17 @@ impl Host {
             .map(PathBuf::from)
             .filter(|w| w.is_dir());
         let definitions = workspace.as_deref().map(|w| self.agent_types(w).definitions).unwrap_or_default();
-        let trust = workspace.as_deref().and_then(|w| self.workspace_mcp(w));
+        let (trusted, trust) = match workspace.as_deref() {
+            Some(w) => self.trusted_workspace(w, &definitions, listing.trust_workspace),
+            None => (None, None),
+        };
         let sources = McpSources {
             config_dir: self.config.config_dir.clone(),
             workspace: workspace.as_deref(),
             files,
             agent_types: &definitions,
             env: &self.config.env,
-            workspace_trusted: listing.trust_workspace || trust.as_ref().is_some_and(|t| t.trusted),
+            trusted,
         };
         let (catalog, problems) = self.mcp.get(&sources);
         catalog.check(listing.fresh).await;

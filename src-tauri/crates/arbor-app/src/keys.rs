@@ -47,9 +47,7 @@ impl OsKeyring {
 fn describe(e: keyring::Error) -> KeyringError {
     match e {
         keyring::Error::NoDefaultStore | keyring::Error::NoStorageAccess(_) | keyring::Error::PlatformFailure(_) => {
-            KeyringError(format!(
-                "is not available ({e}); on Linux it needs a Secret Service such as gnome-keyring"
-            ))
+            KeyringError(format!("is not available ({e}); on Linux it needs a Secret Service such as gnome-keyring"))
         }
         other => KeyringError(format!("failed: {other}")),
     }

@@ -49,28 +49,29 @@ pub struct McpSources<'a> {
     pub agent_types: &'a [AgentDefinition],
     /// For `${VAR}` in the files.
     pub env: &'a Environment,
-    /// The workspace's `.mcp.json` may start its servers (see [`crate::trust`]).
-    pub workspace_trusted: bool,
+    /// What of the workspace may start servers, as a person trusted it (see
+    /// [`crate::trust`]); None: nothing of it (its `.mcp.json` and the servers
+    /// its agent files define are left out).
+    pub trusted: Option<crate::trust::Trusted>,
 }
 
 impl McpSources<'_> {
     /// The files in the order they are read (a later one wins on a name clash):
-    /// each with whether it may be missing and what its servers are labelled.
-    fn sources(&self) -> Vec<(PathBuf, bool, McpSource)> {
-        let user = self.config_dir.as_ref().map(|d| d.join(USER_FILE));
-        let workspace = self.workspace.filter(|_| self.workspace_trusted).map(|w| w.join(WORKSPACE_FILE));
+    /// each with how it is read and what its servers are labelled.
+    fn sources(&self) -> Vec<(PathBuf, Read<'_>, McpSource)> {
         let label = |p: &Path| p.display().to_string();
-        user.into_iter()
-            .map(|p| {
-                let source = McpSource::File { path: label(&p) };
-                (p, true, source)
-            })
-            .chain(workspace.map(|p| {
-                let source = McpSource::Workspace { path: label(&p) };
-                (p, true, source)
-            }))
-            .chain(self.files.iter().map(|p| (p.clone(), false, McpSource::File { path: label(p) })))
-            .collect()
+        let user = self.config_dir.as_ref().map(|d| d.join(USER_FILE)).map(|p| {
+            let source = McpSource::File { path: label(&p) };
+            (p, Read::Optional, source)
+        });
+        // The workspace's file is parsed from the very text that was trusted, or not at all.
+        let workspace = self.workspace.map(|w| w.join(WORKSPACE_FILE)).map(|p| {
+            let text = self.trusted.as_ref().and_then(|t| t.mcp_json.as_deref());
+            let source = McpSource::Workspace { path: label(&p) };
+            (p, text.map_or(Read::Skip, Read::Text), source)
+        });
+        let files = self.files.iter().map(|p| (p.clone(), Read::Required, McpSource::File { path: label(p) }));
+        user.into_iter().chain(workspace).chain(files).collect()
     }
 
     /// The files in the order they are read.
@@ -84,8 +85,14 @@ impl McpSources<'_> {
         let env = |name: &str| self.env.raw(name);
         let mut servers = Vec::new();
         let mut problems = Vec::new();
-        for (path, optional, source) in self.sources() {
-            match mcp::config::load_file(&path, optional, &env) {
+        for (path, read, source) in self.sources() {
+            let loaded = match read {
+                Read::Optional => mcp::config::load_file(&path, true, &env),
+                Read::Required => mcp::config::load_file(&path, false, &env),
+                Read::Text(text) => mcp::config::parse_file(&path, text, &env),
+                Read::Skip => continue,
+            };
+            match loaded {
                 Ok(file) => {
                     servers.extend(file.servers.into_iter().map(|s| (s, source.clone())));
                     problems.extend(file.problems);
@@ -94,13 +101,30 @@ impl McpSources<'_> {
             }
         }
         let mut catalog = McpCatalog::new(servers, McpTimeouts::default());
-        catalog.add_agent_types(self.agent_types, &env);
+        // Servers a workspace's agent file defines run commands too: only once trusted.
+        let types: Vec<AgentDefinition> = match &self.trusted {
+            Some(_) => self.agent_types.to_vec(),
+            None => self.agent_types.iter().map(crate::trust::without_own_servers).collect(),
+        };
+        catalog.add_agent_types(&types, &env);
         problems.extend(catalog.problems().iter().cloned());
         for p in &problems {
             tracing::warn!("mcp config: {p}");
         }
         (catalog, problems)
     }
+}
+
+/// How one config file is read.
+enum Read<'a> {
+    /// It may be missing.
+    Optional,
+    /// It must exist (`--mcp-config`).
+    Required,
+    /// Already read (and trusted as this text).
+    Text(&'a str),
+    /// Not trusted: not read at all.
+    Skip,
 }
 
 /// The app's latest catalog, kept across sessions and workspaces.

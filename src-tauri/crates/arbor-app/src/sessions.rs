@@ -268,10 +268,11 @@ impl Host {
         let catalog = self.agent_types(&workspace);
         let mut warnings: Vec<String> = catalog.problems.iter().map(|p| format!("agent file: {p}")).collect();
         let agent_types = catalog.definitions.iter().map(AgentTypeInfo::from_definition).collect();
-        let untrusted_mcp = self.workspace_mcp(&workspace).filter(|w| !w.trusted && !spec.tuning.trust_mcp);
-        let workspace_trusted = untrusted_mcp.is_none();
+        // Loaded from the very text that was trusted; left out when it was not.
+        let (trusted, found) = self.trusted_workspace(&workspace, &catalog.definitions, spec.tuning.trust_mcp);
+        let untrusted_mcp = found.filter(|_| trusted.is_none());
         let (mcp, mcp_problems, _) =
-            self.mcp_catalog(&workspace, &spec.tuning.mcp_files, &catalog.definitions, workspace_trusted);
+            self.mcp_catalog(&workspace, &spec.tuning.mcp_files, &catalog.definitions, trusted);
         warnings.extend(mcp_problems.into_iter().map(|p| format!("mcp config: {p}")));
         warnings.extend(untrusted_mcp.as_ref().map(crate::trust::untrusted_warning));
         for w in &warnings {

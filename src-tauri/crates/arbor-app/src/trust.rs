@@ -1,13 +1,16 @@
-//! Which workspaces' `.mcp.json` a person trusts to start the commands it
-//! names. A checked-out repository can name any command there; its servers
-//! start only once a person has looked at them and said yes. A decision is kept
-//! per workspace and per content of the file, so an edited file asks again.
-//! The user's own `mcp.json` is theirs and always trusted.
+//! Which workspaces may start the MCP servers they name. A checked-out
+//! repository can name any command in its `.mcp.json` or in its agent files'
+//! `mcpServers`; those servers start only once a person has looked at them and
+//! said yes. A decision is kept per workspace and per content (the file's
+//! bytes and the agent files' server entries), so an edit asks again; the
+//! servers then load from the very text that was trusted. The user's own
+//! `mcp.json` and agent files are theirs and always trusted.
 
 use crate::error::{AppError, AppErrorKind};
-use arbor_core::mcp::{self, McpServerConfig, McpTransport};
-use arbor_core::{Clock, SystemClock};
+use arbor_core::definitions::DefinitionSource;
+use arbor_core::{AgentDefinition, Clock, SystemClock};
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 use thiserror::Error;
@@ -15,24 +18,29 @@ use thiserror::Error;
 /// Where the decisions are kept, in the config dir.
 pub const TRUST_FILE: &str = "trusted-mcp.json";
 
-/// A workspace's `.mcp.json` as a person decides on it.
+/// What of a workspace would start servers, as a person decides on it.
 #[derive(Debug, Clone, PartialEq, Serialize, specta::Type)]
 pub struct WorkspaceMcp {
     pub workspace: String,
-    /// The file.
+    /// The `.mcp.json`, or the first agent file that defines a server.
     pub path: String,
     pub servers: Vec<ServerLaunch>,
-    /// Trusted as the file is now.
+    /// Trusted as it is now.
     pub trusted: bool,
-    /// Trusted once, but the file changed since.
+    /// Trusted once, but changed since.
     pub changed_since_trusted: bool,
+    /// What a trust decision names: pass it back to trust exactly what was shown.
+    pub sha256: String,
 }
 
-/// What starting one server runs: the command and arguments, or the URL; the
-/// names of the variables it sets (not their values: they may be secrets).
+/// What starting one server runs, as written (never with `${VAR}` expanded:
+/// those may be secrets): the command and arguments, or the URL, and the
+/// names of the variables or headers it sets.
 #[derive(Debug, Clone, PartialEq, Serialize, specta::Type)]
 pub struct ServerLaunch {
     pub name: String,
+    /// `.mcp.json`, or `agent type <name>`.
+    pub defined_in: String,
     /// `stdio` or `http`.
     pub transport: String,
     pub command: String,
@@ -40,12 +48,18 @@ pub struct ServerLaunch {
     pub env_names: Vec<String>,
 }
 
+/// What was trusted, to load from: the `.mcp.json` text as hashed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Trusted {
+    pub mcp_json: Option<String>,
+}
+
 #[derive(Debug, Error)]
 pub enum TrustError {
-    #[error("{} has no .mcp.json to trust", .0.display())]
-    NoFile(PathBuf),
-    #[error("cannot read {}: {source}", path.display())]
-    Read { path: PathBuf, source: std::io::Error },
+    #[error("{} names no MCP servers to trust", .0.display())]
+    Nothing(PathBuf),
+    #[error("the workspace's MCP servers changed since they were shown; look at them again before trusting them")]
+    Changed,
     #[error("cannot save the trust decision in {}: {source}", path.display())]
     Write { path: PathBuf, source: std::io::Error },
 }
@@ -59,19 +73,29 @@ struct TrustFile {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct Decision {
     workspace: PathBuf,
-    /// SHA-256 of the file's bytes, hex.
+    /// SHA-256 of what would start, hex.
     sha256: String,
     trusted_at: i64,
 }
 
-/// The decisions, read from and saved to `file` (None: kept in memory only).
+/// A workspace's servers as found now, with what to load once trusted.
+pub struct Inspected {
+    pub info: WorkspaceMcp,
+    mcp_json: Option<String>,
+}
+
+impl Inspected {
+    /// What to load from, if trusted (or trusted for this once).
+    pub fn trusted(&self, once: bool) -> Option<Trusted> {
+        (self.info.trusted || once).then(|| Trusted { mcp_json: self.mcp_json.clone() })
+    }
+}
+
+/// The decisions, in `file` (None: in memory only). Read afresh each time, so
+/// the app and the command line see each other's decisions.
 pub struct TrustStore {
     file: Option<PathBuf>,
     memory: parking_lot::Mutex<TrustFile>,
-}
-
-fn digest(bytes: &[u8]) -> String {
-    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// The workspace as decisions name it: canonical, so two spellings are one workspace.
@@ -79,107 +103,168 @@ fn canonical(workspace: &Path) -> PathBuf {
     std::fs::canonicalize(workspace).unwrap_or_else(|_| workspace.to_path_buf())
 }
 
+/// The server entries an agent file defines itself (not names of configured servers).
+fn own_servers(def: &AgentDefinition) -> Vec<(&String, &Value)> {
+    def.mcp_servers.iter().filter_map(Value::as_object).flat_map(|m| m.iter()).collect()
+}
+
+/// `def` without the servers it defines itself (those it names stay).
+pub fn without_own_servers(def: &AgentDefinition) -> AgentDefinition {
+    let mut d = def.clone();
+    if d.source != Some(DefinitionSource::User) {
+        d.mcp_servers.retain(Value::is_string);
+    }
+    d
+}
+
 impl TrustStore {
     pub fn new(file: Option<PathBuf>) -> Self {
-        let loaded = file
-            .as_deref()
-            .and_then(|f| std::fs::read_to_string(f).ok())
-            .and_then(|text| match serde_json::from_str::<TrustFile>(&text) {
-                Ok(t) => Some(t),
-                Err(e) => {
-                    // Unreadable decisions trust nothing; the file is rewritten on the next decision.
-                    tracing::warn!("ignoring the MCP trust file: {e}");
-                    None
-                }
-            })
-            .unwrap_or_default();
-        Self { file, memory: parking_lot::Mutex::new(loaded) }
+        Self { file, memory: parking_lot::Mutex::new(TrustFile::default()) }
     }
 
-    /// The workspace's `.mcp.json` and whether it is trusted as it is now; None when it has none.
-    pub fn inspect(&self, workspace: &Path, env: mcp::config::EnvLookup<'_>) -> Option<WorkspaceMcp> {
-        let path = workspace.join(crate::mcp::WORKSPACE_FILE);
-        let bytes = std::fs::read(&path).ok()?;
-        let servers = match mcp::config::load_file(&path, true, env) {
-            Ok(file) => file.servers.iter().map(launch_of).collect(),
-            // The catalog reports the problem; nothing of it can start anyway.
-            Err(_) => Vec::new(),
-        };
-        let sha = digest(&bytes);
-        let ws = canonical(workspace);
-        let memory = self.memory.lock();
-        let known = memory.workspaces.iter().find(|d| d.workspace == ws);
-        let trusted = known.is_some_and(|d| d.sha256 == sha);
-        Some(WorkspaceMcp {
-            workspace: workspace.display().to_string(),
-            path: path.display().to_string(),
-            servers,
-            trusted,
-            changed_since_trusted: known.is_some() && !trusted,
+    fn load(&self) -> TrustFile {
+        let Some(file) = &self.file else { return self.memory.lock().clone() };
+        let Ok(text) = std::fs::read_to_string(file) else { return TrustFile::default() };
+        serde_json::from_str(&text).unwrap_or_else(|e| {
+            // Unreadable decisions trust nothing; the file is rewritten on the next decision.
+            tracing::warn!("ignoring the MCP trust file {}: {e}", file.display());
+            TrustFile::default()
         })
     }
 
-    /// Trusts the workspace's `.mcp.json` as it is now.
-    pub fn trust(&self, workspace: &Path, now_ms: i64) -> Result<(), TrustError> {
-        let path = workspace.join(crate::mcp::WORKSPACE_FILE);
-        let bytes = match std::fs::read(&path) {
-            Ok(b) => b,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(TrustError::NoFile(workspace.into())),
-            Err(source) => return Err(TrustError::Read { path, source }),
-        };
+    /// What of `workspace` would start servers: its `.mcp.json` and the servers
+    /// its own agent files (`types` from the workspace) define; None when nothing.
+    pub fn inspect(&self, workspace: &Path, types: &[AgentDefinition]) -> Option<Inspected> {
+        let json_path = workspace.join(crate::mcp::WORKSPACE_FILE);
+        let mcp_json = std::fs::read_to_string(&json_path).ok();
+        let mut hash = Sha256::new();
+        let mut servers = Vec::new();
+        let mut path = None;
+        if let Some(text) = &mcp_json {
+            hash.update(text.as_bytes());
+            path = Some(json_path.display().to_string());
+            let parsed: Option<Value> = serde_json::from_str(text).ok();
+            if let Some(Value::Object(map)) = parsed.as_ref().and_then(|v| v.get("mcpServers")) {
+                servers.extend(map.iter().map(|(n, e)| launch_of(n, e, ".mcp.json")));
+            }
+        }
+        for def in types.iter().filter(|d| d.source != Some(DefinitionSource::User)) {
+            let own = own_servers(def);
+            if own.is_empty() {
+                continue;
+            }
+            hash.update(def.name.as_bytes());
+            for (name, entry) in &own {
+                hash.update(name.as_bytes());
+                hash.update(entry.to_string().as_bytes());
+                servers.push(launch_of(name, entry, &format!("agent type {}", def.name)));
+            }
+            if path.is_none() {
+                path = def.file.as_ref().map(|f| f.display().to_string());
+            }
+        }
+        if mcp_json.is_none() && servers.is_empty() {
+            return None;
+        }
+        let sha256: String = hash.finalize().iter().map(|b| format!("{b:02x}")).collect();
         let ws = canonical(workspace);
-        let mut memory = self.memory.lock();
-        memory.workspaces.retain(|d| d.workspace != ws);
-        memory.workspaces.push(Decision { workspace: ws, sha256: digest(&bytes), trusted_at: now_ms });
-        self.save(&memory)
+        let decisions = self.load();
+        let known = decisions.workspaces.iter().find(|d| d.workspace == ws);
+        let trusted = known.is_some_and(|d| d.sha256 == sha256);
+        let info = WorkspaceMcp {
+            workspace: workspace.display().to_string(),
+            path: path.unwrap_or_else(|| json_path.display().to_string()),
+            servers,
+            trusted,
+            changed_since_trusted: known.is_some() && !trusted,
+            sha256,
+        };
+        Some(Inspected { info, mcp_json })
+    }
+
+    /// Trusts `workspace`'s servers as `seen` showed them; refused when they changed since.
+    pub fn trust(&self, workspace: &Path, now: Option<&Inspected>, seen: &str, now_ms: i64) -> Result<(), TrustError> {
+        let Some(now) = now else { return Err(TrustError::Nothing(workspace.into())) };
+        if now.info.sha256 != seen {
+            return Err(TrustError::Changed);
+        }
+        let ws = canonical(workspace);
+        self.change(|d| {
+            d.workspaces.retain(|x| x.workspace != ws);
+            d.workspaces.push(Decision { workspace: ws.clone(), sha256: seen.to_string(), trusted_at: now_ms });
+        })
+        .map(|_| ())
     }
 
     /// Forgets the decision on the workspace; true if there was one.
     pub fn untrust(&self, workspace: &Path) -> Result<bool, TrustError> {
         let ws = canonical(workspace);
-        let mut memory = self.memory.lock();
-        let before = memory.workspaces.len();
-        memory.workspaces.retain(|d| d.workspace != ws);
-        let had = memory.workspaces.len() != before;
-        if had {
-            self.save(&memory)?;
-        }
-        Ok(had)
+        self.change(|d| {
+            let before = d.workspaces.len();
+            d.workspaces.retain(|x| x.workspace != ws);
+            d.workspaces.len() != before
+        })
     }
 
-    fn save(&self, decisions: &TrustFile) -> Result<(), TrustError> {
-        let Some(file) = &self.file else { return Ok(()) };
+    /// Reads the decisions, changes them and writes them back, under the lock.
+    fn change<T>(&self, f: impl FnOnce(&mut TrustFile) -> T) -> Result<T, TrustError> {
+        let mut memory = self.memory.lock();
+        let Some(file) = &self.file else { return Ok(f(&mut memory)) };
+        let mut decisions = self.load();
+        let out = f(&mut decisions);
         let write = || -> std::io::Result<()> {
             if let Some(dir) = file.parent() {
                 std::fs::create_dir_all(dir)?;
             }
-            let text = serde_json::to_string_pretty(decisions).map_err(std::io::Error::other)?;
-            // Written whole, then moved over the old file: a crash leaves one or the other.
-            let tmp = file.with_extension("json.tmp");
+            let text = serde_json::to_string_pretty(&decisions).map_err(std::io::Error::other)?;
+            // Written whole under a name of this process's, then moved over the old file.
+            let tmp = file.with_extension(format!("json.{}.tmp", std::process::id()));
             std::fs::write(&tmp, text)?;
             std::fs::rename(&tmp, file)
         };
-        write().map_err(|source| TrustError::Write { path: file.clone(), source })
+        write().map_err(|source| TrustError::Write { path: file.clone(), source })?;
+        Ok(out)
     }
 }
 
 impl crate::Host {
-    /// The workspace's `.mcp.json` and whether it is trusted; None when it has none.
-    pub fn workspace_mcp(&self, workspace: &Path) -> Option<WorkspaceMcp> {
-        let env = |name: &str| self.config.env.raw(name);
-        self.trust.inspect(workspace, &env)
+    fn inspect_workspace(&self, workspace: &Path) -> Option<Inspected> {
+        let types = self.agent_types(workspace).definitions;
+        self.trust.inspect(workspace, &types)
     }
 
-    /// Trusts the workspace's `.mcp.json` as it is now: its servers may start.
-    pub fn trust_workspace_mcp(&self, workspace: &Path) -> Result<WorkspaceMcp, AppError> {
+    /// What of the workspace would start MCP servers, and whether it is trusted; None when nothing.
+    pub fn workspace_mcp(&self, workspace: &Path) -> Option<WorkspaceMcp> {
+        self.inspect_workspace(workspace).map(|i| i.info)
+    }
+
+    /// What to load of the workspace's servers (`types`: its agent types, as
+    /// the catalog will use them): trusted, or trusted for this `once`.
+    pub(crate) fn trusted_workspace(
+        &self,
+        workspace: &Path,
+        types: &[AgentDefinition],
+        once: bool,
+    ) -> (Option<Trusted>, Option<WorkspaceMcp>) {
+        match self.trust.inspect(workspace, types) {
+            None => (Some(Trusted { mcp_json: None }), None),
+            Some(i) => (i.trusted(once), Some(i.info)),
+        }
+    }
+
+    /// Trusts the workspace's servers as `seen` (a [`WorkspaceMcp::sha256`]) showed them.
+    pub fn trust_workspace_mcp(&self, workspace: &Path, seen: &str) -> Result<WorkspaceMcp, AppError> {
+        let now = self.inspect_workspace(workspace);
         let kind = |e: &TrustError| match e {
-            TrustError::NoFile(_) => AppErrorKind::Workspace,
-            _ => AppErrorKind::Settings,
+            TrustError::Nothing(_) | TrustError::Changed => AppErrorKind::Workspace,
+            TrustError::Write { .. } => AppErrorKind::Settings,
         };
-        self.trust.trust(workspace, SystemClock.now_ms()).map_err(|e| AppError::new(kind(&e), e.to_string()))?;
+        self.trust
+            .trust(workspace, now.as_ref(), seen, SystemClock.now_ms())
+            .map_err(|e| AppError::new(kind(&e), e.to_string()))?;
         tracing::info!(workspace = %workspace.display(), "workspace MCP servers trusted");
         self.workspace_mcp(workspace)
-            .ok_or_else(|| AppError::new(AppErrorKind::Workspace, TrustError::NoFile(workspace.into()).to_string()))
+            .ok_or_else(|| AppError::new(AppErrorKind::Workspace, TrustError::Nothing(workspace.into()).to_string()))
     }
 
     /// Forgets the trust decision on the workspace; true if there was one.
@@ -199,57 +284,112 @@ pub fn untrusted_warning(w: &WorkspaceMcp) -> String {
     )
 }
 
-fn launch_of(s: &McpServerConfig) -> ServerLaunch {
-    let (transport, command, args, env_names) = match &s.transport {
-        McpTransport::Stdio { command, args, env, .. } => {
-            ("stdio", command.clone(), args.clone(), env.keys().cloned().collect())
-        }
-        McpTransport::Http { url, headers } => ("http", url.clone(), Vec::new(), headers.keys().cloned().collect()),
-        McpTransport::Stream(_) => ("stream", String::new(), Vec::new(), Vec::new()),
+/// One server entry as written.
+fn launch_of(name: &str, entry: &Value, defined_in: &str) -> ServerLaunch {
+    let text = |k: &str| entry.get(k).and_then(Value::as_str).unwrap_or_default().to_string();
+    let keys =
+        |k: &str| entry.get(k).and_then(Value::as_object).map(|m| m.keys().cloned().collect()).unwrap_or_default();
+    let (transport, command, env_names) = match entry.get("url") {
+        Some(_) => ("http", text("url"), keys("headers")),
+        None => ("stdio", text("command"), keys("env")),
     };
-    ServerLaunch { name: s.name.clone(), transport: transport.to_string(), command, args, env_names }
+    let args = entry
+        .get("args")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string)).collect())
+        .unwrap_or_default();
+    ServerLaunch {
+        name: name.to_string(),
+        defined_in: defined_in.to_string(),
+        transport: transport.into(),
+        command,
+        args,
+        env_names,
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn no_env(_: &str) -> Option<String> {
-        None
-    }
-
     #[test]
-    fn a_decision_holds_for_the_file_as_it_was_and_survives_a_restart() {
+    fn a_decision_holds_for_what_was_shown_and_survives_a_restart() {
         let dir = tempfile::tempdir().unwrap();
         let ws = dir.path().join("ws");
         std::fs::create_dir_all(&ws).unwrap();
         let store_file = dir.path().join("config").join(TRUST_FILE);
         let store = TrustStore::new(Some(store_file.clone()));
-        assert_eq!(store.inspect(&ws, &no_env), None, "no file, nothing to decide");
+        assert!(store.inspect(&ws, &[]).is_none(), "nothing to decide");
         std::fs::write(
             ws.join(".mcp.json"),
-            r#"{"mcpServers":{"tools":{"command":"node","args":["x.js"],"env":{"TOKEN":"secret"}}}}"#,
+            r#"{"mcpServers":{"tools":{"command":"node","args":["x.js","${TOKEN}"],"env":{"TOKEN":"secret"}}}}"#,
         )
         .unwrap();
-        let seen = store.inspect(&ws, &no_env).unwrap();
+        let seen = store.inspect(&ws, &[]).unwrap().info;
         assert!(!seen.trusted && !seen.changed_since_trusted);
         assert_eq!(seen.servers[0].command, "node");
-        assert_eq!(seen.servers[0].args, vec!["x.js".to_string()]);
+        assert_eq!(seen.servers[0].args, vec!["x.js".to_string(), "${TOKEN}".to_string()], "as written");
         assert_eq!(seen.servers[0].env_names, vec!["TOKEN".to_string()], "names, never values");
 
-        store.trust(&ws, 1).unwrap();
-        assert!(store.inspect(&ws, &no_env).unwrap().trusted);
-        assert!(!std::fs::read_to_string(&store_file).unwrap().contains("secret"));
-        let reopened = TrustStore::new(Some(store_file.clone()));
-        assert!(reopened.inspect(&ws, &no_env).unwrap().trusted, "kept in the file");
-
+        // Changed between being shown and being trusted: refused.
         std::fs::write(ws.join(".mcp.json"), r#"{"mcpServers":{"tools":{"command":"curl"}}}"#).unwrap();
-        let edited = reopened.inspect(&ws, &no_env).unwrap();
-        assert!(!edited.trusted && edited.changed_since_trusted, "an edited file asks again");
+        let now = store.inspect(&ws, &[]);
+        assert!(matches!(store.trust(&ws, now.as_ref(), &seen.sha256, 1), Err(TrustError::Changed)));
+        let shown = now.unwrap().info;
+        store.trust(&ws, store.inspect(&ws, &[]).as_ref(), &shown.sha256, 1).unwrap();
+        let trusted = store.inspect(&ws, &[]).unwrap();
+        assert!(trusted.info.trusted);
+        assert_eq!(
+            trusted.trusted(false).and_then(|t| t.mcp_json),
+            Some(r#"{"mcpServers":{"tools":{"command":"curl"}}}"#.into())
+        );
+        assert!(!std::fs::read_to_string(&store_file).unwrap().contains("secret"));
 
-        assert!(reopened.untrust(&ws).unwrap());
-        assert!(!reopened.untrust(&ws).unwrap());
-        assert!(!TrustStore::new(Some(store_file)).inspect(&ws, &no_env).unwrap().changed_since_trusted);
-        assert!(matches!(reopened.trust(&dir.path().join("none"), 2), Err(TrustError::NoFile(_))));
+        // Another process sees it, and its untrust is seen here.
+        let other = TrustStore::new(Some(store_file.clone()));
+        assert!(other.inspect(&ws, &[]).unwrap().info.trusted, "kept in the file");
+        assert!(other.untrust(&ws).unwrap());
+        assert!(!store.inspect(&ws, &[]).unwrap().info.trusted, "read afresh");
+        assert!(!other.untrust(&ws).unwrap());
+
+        std::fs::write(ws.join(".mcp.json"), r#"{"mcpServers":{"tools":{"command":"sh"}}}"#).unwrap();
+        store.trust(&ws, store.inspect(&ws, &[]).as_ref(), &store.inspect(&ws, &[]).unwrap().info.sha256, 2).unwrap();
+        std::fs::write(ws.join(".mcp.json"), r#"{"mcpServers":{"tools":{"command":"rm"}}}"#).unwrap();
+        let edited = store.inspect(&ws, &[]).unwrap();
+        assert!(!edited.info.trusted && edited.info.changed_since_trusted, "an edited file asks again");
+        assert!(edited.trusted(false).is_none() && edited.trusted(true).is_some(), "--trust-mcp: this once");
+        assert!(matches!(store.trust(&dir.path().join("none"), None, "x", 3), Err(TrustError::Nothing(_))));
+    }
+
+    #[test]
+    fn servers_a_workspace_agent_file_defines_need_trust_too() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = TrustStore::new(None);
+        let def = |source| AgentDefinition {
+            name: "reviewer".into(),
+            description: "d".into(),
+            system_prompt: String::new(),
+            tools: arbor_core::ToolFilter::default(),
+            model: None,
+            provider: None,
+            max_turns: None,
+            permission_mode: arbor_core::definitions::PermissionMode::Default,
+            mcp_servers: vec![serde_json::json!("shared"), serde_json::json!({"own": {"command": "evil"}})],
+            color: None,
+            approve_spawn: false,
+            file: Some(dir.path().join(".claude/agents/reviewer.md")),
+            source: Some(source),
+        };
+        let seen = store.inspect(dir.path(), &[def(DefinitionSource::ClaudeProject)]).unwrap().info;
+        assert_eq!(seen.servers.len(), 1);
+        assert_eq!(
+            (seen.servers[0].command.as_str(), seen.servers[0].defined_in.as_str()),
+            ("evil", "agent type reviewer")
+        );
+        assert!(seen.path.ends_with("reviewer.md"));
+        assert!(store.inspect(dir.path(), &[def(DefinitionSource::User)]).is_none(), "the user's own types are theirs");
+        let stripped = without_own_servers(&def(DefinitionSource::ClaudeProject));
+        assert_eq!(stripped.mcp_servers, vec![serde_json::json!("shared")], "names of configured servers stay");
+        assert_eq!(without_own_servers(&def(DefinitionSource::User)).mcp_servers.len(), 2);
     }
 }

@@ -137,6 +137,18 @@ impl Answerer {
         }
     }
 
+    /// A request ended (answered here, by a rule another answer set, or
+    /// withdrawn): it is no longer asked about; the next one is, if it was first.
+    pub fn on_resolved(&mut self, request_id: &str, printer: &mut Printer) {
+        let Some(at) = self.queue.iter().position(|(r, _)| r.request_id == request_id) else { return };
+        self.queue.remove(at);
+        if at == 0
+            && let Some((next, agent)) = self.queue.front()
+        {
+            prompt(printer, next, agent);
+        }
+    }
+
     /// Handles one stdin line, or its end (None).
     pub fn on_line(&mut self, line: Option<String>, session: &Target<'_>, printer: &mut Printer) {
         let Some(line) = line else {
@@ -294,6 +306,31 @@ mod tests {
     use super::*;
     use arbor_testkit::fuzz::{fuzz, json_value, key};
     use proptest::prelude::*;
+
+    #[test]
+    fn a_request_answered_elsewhere_leaves_the_prompt_queue() {
+        let req = |id: &str| ApprovalRequest {
+            request_id: id.into(),
+            call_id: "c".into(),
+            tool_name: "Write".into(),
+            tool_args: serde_json::json!({}),
+            agent_path: vec!["main".into()],
+            preview: None,
+        };
+        let agent = AgentId("agent-0001".into());
+        let mut a = Answerer { mode: Mode::Prompt, lines: None, queue: VecDeque::new(), stdin_closed: false };
+        for id in ["r1", "r2", "r3"] {
+            a.queue.push_back((req(id), agent.clone()));
+        }
+        let mut printer = Printer::new(true);
+        // A rule set by the answer to r1 answered r2: the person is never asked about it.
+        a.on_resolved("r2", &mut printer);
+        a.on_resolved("r1", &mut printer);
+        let left: Vec<&str> = a.queue.iter().map(|(r, _)| r.request_id.as_str()).collect();
+        assert_eq!(left, vec!["r3"]);
+        a.on_resolved("unknown", &mut printer);
+        assert_eq!(a.queue.len(), 1);
+    }
 
     #[test]
     fn typed_answers_name_their_scope_and_a_denial_may_say_why() {

@@ -28,7 +28,9 @@ fn trust(args: TrustArgs, env: Environment, trusted: bool) -> Result<ExitCode> {
     let host = setup::host(None, env)?;
     let mut out = anstream::stdout();
     if trusted {
-        let w = host.trust_workspace_mcp(&workspace).map_err(|e| anyhow::anyhow!(e.message))?;
+        // What is trusted is what this prints: the servers as they are now.
+        let seen = host.workspace_mcp(&workspace).map(|w| w.sha256).unwrap_or_default();
+        let w = host.trust_workspace_mcp(&workspace, &seen).map_err(|e| anyhow::anyhow!(e.message))?;
         writeln!(out, "trusted {} as it is now; these may start:", w.path)?;
         for s in &w.servers {
             writeln!(out, "    {}", launch_line(s))?;
@@ -44,6 +46,9 @@ fn trust(args: TrustArgs, env: Environment, trusted: bool) -> Result<ExitCode> {
 /// `name: command args… (env: A, B)`.
 fn launch_line(s: &arbor_app::trust::ServerLaunch) -> String {
     let mut line = format!("{}: {}", s.name, s.command);
+    if s.defined_in != ".mcp.json" {
+        line = format!("{} ({}): {}", s.name, s.defined_in, s.command);
+    }
     for a in &s.args {
         line.push(' ');
         line.push_str(a);

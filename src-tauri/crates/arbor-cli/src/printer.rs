@@ -347,7 +347,7 @@ pub fn summarize_args(tool: &str, args: &Value) -> String {
         _ => None,
     }
     .unwrap_or_else(|| args.to_string());
-    one_line(&text, 120)
+    crate::preview::visible(&one_line(&text, 120))
 }
 
 fn one_line(s: &str, max: usize) -> String {

@@ -119,6 +119,7 @@ async fn drive(
                 printer.print(&ev);
                 match &ev.kind {
                     EventKind::ApprovalRequest(r) => answerer.on_request(r, &ev.agent_id, &target, printer),
+                    EventKind::ApprovalResolved(r) => answerer.on_resolved(&r.request_id, printer),
                     EventKind::AgentFinished(f) if ev.agent_id == *main => main_end = Some(f.clone()),
                     _ => {}
                 }

@@ -133,6 +133,9 @@ pub(crate) struct Verdict {
     pub by: DecidedBy,
     pub reason: Option<String>,
     pub edit: Option<SpawnEdit>,
+    /// The previewed file changed before the answer and the card never said so:
+    /// the approval was given to a preview that was out of date.
+    pub unseen_change: Option<&'static str>,
 }
 
 impl Verdict {
@@ -143,6 +146,7 @@ impl Verdict {
             by: DecidedBy::Rule { rule: rule.clone() },
             reason: None,
             edit: None,
+            unseen_change: None,
         }
     }
 }
@@ -204,7 +208,9 @@ impl Approvals {
             scope: answer.scope,
             by: DecidedBy::Person,
             reason: answer.reason.filter(|r| !r.trim().is_empty()),
-            edit: answer.edit.filter(|e| !e.is_empty()),
+            // Only a spawn can be edited; an edit of anything else would be announced and do nothing.
+            edit: answer.edit.filter(|e| !e.is_empty() && pending.tool == crate::subagents::TASK),
+            unseen_change: None,
         };
         // The agent may have been cancelled a moment ago; then nobody waits for this.
         let _ = pending.answer.send(verdict);

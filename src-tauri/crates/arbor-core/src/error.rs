@@ -21,6 +21,10 @@ pub enum SessionError {
     UnknownApproval(String),
     #[error("no rule {0} is in force: it was revoked already, or never set")]
     UnknownRule(String),
+    #[error("an edited subagent is approved for this call only: answer it with the scope `once`")]
+    EditedScope,
+    #[error("a delegation may only narrow its agent's approvals: permission mode `{0}` would loosen them")]
+    LooserMode(&'static str),
     #[error("a message must not be empty")]
     EmptyMessage,
     #[error("cannot start the subagent: {0}")]

@@ -206,6 +206,11 @@ impl Session {
         if self.shared.ctx.root_cancel.is_cancelled() {
             return Err(SessionError::Closed);
         }
+        if let Some(mode) = request.permission_mode
+            && !arbor_protocol::PermissionMode::TIGHTENING.contains(&mode)
+        {
+            return Err(SessionError::LooserMode(mode.as_str()));
+        }
         if request.parent_id == self.main.id {
             self.ensure_main();
         }
@@ -263,6 +268,10 @@ impl Session {
 
     /// Hands the answer to the waiting agent, which announces it (see `ask_approval`).
     fn resolve_approval(&self, answer: ApprovalAnswer) -> Result<(), SessionError> {
+        // A rule would approve later spawns as their Task calls ask, without this edit.
+        if answer.edit.is_some() && answer.scope != arbor_protocol::ApprovalScope::Once {
+            return Err(SessionError::EditedScope);
+        }
         let request_id = answer.request_id.clone();
         self.shared.lock().approvals.resolve(answer).map(|_| ()).ok_or(SessionError::UnknownApproval(request_id))
     }

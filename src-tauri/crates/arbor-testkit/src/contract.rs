@@ -144,15 +144,33 @@ fn decision_violations(events: &[AgentEvent]) -> Vec<Violation> {
     let mut rules: HashMap<String, (u64, Option<u64>)> = HashMap::new();
     // request id → (resolved?, the resolution's decided_by when approved or denied)
     let mut requests: HashMap<String, Option<Option<DecidedBy>>> = HashMap::new();
-    // (agent, call) → seq of its tool_call, and the request that asked about it
-    let mut calls: HashMap<(AgentId, String), (u64, Option<String>)> = HashMap::new();
+    // (agent, call) → seq of its tool_call, the request that asked about it, the tool
+    let mut calls: HashMap<(AgentId, String), (u64, Option<String>, String)> = HashMap::new();
+    // request id → (asking agent, tool)
+    let mut asked: HashMap<String, (AgentId, String)> = HashMap::new();
+    let mut parents: HashMap<AgentId, AgentId> = HashMap::new();
+    let ancestors = |parents: &HashMap<AgentId, AgentId>, id: &AgentId| {
+        let mut out = Vec::new();
+        let mut cur = parents.get(id);
+        while let Some(p) = cur.filter(|p| !out.contains(*p) && out.len() < parents.len()) {
+            out.push(p.clone());
+            cur = parents.get(p);
+        }
+        out
+    };
     for e in events {
         match &e.kind {
+            EventKind::AgentStarted(s) => {
+                if let Some(p) = &s.parent_id {
+                    parents.insert(e.agent_id.clone(), p.clone());
+                }
+            }
             EventKind::ToolCall(c) => {
-                calls.insert((e.agent_id.clone(), c.call_id.clone()), (e.seq, None));
+                calls.insert((e.agent_id.clone(), c.call_id.clone()), (e.seq, None, c.tool_name.clone()));
             }
             EventKind::ApprovalRequest(r) => {
                 requests.insert(r.request_id.clone(), None);
+                asked.insert(r.request_id.clone(), (e.agent_id.clone(), r.tool_name.clone()));
                 if let Some(c) = calls.get_mut(&(e.agent_id.clone(), r.call_id.clone())) {
                     c.1 = Some(r.request_id.clone());
                 }
@@ -181,7 +199,16 @@ fn decision_violations(events: &[AgentEvent]) -> Vec<Violation> {
                         Some(_) if rule.approved != r.outcome.is_approved() => {
                             bad(format!("approval {} resolved against its rule {}", r.request_id, rule.rule_id))
                         }
-                        Some(_) => {}
+                        Some(_) => {
+                            if let Some((agent, tool)) = asked.get(&r.request_id)
+                                && !rule.covers(agent, &ancestors(&parents, agent), tool)
+                            {
+                                bad(format!(
+                                    "approval {} answered by rule {} that does not cover it",
+                                    r.request_id, rule.rule_id
+                                ));
+                            }
+                        }
                     },
                     _ => {}
                 }
@@ -207,7 +234,17 @@ fn decision_violations(events: &[AgentEvent]) -> Vec<Violation> {
                 None => bad(format!("rule_revoked {} of a rule never announced", r.rule_id)),
             },
             EventKind::ToolOutput(o) => {
-                let Some((call_seq, request)) = calls.get(&(e.agent_id.clone(), o.call_id.clone())) else { continue };
+                let Some((call_seq, request, tool)) = calls.get(&(e.agent_id.clone(), o.call_id.clone())) else {
+                    continue;
+                };
+                if let Some(DecidedBy::Rule { rule }) = &o.decided_by
+                    && !rule.covers(&e.agent_id, &ancestors(&parents, &e.agent_id), tool)
+                {
+                    bad(format!(
+                        "{}: call {} decided by rule {} that does not cover it",
+                        e.agent_id, o.call_id, rule.rule_id
+                    ));
+                }
                 if let Some(DecidedBy::Rule { rule }) = &o.decided_by {
                     match rules.get(&rule.rule_id) {
                         None => bad(format!(

@@ -15,7 +15,7 @@ use arbor_core::provider::{RetryPolicy, Timeouts};
 use arbor_core::{ApprovalPolicy, Limits, Session, SessionConfig};
 use arbor_protocol::{
     AgentEvent, AgentId, AgentStates, ApprovalAnswer, ApprovalOutcome, ApprovalPreview, ApprovalResolved,
-    ApprovalScope, Command, DelegateRequest, EventKind, SpawnEdit,
+    ApprovalScope, Command, DecidedBy, DelegateRequest, EventKind, SpawnEdit,
 };
 use arbor_store::{NewSession, Store};
 use arbor_testkit::{Scenario, ScriptedServer};
@@ -263,6 +263,8 @@ pub async fn run(seed: u64, dir: &Path) -> Outcome {
                     && rng.bool()
                 {
                     let tools: Vec<String> = plan.tools.iter().filter(|_| rng.u8(0..3) != 0).cloned().collect();
+                    // An edit is for this spawn only.
+                    answer.scope = ApprovalScope::Once;
                     answer.edit = Some(SpawnEdit {
                         prompt: rng.bool().then(|| format!("{}\n(edited by the person)", plan.prompt)),
                         model: None,
@@ -332,7 +334,7 @@ pub async fn run(seed: u64, dir: &Path) -> Outcome {
         violations.push(format!("seed {seed}: the writer did not finish"));
     }
     violations.extend(arbor_testkit::violations(&log, true).into_iter().map(|v| format!("seed {seed}: {v}")));
-    violations.extend(authorization(&log, &states, &workspace).into_iter().map(|v| format!("seed {seed}: {v}")));
+    violations.extend(authorization(&log, &workspace).into_iter().map(|v| format!("seed {seed}: {v}")));
     violations.extend(leftover_processes(seed).await.into_iter().map(|v| format!("seed {seed}: {v}")));
     match store.export(
         &log.first().map(|e| e.session_id.clone()).unwrap_or_else(|| arbor_protocol::SessionId(String::new())),
@@ -357,49 +359,27 @@ pub async fn run(seed: u64, dir: &Path) -> Outcome {
     Outcome { agents: states.agents().len(), events: log.len(), violations }
 }
 
-/// A standing rule left by a scoped answer.
-struct Rule {
-    id: String,
-    granted_at: u64,
-    revoked_at: Option<u64>,
-    agent: AgentId,
-    tool: String,
-    scope: ApprovalScope,
-    approved: bool,
-}
-
-/// Every mutating call that left a mark ran with a person's yes or a rule that
-/// covers it; every call a person or a rule refused left none.
-fn authorization(log: &[AgentEvent], states: &AgentStates, workspace: &Path) -> Vec<String> {
+/// Every mutating call that left a mark ran with a person's yes or a rule's,
+/// as its `tool_output.decided_by` says (the contract checks that a rule said
+/// so was announced before, covers the call, and was not revoked before it);
+/// every call a person or a rule refused left none.
+fn authorization(log: &[AgentEvent], workspace: &Path) -> Vec<String> {
     let mut out = Vec::new();
-    let mut requests: HashMap<String, (AgentId, String, String)> = HashMap::new(); // request → (agent, call, tool)
+    let mut requests: HashMap<String, (AgentId, String)> = HashMap::new(); // request → (agent, call)
     let mut answers: HashMap<(AgentId, String), ApprovalOutcome> = HashMap::new(); // (agent, call) → outcome
-    let mut rules: Vec<Rule> = Vec::new();
+    let mut decided: HashMap<(AgentId, String), Option<DecidedBy>> = HashMap::new(); // (agent, call) → output's
     for e in log {
         match &e.kind {
             EventKind::ApprovalRequest(r) => {
-                requests.insert(r.request_id.clone(), (e.agent_id.clone(), r.call_id.clone(), r.tool_name.clone()));
+                requests.insert(r.request_id.clone(), (e.agent_id.clone(), r.call_id.clone()));
             }
             EventKind::ApprovalResolved(r) => {
-                if let Some((agent, call, _)) = requests.get(&r.request_id) {
-                    answers.insert((agent.clone(), call.clone()), r.outcome);
-                }
-                if let Some(rule) = &r.rule {
-                    rules.push(Rule {
-                        id: rule.rule_id.clone(),
-                        granted_at: e.seq,
-                        revoked_at: None,
-                        agent: rule.agent_id.clone(),
-                        tool: rule.tool.clone(),
-                        scope: rule.scope,
-                        approved: rule.approved,
-                    });
+                if let Some(key) = requests.get(&r.request_id) {
+                    answers.insert(key.clone(), r.outcome);
                 }
             }
-            EventKind::RuleRevoked(r) => {
-                if let Some(rule) = rules.iter_mut().find(|x| x.id == r.rule_id) {
-                    rule.revoked_at = Some(e.seq);
-                }
+            EventKind::ToolOutput(o) => {
+                decided.insert((e.agent_id.clone(), o.call_id.clone()), o.decided_by.clone());
             }
             _ => {}
         }
@@ -414,59 +394,27 @@ fn authorization(log: &[AgentEvent], states: &AgentStates, workspace: &Path) -> 
             _ => None,
         };
         let Some(mark) = mark else { continue };
-        let ran = workspace.join(&mark).exists();
-        let output_at = log
-            .iter()
-            .find_map(|o| match &o.kind {
-                EventKind::ToolOutput(out) if o.agent_id == e.agent_id && out.call_id == c.call_id => Some(o.seq),
-                _ => None,
-            })
-            .unwrap_or(u64::MAX);
-        let verdicts = match answers.get(&(e.agent_id.clone(), c.call_id.clone())) {
-            Some(o) => vec![Some(o.is_approved())],
-            // No request: a standing rule decided, at some moment between the call and its output.
-            None => vec![
-                rule_verdict(&rules, e.seq, &e.agent_id, &c.tool_name, states),
-                rule_verdict(&rules, output_at, &e.agent_id, &c.tool_name, states),
-            ],
+        if !workspace.join(&mark).exists() {
+            continue;
+        }
+        let key = (e.agent_id.clone(), c.call_id.clone());
+        let allowed = match (answers.get(&key), decided.get(&key)) {
+            (Some(outcome), _) => outcome.is_approved(),
+            (None, Some(Some(DecidedBy::Rule { rule }))) => rule.approved,
+            _ => false,
         };
-        if !ran {
-            continue;
-        }
-        if verdicts.contains(&Some(true)) {
-            continue;
-        }
-        if verdicts.contains(&Some(false)) {
-            out.push(format!("{} {} {} ran though it was refused", e.agent_id, c.tool_name, c.call_id));
-        } else {
-            out.push(format!("{} {} {} ran with no approval and no rule", e.agent_id, c.tool_name, c.call_id));
+        if !allowed {
+            out.push(format!(
+                "{} {} {} ran without a yes (answer {:?}, decided by {:?})",
+                e.agent_id,
+                c.tool_name,
+                c.call_id,
+                answers.get(&key),
+                decided.get(&key)
+            ));
         }
     }
     out
-}
-
-/// What the standing rules granted before `seq` say of `tool` for `agent`, with the
-/// broker's precedence: the agent's own rule, then a subtree rule of itself or its
-/// nearest ancestor, then the session's; for each, the latest answer.
-fn rule_verdict(rules: &[Rule], seq: u64, agent: &AgentId, tool: &str, states: &AgentStates) -> Option<bool> {
-    let latest = |pick: &dyn Fn(&Rule) -> bool| {
-        rules
-            .iter()
-            .filter(|r| r.granted_at < seq && r.revoked_at.is_none_or(|at| at > seq) && r.tool == tool && pick(r))
-            .map(|r| r.approved)
-            .next_back()
-    };
-    if let Some(v) = latest(&|r| r.scope == ApprovalScope::Agent && r.agent == *agent) {
-        return Some(v);
-    }
-    let mut cur = Some(agent.clone());
-    while let Some(a) = cur {
-        if let Some(v) = latest(&|r| r.scope == ApprovalScope::Subtree && r.agent == a) {
-            return Some(v);
-        }
-        cur = states.get(&a).and_then(|s| s.parent_id.clone());
-    }
-    latest(&|r| r.scope == ApprovalScope::Session)
 }
 
 /// Commands the scenario started that are still running once it ended.

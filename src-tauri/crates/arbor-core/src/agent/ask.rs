@@ -40,13 +40,10 @@ pub(crate) async fn ask_approval(
     q: Question<'_>,
     cancel: &CancellationToken,
 ) -> Option<Verdict> {
+    // The file as the preview read it (its fingerprint taken first, so a change while it was read shows too).
     let (preview, watch) = match q.preview {
         Some(p) => (Some(p.shown), p.watch),
         None => (None, None),
-    };
-    let seen = match &watch {
-        Some(path) => Some(Fingerprint::of(path).await),
-        None => None,
     };
     let (request_id, mut answer) = {
         let mut st = shared.lock();
@@ -58,6 +55,7 @@ pub(crate) async fn ask_approval(
                 by: DecidedBy::Rule { rule: rule.clone() },
                 reason: None,
                 edit: None,
+                unseen_change: None,
             });
         }
         let request_id = format!("approval-{}", arbor_protocol::ids::uuid_v7(shared.now_ms(), st.random_bytes()));
@@ -86,13 +84,21 @@ pub(crate) async fn ask_approval(
             a = &mut answer => break a.ok(),
             _ = cancel.cancelled() => break None,
             _ = ticks.tick(), if !stale_told && watch.is_some() => {
-                let (Some(path), Some(seen)) = (&watch, &seen) else { continue };
+                let Some((path, seen)) = &watch else { continue };
                 let now = Fingerprint::of(path).await;
                 if let Some(change) = seen.change(&now) {
                     stale_told = tell_stale(shared, agent_id, &request_id, change);
                 }
             }
         }
+    };
+    // A change in the moment before the answer, that the card could not show yet.
+    let got = match (got, &watch) {
+        (Some(mut v), Some((path, seen))) if v.approved && !stale_told => {
+            v.unseen_change = seen.change(&Fingerprint::of(path).await);
+            Some(v)
+        }
+        (got, _) => got,
     };
     let mut st = shared.lock();
     // Stopped while waiting: withdrawn, unless an answer slipped in at that moment.

@@ -143,6 +143,17 @@ async fn run_one(
             if !verdict.approved {
                 return (ToolResult::error(denial(&call.name, &verdict)), Some(verdict.by));
             }
+            // An answer that crossed a Stop: the person stopped the agent, so nothing runs.
+            if cancel.is_cancelled() {
+                return (ToolResult::error("Cancelled; the call was not run."), Some(verdict.by));
+            }
+            if let Some(change) = verdict.unseen_change {
+                let refusal = format!(
+                    "Not run: the file {change}, and the user approved without seeing that. Nothing was \
+                     written; read the file again and retry if the change is still wanted."
+                );
+                return (ToolResult::error(refusal), Some(verdict.by));
+            }
             ctx.edit = verdict.edit;
             verdict.by
         }

@@ -102,7 +102,12 @@ pub fn load_file(path: &Path, optional: bool, env: EnvLookup<'_>) -> Result<McpF
         Err(e) if optional && e.kind() == std::io::ErrorKind::NotFound => return Ok(McpFile::default()),
         Err(source) => return Err(McpConfigError::Read { path: path.to_path_buf(), source }),
     };
-    let json: Value = serde_json::from_str(&text)
+    parse_file(path, &text, env)
+}
+
+/// An `.mcp.json`-shaped file's text, already read (`path` names it in problems).
+pub fn parse_file(path: &Path, text: &str, env: EnvLookup<'_>) -> Result<McpFile, McpConfigError> {
+    let json: Value = serde_json::from_str(text)
         .map_err(|e| McpConfigError::Json { path: path.to_path_buf(), message: e.to_string() })?;
     let Some(map) = json.get("mcpServers") else {
         return Err(McpConfigError::Shape { path: path.to_path_buf(), message: "no \"mcpServers\" object".into() });

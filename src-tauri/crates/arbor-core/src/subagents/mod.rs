@@ -179,9 +179,16 @@ impl Plan {
             self.spec.max_turns = n.clamp(1, shared.ctx.limits.max_turns_cap.max(1));
         }
         if let Some(wanted) = &edit.tools {
-            let offered = self.tools(shared, &req.parent);
-            let kept: Vec<String> = offered.into_iter().filter(|t| wanted.contains(t)).collect();
+            let (kept, dropped): (Vec<String>, Vec<String>) =
+                self.tools(shared, &req.parent).into_iter().partition(|t| wanted.contains(t));
             self.spec.tools.allow = Some(kept);
+            // Denied too: a deny list is what every descendant inherits, whatever its type's
+            // own tools, so a withheld tool cannot come back one level down.
+            for t in dropped {
+                if !self.spec.tools.deny.contains(&t) {
+                    self.spec.tools.deny.push(t);
+                }
+            }
         }
     }
 }

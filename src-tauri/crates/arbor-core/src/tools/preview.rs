@@ -12,11 +12,12 @@ pub const PREVIEW_MAX_BYTES: u64 = 512 * 1024;
 /// Larger files are compared by size and time only while a request waits.
 const HASH_MAX_BYTES: u64 = 8 * 1024 * 1024;
 
-/// What a tool shows a person, and the file to watch while they decide.
+/// What a tool shows a person, and the file to watch while they decide with
+/// its fingerprint from just before the preview read it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Preview {
     pub shown: ApprovalPreview,
-    pub watch: Option<PathBuf>,
+    pub watch: Option<(PathBuf, Fingerprint)>,
 }
 
 impl From<ApprovalPreview> for Preview {
@@ -98,6 +99,8 @@ pub async fn file_change(
     shown: String,
     after: impl FnOnce(Option<&str>) -> Result<String, String>,
 ) -> Preview {
+    // Taken before the read: a change in between makes the card say so, never hides it.
+    let seen = Fingerprint::of(path).await;
     let (before, after, note) = match current_text(path).await {
         Ok(before) => match after(before.as_deref()) {
             Ok(a) if a.len() as u64 > PREVIEW_MAX_BYTES => {
@@ -108,7 +111,10 @@ pub async fn file_change(
         },
         Err(note) => (None, None, Some(note)),
     };
-    Preview { shown: ApprovalPreview::File { path: shown, before, after, note }, watch: Some(path.to_path_buf()) }
+    Preview {
+        shown: ApprovalPreview::File { path: shown, before, after, note },
+        watch: Some((path.to_path_buf(), seen)),
+    }
 }
 
 #[cfg(test)]
@@ -149,6 +155,6 @@ mod tests {
         let big = file_change(&p, "a.txt".into(), |_| Ok(String::new())).await;
         let ApprovalPreview::File { note, .. } = big.shown else { panic!() };
         assert!(note.unwrap().contains("KB"));
-        assert_eq!(big.watch.as_deref(), Some(p.as_path()));
+        assert_eq!(big.watch.as_ref().map(|(w, _)| w.as_path()), Some(p.as_path()));
     }
 }
