@@ -121,7 +121,7 @@ async fn live_approvals_are_answered_from_a_past_session_with_rules_and_the_keyb
     // The changelog's Bash is the next card: the rule answered both of its Writes.
     let bash = card_of(&app, "Update changelog").await;
     app.wait_text("[data-testid=approval]", "ls").await;
-    assert_eq!(app.file("CHANGELOG.md").exists() && app.file("CHANGES-2.md").exists(), true, "both ran on the rule");
+    assert!(app.file("CHANGELOG.md").exists() && app.file("CHANGES-2.md").exists(), "both ran on the rule");
     assert_eq!(std::fs::read_to_string(app.file("README.md")).unwrap(), "# A new readme\n\nWritten by a subagent.\n");
 
     // Back to the live session: the call the rule decided is marked with the rule.
