@@ -109,6 +109,8 @@ async fn live_approvals_are_answered_from_a_past_session_with_rules_and_the_keyb
     // The smallest window it is meant for, to look at.
     app.client.set_window_size(1024, 700).await.unwrap();
     app.screenshot("approval-inbox-1024x700").await;
+    app.client.set_window_size(1440, 900).await.unwrap();
+    app.screenshot("approval-inbox-1440x900").await;
     app.client.set_window_size(1280, 800).await.unwrap();
 
     // "Write anywhere in this session": it also answers the changelog's pending Write.
