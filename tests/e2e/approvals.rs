@@ -52,11 +52,7 @@ fn request_of_contains(server: &arbor_testkit::ScriptedServer, task: &str, needl
 )]
 async fn live_approvals_are_answered_from_a_past_session_with_rules_and_the_keyboard() {
     let server = scripted("approvals_e2e").await;
-    let app = App::launch(&[
-        ("ANTHROPIC_BASE_URL", server.anthropic_base_url()),
-        ("ANTHROPIC_API_KEY", "e2e-test-key".to_string()),
-    ])
-    .await;
+    let app = App::launch_scripted(&server).await;
 
     // A first session, left in the history.
     app.find("[data-testid=prompt-input]").await.send_keys("APPR-FIRST: say hello").await.unwrap();
@@ -188,11 +184,7 @@ async fn live_approvals_are_answered_from_a_past_session_with_rules_and_the_keyb
 )]
 async fn a_spawn_card_is_edited_before_the_child_starts_and_the_child_gets_the_edit() {
     let server = scripted("spawn_e2e").await;
-    let app = App::launch(&[
-        ("ANTHROPIC_BASE_URL", server.anthropic_base_url()),
-        ("ANTHROPIC_API_KEY", "e2e-test-key".to_string()),
-    ])
-    .await;
+    let app = App::launch_scripted(&server).await;
     // "Ask before starting subagents", from Settings.
     app.click("[data-testid=open-settings]").await;
     let ask = app.find("[data-testid=ask-before-spawning]").await;
@@ -231,11 +223,7 @@ async fn a_spawn_card_is_edited_before_the_child_starts_and_the_child_gets_the_e
 )]
 async fn a_workspace_mcp_server_starts_only_once_the_person_trusts_it() {
     let server = scripted("mcp_e2e").await;
-    let app = App::launch(&[
-        ("ANTHROPIC_BASE_URL", server.anthropic_base_url()),
-        ("ANTHROPIC_API_KEY", "e2e-test-key".to_string()),
-    ])
-    .await;
+    let app = App::launch_scripted(&server).await;
     let everything = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/node_modules/.bin/mcp-server-everything");
     assert!(everything.exists(), "run `npm --prefix tests/mcp ci` (scripts/test.sh does)");
     // The server is started through a script that leaves a mark: no mark, no process ever ran.
@@ -282,11 +270,7 @@ async fn a_workspace_mcp_server_starts_only_once_the_person_trusts_it() {
 )]
 async fn five_parallel_subagents_are_answered_from_the_keyboard_alone_and_the_review_shows_every_decision() {
     let server = scripted("keyboard_e2e").await;
-    let app = App::launch(&[
-        ("ANTHROPIC_BASE_URL", server.anthropic_base_url()),
-        ("ANTHROPIC_API_KEY", "e2e-test-key".to_string()),
-    ])
-    .await;
+    let app = App::launch_scripted(&server).await;
     let prompt = app.find("[data-testid=prompt-input]").await;
     prompt.send_keys("KEY-START: five workers").await.unwrap();
     // Ctrl+Enter sends; Tab leaves the prompt box for the inbox's keys.

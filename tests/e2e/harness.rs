@@ -68,6 +68,15 @@ impl App {
         Self::launch_with(Path::new(env!("CARGO_BIN_EXE_arbor-desktop")), &env, None).await
     }
 
+    /// As [`App::launch`], its Anthropic provider the scripted `server` (with a stand-in key).
+    pub async fn launch_scripted(server: &arbor_testkit::ScriptedServer) -> App {
+        Self::launch(&[
+            ("ANTHROPIC_BASE_URL", server.anthropic_base_url()),
+            ("ANTHROPIC_API_KEY", "e2e-test-key".to_string()),
+        ])
+        .await
+    }
+
     /// As [`App::launch`], with another build of the app and a settings file written first.
     pub async fn launch_with(app: &Path, env: &[(&str, String)], settings: Option<&Value>) -> App {
         let dir = tempfile::tempdir().unwrap();

@@ -32,11 +32,7 @@ fn main_request_contains(server: &ScriptedServer, turn: usize, needle: &str) -> 
 )]
 async fn a_session_with_subagents_is_watched_approved_stopped_and_delegated_with_the_mouse() {
     let server = scripted("desktop_e2e").await;
-    let app = App::launch(&[
-        ("ANTHROPIC_BASE_URL", server.anthropic_base_url()),
-        ("ANTHROPIC_API_KEY", "e2e-test-key".to_string()),
-    ])
-    .await;
+    let app = App::launch_scripted(&server).await;
 
     // Start a session from the prompt box.
     let prompt = app.find("[data-testid=prompt-input]").await;
@@ -164,11 +160,7 @@ async fn find_containing(app: &App, css: &str, needle: &str) -> Option<fantoccin
 async fn a_finished_session_is_reviewed_from_history_and_found_by_transcript_search() {
     let server = scripted("history_e2e").await;
     // The harness gives the app a fresh temporary ARBOR_DATA_DIR: the history holds this test's sessions only.
-    let app = App::launch(&[
-        ("ANTHROPIC_BASE_URL", server.anthropic_base_url()),
-        ("ANTHROPIC_API_KEY", "e2e-test-key".to_string()),
-    ])
-    .await;
+    let app = App::launch_scripted(&server).await;
 
     // A session with two subagents runs to the end.
     let prompt = app.find("[data-testid=prompt-input]").await;
@@ -286,11 +278,7 @@ async fn a_finished_session_is_reviewed_from_history_and_found_by_transcript_sea
 )]
 async fn an_mcp_tool_call_shows_in_the_output_and_the_server_with_its_tools_in_settings() {
     let server = scripted("mcp_e2e").await;
-    let app = App::launch(&[
-        ("ANTHROPIC_BASE_URL", server.anthropic_base_url()),
-        ("ANTHROPIC_API_KEY", "e2e-test-key".to_string()),
-    ])
-    .await;
+    let app = App::launch_scripted(&server).await;
     let everything = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/node_modules/.bin/mcp-server-everything");
     assert!(everything.exists(), "run `npm --prefix tests/mcp ci` (scripts/test.sh does)");
     let config = serde_json::json!({"mcpServers": {"everything": {"command": everything}}});

@@ -256,21 +256,21 @@ impl Printer {
         }
     }
 
+    /// The description of the agent whose answer set `rule` (its id when unknown).
+    fn answerer<'a>(&'a self, rule: &'a ApprovalRule) -> &'a str {
+        self.descriptions.get(&rule.agent_id).map_or(rule.agent_id.0.as_str(), String::as_str)
+    }
+
     /// "Write anywhere in this session".
     fn reach(&self, rule: &ApprovalRule) -> String {
-        let agent = self.descriptions.get(&rule.agent_id).map_or(rule.agent_id.0.as_str(), String::as_str);
-        rule.reach(agent)
+        rule.reach(self.answerer(rule))
     }
 
     /// Which rule, set when, by whose answer: "Write anywhere in this session, set 14:03:12 by your answer to “main”".
     fn rule_origin(&self, rule: &ApprovalRule) -> String {
-        let agent = self.descriptions.get(&rule.agent_id).map_or(rule.agent_id.0.as_str(), String::as_str);
         let verb = if rule.approved { "" } else { "deny " };
-        format!(
-            "{verb}{}, set {} by your answer to “{agent}”",
-            rule.reach(agent),
-            arbor_protocol::time::second(rule.created_at)
-        )
+        let at = arbor_protocol::time::second(rule.created_at);
+        format!("{verb}{}, set {at} by your answer to “{}”", self.reach(rule), self.answerer(rule))
     }
 
     fn tool_streamed(&self, id: &AgentId, call_id: &str) -> bool {
