@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what building and testing Arbor needs on Debian 12, idempotently:
 # the system packages Tauri needs (webkit2gtk 4.1 and friends), Xvfb and
-# WebKitWebDriver for headless windows and end-to-end tests, Node.js >= 20 for
+# WebKitWebDriver for headless windows and end-to-end tests, bubblewrap (the
+# sandbox commands run in), Node.js >= 20 for
 # the web UI, the Rust toolchain if missing, cargo-nextest and tauri-driver.
 set -euo pipefail
 
@@ -11,7 +12,7 @@ if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 PACKAGES=(
   build-essential pkg-config libssl-dev curl ca-certificates git
   libwebkit2gtk-4.1-dev libsoup-3.0-dev libgtk-3-dev librsvg2-dev
-  xvfb xauth fonts-dejavu-core webkit2gtk-driver python3-venv
+  xvfb xauth fonts-dejavu-core webkit2gtk-driver python3-venv bubblewrap
 )
 missing=()
 for p in "${PACKAGES[@]}"; do

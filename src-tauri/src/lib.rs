@@ -52,6 +52,7 @@ pub fn specta_builder() -> tauri_specta::Builder<tauri::Wry> {
         .constant("TRANSCRIPT_EVENT_TYPES", EventType::TRANSCRIPT)
         .constant("GENERAL_PURPOSE", GENERAL_PURPOSE)
         .constant("DELEGATION_PERMISSION_MODES", arbor_protocol::PermissionMode::TIGHTENING)
+        .constant("SANDBOX_MODES", arbor_protocol::SandboxMode::ALL)
         .constant("HISTORY_PAGE", arbor_app::transcripts::HISTORY_PAGE)
         .constant("SEARCH_LIMIT", arbor_app::transcripts::SEARCH_LIMIT)
         // Token counts, sequence numbers and timestamps stay far below 2^53.

@@ -71,6 +71,8 @@ export const HISTORY_PAGE = 200 as const;
 
 export const PROVIDER_KINDS = ["anthropic","openai"] as const;
 
+export const SANDBOX_MODES = ["off","workspace","strict"] as const;
+
 export const SEARCH_LIMIT = 100 as const;
 
 export const SESSION_STATUSES = ["running","completed","failed","cancelled","max_turns","truncated","interrupted"] as const;
@@ -174,6 +176,7 @@ export type AppState = {
 	/**  The tools whose approval can be chosen in settings. */
 	tools: ToolInfo[],
 	transcripts: TranscriptState,
+	sandbox: SandboxAvailability,
 };
 
 export type ApprovalAnswer = {
@@ -205,11 +208,13 @@ before: string | null;
 /**  None: the call cannot apply (`note` says why). */
 after: string | null; 
 /**  Why a side is missing or cut (too large, not text, the text to replace is not there). */
-note: string | null }) & { command?: never; cwd?: never; description?: never; server?: never; tool?: never } | 
+note: string | null }) & { command?: never; cwd?: never; description?: never; sandbox?: never; server?: never; tool?: never } | 
 /**  A shell command, where it runs, and the agent's reason for it. */
-({ kind: "command"; command: string; cwd: string; description: string | null }) & { after?: never; before?: never; note?: never; path?: never; server?: never; tool?: never } | 
+({ kind: "command"; command: string; cwd: string; description: string | null; 
+/**  What the command will run in; absent in transcripts older than the sandbox. */
+sandbox?: CommandSandbox | null }) & { after?: never; before?: never; note?: never; path?: never; server?: never; tool?: never } | 
 /**  An MCP server's tool (its arguments are the request's `tool_args`). */
-({ kind: "mcp"; server: string; tool: string }) & { after?: never; before?: never; command?: never; cwd?: never; description?: never; note?: never; path?: never } | 
+({ kind: "mcp"; server: string; tool: string }) & { after?: never; before?: never; command?: never; cwd?: never; description?: never; note?: never; path?: never; sandbox?: never } | 
 /**  A subagent a Task call would start; the answer may edit it. */
 {
 	kind: "spawn",
@@ -323,6 +328,23 @@ export type CommandReply =
 /**  A new run of this agent started. */
 { kind: "resumed"; agent_id: AgentId };
 
+/**  What one command runs with. */
+export type CommandSandbox = 
+/**  Enforced by the OS for the command and everything it starts. */
+{ state: "sandboxed"; mode: SandboxMode; 
+/**  What enforces it, e.g. `bubblewrap 0.8.0`. */
+mechanism: string; 
+/**  Where the command may write, absolute (`/tmp` is private to the agent). */
+writable: string[]; 
+/**  Whether it may open network connections. */
+network: boolean; 
+/**  Places it cannot read (they look empty or absent inside). */
+hidden: string[] } | 
+/**  A person turned the sandbox off: the command runs as the user. */
+{ state: "off" } | 
+/**  The machine cannot sandbox commands; they run as the user. Says why. */
+{ state: "unavailable"; reason: string };
+
 /**  What decided whether a call ran. */
 export type DecidedBy = 
 /**  A person's answer to this call's own request. */
@@ -358,6 +380,11 @@ export type DelegateRequest = {
 	 *  what would ask is refused). Looser modes are ignored.
 	 */
 	permission_mode?: PermissionMode | null,
+	/**
+	 *  The child's sandbox, as the person chooses it (it may loosen the parent's:
+	 *  the person decides, not a model).
+	 */
+	sandbox?: SandboxRequest | null,
 };
 
 /**
@@ -588,6 +615,55 @@ export type RuleRevoked = {
 	rule_id: string,
 };
 
+/**  Whether this machine can sandbox commands, for Settings to say before any session runs. */
+export type SandboxAvailability = {
+	/**  What enforces it, e.g. `bubblewrap 0.8.0`; None when nothing can. */
+	mechanism: string | null,
+	/**  Why commands cannot be sandboxed here. */
+	problem: string | null,
+};
+
+/**
+ *  How tightly commands are held, from loosest to strictest (the order is the
+ *  rule that a child is never looser than its parent).
+ */
+export type SandboxMode = 
+/**  No sandbox: commands run as the user, with everything the user can reach. */
+"off" | 
+/**
+ *  Writes only in the agent's working tree, a private /tmp and the paths
+ *  allowed; the usual secret places hidden; network as allowed.
+ */
+"workspace" | 
+/**  As `Workspace`, and the whole home directory hidden except the working tree. */
+"strict";
+
+/**
+ *  What a person, an agent file or a delegation asks of the sandbox. Absent
+ *  fields keep what the agent would otherwise have had.
+ */
+export type SandboxRequest = {
+	mode?: SandboxMode | null,
+	/**  Whether commands may open network connections. */
+	network?: boolean | null,
+	/**
+	 *  Directories (absolute, `~/…`, or relative to the working tree) commands may
+	 *  also write to; replaces the list it would have had.
+	 */
+	write?: string[] | null,
+};
+
+/**  The sandbox sessions start with (the main agent's; subagents start from it). */
+export type SandboxSettings = {
+	mode?: SandboxMode,
+	/**  Commands may open network connections. */
+	network?: boolean,
+	/**  Directories commands may also write to (absolute, or `~/…`). */
+	write?: string[],
+	/**  Commands the sandbox holds run without asking a person. */
+	run_sandboxed_without_asking?: boolean,
+};
+
 /**  One event matching a full-text search. */
 export type SearchHit = {
 	session_id: SessionId,
@@ -644,6 +720,8 @@ export type SessionInfo = {
 	warnings: string[],
 	/**  The workspace's `.mcp.json` whose servers were left out: not trusted. */
 	untrusted_mcp: WorkspaceMcp | null,
+	/**  What the main agent's commands run in (subagents may differ: their approval cards say). */
+	sandbox: CommandSandbox,
 };
 
 /**  A session's state as the history list shows it. */
@@ -681,6 +759,7 @@ export type Settings = {
 	/**  Per tool name; tools not listed follow their class's default. */
 	approvals?: { [key in string]: ApprovalChoice },
 	last_workspace?: string | null,
+	sandbox?: SandboxSettings,
 };
 
 /**  What a person changed in a spawn card before approving it: what the child gets. */

@@ -1,6 +1,6 @@
 import { act, fireEvent, render, screen } from "@testing-library/react";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { Command, ToolInfo } from "../bindings";
+import { SANDBOX_MODES, type Command, type ToolInfo } from "../bindings";
 import { bookFromPast, bookStore } from "../store/review";
 import { sessionStore } from "../store/sessionStore";
 import { uiStore } from "../store/ui";
@@ -72,6 +72,7 @@ describe("DelegateDialog", () => {
       subagent_type: "tester",
       model: "claude-opus",
       max_turns: null,
+      sandbox: null,
     });
     expect(uiStore.get().dialog).toBeNull();
     expect(uiStore.get().selected).toBe("agent-new");
@@ -94,6 +95,7 @@ describe("DelegateDialog", () => {
       subagent_type: null,
       model: null,
       max_turns: null,
+      sandbox: null,
     });
   });
 
@@ -170,13 +172,18 @@ describe("DelegateDialog: typing the task", () => {
     expect(sent().description).toBeNull();
   });
 
-  it("has no background checkbox: the only checkboxes are the tools", () => {
+  it("has no background checkbox: the only checkboxes are the sandbox's network and the tools", () => {
     resetStores({ ...uiStore.get(), app: appState({ tools }) });
     render(<DelegateDialog parentId="agent-a" />);
     const form = screen.getByTestId("delegate-form");
     expect(form.textContent).not.toContain("background");
     const boxes = Array.from(form.querySelectorAll<HTMLInputElement>('input[type="checkbox"]'));
-    expect(boxes.map((b) => b.dataset.testid)).toEqual(["delegate-tool", "delegate-tool", "delegate-tool"]);
+    expect(boxes.map((b) => b.dataset.testid)).toEqual([
+      "delegate-sandbox-network",
+      "delegate-tool",
+      "delegate-tool",
+      "delegate-tool",
+    ]);
   });
 });
 
@@ -224,6 +231,45 @@ describe("DelegateDialog: Limit this agent", () => {
     await submit();
     expect("tools" in sent()).toBe(false);
     expect(sent().permission_mode).toBe("dontAsk");
+  });
+});
+
+describe("DelegateDialog: Sandbox", () => {
+  beforeEach(() => {
+    sendCommand.mockResolvedValue({ status: "ok", data: { kind: "done" } });
+  });
+
+  it("starts on the parent's sandbox, offering Rust's modes, and sends null for it", async () => {
+    render(<DelegateDialog parentId="agent-a" />);
+    const mode = screen.getByTestId("delegate-sandbox-mode") as HTMLSelectElement;
+    expect([...mode.options].map((o) => o.value)).toEqual(["parent", ...SANDBOX_MODES]);
+    expect(mode.value).toBe("parent");
+    expect(mode.selectedOptions[0]?.textContent).toBe("Same as parent");
+    expect(input("delegate-sandbox-network").disabled).toBe(true);
+    fireEvent.change(input("delegate-prompt"), { target: { value: "Do it" } });
+    await submit();
+    expect(sent().sandbox).toBeNull();
+  });
+
+  it("sends the chosen mode and network, which may loosen the parent's", async () => {
+    render(<DelegateDialog parentId="agent-a" />);
+    fireEvent.change(screen.getByTestId("delegate-sandbox-mode"), { target: { value: "strict" } });
+    const network = input("delegate-sandbox-network");
+    expect(network.disabled).toBe(false);
+    fireEvent.click(network);
+    fireEvent.change(input("delegate-prompt"), { target: { value: "Fetch the docs" } });
+    await submit();
+    expect(sent().sandbox).toEqual({ mode: "strict", network: true, write: null });
+  });
+
+  it("warns that an unsandboxed child runs as you, and sends no network for it", async () => {
+    render(<DelegateDialog parentId="agent-a" />);
+    fireEvent.change(screen.getByTestId("delegate-sandbox-mode"), { target: { value: "off" } });
+    expect(input("delegate-sandbox-network").disabled).toBe(true);
+    expect(screen.getByTestId("delegate-form").textContent).toContain("Its commands run as you, not sandboxed.");
+    fireEvent.change(input("delegate-prompt"), { target: { value: "Build it" } });
+    await submit();
+    expect(sent().sandbox).toEqual({ mode: "off", network: null, write: null });
   });
 });
 

@@ -4,10 +4,12 @@
  * starts in the task; the description field suggests the backend's label for
  * it (sent as nothing when left empty, so the backend uses that same label);
  * "Limit this agent" narrows its tools and approval mode, sent only when
- * narrowed. The form may come prefilled from a Task call ("Delegate similar…").
+ * narrowed. "Sandbox" keeps the parent's (sent as null) or sets the child's
+ * mode and network, which may loosen the parent's: the person decides. The
+ * form may come prefilled from a Task call ("Delegate similar…").
  */
 import { useState, type FormEvent } from "react";
-import { DELEGATION_PERMISSION_MODES, GENERAL_PURPOSE, type AgentId } from "../bindings";
+import { DELEGATION_PERMISSION_MODES, GENERAL_PURPOSE, SANDBOX_MODES, type AgentId, type SandboxMode } from "../bindings";
 import { useTaskLabel } from "../hooks/useTaskLabel";
 import { delegate } from "../ipc/actions";
 import {
@@ -18,6 +20,7 @@ import {
   narrowedTools,
   type DelegationMode,
 } from "../lib/delegate";
+import { delegateSandboxHint, isSandboxMode, modeOptionText, networkChoosable, sandboxRequest } from "../lib/sandbox";
 import { sessionStore } from "../store/sessionStore";
 import { useStore } from "../store/store";
 import { openDialog, select, uiStore } from "../store/ui";
@@ -51,9 +54,13 @@ export function DelegateDialog({ parentId }: { parentId: AgentId }) {
   const [unticked, setUnticked] = useState<ReadonlySet<string>>(() => new Set());
   const [mode, setMode] = useState<DelegationMode>("default");
   const [model, setModel] = useState("");
+  // null: the parent's sandbox.
+  const [sandboxMode, setSandboxMode] = useState<SandboxMode | null>(null);
+  const [sandboxNetwork, setSandboxNetwork] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const chosen = options.find((o) => o.name === type);
+  const sandboxHint = delegateSandboxHint(sandboxMode);
   const close = () => openDialog(null);
 
   const submit = async (e: FormEvent) => {
@@ -73,6 +80,7 @@ export function DelegateDialog({ parentId }: { parentId: AgentId }) {
       model,
       tools: narrowed,
       permissionMode: mode,
+      sandbox: sandboxRequest(sandboxMode, sandboxNetwork),
     });
     setBusy(false);
     if (!r.ok) {
@@ -149,6 +157,39 @@ export function DelegateDialog({ parentId }: { parentId: AgentId }) {
                 spellCheck={false}
               />
             </label>
+          </div>
+          <div className="grid-2 delegate-sandbox">
+            <label className="field">
+              <span className="label">Sandbox</span>
+              <select
+                className="select"
+                data-testid="delegate-sandbox-mode"
+                value={sandboxMode ?? "parent"}
+                onChange={(e) => setSandboxMode(isSandboxMode(e.target.value) ? e.target.value : null)}
+              >
+                <option value="parent">Same as parent</option>
+                {SANDBOX_MODES.map((m) => (
+                  <option key={m} value={m}>
+                    {modeOptionText(m)}
+                  </option>
+                ))}
+              </select>
+              <span className={`hint${sandboxHint.warn ? " sandbox-blocked" : ""}`}>{sandboxHint.text}</span>
+            </label>
+            <div className="field">
+              <span className="label">Network</span>
+              <label className="checkbox">
+                <input
+                  type="checkbox"
+                  data-testid="delegate-sandbox-network"
+                  disabled={!networkChoosable(sandboxMode)}
+                  checked={sandboxNetwork}
+                  onChange={(e) => setSandboxNetwork(e.target.checked)}
+                />
+                <span>Allow network</span>
+              </label>
+              <span className="hint">{sandboxHint.network}</span>
+            </div>
           </div>
           <details className="delegate-limit">
             <summary>

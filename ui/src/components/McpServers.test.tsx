@@ -27,6 +27,7 @@ const app: AppState = {
   default_workspace: "/home",
   tools: [],
   transcripts: { path: "/data/arbor.db", problem: null },
+  sandbox: { mechanism: "bubblewrap 0.8.0", problem: null },
 };
 
 function server(extra: Partial<McpServerInfo> = {}): McpServerInfo {

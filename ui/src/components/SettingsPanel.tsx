@@ -2,8 +2,8 @@
  * Settings: provider keys (to the OS keyring; a stored key is never shown),
  * base URLs and default models, the default provider, limits, the approval
  * policy per tool (with "Ask before starting subagents", the Task tool's
- * policy, offered first), the agent definitions found for the workspace, and
- * its MCP tool servers.
+ * policy, offered first), the command sandbox (SandboxSettings), the agent
+ * definitions found for the workspace, and its MCP tool servers.
  */
 import { useEffect, useState } from "react";
 import {
@@ -24,6 +24,7 @@ import { patchUi, uiStore } from "../store/ui";
 import { IconAlert, IconCheck, IconX } from "./icons";
 import { ActiveRules } from "./ActiveRules";
 import { McpServers } from "./McpServers";
+import { SandboxSettingsCard } from "./SandboxSettings";
 
 const LIMITS: { key: keyof LimitSettings; label: string; hint: string }[] = [
   { key: "max_parallel", label: "Parallel subagents", hint: "More are queued" },
@@ -243,6 +244,12 @@ export function SettingsPanel() {
             </table>
           </div>
         </section>
+
+        <SandboxSettingsCard
+          sandbox={draft.sandbox}
+          availability={app.sandbox}
+          onChange={(sandbox) => update({ sandbox })}
+        />
 
         <ActiveRules card />
 

@@ -1,4 +1,7 @@
-/** The window's top bar: workspace, provider and model for a new session, history, settings. */
+/**
+ * The window's top bar: workspace, provider and model for a new session, what
+ * the live session's commands run in (its sandbox badge), history, settings.
+ */
 import type { ProviderKind } from "../bindings";
 import { chooseProvider, newSession, pickWorkspace } from "../ipc/actions";
 import { bookStore } from "../store/review";
@@ -6,6 +9,7 @@ import { liveSession } from "../store/sessionStore";
 import { useStore } from "../store/store";
 import { patchUi, toggleHistory, uiStore } from "../store/ui";
 import { IconFolder, IconGear, IconHistory, IconPlus, IconTree } from "./icons";
+import { SandboxBadge } from "./Sandbox";
 
 export function Brand() {
   return (
@@ -83,6 +87,8 @@ export function TopBar() {
           <IconFolder size={13} /> Choose…
         </button>
       </div>
+      {/* The live session's; a past session under review runs nothing. */}
+      {session && !reviewing ? <SandboxBadge sandbox={session.sandbox} /> : null}
       <select
         className="select"
         data-testid="provider-select"

@@ -177,3 +177,9 @@ export const IconPlug = (p: P) => (
     <path d="M8 11.5V14" />
   </Svg>
 );
+export const IconShield = (p: P) => (
+  <Svg {...p}>
+    <path d="M8 1.8l5 1.9v4c0 3.1-2.1 5.4-5 6.5-2.9-1.1-5-3.4-5-6.5v-4z" />
+    <path d="M5.8 8l1.6 1.6 2.8-3" />
+  </Svg>
+);

@@ -23,6 +23,7 @@ function app(extra: Partial<AppState> = {}, anthropicModel = "claude-a"): AppSta
     default_workspace: "/home",
     tools: [],
     transcripts: { path: "/data/arbor.db", problem: null },
+    sandbox: { mechanism: "bubblewrap 0.8.0", problem: null },
     ...extra,
   };
 }

@@ -2,7 +2,14 @@
  * Builders for the commands the UI sends: plain functions from form values to
  * the generated `Command` type, so what a form sends is tested without Tauri.
  */
-import { GENERAL_PURPOSE, type AgentId, type ApprovalScope, type Command, type SpawnEdit } from "../bindings";
+import {
+  GENERAL_PURPOSE,
+  type AgentId,
+  type ApprovalScope,
+  type Command,
+  type SandboxRequest,
+  type SpawnEdit,
+} from "../bindings";
 import type { DelegationMode } from "./delegate";
 
 export interface DelegateForm {
@@ -16,6 +23,8 @@ export interface DelegateForm {
   tools?: string[] | null;
   /** A stricter mode than its parent's; absent or "default": the parent's. */
   permissionMode?: DelegationMode;
+  /** The child's sandbox as the person chose it; null or absent: the parent's. */
+  sandbox?: SandboxRequest | null;
 }
 
 const orNull = (s: string): string | null => {
@@ -27,6 +36,7 @@ const orNull = (s: string): string | null => {
  * The delegate command for a form; general-purpose is sent as no type (the
  * backend's default). Narrowing is sent only when the person narrowed: no
  * `tools` while every tool is ticked, no `permission_mode` for the parent's.
+ * The sandbox is always sent: null keeps the parent's.
  */
 export function delegateCommand(form: DelegateForm): Command {
   const mode = form.permissionMode ?? "default";
@@ -38,6 +48,7 @@ export function delegateCommand(form: DelegateForm): Command {
     subagent_type: form.subagentType === GENERAL_PURPOSE ? null : orNull(form.subagentType),
     model: orNull(form.model),
     max_turns: null,
+    sandbox: form.sandbox ?? null,
     ...(form.tools ? { tools: form.tools } : {}),
     ...(mode !== "default" ? { permission_mode: mode } : {}),
   };

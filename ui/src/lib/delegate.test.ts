@@ -25,11 +25,14 @@ describe("the Delegate… form's rules", () => {
       subagent_type: null,
       model: null,
       max_turns: null,
+      sandbox: null,
     });
     expect(delegateCommand({ ...form, tools: ["Read"], permissionMode: "dontAsk" })).toMatchObject({
       tools: ["Read"],
       permission_mode: "dontAsk",
     });
+    const sandbox = { mode: "strict" as const, network: false, write: null };
+    expect(delegateCommand({ ...form, sandbox })).toMatchObject({ sandbox });
   });
 
   it("prefills from a Task call's arguments", () => {

@@ -41,6 +41,14 @@ export function sessionInfo(extra: Partial<SessionInfo> = {}): SessionInfo {
     agent_types: [],
     warnings: [],
     untrusted_mcp: null,
+    sandbox: {
+      state: "sandboxed",
+      mode: "workspace",
+      mechanism: "bubblewrap 0.8.0",
+      writable: ["/work/demo"],
+      network: false,
+      hidden: ["/home/me/.ssh", "/home/me/.aws"],
+    },
     ...extra,
   };
 }
@@ -55,6 +63,7 @@ export function appState(extra: Partial<AppState> = {}): AppState {
     default_workspace: "/home",
     tools: [],
     transcripts: { path: "/data/arbor.db", problem: null },
+    sandbox: { mechanism: "bubblewrap 0.8.0", problem: null },
     ...extra,
   };
 }

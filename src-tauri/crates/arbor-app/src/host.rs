@@ -16,7 +16,7 @@ use crate::settings::{ApprovalChoice, Settings};
 use crate::trust::TrustStore;
 use arbor_core::provider::Timeouts;
 use arbor_core::tools::{ToolClass, ToolRegistry};
-use arbor_core::{ApprovalPolicy, Clock, Providers, SystemClock};
+use arbor_core::{ApprovalPolicy, Clock, Providers, Sandboxing, SystemClock};
 use arbor_store::Store;
 use parking_lot::Mutex;
 use serde::Serialize;
@@ -36,6 +36,16 @@ pub struct AppState {
     /// The tools whose approval can be chosen in settings.
     pub tools: Vec<ToolInfo>,
     pub transcripts: TranscriptState,
+    pub sandbox: SandboxAvailability,
+}
+
+/// Whether this machine can sandbox commands, for Settings to say before any session runs.
+#[derive(Debug, Clone, Serialize, specta::Type)]
+pub struct SandboxAvailability {
+    /// What enforces it, e.g. `bubblewrap 0.8.0`; None when nothing can.
+    pub mechanism: Option<String>,
+    /// Why commands cannot be sandboxed here.
+    pub problem: Option<String>,
 }
 
 /// Where sessions are kept, and why they are not when they cannot be.
@@ -103,6 +113,8 @@ pub struct Host {
     mcp: McpCatalogs,
     /// Which workspaces' `.mcp.json` may start servers.
     pub(crate) trust: TrustStore,
+    /// What this machine can sandbox commands with, probed at first need.
+    sandboxing: std::sync::OnceLock<Arc<Sandboxing>>,
 }
 
 pub(crate) fn err(kind: AppErrorKind, e: impl std::fmt::Display) -> AppError {
@@ -142,6 +154,7 @@ impl Host {
             store_problem: Problem::default(),
             mcp: McpCatalogs::default(),
             trust,
+            sandboxing: std::sync::OnceLock::new(),
         }
     }
 
@@ -189,7 +202,36 @@ impl Host {
                     _ => self.store_problem.get(),
                 },
             },
+            sandbox: match self.sandboxing().support() {
+                Ok(m) => SandboxAvailability { mechanism: Some(m.to_string()), problem: None },
+                Err(why) => SandboxAvailability { mechanism: None, problem: Some(why.to_string()) },
+            },
         }
+    }
+
+    /// What this machine can sandbox commands with: bubblewrap from `PATH`, if it
+    /// works here (checked once, by running it). Arbor's own config and data are
+    /// hidden from commands, like the other secret places.
+    pub fn sandboxing(&self) -> Arc<Sandboxing> {
+        self.sandboxing
+            .get_or_init(|| {
+                let env = &self.config.env;
+                let bwrap = env
+                    .get("PATH")
+                    .into_iter()
+                    .flat_map(std::env::split_paths)
+                    .map(|dir| dir.join("bwrap"))
+                    .find(|p| p.is_file());
+                let own: Vec<PathBuf> =
+                    self.config.config_dir.iter().chain(self.config.data_dir.iter()).cloned().collect();
+                let probed = Sandboxing::probe(bwrap, env.dir("HOME"), self.config.scratch_dir.clone(), &own);
+                match probed.support() {
+                    Ok(m) => tracing::info!(mechanism = m, "commands run sandboxed"),
+                    Err(why) => tracing::warn!("commands cannot be sandboxed: {why}"),
+                }
+                Arc::new(probed)
+            })
+            .clone()
     }
 
     fn base_url(&self, kind: ProviderKind, settings: &Settings) -> String {

@@ -12,11 +12,15 @@ use crate::record::{Recorder, Writing};
 use crate::transcripts::{NotResumable, resumable_provider, resume_state};
 use arbor_core::provider::{RetryPolicy, Timeouts};
 use arbor_core::tools::{ToolClass, ToolRegistry};
-use arbor_core::{ApprovalPolicy, Clock, EventStream, Limits, Providers, Session, SessionConfig, SystemClock};
-use arbor_protocol::{AgentEvent, AgentId, AgentStates, Command, CommandReply, ProviderKind, SessionId};
+use arbor_core::{
+    ApprovalPolicy, Clock, EventStream, Limits, Providers, SandboxPolicy, Session, SessionConfig, SystemClock,
+};
+use arbor_protocol::{
+    AgentEvent, AgentId, AgentStates, Command, CommandReply, CommandSandbox, ProviderKind, SandboxRequest, SessionId,
+};
 use arbor_store::NewSession;
 use serde::{Deserialize, Serialize};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// What to launch, and how. Fields left `None` follow the settings.
@@ -78,6 +82,10 @@ pub struct Tuning {
     pub idle_timeout: Option<Duration>,
     /// The most time one turn may spend, retries included.
     pub retry_budget: Option<Duration>,
+    /// What the command line asks of the sandbox, over the settings (`--sandbox`, `--allow-network`, `--sandbox-write`).
+    pub sandbox: SandboxRequest,
+    /// Commands the sandbox holds run without asking (`--sandboxed-without-asking`); None: the settings say.
+    pub run_sandboxed: Option<bool>,
 }
 
 #[derive(Debug, Clone, Deserialize, specta::Type)]
@@ -104,6 +112,8 @@ pub struct SessionInfo {
     pub warnings: Vec<String>,
     /// The workspace's `.mcp.json` whose servers were left out: not trusted.
     pub untrusted_mcp: Option<crate::trust::WorkspaceMcp>,
+    /// What the main agent's commands run in (subagents may differ: their approval cards say).
+    pub sandbox: CommandSandbox,
 }
 
 /// A launched session's events, each stored before it arrives here, and its
@@ -258,6 +268,13 @@ impl Host {
         if spec.tuning.approve_spawn {
             config.approval.ask_before_spawning();
         }
+        config.approval.run_sandboxed =
+            spec.tuning.run_sandboxed.unwrap_or(settings.sandbox.run_sandboxed_without_asking);
+        config.sandboxing = self.sandboxing();
+        let home = config.sandboxing.home().map(Path::to_path_buf);
+        config.sandbox = SandboxPolicy::default()
+            .chosen(&settings.sandbox.request(), &workspace, home.as_deref())
+            .chosen(&spec.tuning.sandbox, &workspace, home.as_deref());
         if spec.tuning.approval == Some(ApprovalMode::ReadOnly) {
             config.main_agent.tools.deny = ToolRegistry::builtins()
                 .iter()
@@ -342,6 +359,7 @@ impl Host {
             agent_types,
             warnings,
             untrusted_mcp,
+            sandbox: session.sandbox(),
         };
         tracing::info!(session = %info.session_id, provider = %info.provider, model = %info.model, "session started");
         if matches!(spec.start, Start::New { .. }) {

@@ -5,7 +5,7 @@
 
 use arbor_core::approval::Decision;
 use arbor_core::{ApprovalPolicy, Limits};
-pub use arbor_protocol::{ApprovalChoice, ProviderKind};
+pub use arbor_protocol::{ApprovalChoice, ProviderKind, SandboxMode, SandboxRequest};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -69,6 +69,27 @@ pub struct Settings {
     /// Per tool name; tools not listed follow their class's default.
     pub approvals: BTreeMap<String, ApprovalChoice>,
     pub last_workspace: Option<String>,
+    pub sandbox: SandboxSettings,
+}
+
+/// The sandbox sessions start with (the main agent's; subagents start from it).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, specta::Type)]
+#[serde(default)]
+pub struct SandboxSettings {
+    pub mode: SandboxMode,
+    /// Commands may open network connections.
+    pub network: bool,
+    /// Directories commands may also write to (absolute, or `~/…`).
+    pub write: Vec<String>,
+    /// Commands the sandbox holds run without asking a person.
+    pub run_sandboxed_without_asking: bool,
+}
+
+impl SandboxSettings {
+    /// As a request over the runtime's defaults.
+    pub fn request(&self) -> SandboxRequest {
+        SandboxRequest { mode: Some(self.mode), network: Some(self.network), write: Some(self.write.clone()) }
+    }
 }
 
 #[derive(Debug, thiserror::Error)]

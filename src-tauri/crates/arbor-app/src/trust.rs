@@ -377,6 +377,8 @@ mod tests {
             mcp_servers: vec![serde_json::json!("shared"), serde_json::json!({"own": {"command": "evil"}})],
             color: None,
             approve_spawn: false,
+            sandbox: None,
+            isolation: Default::default(),
             file: Some(dir.path().join(".claude/agents/reviewer.md")),
             source: Some(source),
         };

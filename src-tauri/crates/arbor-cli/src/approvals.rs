@@ -61,6 +61,8 @@ enum Input {
         tools: Option<Vec<String>>,
         #[serde(default)]
         permission_mode: Option<arbor_protocol::PermissionMode>,
+        #[serde(default)]
+        sandbox: Option<arbor_protocol::SandboxRequest>,
     },
 }
 
@@ -254,6 +256,7 @@ fn command_of(line: &str, main: &AgentId) -> Result<Option<Command>, String> {
             max_turns,
             tools,
             permission_mode,
+            sandbox,
         }) => Command::Delegate(DelegateRequest {
             parent_id: parent_id.unwrap_or_else(|| main.clone()),
             prompt,
@@ -263,6 +266,7 @@ fn command_of(line: &str, main: &AgentId) -> Result<Option<Command>, String> {
             max_turns,
             tools,
             permission_mode,
+            sandbox,
         }),
         Err(e) => {
             return Err(format!(

@@ -157,6 +157,33 @@ pub struct Common {
     pub retry_budget: Option<u64>,
     #[command(flatten)]
     pub mcp: McpArgs,
+    #[command(flatten)]
+    pub sandbox: SandboxArgs,
+}
+
+/// The OS sandbox `Bash` commands run in (default: the settings', else `workspace` with network off).
+#[derive(Args, Debug, Clone, Default)]
+pub struct SandboxArgs {
+    /// off: commands run as you; workspace: they write only in the workspace and a private /tmp,
+    /// with ~/.ssh and other secret places hidden; strict: the whole home directory hidden too.
+    #[arg(long = "sandbox", value_enum, value_name = "MODE")]
+    pub mode: Option<SandboxArg>,
+    /// Sandboxed commands may open network connections.
+    #[arg(long)]
+    pub allow_network: bool,
+    /// A directory sandboxed commands may also write to; may be repeated.
+    #[arg(long = "sandbox-write", value_name = "DIR")]
+    pub write: Vec<PathBuf>,
+    /// Commands the sandbox holds run without asking (other calls still ask).
+    #[arg(long)]
+    pub sandboxed_without_asking: bool,
+}
+
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SandboxArg {
+    Off,
+    Workspace,
+    Strict,
 }
 
 /// MCP servers beyond the user's (`<config dir>/mcp.json`) and the workspace's (`.mcp.json`).

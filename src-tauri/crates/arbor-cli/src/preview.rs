@@ -3,7 +3,7 @@
 //! command with where it runs and why, an MCP tool, or the subagent a Task
 //! call would start. Long previews are cut with a count of what was left out.
 
-use arbor_protocol::{ApprovalPreview, SpawnPlan};
+use arbor_protocol::{ApprovalPreview, CommandSandbox, SpawnPlan};
 use similar::{ChangeTag, TextDiff};
 
 /// At most this many diff lines are printed.
@@ -32,10 +32,11 @@ pub fn visible(s: &str) -> String {
 fn raw_lines(preview: &ApprovalPreview) -> Vec<String> {
     match preview {
         ApprovalPreview::File { path, before, after, note } => file(path, before.as_deref(), after.as_deref(), note),
-        ApprovalPreview::Command { command, cwd, description } => {
+        ApprovalPreview::Command { command, cwd, description, sandbox } => {
             let mut out: Vec<String> = command.lines().map(|l| format!("$ {l}")).collect();
             let why = description.as_deref().map(|d| format!(" · {d}")).unwrap_or_default();
             out.push(format!("in {cwd}{why}"));
+            out.extend(sandbox.as_ref().map(CommandSandbox::summary));
             out
         }
         ApprovalPreview::Mcp { server, tool } => vec![format!("MCP server {server} · tool {tool}")],
@@ -123,6 +124,7 @@ mod tests {
             command: "curl x | sh #\r echo hi \u{1b}[8m".into(),
             cwd: "/w".into(),
             description: None,
+            sandbox: None,
         });
         assert_eq!(shown[0], "$ curl x | sh #\\u{d} echo hi \\u{1b}[8m");
     }

@@ -3,13 +3,15 @@
 //! says how it ended. The process exits only once every event is stored.
 
 use crate::approvals::{Answerer, Target};
-use crate::args::{ApproveMode, Common, RunArgs};
+use crate::args::{ApproveMode, Common, RunArgs, SandboxArg, SandboxArgs};
 use crate::printer::Printer;
 use crate::setup;
 use anyhow::Result;
 use arbor_app::{ApprovalMode, Environment, Host, LaunchSpec, Launched, SessionEvents, SessionInfo, Start, Tuning};
 use arbor_core::Limits;
-use arbor_protocol::{AgentFinished, AgentStatus, Command, EventKind, Usage};
+use arbor_protocol::{
+    AgentFinished, AgentStatus, Command, CommandSandbox, EventKind, SandboxMode, SandboxRequest, Usage,
+};
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -53,6 +55,21 @@ pub fn tuning(common: &Common) -> Tuning {
         approve_spawn: common.approve_spawn,
         idle_timeout: common.idle_timeout.map(Duration::from_secs),
         retry_budget: common.retry_budget.map(Duration::from_secs),
+        sandbox: sandbox_request(&common.sandbox),
+        run_sandboxed: common.sandbox.sandboxed_without_asking.then_some(true),
+    }
+}
+
+/// What the sandbox flags ask, over the settings; flags not given change nothing.
+fn sandbox_request(args: &SandboxArgs) -> SandboxRequest {
+    SandboxRequest {
+        mode: args.mode.map(|m| match m {
+            SandboxArg::Off => SandboxMode::Off,
+            SandboxArg::Workspace => SandboxMode::Workspace,
+            SandboxArg::Strict => SandboxMode::Strict,
+        }),
+        network: args.allow_network.then_some(true),
+        write: (!args.write.is_empty()).then(|| args.write.iter().map(|p| p.display().to_string()).collect()),
     }
 }
 
@@ -77,6 +94,11 @@ pub async fn execute(host: &Host, common: &Common, spec: LaunchSpec, banner: Opt
         "session {} · {} · {} · workspace {}",
         info.session_id, info.provider, info.model, info.workspace
     ));
+    // Never silent about protection the machine does not give.
+    match &info.sandbox {
+        CommandSandbox::Sandboxed { .. } => printer.note(&format!("commands: {}", info.sandbox.summary())),
+        unsandboxed => warn(&format!("commands: {}", unsandboxed.summary())),
+    }
     let answerer = Answerer::new(common.json);
     let ended = drive(host, &info, &mut events, &mut printer, answerer).await;
     host.stop();

@@ -69,7 +69,9 @@ async fn run_streams_a_reply_and_executes_every_builtin_tool() {
     }
     let id = stdout.lines().find_map(|l| l.strip_prefix('[').and_then(|l| l.split(']').next())).expect("an agent line");
     assert!(arbor_protocol::AgentId::is_valid(id));
-    for line in stdout.lines().filter(|l| !l.is_empty() && !l.starts_with("session ") && !l.starts_with("tokens:")) {
+    assert!(stdout.contains("\ncommands: sandboxed (workspace, bubblewrap"), "what holds commands is said:\n{stdout}");
+    let header = |l: &str| ["session ", "tokens:", "commands:"].iter().any(|p| l.starts_with(p));
+    for line in stdout.lines().filter(|l| !l.is_empty() && !header(l)) {
         assert!(line.starts_with(&format!("[{id}] ")), "every event line names its agent: {line:?}");
     }
     assert!(!stdout.contains('\u{1b}'), "NO_COLOR means no escape codes");

@@ -50,6 +50,9 @@ pub struct ApprovalPolicy {
     pub mutating_floor: Decision,
     /// What would ask is refused instead (`permissionMode: dontAsk`).
     pub ask_denies: bool,
+    /// Calls that would ask run without asking when the OS sandbox holds them
+    /// (a person's choice: "run sandboxed commands without asking").
+    pub run_sandboxed: bool,
 }
 
 impl Default for ApprovalPolicy {
@@ -62,6 +65,7 @@ impl Default for ApprovalPolicy {
             per_tool: BTreeMap::new(),
             mutating_floor: Decision::Allow,
             ask_denies: false,
+            run_sandboxed: false,
         }
     }
 }

@@ -7,6 +7,7 @@ use crate::definitions::AgentDefinition;
 use crate::journal::Journal;
 use crate::mcp::McpCatalog;
 use crate::provider::{Provider, RetryPolicy};
+use crate::sandbox::{SandboxPolicy, Sandboxing};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -78,6 +79,10 @@ pub struct SessionConfig {
     pub journal: Option<Arc<dyn Journal>>,
     /// The MCP servers agents may use, with their tool lists (shared across sessions).
     pub mcp: Arc<McpCatalog>,
+    /// What this machine can sandbox commands with (probed once, at the edge).
+    pub sandboxing: Arc<Sandboxing>,
+    /// The main agent's sandbox; subagents start from it.
+    pub sandbox: SandboxPolicy,
 }
 
 impl SessionConfig {
@@ -107,6 +112,8 @@ impl SessionConfig {
             seed: None,
             journal: None,
             mcp: Arc::new(McpCatalog::default()),
+            sandboxing: Arc::new(Sandboxing::default()),
+            sandbox: SandboxPolicy::default(),
         }
     }
 }

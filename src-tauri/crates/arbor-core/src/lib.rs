@@ -7,6 +7,7 @@
 
 mod agent;
 pub mod approval;
+pub mod changes;
 pub mod clock;
 pub mod config;
 pub mod definitions;
@@ -21,6 +22,7 @@ pub mod prompt;
 pub mod provider;
 pub mod registry;
 pub mod resume;
+pub mod sandbox;
 mod session;
 mod shared;
 mod subagents;
@@ -34,5 +36,6 @@ pub use definitions::AgentDefinition;
 pub use events::EventStream;
 pub use journal::Journal;
 pub use resume::{ResumeState, ResumedAgent};
+pub use sandbox::{Jail, SandboxPolicy, Sandboxing};
 pub use session::{Session, SessionError};
 pub use subagents::{SpawnError, choosable_tools as subagents_tools, describe as describe_task};

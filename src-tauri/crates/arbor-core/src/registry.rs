@@ -7,6 +7,8 @@ use crate::approval::ApprovalPolicy;
 use crate::config::ToolFilter;
 use crate::mcp::McpServer;
 use crate::provider::Provider;
+use crate::sandbox::Jail;
+use crate::workspace::Workspace;
 use arbor_protocol::{AgentFinished, AgentId, AgentStarted, AgentStatus, Message, StoredAgent, Usage};
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -26,6 +28,12 @@ pub(crate) struct AgentSpec {
     pub scheduled: bool,
     /// The MCP servers whose tools it is offered (before its tool filter).
     pub mcp: Vec<Arc<McpServer>>,
+    /// Its working tree: the session's workspace, or a worktree of its own.
+    pub workspace: Workspace,
+    /// What its commands run in.
+    pub sandbox: Arc<Jail>,
+    /// Records the file changes made in its working tree (shared by the agents of one tree).
+    pub changes: Arc<crate::changes::Tracker>,
 }
 
 impl std::fmt::Debug for AgentSpec {
@@ -37,6 +45,8 @@ impl std::fmt::Debug for AgentSpec {
             .field("max_turns", &self.max_turns)
             .field("depth", &self.depth)
             .field("mcp", &self.mcp.iter().map(|s| s.name()).collect::<Vec<_>>())
+            .field("workspace", &self.workspace.root())
+            .field("sandbox", self.sandbox.policy())
             .finish_non_exhaustive()
     }
 }

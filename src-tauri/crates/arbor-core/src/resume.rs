@@ -119,6 +119,9 @@ fn restored_spec(ctx: &Context, parent: &AgentSpec, parent_provider: &str, a: &S
                 depth: a.depth,
                 scheduled: true,
                 mcp: parent.mcp.clone(),
+                workspace: parent.workspace.clone(),
+                sandbox: parent.sandbox.clone(),
+                changes: parent.changes.clone(),
             }
         }
     }

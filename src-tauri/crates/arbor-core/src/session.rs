@@ -5,6 +5,7 @@
 //! [`crate::agent::lifecycle`].
 
 use crate::agent::lifecycle::{self, Announce, Delivery};
+use crate::changes::Tracker;
 use crate::config::{Limits, SessionConfig};
 use crate::definitions::AgentDefinition;
 pub use crate::error::SessionError;
@@ -12,12 +13,13 @@ use crate::events::{EventSink, EventStream};
 use crate::prompt;
 use crate::registry::{AgentRecord, AgentSpec, AgentSummary};
 use crate::resume::{self, ResumeState};
+use crate::sandbox::Jail;
 use crate::shared::{Context, Shared};
 use crate::subagents::{self, SpawnRequest};
 use crate::workspace::Workspace;
 use arbor_protocol::{
-    AgentId, AgentStarted, AgentStatus, ApprovalAnswer, Command, CommandReply, DelegateRequest, EventKind, SessionId,
-    SpawnEdit,
+    AgentId, AgentStarted, AgentStatus, ApprovalAnswer, Command, CommandReply, DelegateRequest, EventKind,
+    RevertOutcome, SessionId, SpawnEdit,
 };
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -118,6 +120,12 @@ impl Session {
                 depth: 0,
                 scheduled: false,
                 mcp: config.mcp.servers_for(None),
+                sandbox: Arc::new(Jail::new(config.sandboxing, config.sandbox, shared.ctx.workspace.root())),
+                workspace: shared.ctx.workspace.clone(),
+                changes: Arc::new(Tracker::new(
+                    shared.ctx.workspace.root(),
+                    shared.ctx.id.as_str().trim_start_matches("sess-"),
+                )),
             }),
             provider_name: main_def.provider,
         };
@@ -136,6 +144,11 @@ impl Session {
         &self.shared.ctx.workspace
     }
 
+    /// What the main agent's commands run in.
+    pub fn sandbox(&self) -> arbor_protocol::CommandSandbox {
+        self.main.spec.sandbox.describe()
+    }
+
     pub fn limits(&self) -> &Limits {
         &self.shared.ctx.limits
     }
@@ -143,6 +156,20 @@ impl Session {
     /// The subagent types Task calls and delegations may name.
     pub fn agent_types(&self) -> impl Iterator<Item = &AgentDefinition> {
         self.shared.ctx.agent_types.values()
+    }
+
+    /// Undoes `agent`'s file changes (all, or those to `paths`), all or nothing:
+    /// a file anyone changed since is a conflict, and then no file is touched.
+    /// The revert is recorded as the agent's `file_changed` events.
+    pub async fn revert_changes(&self, agent: &AgentId, paths: &[String]) -> Result<RevertOutcome, SessionError> {
+        let tracker = {
+            let reg = self.shared.registry();
+            let r = reg.get(agent).ok_or_else(|| SessionError::UnknownAgent(agent.clone()))?;
+            r.spec.changes.clone()
+        };
+        let (outcome, found) = tracker.revert(agent, paths).await;
+        crate::agent::emit_changes(&self.shared, found);
+        Ok(outcome)
     }
 
     /// A command in: the one way in for every client. Refusals are immediate and
@@ -231,6 +258,9 @@ impl Session {
         plan.apply(&self.shared, &mut req, &edit);
         if let Some(mode) = request.permission_mode {
             plan.tighten(mode);
+        }
+        if let Some(sandbox) = request.sandbox.as_ref().filter(|s| !s.is_empty()) {
+            plan.choose_sandbox(sandbox);
         }
         let spawned = subagents::start(&self.shared, req, plan)?;
         Ok(spawned.id)

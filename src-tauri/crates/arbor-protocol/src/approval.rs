@@ -37,7 +37,14 @@ pub enum ApprovalPreview {
         note: Option<String>,
     },
     /// A shell command, where it runs, and the agent's reason for it.
-    Command { command: String, cwd: String, description: Option<String> },
+    Command {
+        command: String,
+        cwd: String,
+        description: Option<String>,
+        /// What the command will run in; absent in transcripts older than the sandbox.
+        #[serde(default)]
+        sandbox: Option<crate::CommandSandbox>,
+    },
     /// An MCP server's tool (its arguments are the request's `tool_args`).
     Mcp { server: String, tool: String },
     /// A subagent a Task call would start; the answer may edit it.

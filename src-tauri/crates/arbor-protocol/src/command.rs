@@ -60,6 +60,10 @@ pub struct DelegateRequest {
     /// what would ask is refused). Looser modes are ignored.
     #[serde(default)]
     pub permission_mode: Option<PermissionMode>,
+    /// The child's sandbox, as the person chooses it (it may loosen the parent's:
+    /// the person decides, not a model).
+    #[serde(default)]
+    pub sandbox: Option<crate::SandboxRequest>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]

@@ -47,6 +47,8 @@ pub enum EventKind {
     TaskNotification(TaskNotification),
     /// The agent's connection to an MCP server started, failed or closed.
     McpStatus(McpStatus),
+    /// A file the agent's call created, changed or deleted (or a person's revert of its changes).
+    FileChanged(crate::FileChanged),
     AgentFinished(AgentFinished),
 }
 
@@ -72,11 +74,12 @@ pub enum EventType {
     Usage,
     TaskNotification,
     McpStatus,
+    FileChanged,
     AgentFinished,
 }
 
 impl EventType {
-    pub const ALL: [EventType; 18] = [
+    pub const ALL: [EventType; 19] = [
         Self::AgentStarted,
         Self::AgentStatus,
         Self::UserMessage,
@@ -94,13 +97,14 @@ impl EventType {
         Self::Usage,
         Self::TaskNotification,
         Self::McpStatus,
+        Self::FileChanged,
         Self::AgentFinished,
     ];
 
     /// The events of an agent's transcript (a page of it in review, an export).
     /// Chunks are listed too: those no aggregate event repeated are what an
     /// interrupted stream left.
-    pub const TRANSCRIPT: [EventType; 9] = [
+    pub const TRANSCRIPT: [EventType; 10] = [
         Self::UserMessage,
         Self::Thoughts,
         Self::Response,
@@ -110,6 +114,7 @@ impl EventType {
         Self::ResponseChunk,
         Self::ToolOutputChunk,
         Self::McpStatus,
+        Self::FileChanged,
     ];
 
     /// The events a session's tree is built from (every agent's, whichever is selected).
@@ -151,6 +156,7 @@ impl EventKind {
             Self::Usage(_) => EventType::Usage,
             Self::TaskNotification(_) => EventType::TaskNotification,
             Self::McpStatus(_) => EventType::McpStatus,
+            Self::FileChanged(_) => EventType::FileChanged,
             Self::AgentFinished(_) => EventType::AgentFinished,
         }
     }
@@ -313,6 +319,21 @@ mod tests {
                     background: false,
                 }),
                 EventType::AgentStatus => EventKind::AgentStatus(StatusChanged { status: AgentStatus::Running }),
+                EventType::FileChanged => EventKind::FileChanged(crate::FileChanged {
+                    change_id: "chg-1".into(),
+                    call_id: Some("c".into()),
+                    root: "/w".into(),
+                    path: "a.txt".into(),
+                    kind: crate::ChangeKind::Created,
+                    before_hash: None,
+                    after_hash: Some("00".into()),
+                    lines_added: 1,
+                    lines_removed: 0,
+                    before: crate::Kept::Absent,
+                    after: crate::Kept::Text { text: "x\n".into() },
+                    ambiguous_with: Vec::new(),
+                    revert_of: Vec::new(),
+                }),
                 EventType::UserMessage => EventKind::UserMessage(text()),
                 EventType::ThoughtsChunk => EventKind::ThoughtsChunk(text()),
                 EventType::Thoughts => EventKind::Thoughts(text()),

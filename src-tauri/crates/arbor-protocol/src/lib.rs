@@ -5,12 +5,14 @@
 //! definitions (design.md §3.1).
 
 pub mod approval;
+pub mod change;
 pub mod command;
 pub mod event;
 pub mod history;
 pub mod ids;
 pub mod mcp;
 pub mod provider;
+pub mod sandbox;
 pub mod state;
 pub mod status;
 pub mod stored;
@@ -22,12 +24,14 @@ pub use approval::{
     ActiveRules, ApprovalPreview, ApprovalRequest, ApprovalResolved, ApprovalRule, ApprovalStale, DecidedBy,
     RuleRevoked, SpawnEdit, SpawnPlan,
 };
+pub use change::{ChangeKind, FileChanged, Kept, RevertConflict, RevertOutcome};
 pub use command::{ApprovalAnswer, Command, CommandReply, DelegateRequest, GENERAL_PURPOSE};
 pub use event::*;
 pub use history::{AssistantBlock, Message, UserBlock};
 pub use ids::{AgentId, SessionId};
 pub use mcp::{McpServerInfo, McpServerState, McpSource, McpState, McpStatus, McpToolInfo, McpToolRef};
 pub use provider::{ApprovalChoice, ProviderKind};
+pub use sandbox::{CommandSandbox, SandboxMode, SandboxRequest};
 pub use state::{AgentStates, AgentUsage, UsageFigures, UsageUpdate};
 pub use status::{AgentStatus, ApprovalOutcome, ApprovalScope, PermissionMode, ToolClass};
 pub use stored::*;

@@ -105,6 +105,18 @@ pub fn violations(events: &[AgentEvent], ended: bool) -> Vec<Violation> {
                     }
                 }
             }
+            // A change a call made is recorded while the call runs: after its tool_call, before its output.
+            EventKind::FileChanged(c) => {
+                if let Some(call) = &c.call_id {
+                    let steps = calls.entry((e.agent_id.clone(), call.clone())).or_default();
+                    if steps.call.is_none() || steps.output.is_some() {
+                        bad(format!(
+                            "{}: file_changed {} ({}) outside its call {call}",
+                            e.agent_id, c.change_id, c.path
+                        ));
+                    }
+                }
+            }
             _ => {}
         }
     }

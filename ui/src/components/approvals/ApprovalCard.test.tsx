@@ -91,6 +91,53 @@ describe("other previews", () => {
     expect(preview.textContent).toContain("Run the tests");
   });
 
+  it("says a command runs sandboxed, and with what", () => {
+    const command = "npm test";
+    const sandbox = {
+      state: "sandboxed" as const,
+      mode: "workspace" as const,
+      mechanism: "bubblewrap 0.8.0",
+      writable: ["/work/demo", "/tmp"],
+      network: false,
+      hidden: ["/home/me/.ssh"],
+    };
+    const card = ask({ kind: "command", command, cwd: "/work/demo", description: null, sandbox }, "Bash", { command });
+    const line = within(card).getByTestId("approval-sandbox");
+    expect(line.dataset.state).toBe("sandboxed");
+    expect(line.textContent).toBe("Sandboxed · workspace · network off · writes: /work/demo, /tmp");
+    expect(line.className).toContain("held");
+    expect(line.getAttribute("title")).toContain("bubblewrap 0.8.0");
+    expect(line.getAttribute("title")).toContain("/home/me/.ssh");
+  });
+
+  it("warns when a command will not be sandboxed, never showing protection", () => {
+    const command = "rm -rf build";
+    const card = ask(
+      { kind: "command", command, cwd: "/work/demo", description: null, sandbox: { state: "unavailable", reason: "bwrap is not installed" } },
+      "Bash",
+      { command },
+    );
+    const line = within(card).getByTestId("approval-sandbox");
+    expect(line.dataset.state).toBe("unavailable");
+    expect(line.textContent).toBe("NOT sandboxed: bwrap is not installed");
+    expect(line.className).toContain("open");
+    expect(line.textContent).not.toMatch(/^Sandboxed/);
+  });
+
+  it("says when the sandbox is off", () => {
+    const command = "make";
+    const card = ask({ kind: "command", command, cwd: "/w", description: null, sandbox: { state: "off" } }, "Bash", { command });
+    const line = within(card).getByTestId("approval-sandbox");
+    expect(line.dataset.state).toBe("off");
+    expect(line.textContent).toBe("NOT sandboxed: the sandbox is off");
+  });
+
+  it("shows no sandbox line for an old transcript's command", () => {
+    const command = "ls";
+    const card = ask({ kind: "command", command, cwd: "/w", description: null, sandbox: null }, "Bash", { command });
+    expect(within(card).queryByTestId("approval-sandbox")).toBeNull();
+  });
+
   it("shows an MCP call's server, tool and arguments", () => {
     const card = ask({ kind: "mcp", server: "everything", tool: "echo" }, "mcp__everything__echo", { message: "hello there" });
     const preview = within(card).getByTestId("preview-mcp");

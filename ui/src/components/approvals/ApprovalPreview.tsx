@@ -2,15 +2,18 @@
  * What a waiting call would do, as Rust previewed it when the agent asked: a
  * Write or Edit as a diff of the file before → after (a new file all added,
  * an overwrite's lost lines removed; a note when a side is missing), a shell
- * command in full with where it runs and why, an MCP tool with its server,
- * tool and arguments. A request without a preview (stored before previews
- * existed) shows its arguments as before. Spawns have their own form.
+ * command in full with where it runs, why, and what it runs in (sandboxed, or
+ * a warning that it is not; nothing for a request stored before the sandbox),
+ * an MCP tool with its server, tool and arguments. A request without a
+ * preview (stored before previews existed) shows its arguments as before.
+ * Spawns have their own form.
  */
 import { memo } from "react";
 import type { ApprovalPreview as Preview, Value } from "../../bindings";
 import { IconAlert } from "../icons";
 import { ToolArgs } from "../ToolArgs";
 import { DiffView } from "../DiffView";
+import { SandboxLine } from "../Sandbox";
 
 type FilePreview = Extract<Preview, { kind: "file" }>;
 type CommandPreview = Extract<Preview, { kind: "command" }>;
@@ -71,6 +74,7 @@ function Command({ preview }: { preview: CommandPreview }) {
       <div className="preview-cwd">
         in <code title={preview.cwd}>{preview.cwd}</code>
       </div>
+      {preview.sandbox ? <SandboxLine sandbox={preview.sandbox} /> : null}
     </div>
   );
 }

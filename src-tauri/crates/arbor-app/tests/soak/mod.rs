@@ -316,6 +316,7 @@ pub async fn run(seed: u64, dir: &Path) -> Outcome {
                     max_turns: None,
                     tools: None,
                     permission_mode: None,
+                    sandbox: None,
                 }));
             }
         }

@@ -119,6 +119,7 @@ async fn the_demo_runs_its_subagents_and_a_delegation_reaches_the_main_agent() {
             max_turns: Some(1),
             tools: None,
             permission_mode: None,
+            sandbox: None,
         }))
         .unwrap();
     let CommandReply::Delegated { agent_id: delegated } = reply else { panic!("{reply:?}") };

@@ -4,6 +4,7 @@
 use super::AgentRun;
 use super::ask::Question;
 use crate::approval::{ApprovalPolicy, Decision, Verdict};
+use crate::changes::Tracker;
 use crate::shared::Shared;
 use crate::tools::{ToolContext, ToolResult, cap_output};
 use arbor_protocol::{AgentId, DecidedBy, EventKind, ToolCall, ToolOutput, ToolOutputChunk, UserBlock};
@@ -53,6 +54,9 @@ pub(crate) async fn run_calls(shared: &Arc<Shared>, agent: &AgentRun, calls: Vec
                 agent_id: agent.id.clone(),
                 policy: agent.spec.policy.clone(),
                 cancel: agent.cancel.clone(),
+                workspace: agent.spec.workspace.clone(),
+                sandbox: agent.spec.sandbox.clone(),
+                changes: agent.spec.changes.clone(),
             };
             let (shared, agent_id) = (shared.clone(), agent.id.clone());
             let task = async move {
@@ -99,6 +103,9 @@ struct CallContext {
     agent_id: AgentId,
     policy: Arc<ApprovalPolicy>,
     cancel: CancellationToken,
+    workspace: crate::workspace::Workspace,
+    sandbox: Arc<crate::sandbox::Jail>,
+    changes: Arc<Tracker>,
 }
 
 /// Runs one call; `tool` is the tool, or why the agent is not offered one of
@@ -109,7 +116,7 @@ async fn run_one(
     tool: Result<Arc<dyn crate::tools::Tool>, String>,
     call: Call,
 ) -> (ToolResult, Option<DecidedBy>) {
-    let CallContext { shared, agent_id, policy, cancel } = cx;
+    let CallContext { shared, agent_id, policy, cancel, workspace, sandbox, changes } = cx;
     if let Some(message) = call.invalid {
         return (ToolResult::error(message), None);
     }
@@ -119,14 +126,16 @@ async fn run_one(
     };
     let (tx, mut rx) = mpsc::unbounded_channel::<String>();
     let mut ctx = ToolContext {
-        workspace: shared.ctx.workspace.clone(),
+        workspace: workspace.clone(),
         cancel: cancel.clone(),
         chunks: Some(tx),
         call_id: call.id.clone(),
         edit: None,
+        sandbox,
     };
     let decided_by = match policy.decide(&call.name, tool.class()) {
         Decision::Allow => DecidedBy::Policy,
+        Decision::Ask if policy.run_sandboxed && tool.contained(&ctx) => DecidedBy::Policy,
         Decision::Deny => {
             let refusal = format!(
                 "{} is not allowed by the approval policy; the call was not run. Do the task without it or tell the user what you need.",
@@ -169,6 +178,15 @@ async fn run_one(
             }
         })
     };
+    // What may change files is watched, so each change is recorded as the agent's.
+    let watch = if tool.class() == crate::tools::ToolClass::Mutating {
+        let named = tool.writes(&call.input, &ctx);
+        let (watch, found) = changes.begin(&agent_id, &call.id, named).await;
+        emit_changes(&shared, found);
+        Some(watch)
+    } else {
+        None
+    };
     let mut result = tokio::select! {
         r = tool.call(call.input, &ctx) => r,
         _ = async { cancel.cancelled().await; tokio::time::sleep(CANCEL_GRACE).await } => {
@@ -178,11 +196,22 @@ async fn run_one(
     drop(ctx);
     // Every chunk is out before the tool_output that ends them.
     let _ = forward.await;
+    if let Some(watch) = watch {
+        let found = changes.end(watch).await;
+        emit_changes(&shared, found);
+    }
     // Each tool caps its own output; this is the backstop for every tool, MCP's included.
     if result.content.len() > MAX_RESULT_CHARS {
         result.content = cap_output(&result.content, MAX_RESULT_CHARS);
     }
     (result, Some(decided_by))
+}
+
+/// Emits each change on the agent it is attributed to.
+pub(crate) fn emit_changes(shared: &Shared, found: Vec<crate::changes::Found>) {
+    for (agent, change) in found {
+        shared.emit(&agent, EventKind::FileChanged(change));
+    }
 }
 
 /// What the model reads when its call was refused: by whom, and the person's reason.

@@ -4,6 +4,7 @@
 
 pub(crate) mod ask;
 mod calls;
+pub(crate) use calls::emit_changes;
 pub(crate) mod lifecycle;
 mod turn;
 

@@ -40,6 +40,16 @@ pub use arbor_protocol::PermissionMode;
 /// The spellings `permissionMode` accepts, as Claude Code writes them (its serde names).
 const PERMISSION_MODES: [PermissionMode; 5] = PermissionMode::ALL;
 
+/// Where a subagent does its work.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Isolation {
+    /// In its parent's working tree.
+    #[default]
+    Shared,
+    /// In a `git worktree` of its own, on a branch `arbor/<agent-id>`.
+    Worktree,
+}
+
 /// One subagent type.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AgentDefinition {
@@ -65,6 +75,11 @@ pub struct AgentDefinition {
     pub color: Option<String>,
     /// `approveSpawn` (Arbor's): agents of this type ask a person before each subagent they start.
     pub approve_spawn: bool,
+    /// `sandbox` (Arbor's): a mode (`off`, `workspace`, `strict`) or `{mode, network, write}`.
+    /// A workspace's file may only tighten what the parent has; the user's own may loosen it.
+    pub sandbox: Option<arbor_protocol::SandboxRequest>,
+    /// `isolation: worktree` (Claude Code's): the agent works in a git worktree of its own.
+    pub isolation: Isolation,
     /// The file it came from; None for built-in types.
     pub file: Option<PathBuf>,
     /// Which directory the file came from; None for built-in types.
@@ -143,7 +158,7 @@ const MAX_FILE_BYTES: usize = 1 << 20;
 const DELIMITER: &str = "---";
 
 /// The fields read; any other is noted and ignored.
-const KNOWN_FIELDS: [&str; 11] = [
+const KNOWN_FIELDS: [&str; 13] = [
     "name",
     "description",
     "tools",
@@ -155,4 +170,6 @@ const KNOWN_FIELDS: [&str; 11] = [
     "mcpServers",
     "color",
     "approveSpawn",
+    "sandbox",
+    "isolation",
 ];

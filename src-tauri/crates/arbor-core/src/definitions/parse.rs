@@ -1,10 +1,12 @@
 //! Reading one agent file: front matter field by field, so every error names
 //! its field and file; the body is the system prompt, kept byte for byte.
 
+use super::Isolation;
 use super::{
     AgentDefinition, DELIMITER, DefinitionProblem, DefinitionSource, KNOWN_FIELDS, PERMISSION_MODES, PermissionMode,
 };
 use crate::config::ToolFilter;
+use arbor_protocol::{SandboxMode, SandboxRequest};
 use gray_matter::engine::YAML;
 use gray_matter::{Matter, Pod};
 use serde_json::Value;
@@ -86,6 +88,8 @@ pub fn parse_definition(
     let mcp_servers = fields.mcp_servers()?;
     let color = fields.optional_string("color")?;
     let approve_spawn = fields.optional_bool("approveSpawn")?.unwrap_or(false);
+    let sandbox = fields.sandbox()?;
+    let isolation = fields.isolation()?;
 
     let mut unknown: Vec<&String> = map.keys().filter(|k| !KNOWN_FIELDS.contains(&k.as_str())).collect();
     unknown.sort();
@@ -106,6 +110,8 @@ pub fn parse_definition(
         mcp_servers,
         color,
         approve_spawn,
+        sandbox,
+        isolation,
         file: Some(file.to_path_buf()),
         source: Some(source),
     };
@@ -222,6 +228,66 @@ impl Fields<'_> {
                 let accepted: Vec<String> = PERMISSION_MODES.iter().map(|m| format!("`{}`", m.as_str())).collect();
                 Err(self.bad("permissionMode", format!("must be one of {} (got {value:?})", accepted.join(", "))))
             }
+        }
+    }
+
+    /// `sandbox: strict`, or `sandbox: {mode: workspace, network: true, write: [build]}`.
+    fn sandbox(&mut self) -> Result<Option<SandboxRequest>, DefinitionProblem> {
+        let modes = || SandboxMode::ALL.map(|m| format!("`{}`", m.as_str())).join(", ");
+        let mode_of = |s: &str| {
+            SandboxMode::parse(s)
+                .ok_or_else(|| self.bad("sandbox", format!("mode must be one of {} (got {s:?})", modes())))
+        };
+        let map = match self.get("sandbox") {
+            None => return Ok(None),
+            Some(Pod::String(s)) => return Ok(Some(SandboxRequest { mode: Some(mode_of(s)?), ..Default::default() })),
+            Some(Pod::Hash(map)) => map,
+            Some(other) => {
+                return Err(self.bad(
+                    "sandbox",
+                    format!("must be a mode ({}) or a map with mode, network, write (got {})", modes(), shown(other)),
+                ));
+            }
+        };
+        let mut req = SandboxRequest::default();
+        let mut unknown = Vec::new();
+        for (key, value) in map {
+            match (key.as_str(), value) {
+                ("mode", Pod::String(s)) => req.mode = Some(mode_of(s)?),
+                ("network", Pod::Boolean(b)) => req.network = Some(*b),
+                ("write", Pod::String(s)) => req.write = Some(vec![s.trim().to_string()]),
+                ("write", Pod::Array(items)) => {
+                    let paths = items.iter().map(|i| match i {
+                        Pod::String(s) if !s.trim().is_empty() => Ok(s.trim().to_string()),
+                        other => {
+                            Err(self.bad("sandbox", format!("write must list paths (got the entry {})", shown(other))))
+                        }
+                    });
+                    req.write = Some(paths.collect::<Result<_, _>>()?);
+                }
+                ("mode" | "network" | "write", other) => {
+                    return Err(self.bad("sandbox", format!("{key} has the wrong type (got {})", shown(other))));
+                }
+                _ => unknown.push(key.clone()),
+            }
+        }
+        unknown.sort();
+        for key in unknown {
+            self.warnings.push(DefinitionProblem::warning(
+                self.file,
+                Some("sandbox"),
+                format!("`{key}` is not a sandbox setting Arbor reads (mode, network, write); ignored"),
+            ));
+        }
+        Ok(Some(req))
+    }
+
+    /// Claude Code's `isolation`: `worktree`, or absent.
+    fn isolation(&self) -> Result<Isolation, DefinitionProblem> {
+        match self.optional_string("isolation")?.as_deref() {
+            None => Ok(Isolation::Shared),
+            Some("worktree") => Ok(Isolation::Worktree),
+            Some(other) => Err(self.bad("isolation", format!("must be `worktree` (got {other:?})"))),
         }
     }
 

@@ -74,6 +74,8 @@ fn a_claude_code_agent_file_loads_unchanged() {
             permission_mode: PermissionMode::Default,
             mcp_servers: vec![],
             approve_spawn: false,
+            sandbox: None,
+            isolation: Default::default(),
             color: None,
             file: Some(PathBuf::from("/w/.claude/agents/x.md")),
             source: Some(DefinitionSource::ClaudeProject),

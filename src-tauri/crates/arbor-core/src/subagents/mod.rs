@@ -199,6 +199,13 @@ impl Plan {
     pub(crate) fn tighten(&mut self, mode: arbor_protocol::PermissionMode) {
         self.spec.policy = Arc::new(self.spec.policy.for_child(mode, false));
     }
+
+    /// The sandbox a person chose for the child (it may be looser than its parent's: they decide).
+    pub(crate) fn choose_sandbox(&mut self, asked: &arbor_protocol::SandboxRequest) {
+        let jail = &self.spec.sandbox;
+        let policy = jail.policy().chosen(asked, self.spec.workspace.root(), jail.machine().home());
+        self.spec.sandbox = Arc::new(jail.child(policy, self.spec.workspace.root()));
+    }
 }
 
 /// Registers and starts the child `plan` describes.
@@ -320,7 +327,29 @@ pub(crate) fn child_spec(
             (system, tools, policy, ctx.mcp.servers_for(Some(&d.name)))
         }
     };
-    let spec = AgentSpec { system, model, provider, tools, max_turns, policy, depth, scheduled: true, mcp };
+    let sandbox = match def.and_then(|d| d.sandbox.as_ref().map(|s| (s, d.source == Some(DefinitionSource::User)))) {
+        None => parent.sandbox.clone(),
+        Some((asked, trusted)) => {
+            let (now, root, home) = (parent.sandbox.policy(), parent.workspace.root(), parent.sandbox.machine().home());
+            // The user's own agent file is the user's choice; a workspace's file may only tighten.
+            let policy = if trusted { now.chosen(asked, root, home) } else { now.tightened(asked, root, home) };
+            Arc::new(parent.sandbox.child(policy, root))
+        }
+    };
+    let spec = AgentSpec {
+        system,
+        model,
+        provider,
+        tools,
+        max_turns,
+        policy,
+        depth,
+        scheduled: true,
+        mcp,
+        workspace: parent.workspace.clone(),
+        sandbox,
+        changes: parent.changes.clone(),
+    };
     Ok((spec, provider_name))
 }
 

@@ -1,8 +1,10 @@
 //! Bash: runs a shell command in the workspace, streaming its output as it comes.
 //!
-//! The command gets its own process group so that a timeout or a cancel can kill
-//! everything it started, not just the shell. API keys are removed from its
-//! environment so a model cannot print one into a transcript.
+//! The command runs in the agent's OS sandbox when there is one (see
+//! [`crate::sandbox`]); what the sandbox blocked is named in its result. It gets
+//! its own process group so that a timeout or a cancel can kill everything it
+//! started, not just the shell. API keys are removed from its environment so a
+//! model cannot print one into a transcript.
 
 use super::output::CappedText;
 use super::{Preview, Tool, ToolClass, ToolContext, ToolResult, parse_input, schema_of};
@@ -18,7 +20,7 @@ use std::path::Path;
 use std::process::{ExitStatus, Stdio};
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncReadExt};
-use tokio::process::{Child, Command};
+use tokio::process::Child;
 use tokio::sync::mpsc;
 
 /// Runs shell commands in the workspace.
@@ -91,7 +93,12 @@ impl Tool for BashTool {
             command: input.command,
             cwd: ctx.workspace.root().display().to_string(),
             description: input.description.filter(|d| !d.trim().is_empty()),
+            sandbox: Some(ctx.sandbox.describe()),
         }))
+    }
+
+    fn contained(&self, ctx: &ToolContext) -> bool {
+        ctx.sandbox.describe().is_enforced()
     }
 
     async fn call(&self, input: Value, ctx: &ToolContext) -> ToolResult {
@@ -131,8 +138,11 @@ impl BashTool {
     ) -> ToolResult {
         let env: Vec<_> = env.into_iter().filter(|(k, _)| !is_secret(k)).collect();
         let root = ctx.workspace.root();
-        let spawned = match spawn("bash", command, root, &env) {
-            Err(e) if e.kind() == io::ErrorKind::NotFound => spawn("sh", command, root, &env),
+        let sandbox = ctx.sandbox.describe();
+        let spawned = match spawn(shell(), command, root, &env, ctx) {
+            Err(e) if e.kind() == io::ErrorKind::NotFound && !sandbox.is_enforced() => {
+                spawn("sh", command, root, &env, ctx)
+            }
             other => other,
         };
         let mut child = match spawned {
@@ -181,7 +191,12 @@ impl BashTool {
         }
         guard.armed = false;
         sink.flush(ctx);
-        self.result(outcome, sink.text.finish(), timeout_ms)
+        let mut output = sink.text.finish();
+        if let Some(note) = crate::sandbox::blocked_note(&output, &sandbox) {
+            ctx.send_chunk(format!("\n{note}\n"));
+            output = format!("{}\n{note}", output.trim_end_matches('\n'));
+        }
+        self.result(outcome, output, timeout_ms)
     }
 
     fn result(&self, outcome: Outcome, output: String, timeout_ms: u64) -> ToolResult {
@@ -210,11 +225,15 @@ fn is_secret(name: &OsStr) -> bool {
     name.to_string_lossy().to_ascii_uppercase().ends_with("_API_KEY")
 }
 
-fn spawn(shell: &str, command: &str, cwd: &Path, env: &[(OsString, OsString)]) -> io::Result<Child> {
-    Command::new(shell)
-        .arg("-c")
-        .arg(command)
-        .current_dir(cwd)
+/// bash where there is one (inside the sandbox too: it sees the same /usr), else sh.
+fn shell() -> &'static str {
+    ["/bin/bash", "/usr/bin/bash"].into_iter().find(|p| Path::new(p).exists()).unwrap_or("bash")
+}
+
+fn spawn(shell: &str, command: &str, cwd: &Path, env: &[(OsString, OsString)], ctx: &ToolContext) -> io::Result<Child> {
+    ctx.sandbox
+        .command(shell, command, cwd)
+        .map_err(io::Error::other)?
         .env_clear()
         .envs(env.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::null())

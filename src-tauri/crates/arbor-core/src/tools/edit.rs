@@ -55,6 +55,11 @@ impl Tool for EditTool {
         ToolClass::Mutating
     }
 
+    fn writes(&self, input: &Value, ctx: &ToolContext) -> Option<Vec<std::path::PathBuf>> {
+        let file = parse_input::<EditInput>(self.name(), input.clone()).ok().map(|i| i.file_path);
+        Some(file.and_then(|f| resolve(&ctx.workspace, &f).ok()).map(|r| r.path).into_iter().collect())
+    }
+
     async fn preview(&self, input: &Value, ctx: &ToolContext) -> Option<Preview> {
         let input: EditInput = parse_input(self.name(), input.clone()).ok()?;
         let resolved = resolve(&ctx.workspace, &input.file_path).ok()?;

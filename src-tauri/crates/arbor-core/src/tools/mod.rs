@@ -48,6 +48,8 @@ pub struct ToolContext {
     pub call_id: String,
     /// What a person changed in a spawn card before approving it (Task only).
     pub edit: Option<arbor_protocol::SpawnEdit>,
+    /// What the agent's commands run in.
+    pub sandbox: Arc<crate::sandbox::Jail>,
 }
 
 impl ToolContext {
@@ -95,6 +97,16 @@ pub trait Tool: Send + Sync {
     async fn preview(&self, _input: &Value, _ctx: &ToolContext) -> Option<Preview> {
         None
     }
+    /// The files the call writes, when it can say (Write, Edit): only they are
+    /// checked for changes. None: anything in the tree may change (it is walked).
+    fn writes(&self, _input: &Value, _ctx: &ToolContext) -> Option<Vec<PathBuf>> {
+        None
+    }
+    /// Whether the call would run inside the OS sandbox, so that a policy may
+    /// let it run without asking (the sandbox, not the person, holds it).
+    fn contained(&self, _ctx: &ToolContext) -> bool {
+        false
+    }
     async fn call(&self, input: Value, ctx: &ToolContext) -> ToolResult;
 }
 
@@ -107,6 +119,7 @@ pub(crate) fn test_ctx(dir: &std::path::Path) -> ToolContext {
         chunks: None,
         call_id: "call-test".to_string(),
         edit: None,
+        sandbox: Arc::new(crate::sandbox::Jail::none(dir)),
     }
 }
 

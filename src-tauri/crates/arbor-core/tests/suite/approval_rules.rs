@@ -229,7 +229,10 @@ async fn previews_show_the_file_on_disk_and_a_change_while_waiting_is_told() {
         Some(ApprovalPreview::Command {
             command: "ls -la".into(),
             cwd: h.root().canonicalize().expect("root").display().to_string(),
-            description: Some("Lists files".into())
+            description: Some("Lists files".into()),
+            sandbox: Some(arbor_protocol::CommandSandbox::Unavailable {
+                reason: "no sandbox was set up for this session".into()
+            }),
         })
     );
     send(&session, ApprovalAnswer::new(&b.request_id, true, ApprovalScope::Once));

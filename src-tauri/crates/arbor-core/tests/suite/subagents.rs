@@ -136,6 +136,8 @@ pub fn agent_type(name: &str, system_prompt: &str) -> AgentDefinition {
         mcp_servers: Vec::new(),
         color: None,
         approve_spawn: false,
+        sandbox: None,
+        isolation: Default::default(),
         file: None,
         source: None,
     }

@@ -250,6 +250,7 @@ async fn a_delegated_child_reports_to_a_running_parent_like_a_background_one() {
             max_turns: None,
             tools: None,
             permission_mode: None,
+            sandbox: None,
         },
     )
     .expect("delegate");
@@ -299,6 +300,7 @@ async fn a_delegated_child_wakes_a_parent_that_had_finished() {
             max_turns: None,
             tools: None,
             permission_mode: None,
+            sandbox: None,
         },
     )
     .expect("delegate");
@@ -386,6 +388,7 @@ async fn a_delegated_child_still_runs_under_a_main_agent_that_was_stopped() {
             max_turns: None,
             tools: None,
             permission_mode: None,
+            sandbox: None,
         },
     )
     .expect("delegate");
@@ -450,6 +453,7 @@ async fn delegations_and_messages_that_cannot_be_delivered_are_refused_with_type
         max_turns: None,
         tools: None,
         permission_mode: None,
+        sandbox: None,
     };
     let unknown = AgentId("agent-0000dead".into());
     // SpawnError is not exported from arbor_core, so its variants are matched by text here.
