@@ -21,6 +21,10 @@ fn main() {
         "search_transcripts",
         "export_session",
         "resume_session",
+        "session_changes",
+        "revert_changes",
+        "worktree_action",
+        "list_worktrees",
     ];
     tauri_build::try_build(
         tauri_build::Attributes::new()

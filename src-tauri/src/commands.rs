@@ -4,14 +4,19 @@
 use crate::bridge;
 use arbor_app::batch::EventFrame;
 use arbor_app::catalog::CatalogReport;
+use arbor_app::changes::AgentChange;
 use arbor_app::host::AppState;
 use arbor_app::mcp::{McpListing, McpReport};
 use arbor_app::sessions::{Launched, StartRequest};
 use arbor_app::settings::Settings;
 use arbor_app::transcripts::{ExportFormat, HistoryQuery, PastSession};
 use arbor_app::trust::WorkspaceMcp;
+use arbor_app::worktrees::WorktreeInfo;
 use arbor_app::{AppError, Host, LaunchSpec, ProviderKind, SessionInfo, Start};
-use arbor_protocol::{AgentId, Command, CommandReply, EventPage, SearchHit, SessionId, SessionSummary};
+use arbor_protocol::{
+    AgentId, Command, CommandReply, EventPage, RevertOutcome, SearchHit, SessionId, SessionSummary, WorktreeAction,
+    WorktreeUpdate,
+};
 use tauri::State;
 use tauri::ipc::Channel;
 
@@ -176,4 +181,46 @@ pub async fn resume_session(
     on_events: Channel<EventFrame>,
 ) -> Result<SessionInfo> {
     show(host.resume_session(session_id, prompt).await?, on_events)
+}
+
+/// Every file change of a session (of one agent, when given), in order; live or stored.
+#[tauri::command]
+#[specta::specta]
+pub async fn session_changes(
+    host: State<'_, Host>,
+    session_id: SessionId,
+    agent_id: Option<AgentId>,
+) -> Result<Vec<AgentChange>> {
+    host.changes(session_id, agent_id).await
+}
+
+/// Undoes an agent's changes (all, or those to `paths`); all or nothing, conflicts listed.
+#[tauri::command]
+#[specta::specta]
+pub async fn revert_changes(
+    host: State<'_, Host>,
+    session_id: SessionId,
+    agent_id: AgentId,
+    paths: Vec<String>,
+) -> Result<RevertOutcome> {
+    host.revert(session_id, agent_id, paths).await
+}
+
+/// Merges, keeps or discards an agent's finished worktree (live or left by a past run).
+#[tauri::command]
+#[specta::specta]
+pub async fn worktree_action(
+    host: State<'_, Host>,
+    session_id: SessionId,
+    agent_id: AgentId,
+    action: WorktreeAction,
+) -> Result<WorktreeUpdate> {
+    host.worktree_action(session_id, agent_id, action).await
+}
+
+/// Arbor's worktrees in the workspace's repository (also those a crash left).
+#[tauri::command]
+#[specta::specta]
+pub async fn list_worktrees(host: State<'_, Host>, workspace: String) -> Result<Vec<WorktreeInfo>> {
+    host.worktrees(std::path::PathBuf::from(workspace)).await
 }

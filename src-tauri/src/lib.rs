@@ -38,6 +38,10 @@ pub fn specta_builder() -> tauri_specta::Builder<tauri::Wry> {
             commands::search_transcripts,
             commands::export_session,
             commands::resume_session,
+            commands::session_changes,
+            commands::revert_changes,
+            commands::worktree_action,
+            commands::list_worktrees,
         ])
         // Every list the UI needs of a Rust rule, so TypeScript never re-types one.
         .constant("AGENT_STATUSES", AgentStatus::ALL)
@@ -53,6 +57,11 @@ pub fn specta_builder() -> tauri_specta::Builder<tauri::Wry> {
         .constant("GENERAL_PURPOSE", GENERAL_PURPOSE)
         .constant("DELEGATION_PERMISSION_MODES", arbor_protocol::PermissionMode::TIGHTENING)
         .constant("SANDBOX_MODES", arbor_protocol::SandboxMode::ALL)
+        .constant("ISOLATIONS", arbor_protocol::Isolation::ALL)
+        .constant(
+            "OPEN_WORKTREE_STATES",
+            [arbor_protocol::WorktreeState::Ready, arbor_protocol::WorktreeState::Conflicted],
+        )
         .constant("HISTORY_PAGE", arbor_app::transcripts::HISTORY_PAGE)
         .constant("SEARCH_LIMIT", arbor_app::transcripts::SEARCH_LIMIT)
         // Token counts, sequence numbers and timestamps stay far below 2^53.

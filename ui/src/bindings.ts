@@ -50,6 +50,14 @@ export const commands = {
 	exportSession: (sessionId: SessionId, agentId: AgentId | null, format: ExportFormat, path: string) => typedError<string, AppError>(__TAURI_INVOKE("export_session", { sessionId, agentId, format, path })),
 	/**  Continues a stored session live (the running one stops); `prompt` goes to its main agent. */
 	resumeSession: (sessionId: SessionId, prompt: string | null, onEvents: Channel<EventFrame>) => typedError<SessionInfo, AppError>(__TAURI_INVOKE("resume_session", { sessionId, prompt, onEvents })),
+	/**  Every file change of a session (of one agent, when given), in order; live or stored. */
+	sessionChanges: (sessionId: SessionId, agentId: AgentId | null) => typedError<AgentChange[], AppError>(__TAURI_INVOKE("session_changes", { sessionId, agentId })),
+	/**  Undoes an agent's changes (all, or those to `paths`); all or nothing, conflicts listed. */
+	revertChanges: (sessionId: SessionId, agentId: AgentId, paths: string[]) => typedError<RevertOutcome, AppError>(__TAURI_INVOKE("revert_changes", { sessionId, agentId, paths })),
+	/**  Merges, keeps or discards an agent's finished worktree (live or left by a past run). */
+	worktreeAction: (sessionId: SessionId, agentId: AgentId, action: WorktreeAction) => typedError<WorktreeUpdate, AppError>(__TAURI_INVOKE("worktree_action", { sessionId, agentId, action })),
+	/**  Arbor's worktrees in the workspace's repository (also those a crash left). */
+	listWorktrees: (workspace: string) => typedError<WorktreeInfo[], AppError>(__TAURI_INVOKE("list_worktrees", { workspace })),
 };
 
 /* Constants */
@@ -63,11 +71,15 @@ export const APPROVAL_SCOPES = ["once","agent","subtree","session"] as const;
 
 export const DELEGATION_PERMISSION_MODES = ["default","plan","dontAsk"] as const;
 
-export const EVENT_TYPES = ["agent_started","agent_status","user_message","thoughts_chunk","thoughts","response_chunk","response","tool_call","tool_output_chunk","tool_output","approval_request","approval_stale","approval_resolved","rule_revoked","usage","task_notification","mcp_status","agent_finished"] as const;
+export const EVENT_TYPES = ["agent_started","agent_status","user_message","thoughts_chunk","thoughts","response_chunk","response","tool_call","tool_output_chunk","tool_output","approval_request","approval_stale","approval_resolved","rule_revoked","usage","task_notification","mcp_status","file_changed","worktree","agent_finished"] as const;
 
 export const GENERAL_PURPOSE = "general-purpose" as const;
 
 export const HISTORY_PAGE = 200 as const;
+
+export const ISOLATIONS = ["shared","worktree"] as const;
+
+export const OPEN_WORKTREE_STATES = ["ready","conflicted"] as const;
 
 export const PROVIDER_KINDS = ["anthropic","openai"] as const;
 
@@ -81,9 +93,17 @@ export const TERMINAL_AGENT_STATUSES = ["completed","failed","cancelled","max_tu
 
 export const TOOL_CLASSES = ["read_only","mutating","delegation"] as const;
 
-export const TRANSCRIPT_EVENT_TYPES = ["user_message","thoughts","response","tool_call","tool_output","thoughts_chunk","response_chunk","tool_output_chunk","mcp_status"] as const;
+export const TRANSCRIPT_EVENT_TYPES = ["user_message","thoughts","response","tool_call","tool_output","thoughts_chunk","response_chunk","tool_output_chunk","mcp_status","file_changed"] as const;
 
 /* Types */
+/**  One change and the agent it is attributed to. */
+export type AgentChange = {
+	seq: number,
+	ts: number,
+	agent_id: AgentId,
+	change: FileChanged,
+};
+
 /**
  *  One event. `seq` is per session and gap-free; `ts` is milliseconds since the
  *  Unix epoch from the session's clock.
@@ -287,6 +307,8 @@ export type CatalogReport = {
 	problems: DefinitionProblemInfo[],
 };
 
+export type ChangeKind = "created" | "modified" | "deleted";
+
 export type Command = 
 /**
  *  A user message. To the main agent when `agent_id` is absent: it starts the
@@ -385,6 +407,8 @@ export type DelegateRequest = {
 	 *  the person decides, not a model).
 	 */
 	sandbox?: SandboxRequest | null,
+	/**  `worktree`: the child works in a git worktree of its own. Absent: as its type says. */
+	isolation?: Isolation | null,
 };
 
 /**
@@ -445,7 +469,15 @@ export type EventKind = {
 /**  The agent's connection to an MCP server started, failed or closed. */
 {
 	type: "mcp_status",
-} & McpStatus | {
+} & McpStatus | 
+/**  A file the agent's call created, changed or deleted (or a person's revert of its changes). */
+{
+	type: "file_changed",
+} & FileChanged | 
+/**  The agent's git worktree was made, finished, merged, kept or discarded. */
+{
+	type: "worktree",
+} & WorktreeUpdate | {
 	type: "agent_finished",
 } & AgentFinished;
 
@@ -458,12 +490,60 @@ export type EventPage = {
 
 export type ExportFormat = "markdown" | "json";
 
+/**  A file changed by an agent's tool call (or by a person's revert of its changes). */
+export type FileChanged = {
+	/**  Unique in the session: what a revert names. */
+	change_id: string,
+	/**  The call that made it; None when it was found between calls or made by a revert. */
+	call_id: string | null,
+	/**  The working tree `path` is in (the workspace, or the agent's worktree). */
+	root: string,
+	/**  Relative to `root`, `/`-separated. */
+	path: string,
+	kind: ChangeKind,
+	/**  SHA-256 of the bytes, hex; None when absent or not read. */
+	before_hash: string | null,
+	after_hash: string | null,
+	lines_added: number,
+	lines_removed: number,
+	before: Kept,
+	after: Kept,
+	/**
+	 *  Other agents that ran commands in the same tree at the same time and
+	 *  could have made this change: it is theirs as much as this agent's.
+	 */
+	ambiguous_with?: AgentId[],
+	/**  A person's revert: the changes it undid. */
+	revert_of?: string[],
+};
+
 export type HistoryQuery = {
 	/**  Matches the first prompt or the workspace (case-insensitive). */
 	text?: string | null,
 	status?: SessionStatus | null,
 	offset?: number,
 };
+
+/**  Where a subagent does its work. */
+export type Isolation = 
+/**  In its parent's working tree. */
+"shared" | 
+/**
+ *  In a `git worktree` of its own, on a new branch `arbor/<agent-id>`
+ *  made from its parent's tree as it is (uncommitted changes included).
+ */
+"worktree";
+
+/**  One side of a change, as kept. */
+export type Kept = 
+/**  No file on this side (before a creation, after a deletion). */
+{ kind: "absent" } | 
+/**  UTF-8 text, exactly. */
+{ kind: "text"; text: string } | 
+/**  Other bytes, exactly, as base64. */
+{ kind: "binary"; base64: string } | 
+/**  Not kept: past the bound, or unreadable. Says how large and why. */
+{ kind: "not_kept"; bytes: number; reason: string };
 
 /**  Where a provider's key comes from. */
 export type KeySource = "environment" | "keyring" | "none" | 
@@ -609,6 +689,18 @@ export type ProviderState = {
 	/**  A session can start on it. */
 	ready: boolean,
 	problem: string | null,
+};
+
+/**  Why a file was not reverted. */
+export type RevertConflict = {
+	path: string,
+	reason: string,
+};
+
+/**  What a revert did: every file, or (when any conflicts) none. */
+export type RevertOutcome = {
+	reverted: string[],
+	conflicts: RevertConflict[],
 };
 
 export type RuleRevoked = {
@@ -925,6 +1017,64 @@ export type WorkspaceMcp = {
 	changed_since_trusted: boolean,
 	/**  What a trust decision names: pass it back to trust exactly what was shown. */
 	sha256: string,
+};
+
+/**  What a person does with a finished worktree. */
+export type WorktreeAction = "merge" | "keep" | "discard";
+
+/**  One file a worktree's branch changed against where it started. */
+export type WorktreeFile = {
+	path: string,
+	kind: ChangeKind,
+	lines_added: number,
+	lines_removed: number,
+};
+
+/**  One of Arbor's worktrees in a repository. */
+export type WorktreeInfo = {
+	session_id: string,
+	agent_id: string,
+	branch: string,
+	path: string,
+	/**  What its branch changed so far (committed work). */
+	files: WorktreeFile[],
+	/**  Work in it not yet committed (its agent is still running, or the process died first). */
+	uncommitted: boolean,
+	/**  Whether the session is the one running now. */
+	live: boolean,
+};
+
+/**  What became of an agent's worktree. */
+export type WorktreeState = 
+/**  Made; the agent works there. */
+"created" | 
+/**  The agent finished with changes: they wait on the branch for a person's merge, keep or discard. */
+"ready" | 
+/**  The agent finished without changes: worktree and branch removed at once. */
+"removed" | 
+/**  Its changes were applied to the parent's tree; worktree and branch removed. */
+"merged" | 
+/**  A merge was refused (nothing applied): `conflicts` says file by file why. */
+"conflicted" | 
+/**  The branch kept (its commit holds the work), the worktree's checkout removed. */
+"kept" | 
+/**  Worktree and branch deleted, changes dropped. */
+"discarded";
+
+/**  A worktree's state changed. */
+export type WorktreeUpdate = {
+	state: WorktreeState,
+	branch: string,
+	/**  The worktree's directory (gone once merged, kept as a branch or discarded). */
+	path: string,
+	/**  The working tree it came from, where a merge applies. */
+	parent_root: string,
+	/**  The commit it started from. */
+	base: string,
+	/**  What the branch changed against `base` (when ready, merged, conflicted or kept). */
+	files?: WorktreeFile[],
+	/**  Why a merge was refused, file by file. */
+	conflicts?: RevertConflict[],
 };
 
 /* Tauri Specta runtime */

@@ -2,15 +2,21 @@
  * The agent tree: one row per visible agent, collapsible to any depth, with
  * keyboard navigation (WAI-ARIA tree pattern) and per-node actions; Shift+D
  * opens Delegate… under the selected agent from anywhere but a text field.
+ * A row counts the files its agent changed (opening its Changes) and badges
+ * its worktree's state; the selected row offers what may still be done with
+ * that worktree.
  */
 import { memo, useCallback, useEffect, useRef, type KeyboardEvent } from "react";
 import type { AgentId } from "../bindings";
 import { resumeAgent, stopAgent } from "../ipc/actions";
+import { isOpenWorktree } from "../lib/changes";
 import { formatCost, formatDuration, formatTokens } from "../lib/format";
 import {
+  agentWorktree,
   canMessage,
   canResume,
   canStop,
+  changeCount,
   effectiveSelection,
   elapsedMs,
   subtreeSizes,
@@ -24,11 +30,12 @@ import { isTerminal } from "../store/session/status";
 import { agentFigures } from "../store/session/usage";
 import { sessionStore } from "../store/sessionStore";
 import { useStore } from "../store/store";
-import { openDialog, select, setCollapsed, uiStore } from "../store/ui";
+import { openDialog, select, setCollapsed, showChanges, uiStore } from "../store/ui";
 import { useNow } from "../hooks/useNow";
 import { IconBranch, IconChevron, IconMessage, IconResume, IconStop, IconTree } from "./icons";
 import { DecisionMark } from "./approvals/DecisionMark";
 import { StatusIcon } from "./StatusIcon";
+import { WorktreeBadge, WorktreePanel } from "./WorktreePanel";
 
 export function AgentTree() {
   const collapsed = useStore(uiStore, (s) => s.collapsed);
@@ -153,6 +160,8 @@ const TreeNode = memo(function TreeNode({ row, selected, focusable, position, se
   );
   // What let its latest call run or refused it (a person, a rule); the policy's word is left to the output.
   const decision = useStore(sessionStore, (s) => lastToolDecision(s, row.id));
+  const changed = useStore(sessionStore, (s) => changeCount(s, row.id));
+  const worktree = useStore(sessionStore, (s) => agentWorktree(s, row.id));
   const active = node ? !isTerminal(node.status) && node.runStartedAt !== null : false;
   const now = useNow(active);
   if (!node) return null;
@@ -201,6 +210,7 @@ const TreeNode = memo(function TreeNode({ row, selected, focusable, position, se
             {title}
           </span>
           {node.subagentType ? <span className="badge">{node.subagentType}</span> : null}
+          {worktree ? <WorktreeBadge update={worktree.update} /> : null}
           {node.pendingApprovals > 0 ? (
             <span className="badge waiting" title="Waiting for your approval">
               {node.pendingApprovals} approval{node.pendingApprovals > 1 ? "s" : ""}
@@ -217,6 +227,21 @@ const TreeNode = memo(function TreeNode({ row, selected, focusable, position, se
           ) : null}
           {elapsed !== null ? <span>{formatDuration(elapsed)}</span> : null}
           {hidden > 0 ? <span>+{hidden} hidden</span> : null}
+          {changed > 0 ? (
+            <button
+              type="button"
+              className="changes-count"
+              data-testid="tree-changes-count"
+              tabIndex={-1}
+              title={`${changed} file${changed === 1 ? "" : "s"} changed`}
+              onClick={(e) => {
+                e.stopPropagation();
+                showChanges(node.id);
+              }}
+            >
+              ±{changed}
+            </button>
+          ) : null}
         </div>
         {node.lastTool ? (
           <div className="node-tool" title={mcpLast ? `MCP ${node.lastTool}` : node.lastTool}>
@@ -228,6 +253,9 @@ const TreeNode = memo(function TreeNode({ row, selected, focusable, position, se
           <div className="node-decision">
             <DecisionMark mark={decision} compact />
           </div>
+        ) : null}
+        {selected && worktree && isOpenWorktree(worktree.update.state) ? (
+          <WorktreePanel agentId={node.id} update={worktree.update} />
         ) : null}
         {readOnly ? null : (
           <div className="node-actions">

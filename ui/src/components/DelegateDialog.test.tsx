@@ -73,6 +73,7 @@ describe("DelegateDialog", () => {
       model: "claude-opus",
       max_turns: null,
       sandbox: null,
+      isolation: null,
     });
     expect(uiStore.get().dialog).toBeNull();
     expect(uiStore.get().selected).toBe("agent-new");
@@ -96,6 +97,7 @@ describe("DelegateDialog", () => {
       model: null,
       max_turns: null,
       sandbox: null,
+      isolation: null,
     });
   });
 
@@ -361,5 +363,30 @@ describe("MessageDialog", () => {
     expect(sendCommand).toHaveBeenCalledWith({ type: "send_message", agent_id: "agent-a", text: "Use vitest" });
     expect(uiStore.get().dialog).toBeNull();
     expect(sessionStore.get().agents["agent-a"]?.items).toEqual([]);
+  });
+});
+
+describe("DelegateDialog: Isolation", () => {
+  it("offers Rust's isolations in words, shared first, and sends null for the shared tree", async () => {
+    sendCommand.mockResolvedValue({ status: "ok", data: { kind: "done" } });
+    render(<DelegateDialog parentId="agent-a" />);
+    const select = screen.getByTestId("delegate-isolation") as HTMLSelectElement;
+    expect(Array.from(select.options).map((o) => [o.value, o.textContent])).toEqual([
+      ["shared", "Shared tree"],
+      ["worktree", "Own git worktree (changes come back on a branch to merge)"],
+    ]);
+    expect(select.value).toBe("shared");
+    fireEvent.change(input("delegate-prompt"), { target: { value: "Try it" } });
+    await submit();
+    expect(sent().isolation).toBeNull();
+  });
+
+  it("sends worktree when the person picks its own git worktree", async () => {
+    sendCommand.mockResolvedValue({ status: "ok", data: { kind: "done" } });
+    render(<DelegateDialog parentId="agent-a" />);
+    fireEvent.change(screen.getByTestId("delegate-isolation"), { target: { value: "worktree" } });
+    fireEvent.change(input("delegate-prompt"), { target: { value: "Try it apart" } });
+    await submit();
+    expect(sent().isolation).toBe("worktree");
   });
 });

@@ -5,13 +5,24 @@
  * it (sent as nothing when left empty, so the backend uses that same label);
  * "Limit this agent" narrows its tools and approval mode, sent only when
  * narrowed. "Sandbox" keeps the parent's (sent as null) or sets the child's
- * mode and network, which may loosen the parent's: the person decides. The
+ * mode and network, which may loosen the parent's: the person decides.
+ * "Isolation" runs it in the parent's tree (sent as null) or in a git
+ * worktree of its own, whose changes come back on a branch to merge. The
  * form may come prefilled from a Task call ("Delegate similar…").
  */
 import { useState, type FormEvent } from "react";
-import { DELEGATION_PERMISSION_MODES, GENERAL_PURPOSE, SANDBOX_MODES, type AgentId, type SandboxMode } from "../bindings";
+import {
+  DELEGATION_PERMISSION_MODES,
+  GENERAL_PURPOSE,
+  ISOLATIONS,
+  SANDBOX_MODES,
+  type AgentId,
+  type Isolation,
+  type SandboxMode,
+} from "../bindings";
 import { useTaskLabel } from "../hooks/useTaskLabel";
 import { delegate } from "../ipc/actions";
+import { ISOLATION_LABELS, isIsolation, isolationRequest } from "../lib/changes";
 import {
   DELEGATION_MODE_LABELS,
   initialType,
@@ -57,6 +68,7 @@ export function DelegateDialog({ parentId }: { parentId: AgentId }) {
   // null: the parent's sandbox.
   const [sandboxMode, setSandboxMode] = useState<SandboxMode | null>(null);
   const [sandboxNetwork, setSandboxNetwork] = useState(false);
+  const [isolation, setIsolation] = useState<Isolation>("shared");
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const chosen = options.find((o) => o.name === type);
@@ -81,6 +93,7 @@ export function DelegateDialog({ parentId }: { parentId: AgentId }) {
       tools: narrowed,
       permissionMode: mode,
       sandbox: sandboxRequest(sandboxMode, sandboxNetwork),
+      isolation: isolationRequest(isolation),
     });
     setBusy(false);
     if (!r.ok) {
@@ -191,6 +204,28 @@ export function DelegateDialog({ parentId }: { parentId: AgentId }) {
               <span className="hint">{sandboxHint.network}</span>
             </div>
           </div>
+          <label className="field">
+            <span className="label">Isolation</span>
+            <select
+              className="select"
+              data-testid="delegate-isolation"
+              value={isolation}
+              onChange={(e) => {
+                if (isIsolation(e.target.value)) setIsolation(e.target.value);
+              }}
+            >
+              {ISOLATIONS.map((i) => (
+                <option key={i} value={i}>
+                  {ISOLATION_LABELS[i]}
+                </option>
+              ))}
+            </select>
+            <span className="hint">
+              {isolation === "worktree"
+                ? "It works on a branch of its own; when it finishes, merge, keep or discard its changes from the tree."
+                : "It works in its parent's files, as they are."}
+            </span>
+          </label>
           <details className="delegate-limit">
             <summary>
               <IconChevron size={11} /> Limit this agent

@@ -106,7 +106,16 @@ function clearWindow(): void {
 
 function beginSession(): void {
   clearWindow();
-  patchUi({ starting: true, selected: null, collapsed: {}, sending: {}, view: "session", dialog: null, focus: null });
+  patchUi({
+    starting: true,
+    selected: null,
+    collapsed: {},
+    sending: {},
+    view: "session",
+    dialog: null,
+    focus: null,
+    outputTab: "output",
+  });
 }
 
 function sessionStarted(info: SessionInfo | null): void {
@@ -159,7 +168,16 @@ export async function sendPrompt(text: string): Promise<boolean> {
 export function newSession(): void {
   closeEventChannel();
   clearWindow();
-  patchUi({ session: null, selected: null, collapsed: {}, sending: {}, dialog: null, focus: null, view: "session" });
+  patchUi({
+    session: null,
+    selected: null,
+    collapsed: {},
+    sending: {},
+    dialog: null,
+    focus: null,
+    view: "session",
+    outputTab: "output",
+  });
 }
 
 export async function stopAgent(agentId: AgentId): Promise<void> {

@@ -2,11 +2,20 @@
  * Stored sessions through the backend: the history list and its filters,
  * search across transcripts, opening a past session for review (and the agent
  * and event a search hit names), loading transcript pages as agents are
- * selected, going back to the live session, continuing a reviewed session
- * live, and exporting a session or an agent's transcript.
+ * selected, a stored session's file changes, going back to the live session,
+ * continuing a reviewed session live, and exporting a session or an agent's
+ * transcript.
  */
 import { save } from "@tauri-apps/plugin-dialog";
-import { commands, HISTORY_PAGE, type AgentId, type ExportFormat, type SessionId, type SessionStatus } from "../bindings";
+import {
+  commands,
+  HISTORY_PAGE,
+  type AgentId,
+  type ExportFormat,
+  type SessionId,
+  type SessionStatus,
+  type WorktreeUpdate,
+} from "../bindings";
 import { exportFileName } from "../lib/history";
 import { historyStore, patchHistory } from "../store/history";
 import {
@@ -22,6 +31,9 @@ import {
   pagesOf,
   reduceBook,
   setPageStatus,
+  withChanges,
+  withChangesError,
+  withWorktreeAction,
   type Book,
 } from "../store/review";
 import { initialSession } from "../store/session/reducer";
@@ -159,8 +171,30 @@ export async function openPastSession(sessionId: SessionId, target?: { agentId: 
   bookStore.set((b) => ({ ...b, review: book }));
   showPastSession(reduceBook(book));
   patchUi({ view: "session", selected: target?.agentId ?? null, collapsed: {}, dialog: null, focus: target ?? null });
+  const changes = loadChanges(sessionId);
   if (target && loadHit) await loadAround(sessionId, target.agentId, target.seq);
+  await changes;
   return true;
+}
+
+/**
+ * (Re)loads every file change of a stored session (its pages hold them only a
+ * page at a time); a failure is kept on the book and shown in the Changes view.
+ */
+export async function loadChanges(sessionId: SessionId): Promise<void> {
+  const r = await attempt(() => commands.sessionChanges(sessionId, null));
+  if (r.ok) updateBook(sessionId, (b) => withChanges(b, r.data), true);
+  else updateBook(sessionId, (b) => withChangesError(b, r.message), true);
+}
+
+/** Whether `sessionId` is a stored session under review (no events of it arrive: it is reloaded instead). */
+export function isReviewed(sessionId: SessionId): boolean {
+  return bookStore.get().review?.sessionId === sessionId;
+}
+
+/** A worktree action's answer on a stored session under review: its state from now on. */
+export function recordWorktreeAction(sessionId: SessionId, agentId: AgentId, update: WorktreeUpdate): void {
+  updateBook(sessionId, (b) => withWorktreeAction(b, agentId, update), true);
 }
 
 /** Loads `agentId`'s pages from the newest back to the one holding `seq` (or jumps to it after a while). */

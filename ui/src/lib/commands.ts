@@ -7,6 +7,7 @@ import {
   type AgentId,
   type ApprovalScope,
   type Command,
+  type Isolation,
   type SandboxRequest,
   type SpawnEdit,
 } from "../bindings";
@@ -25,6 +26,8 @@ export interface DelegateForm {
   permissionMode?: DelegationMode;
   /** The child's sandbox as the person chose it; null or absent: the parent's. */
   sandbox?: SandboxRequest | null;
+  /** A git worktree of its own; null or absent: the parent's tree (shared). */
+  isolation?: Isolation | null;
 }
 
 const orNull = (s: string): string | null => {
@@ -36,7 +39,8 @@ const orNull = (s: string): string | null => {
  * The delegate command for a form; general-purpose is sent as no type (the
  * backend's default). Narrowing is sent only when the person narrowed: no
  * `tools` while every tool is ticked, no `permission_mode` for the parent's.
- * The sandbox is always sent: null keeps the parent's.
+ * The sandbox and isolation are always sent: null keeps the parent's sandbox
+ * and the shared tree.
  */
 export function delegateCommand(form: DelegateForm): Command {
   const mode = form.permissionMode ?? "default";
@@ -49,6 +53,7 @@ export function delegateCommand(form: DelegateForm): Command {
     model: orNull(form.model),
     max_turns: null,
     sandbox: form.sandbox ?? null,
+    isolation: form.isolation ?? null,
     ...(form.tools ? { tools: form.tools } : {}),
     ...(mode !== "default" ? { permission_mode: mode } : {}),
   };

@@ -26,6 +26,7 @@ describe("the Delegate… form's rules", () => {
       model: null,
       max_turns: null,
       sandbox: null,
+      isolation: null,
     });
     expect(delegateCommand({ ...form, tools: ["Read"], permissionMode: "dontAsk" })).toMatchObject({
       tools: ["Read"],
@@ -33,6 +34,7 @@ describe("the Delegate… form's rules", () => {
     });
     const sandbox = { mode: "strict" as const, network: false, write: null };
     expect(delegateCommand({ ...form, sandbox })).toMatchObject({ sandbox });
+    expect(delegateCommand({ ...form, isolation: "worktree" })).toMatchObject({ isolation: "worktree" });
   });
 
   it("prefills from a Task call's arguments", () => {

@@ -126,6 +126,7 @@ const EVENT_LABELS: Readonly<Record<string, string>> = {
   agent_finished: "result",
   task_notification: "notification",
   mcp_status: "MCP server",
+  file_changed: "file change",
 } satisfies Partial<Record<AgentEvent["type"], string>>;
 
 export interface HitRow {

@@ -8,13 +8,18 @@
  * latest figures it was sent (the stored session's, then a resumed session's
  * frames), and a state rebuilt from it carries them. The rules in force are
  * kept the same way for a resumed (live) session; a past session under review
- * has none in force.
+ * has none in force. A stored session's file changes come from
+ * `session_changes` (its transcript pages hold them too, a page at a time):
+ * the book keeps that list, and a state rebuilt from it has them all; the
+ * answers of worktree actions taken on a stored session (no event brings them
+ * to the window) are kept the same way.
  *
  * Everything here is pure except `appendLive`, which appends in place (live
  * events arrive many times a second and are only read when a page arrives).
  */
 import {
   TRANSCRIPT_EVENT_TYPES,
+  type AgentChange,
   type AgentEvent,
   type AgentId,
   type ApprovalRule,
@@ -22,9 +27,11 @@ import {
   type PastSession,
   type SessionDetail,
   type SessionId,
+  type WorktreeUpdate,
 } from "../bindings";
+import { mergeChanges } from "../lib/changes";
 import { initialSession, reduceBatch, withStoredStatuses } from "./session/reducer";
-import type { SessionState, SessionUsage } from "./session/types";
+import type { AgentWorktree, SessionState, SessionUsage } from "./session/types";
 import { usageFrom } from "./session/usage";
 import { createStore } from "./store";
 
@@ -52,6 +59,12 @@ export interface Book {
   usage: SessionUsage;
   /** The rules in force: none when opened (a stored session has none), then as a resumed session's frames list them. */
   rules: ApprovalRule[];
+  /** Every file change of the session, as `session_changes` last answered; null until it has. */
+  changes: AgentChange[] | null;
+  /** Why `session_changes` failed, when it did. */
+  changesError: string | null;
+  /** The answers of worktree actions taken on this stored session, by agent. */
+  worktreeActions: Record<AgentId, AgentWorktree>;
 }
 
 const IDLE: AgentPages = { status: "idle", moreBefore: false, oldest: null, error: null };
@@ -103,7 +116,45 @@ export function bookFromPast(past: PastSession): Book {
     pages,
     usage: usageFrom(past.usage),
     rules: [],
+    changes: null,
+    changesError: null,
+    worktreeActions: {},
   };
+}
+
+/** The session's changes as `session_changes` answered them (they replace the earlier answer). */
+export function withChanges(book: Book, changes: readonly AgentChange[]): Book {
+  return { ...book, changes: [...changes].sort((a, b) => a.seq - b.seq), changesError: null };
+}
+
+/** `session_changes` failed: what is loaded stays. */
+export function withChangesError(book: Book, error: string): Book {
+  return { ...book, changesError: error };
+}
+
+/**
+ * A worktree action's answer on this stored session: the agent's worktree
+ * state until a newer worktree event of the agent arrives.
+ */
+export function withWorktreeAction(book: Book, agentId: AgentId, update: WorktreeUpdate): Book {
+  const seq = book.events.at(-1)?.seq ?? -1;
+  const at: AgentWorktree = { seq, ts: Date.now(), update };
+  return { ...book, worktreeActions: { ...book.worktreeActions, [agentId]: at } };
+}
+
+/** The worktrees the events left, with the book's action answers over any not newer than them. */
+function overlayWorktrees(
+  worktrees: Record<AgentId, AgentWorktree>,
+  actions: Record<AgentId, AgentWorktree>,
+): Record<AgentId, AgentWorktree> {
+  let out: Record<AgentId, AgentWorktree> | null = null;
+  for (const [id, action] of Object.entries(actions)) {
+    const current = worktrees[id];
+    if (current && current.seq > action.seq) continue;
+    out ??= { ...worktrees };
+    out[id] = action;
+  }
+  return out ?? worktrees;
 }
 
 // Rust decides which events are paged with a transcript (MCP status lines included).
@@ -161,14 +212,21 @@ export function covers(book: Book, agentId: AgentId, seq: number): boolean {
 
 /**
  * The session state the book's events make: stored statuses over the stored
- * part, live events after; with the book's usage figures and rules in force.
+ * part, live events after; with the book's usage figures and rules in force,
+ * its session's file changes, and its worktree action answers.
  */
 export function reduceBook(book: Book): SessionState {
   const split = book.liveFrom === null ? book.events.length : firstAtOrAfter(book.events, book.liveFrom);
   const stored = reduceBatch(initialSession(), book.events.slice(0, split));
   const settled = withStoredStatuses(stored, book.detail.agents);
   const state = split < book.events.length ? reduceBatch(settled, book.events.slice(split)) : settled;
-  return { ...state, usage: book.usage, rules: book.rules };
+  return {
+    ...state,
+    usage: book.usage,
+    rules: book.rules,
+    changes: book.changes ? mergeChanges(state.changes, book.changes) : state.changes,
+    worktrees: overlayWorktrees(state.worktrees, book.worktreeActions),
+  };
 }
 
 function firstAtOrAfter(events: readonly AgentEvent[], seq: number): number {

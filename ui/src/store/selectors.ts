@@ -1,15 +1,16 @@
 /**
  * Derived data over the session state: subtree sizes, status counts, pending
  * approvals (and the MCP tool each is about), visible tree rows, an agent's
- * output items. (Usage totals are not derived here: Rust sends them, see
+ * output items, file changes per agent and subtree, worktrees. (Usage totals are not derived here: Rust sends them, see
  * session/usage.ts.) Each selector returns
  * the same object for the same inputs (memoised on their identity), so
  * components can read them through useSyncExternalStore without re-rendering
  * on unrelated changes.
  */
-import type { AgentId, AgentStatus, McpToolRef, ToolClass, ToolInfo } from "../bindings";
+import type { AgentChange, AgentId, AgentStatus, McpToolRef, ToolClass, ToolInfo } from "../bindings";
+import { fileCounts, groupByAgent, ofAgents, revertedIds, subtreeIds } from "../lib/changes";
 import { isTerminal } from "./session/status";
-import type { AgentNode, Approval, OutputItem, SessionState } from "./session/types";
+import type { AgentNode, AgentWorktree, Approval, OutputItem, SessionState } from "./session/types";
 
 function memoByRef<K extends object, V>(compute: (k: K) => V): (k: K) => V {
   const cache = new WeakMap<K, V>();
@@ -272,4 +273,66 @@ export function toolClass(tools: readonly ToolInfo[] | null | undefined, name: s
 /** Whether a call of this tool can change files, run commands or start agents. */
 export function toolChangesThings(tools: readonly ToolInfo[] | null | undefined, name: string): boolean {
   return toolClass(tools, name) !== "read_only";
+}
+
+// ---- File changes and worktrees ----
+
+const EMPTY_CHANGES: AgentChange[] = [];
+
+const changesByAgent = memoByRef(groupByAgent);
+
+/** An agent's own file changes, by seq. */
+export function agentChanges(state: SessionState, id: AgentId): AgentChange[] {
+  return changesByAgent(state.changes)[id] ?? EMPTY_CHANGES;
+}
+
+const subtreeMemo = new WeakMap<AgentChange[], { agents: Record<AgentId, AgentNode>; byId: Map<AgentId, AgentChange[]> }>();
+
+/** The file changes of an agent and every agent under it, together, by seq. */
+export function subtreeChanges(state: SessionState, id: AgentId): AgentChange[] {
+  let hit = subtreeMemo.get(state.changes);
+  if (!hit || hit.agents !== state.agents) {
+    hit = { agents: state.agents, byId: new Map() };
+    subtreeMemo.set(state.changes, hit);
+  }
+  let list = hit.byId.get(id);
+  if (list === undefined) {
+    const ids = subtreeIds(state.agents, id);
+    list = ids.size === 1 ? agentChanges(state, id) : ofAgents(state.changes, ids);
+    if (list.length === 0) list = EMPTY_CHANGES;
+    hit.byId.set(id, list);
+  }
+  return list;
+}
+
+/** The changes the Changes view lists for an agent: its own, or its subtree's. */
+export function changesFor(state: SessionState, id: AgentId, subtree: boolean): AgentChange[] {
+  return subtree ? subtreeChanges(state, id) : agentChanges(state, id);
+}
+
+const revertedMemo = memoByRef(revertedIds);
+
+/** The ids of the session's changes a person's revert undid. */
+export function revertedChanges(state: SessionState): ReadonlySet<string> {
+  return revertedMemo(state.changes);
+}
+
+const countsByAgent = memoByRef(fileCounts);
+
+/** How many different files an agent changed (its own changes). */
+export function changeCount(state: SessionState, id: AgentId): number {
+  return countsByAgent(state.changes)[id] ?? 0;
+}
+
+/** An agent's worktree as its latest worktree event left it; null when it has none. */
+export function agentWorktree(state: SessionState, id: AgentId): AgentWorktree | null {
+  return state.worktrees[id] ?? null;
+}
+
+/** An agent's name as the tree shows it: "Main agent", its description, or its id while unknown. */
+export function agentName(state: SessionState, id: AgentId): string {
+  const node = state.agents[id];
+  if (!node?.known) return id;
+  if (node.depth === 0 && node.parentId === null) return "Main agent";
+  return node.description || id;
 }

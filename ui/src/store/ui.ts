@@ -1,7 +1,8 @@
 /**
  * UI state that is not derived from the event stream: the app state from the
  * backend, the session's identity, selection, collapsed nodes, dialogs,
- * approvals being sent, the view (session, history, settings), the output row
+ * approvals being sent, the view (session, history, settings) and the output
+ * pane's tab (output or changes), the output row
  * to bring into view, and banners (errors and notices).
  */
 import { PROVIDER_KINDS, type AgentId, type AppState, type ProviderKind, type SessionInfo } from "../bindings";
@@ -32,6 +33,9 @@ export interface Focus {
 
 export type View = "session" | "settings" | "history";
 
+/** What the output pane shows of the selected agent: its output, or the files it changed. */
+export type OutputTab = "output" | "changes";
+
 export interface UiState {
   app: AppState | null;
   appLoading: boolean;
@@ -46,6 +50,7 @@ export interface UiState {
   errors: ErrorNote[];
   showSubagentThoughts: boolean;
   view: View;
+  outputTab: OutputTab;
   focus: Focus | null;
   /** The transcript-store problem the person dismissed (a new one shows again). */
   dismissedProblem: string | null;
@@ -68,6 +73,7 @@ export function initialUi(): UiState {
     errors: [],
     showSubagentThoughts: false,
     view: "session",
+    outputTab: "output",
     focus: null,
     dismissedProblem: null,
     dialog: null,
@@ -111,6 +117,16 @@ export function patchUi(patch: Partial<UiState>): void {
 
 export function select(id: AgentId | null): void {
   uiStore.set((s) => (s.selected === id ? s : { ...s, selected: id }));
+}
+
+export function setOutputTab(outputTab: OutputTab): void {
+  uiStore.set((s) => (s.outputTab === outputTab ? s : { ...s, outputTab }));
+}
+
+/** Selects the agent and shows its Changes (the tree's change count, an output's change line). */
+export function showChanges(id: AgentId): void {
+  select(id);
+  setOutputTab("changes");
 }
 
 export function setCollapsed(id: AgentId, collapsed: boolean): void {

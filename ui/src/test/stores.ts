@@ -1,6 +1,7 @@
 /** Resets and seeds the stores for component tests. */
 import type { AgentEvent, AppState, SessionInfo, UsageUpdate } from "../bindings";
 import { approvalsStore, initialApprovalsUi } from "../store/approvals";
+import { changesStore, initialChangesUi } from "../store/changes";
 import { historyStore, initialHistory } from "../store/history";
 import { initialMcp, mcpStore } from "../store/mcp";
 import { trustStore } from "../store/trust";
@@ -18,6 +19,7 @@ export function resetStores(ui: Partial<UiState> = {}): void {
   mcpStore.set(initialMcp());
   trustStore.set(null);
   approvalsStore.set(initialApprovalsUi());
+  changesStore.set(initialChangesUi());
   uiStore.set({ ...initialUi(), appLoading: false, ...ui });
 }
 

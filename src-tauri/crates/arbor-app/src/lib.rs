@@ -6,6 +6,7 @@
 
 pub mod batch;
 pub mod catalog;
+pub mod changes;
 pub mod demo;
 pub mod env;
 pub mod error;
@@ -19,6 +20,7 @@ pub mod sessions;
 pub mod settings;
 pub mod transcripts;
 pub mod trust;
+pub mod worktrees;
 
 pub use env::Environment;
 pub use error::{AppError, AppErrorKind};

@@ -165,6 +165,12 @@ pub(crate) struct Running {
     writing: Option<Writing>,
 }
 
+impl Running {
+    pub(crate) fn session(&self) -> &Session {
+        &self.session
+    }
+}
+
 /// How long a stopped session's writer may take to store its last events.
 const SETTLE: Duration = Duration::from_secs(10);
 

@@ -63,6 +63,8 @@ enum Input {
         permission_mode: Option<arbor_protocol::PermissionMode>,
         #[serde(default)]
         sandbox: Option<arbor_protocol::SandboxRequest>,
+        #[serde(default)]
+        isolation: Option<arbor_protocol::Isolation>,
     },
 }
 
@@ -257,6 +259,7 @@ fn command_of(line: &str, main: &AgentId) -> Result<Option<Command>, String> {
             tools,
             permission_mode,
             sandbox,
+            isolation,
         }) => Command::Delegate(DelegateRequest {
             parent_id: parent_id.unwrap_or_else(|| main.clone()),
             prompt,
@@ -267,6 +270,7 @@ fn command_of(line: &str, main: &AgentId) -> Result<Option<Command>, String> {
             tools,
             permission_mode,
             sandbox,
+            isolation,
         }),
         Err(e) => {
             return Err(format!(

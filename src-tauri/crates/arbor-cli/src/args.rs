@@ -35,6 +35,88 @@ pub enum Command {
     Search(SearchArgs),
     /// Continue a stored session: a new prompt for its main agent, or carry on where it stopped.
     Resume(ResumeArgs),
+    /// The files a session's agents created, changed or deleted, each attributed to its agent.
+    Changes(ChangesArgs),
+    /// Undo an agent's file changes (all, or the files named): all or nothing, refused file by
+    /// file when anyone changed it since.
+    Revert(RevertArgs),
+    /// Arbor's worktrees in the workspace's repository (those a crash left too), or merge or
+    /// discard one.
+    Worktrees(WorktreesCommand),
+}
+
+#[derive(Args, Debug)]
+pub struct ChangesArgs {
+    #[command(flatten)]
+    pub store: StoreArgs,
+    /// The session's id (a unique prefix is enough).
+    #[arg(value_name = "SESSION")]
+    pub session: String,
+    /// Only this agent's changes.
+    #[arg(long, value_name = "ID")]
+    pub agent: Option<String>,
+    /// diff: a unified diff per change; json: one object per change per line.
+    #[arg(long, value_enum, default_value_t = ChangesFormat::Diff)]
+    pub format: ChangesFormat,
+}
+
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChangesFormat {
+    Diff,
+    Json,
+}
+
+#[derive(Args, Debug)]
+pub struct RevertArgs {
+    #[command(flatten)]
+    pub store: StoreArgs,
+    /// The session's id (a unique prefix is enough).
+    #[arg(value_name = "SESSION")]
+    pub session: String,
+    /// The agent whose changes are undone.
+    #[arg(long, value_name = "ID")]
+    pub agent: String,
+    /// Only these files (as `arbor changes` names them); default: every file it changed.
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<String>,
+}
+
+#[derive(Args, Debug)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct WorktreesCommand {
+    #[command(subcommand)]
+    pub action: Option<WorktreesAction>,
+    #[command(flatten)]
+    pub list: WorktreesListArgs,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct WorktreesListArgs {
+    #[command(flatten)]
+    pub store: StoreArgs,
+    /// A directory of the repository (default: the current directory).
+    #[arg(long, value_name = "DIR")]
+    pub workspace: Option<PathBuf>,
+    /// One JSON object per worktree on stdout.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum WorktreesAction {
+    /// Apply an agent's branch to the tree it came from (all of it, or nothing on a conflict), then remove it.
+    Merge(WorktreeTarget),
+    /// Delete an agent's worktree and branch, and the changes on it.
+    Discard(WorktreeTarget),
+}
+
+#[derive(Args, Debug)]
+pub struct WorktreeTarget {
+    #[command(flatten)]
+    pub list: WorktreesListArgs,
+    /// The agent whose worktree it is.
+    #[arg(value_name = "AGENT_ID")]
+    pub agent: String,
 }
 
 /// Where the transcript store is (shared by the commands that only read it).

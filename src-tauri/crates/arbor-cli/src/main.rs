@@ -4,6 +4,7 @@
 mod agents;
 mod approvals;
 mod args;
+mod changes;
 mod demo;
 mod mcp;
 mod preview;
@@ -32,6 +33,9 @@ fn main() -> ExitCode {
             args::Command::Show(a) => transcripts::show(a, env),
             args::Command::Search(a) => transcripts::search(a, env),
             args::Command::Resume(a) => transcripts::resume(a, env).await,
+            args::Command::Changes(a) => changes::changes(a, env).await,
+            args::Command::Revert(a) => changes::revert(a, env).await,
+            args::Command::Worktrees(a) => changes::worktrees(a, env).await,
         }
     });
     // Every session settled before its command returned; nothing is left to wait for.

@@ -3,7 +3,9 @@
 //! drops them when stdout is not a terminal or NO_COLOR is set.
 
 use anstyle::{AnsiColor, Style};
-use arbor_protocol::{AgentEvent, AgentId, AgentStatus, ApprovalOutcome, ApprovalRule, DecidedBy, EventKind, McpState};
+use arbor_protocol::{
+    AgentEvent, AgentId, AgentStatus, ApprovalOutcome, ApprovalRule, DecidedBy, EventKind, McpState, WorktreeState,
+};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::io::Write;
@@ -211,6 +213,45 @@ impl Printer {
                 };
                 let edited = if r.edit.is_some() { " (edited)" } else { "" };
                 self.line(id, &format!("{DIM}approval {}{DIM:#} {verdict}{edited}{by}{reason}{set}", r.request_id));
+            }
+            EventKind::FileChanged(c) => {
+                let mut line = format!(
+                    "{DIM}✎ {} {} +{} −{}",
+                    c.kind.as_str(),
+                    crate::preview::visible(&c.path),
+                    c.lines_added,
+                    c.lines_removed
+                );
+                if c.is_ambiguous() {
+                    let with: Vec<&str> = c.ambiguous_with.iter().map(|a| a.as_str()).collect();
+                    line.push_str(&format!(" · ambiguous: {} ran commands here too", with.join(", ")));
+                }
+                if !c.revert_of.is_empty() {
+                    line.push_str(" · reverted");
+                }
+                self.line(id, &format!("{line}{DIM:#}"));
+            }
+            EventKind::Worktree(w) => {
+                let (added, removed) =
+                    w.files.iter().fold((0, 0), |(a, r), f| (a + f.lines_added, r + f.lines_removed));
+                let files =
+                    format!("{} file{} +{added} −{removed}", w.files.len(), if w.files.len() == 1 { "" } else { "s" });
+                let text = match w.state {
+                    WorktreeState::Created => format!("works in its own worktree {} (branch {})", w.path, w.branch),
+                    WorktreeState::Ready => format!(
+                        "{ASK}worktree kept{ASK:#}: branch {} ({files}); merge it with `arbor worktrees merge {id}` or discard it with `arbor worktrees discard {id}`",
+                        w.branch
+                    ),
+                    WorktreeState::Removed => "no changes: its worktree and branch were removed".to_string(),
+                    WorktreeState::Merged => format!("branch {} merged into {} ({files})", w.branch, w.parent_root),
+                    WorktreeState::Conflicted => {
+                        let paths: Vec<&str> = w.conflicts.iter().map(|c| c.path.as_str()).collect();
+                        format!("{ERR}merge refused{ERR:#}, nothing applied: conflicts in {}", paths.join(", "))
+                    }
+                    WorktreeState::Kept => format!("branch {} kept; worktree removed", w.branch),
+                    WorktreeState::Discarded => format!("branch {} discarded", w.branch),
+                };
+                self.line(id, &format!("⎇ {text}"));
             }
             EventKind::RuleRevoked(r) => {
                 self.line(id, &format!("{DIM}rule {} revoked: the calls it covered ask again{DIM:#}", r.rule_id));

@@ -199,6 +199,6 @@ fn failure(msg: &str) -> ExitCode {
 }
 
 #[allow(clippy::print_stderr)]
-fn warn(msg: &str) {
+pub(crate) fn warn(msg: &str) {
     eprintln!("arbor: {msg}");
 }

@@ -411,3 +411,6 @@ async fn ctrl_c_stops_the_run_with_one_line_and_exit_130() {
     assert!(err.contains("stopped by Ctrl-C") && err.contains("resumed"), "{err}");
     assert_eq!(cli.file("a.txt"), None);
 }
+
+#[path = "suite/isolation.rs"]
+mod isolation;

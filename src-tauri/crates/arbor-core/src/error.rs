@@ -33,4 +33,10 @@ pub enum SessionError {
     Closed,
     #[error("a session must be started inside a Tokio runtime (its agents run on it)")]
     NoRuntime,
+    #[error("agent {0} has no worktree waiting for a decision (none was made, or it was merged, kept or discarded)")]
+    NoWorktree(AgentId),
+    #[error("agent {0} is still working in its worktree: stop it or wait until it finishes")]
+    WorktreeBusy(AgentId),
+    #[error("{0}")]
+    Worktree(#[from] crate::worktree::WorktreeError),
 }

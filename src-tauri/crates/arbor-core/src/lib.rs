@@ -28,6 +28,7 @@ mod shared;
 mod subagents;
 pub mod tools;
 pub mod workspace;
+pub mod worktree;
 
 pub use approval::{ApprovalPolicy, Decision};
 pub use clock::{Clock, SystemClock};

@@ -16,6 +16,7 @@ use tokio::sync::{mpsc, watch};
 use tokio_util::sync::CancellationToken;
 
 /// How to run an agent: fixed when it is created, reused by every run of it.
+#[derive(Clone)]
 pub(crate) struct AgentSpec {
     pub system: String,
     pub model: String,
@@ -34,6 +35,10 @@ pub(crate) struct AgentSpec {
     pub sandbox: Arc<Jail>,
     /// Records the file changes made in its working tree (shared by the agents of one tree).
     pub changes: Arc<crate::changes::Tracker>,
+    /// Where it works: `Worktree` makes one for it when it first runs.
+    pub isolation: arbor_protocol::Isolation,
+    /// Its worktree, once made (`workspace`, `sandbox` and `changes` are then its own).
+    pub worktree: Option<Arc<crate::worktree::Worktree>>,
 }
 
 impl std::fmt::Debug for AgentSpec {
@@ -76,6 +81,8 @@ pub struct AgentRecord {
     pub(crate) notifies_parent: bool,
     /// TaskOutput already handed its result over; no notification needed.
     pub(crate) collected: bool,
+    /// A line its parent's model reads after its result (what became of its worktree).
+    pub(crate) note: Option<String>,
 }
 
 impl AgentRecord {
@@ -101,6 +108,7 @@ impl AgentRecord {
             outcome: watch::Sender::new(None),
             notifies_parent,
             collected: false,
+            note: None,
         }
     }
 

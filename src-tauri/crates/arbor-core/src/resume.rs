@@ -104,6 +104,7 @@ fn restored_spec(ctx: &Context, parent: &AgentSpec, parent_provider: &str, a: &S
         max_turns: None,
         background: true,
         by_user: true,
+        isolation: Some(arbor_protocol::Isolation::Shared),
     };
     match subagents::child_spec(ctx, parent, parent_provider, def, &req, a.depth) {
         Ok((spec, _)) => spec,
@@ -122,6 +123,8 @@ fn restored_spec(ctx: &Context, parent: &AgentSpec, parent_provider: &str, a: &S
                 workspace: parent.workspace.clone(),
                 sandbox: parent.sandbox.clone(),
                 changes: parent.changes.clone(),
+                isolation: arbor_protocol::Isolation::Shared,
+                worktree: None,
             }
         }
     }

@@ -19,7 +19,7 @@ use crate::subagents::{self, SpawnRequest};
 use crate::workspace::Workspace;
 use arbor_protocol::{
     AgentId, AgentStarted, AgentStatus, ApprovalAnswer, Command, CommandReply, DelegateRequest, EventKind,
-    RevertOutcome, SessionId, SpawnEdit,
+    RevertOutcome, SessionId, SpawnEdit, WorktreeAction, WorktreeState, WorktreeUpdate,
 };
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -126,6 +126,8 @@ impl Session {
                     shared.ctx.workspace.root(),
                     shared.ctx.id.as_str().trim_start_matches("sess-"),
                 )),
+                isolation: arbor_protocol::Isolation::Shared,
+                worktree: None,
             }),
             provider_name: main_def.provider,
         };
@@ -170,6 +172,89 @@ impl Session {
         let (outcome, found) = tracker.revert(agent, paths).await;
         crate::agent::emit_changes(&self.shared, found);
         Ok(outcome)
+    }
+
+    /// What a person does with an agent's finished worktree: merge its branch
+    /// into the parent's tree (all or nothing; the merged files are recorded as
+    /// the agent's changes there), keep the branch, or discard it.
+    pub async fn worktree_action(
+        &self,
+        agent: &AgentId,
+        action: WorktreeAction,
+    ) -> Result<WorktreeUpdate, SessionError> {
+        let (spec, parent_tracker) = {
+            let reg = self.shared.registry();
+            let r = reg.get(agent).ok_or_else(|| SessionError::UnknownAgent(agent.clone()))?;
+            if !r.state.status.is_terminal() {
+                return Err(SessionError::WorktreeBusy(agent.clone()));
+            }
+            let parent = r.state.parent_id.as_ref().and_then(|p| reg.get(p)).map(|p| p.spec.changes.clone());
+            (r.spec.clone(), parent)
+        };
+        let wt = spec.worktree.clone().ok_or_else(|| SessionError::NoWorktree(agent.clone()))?;
+        let w = wt.clone();
+        let files = tokio::task::spawn_blocking(move || crate::worktree::files(&w.path, &w.base, "HEAD"))
+            .await
+            .map_err(|e| SessionError::Worktree(crate::worktree::WorktreeError::NoGit(e.to_string())))??;
+        let mut update = wt.update(WorktreeState::Merged, files.clone());
+        match action {
+            WorktreeAction::Merge => {
+                let named = files.iter().map(|f| wt.parent_top.join(&f.path)).collect();
+                let watch = match &parent_tracker {
+                    Some(t) => Some(t.begin(agent, None, Some(named)).await),
+                    None => None,
+                };
+                let w = wt.clone();
+                let merged =
+                    tokio::task::spawn_blocking(move || crate::worktree::merge(&w)).await.unwrap_or_else(|e| {
+                        Err(vec![arbor_protocol::RevertConflict { path: String::new(), reason: e.to_string() }])
+                    });
+                if let (Some(t), Some((watch, found))) = (&parent_tracker, watch) {
+                    crate::agent::emit_changes(&self.shared, found);
+                    crate::agent::emit_changes(&self.shared, t.end(watch).await);
+                }
+                if let Err(conflicts) = merged {
+                    update.state = WorktreeState::Conflicted;
+                    update.conflicts = conflicts;
+                    self.shared.emit(agent, EventKind::Worktree(update.clone()));
+                    return Ok(update);
+                }
+                self.remove_worktree(agent, &spec, &wt, false).await?;
+            }
+            WorktreeAction::Keep => {
+                update.state = WorktreeState::Kept;
+                self.remove_worktree(agent, &spec, &wt, true).await?;
+            }
+            WorktreeAction::Discard => {
+                update.state = WorktreeState::Discarded;
+                self.remove_worktree(agent, &spec, &wt, false).await?;
+            }
+        }
+        self.shared.emit(agent, EventKind::Worktree(update.clone()));
+        Ok(update)
+    }
+
+    /// Removes the worktree (the branch too unless kept); the agent is back in its parent's tree.
+    async fn remove_worktree(
+        &self,
+        agent: &AgentId,
+        spec: &AgentSpec,
+        wt: &crate::worktree::Worktree,
+        keep_branch: bool,
+    ) -> Result<(), SessionError> {
+        let w = wt.clone();
+        tokio::task::spawn_blocking(move || crate::worktree::remove(&w.path, &w.parent_top, &w.branch, keep_branch))
+            .await
+            .map_err(|e| SessionError::Worktree(crate::worktree::WorktreeError::NoGit(e.to_string())))??;
+        let mut spec = spec.clone();
+        spec.worktree = None;
+        if let Ok(ws) = Workspace::new(&wt.parent_root, &[]) {
+            spec.workspace = ws;
+        }
+        if let Some(r) = self.shared.registry().get_mut(agent) {
+            r.spec = Arc::new(spec);
+        }
+        Ok(())
     }
 
     /// A command in: the one way in for every client. Refusals are immediate and
@@ -251,6 +336,7 @@ impl Session {
             max_turns: request.max_turns,
             background: true,
             by_user: true,
+            isolation: request.isolation,
         };
         let mut plan = subagents::plan(&self.shared, &req)?;
         // Narrowed as the person chose: fewer tools, a stricter mode.

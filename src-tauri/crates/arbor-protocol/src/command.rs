@@ -64,6 +64,9 @@ pub struct DelegateRequest {
     /// the person decides, not a model).
     #[serde(default)]
     pub sandbox: Option<crate::SandboxRequest>,
+    /// `worktree`: the child works in a git worktree of its own. Absent: as its type says.
+    #[serde(default)]
+    pub isolation: Option<crate::Isolation>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]

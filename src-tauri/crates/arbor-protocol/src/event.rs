@@ -49,6 +49,8 @@ pub enum EventKind {
     McpStatus(McpStatus),
     /// A file the agent's call created, changed or deleted (or a person's revert of its changes).
     FileChanged(crate::FileChanged),
+    /// The agent's git worktree was made, finished, merged, kept or discarded.
+    Worktree(crate::WorktreeUpdate),
     AgentFinished(AgentFinished),
 }
 
@@ -75,11 +77,12 @@ pub enum EventType {
     TaskNotification,
     McpStatus,
     FileChanged,
+    Worktree,
     AgentFinished,
 }
 
 impl EventType {
-    pub const ALL: [EventType; 19] = [
+    pub const ALL: [EventType; 20] = [
         Self::AgentStarted,
         Self::AgentStatus,
         Self::UserMessage,
@@ -98,6 +101,7 @@ impl EventType {
         Self::TaskNotification,
         Self::McpStatus,
         Self::FileChanged,
+        Self::Worktree,
         Self::AgentFinished,
     ];
 
@@ -118,7 +122,7 @@ impl EventType {
     ];
 
     /// The events a session's tree is built from (every agent's, whichever is selected).
-    pub const SKELETON: [EventType; 9] = [
+    pub const SKELETON: [EventType; 10] = [
         Self::AgentStarted,
         Self::AgentStatus,
         Self::Usage,
@@ -127,6 +131,7 @@ impl EventType {
         Self::ApprovalResolved,
         Self::RuleRevoked,
         Self::TaskNotification,
+        Self::Worktree,
         Self::AgentFinished,
     ];
 
@@ -157,6 +162,7 @@ impl EventKind {
             Self::TaskNotification(_) => EventType::TaskNotification,
             Self::McpStatus(_) => EventType::McpStatus,
             Self::FileChanged(_) => EventType::FileChanged,
+            Self::Worktree(_) => EventType::Worktree,
             Self::AgentFinished(_) => EventType::AgentFinished,
         }
     }
@@ -319,6 +325,15 @@ mod tests {
                     background: false,
                 }),
                 EventType::AgentStatus => EventKind::AgentStatus(StatusChanged { status: AgentStatus::Running }),
+                EventType::Worktree => EventKind::Worktree(crate::WorktreeUpdate {
+                    state: crate::WorktreeState::Ready,
+                    branch: "arbor/agent-1".into(),
+                    path: "/w/.git/arbor/worktrees/agent-1".into(),
+                    parent_root: "/w".into(),
+                    base: "abc".into(),
+                    files: Vec::new(),
+                    conflicts: Vec::new(),
+                }),
                 EventType::FileChanged => EventKind::FileChanged(crate::FileChanged {
                     change_id: "chg-1".into(),
                     call_id: Some("c".into()),

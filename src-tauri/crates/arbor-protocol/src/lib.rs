@@ -19,6 +19,7 @@ pub mod stored;
 pub mod text;
 pub mod time;
 pub mod wire;
+pub mod worktree;
 
 pub use approval::{
     ActiveRules, ApprovalPreview, ApprovalRequest, ApprovalResolved, ApprovalRule, ApprovalStale, DecidedBy,
@@ -35,3 +36,4 @@ pub use sandbox::{CommandSandbox, SandboxMode, SandboxRequest};
 pub use state::{AgentStates, AgentUsage, UsageFigures, UsageUpdate};
 pub use status::{AgentStatus, ApprovalOutcome, ApprovalScope, PermissionMode, ToolClass};
 pub use stored::*;
+pub use worktree::{Isolation, WorktreeAction, WorktreeFile, WorktreeState, WorktreeUpdate};

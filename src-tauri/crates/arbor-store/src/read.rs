@@ -233,6 +233,18 @@ impl Store {
         decode_events(rows)
     }
 
+    /// Every file change of the session, in order: `file_changed` events (the
+    /// Changes view, `arbor changes`, a stored session's revert).
+    pub fn changes(&self, session: &SessionId) -> Result<Vec<AgentEvent>, StoreError> {
+        let conn = self.reader();
+        summary(&conn, &self.path, session)?;
+        let rows: Vec<String> = conn
+            .prepare_cached("SELECT json FROM events WHERE session_id = ?1 AND type = 'file_changed' ORDER BY seq")
+            .and_then(|mut st| st.query_map([session.as_str()], |r| r.get(0))?.collect())
+            .at(&self.path)?;
+        decode_events(rows)
+    }
+
     /// One page of an agent's transcript: the `limit` newest of its user
     /// messages, thoughts, responses, tool calls and outputs (and chunks no
     /// aggregate superseded) with seq below `before` (all when None), oldest first.

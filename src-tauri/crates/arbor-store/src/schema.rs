@@ -28,6 +28,10 @@ const SKELETON_V1: &str = "type IN ('agent_started', 'agent_status', 'usage', 'a
 const SKELETON_V2: &str = "type IN ('agent_started', 'agent_status', 'usage', 'approval_request', \
      'approval_stale', 'approval_resolved', 'rule_revoked', 'task_notification', 'agent_finished')";
 
+/// The skeleton's condition from version 3: worktrees' states joined it.
+const SKELETON_V3: &str = "type IN ('agent_started', 'agent_status', 'usage', 'approval_request', \
+     'approval_stale', 'approval_resolved', 'rule_revoked', 'task_notification', 'worktree', 'agent_finished')";
+
 const V1: &str = "
 CREATE TABLE sessions (
     id TEXT PRIMARY KEY NOT NULL,
@@ -125,10 +129,15 @@ CREATE INDEX events_skeleton ON events (session_id, seq) WHERE SKELETON_TYPES;
 ";
 
 /// The schema version this build writes and reads.
-pub const SCHEMA_VERSION: u32 = 2;
+pub const SCHEMA_VERSION: u32 = 3;
 
 fn steps() -> [String; SCHEMA_VERSION as usize] {
-    [V1.replace("SKELETON_TYPES", SKELETON_V1), V2.replace("SKELETON_TYPES", SKELETON_V2)]
+    [
+        V1.replace("SKELETON_TYPES", SKELETON_V1),
+        V2.replace("SKELETON_TYPES", SKELETON_V2),
+        // The same step as 2: the index rebuilt with the new list.
+        V2.replace("SKELETON_TYPES", SKELETON_V3),
+    ]
 }
 
 /// Reads the file's schema version. This is the first read of the file, so it
@@ -172,6 +181,6 @@ mod tests {
 
     #[test]
     fn the_skeleton_condition_is_the_text_the_latest_step_indexed_with() {
-        assert_eq!(*SKELETON_TYPES_SQL, SKELETON_V2);
+        assert_eq!(*SKELETON_TYPES_SQL, SKELETON_V3);
     }
 }

@@ -1,16 +1,16 @@
 /**
  * The head of an agent's output: its status, name, id, model, type, tokens,
- * cost and place in the tree, the export menu, and (for a subagent) the
- * "Show thinking" toggle.
+ * cost and place in the tree, the Output / Changes tabs, the export menu, and
+ * (for a subagent's output) the "Show thinking" toggle.
  */
 import type { AgentId } from "../../bindings";
 import { formatCost, formatTokens, statusLabel } from "../../lib/format";
-import { treePath } from "../../store/selectors";
+import { changeCount, treePath } from "../../store/selectors";
 import type { AgentNode } from "../../store/session/types";
 import { agentFigures } from "../../store/session/usage";
 import { sessionStore } from "../../store/sessionStore";
 import { useStore } from "../../store/store";
-import { patchUi } from "../../store/ui";
+import { patchUi, setOutputTab, uiStore } from "../../store/ui";
 import { ExportMenu } from "../ExportMenu";
 import { StatusIcon } from "../StatusIcon";
 
@@ -18,6 +18,8 @@ export function OutputHeader({ id, node, showThoughts }: { id: AgentId; node: Ag
   const path = useStore(sessionStore, (s) => treePath(s, id).join(" › "));
   const hasSession = useStore(sessionStore, (s) => s.sessionId !== null);
   const figures = useStore(sessionStore, (s) => agentFigures(s.usage, id, false));
+  const tab = useStore(uiStore, (s) => s.outputTab);
+  const changed = useStore(sessionStore, (s) => changeCount(s, id));
   // No figures yet: nothing used.
   const tokens = figures?.tokens ?? 0;
   const cost = formatCost(figures?.usage.cost_usd ?? null);
@@ -36,8 +38,31 @@ export function OutputHeader({ id, node, showThoughts }: { id: AgentId; node: Ag
           {node.depth > 0 ? ` · ${path}` : ""}
         </div>
       </div>
+      <div className="output-tabs" role="tablist" aria-label="What to show of this agent">
+        <button
+          type="button"
+          role="tab"
+          className="output-tab"
+          data-testid="output-tab"
+          aria-selected={tab === "output"}
+          onClick={() => setOutputTab("output")}
+        >
+          Output
+        </button>
+        <button
+          type="button"
+          role="tab"
+          className="output-tab"
+          data-testid="changes-tab"
+          aria-selected={tab === "changes"}
+          title={changed > 0 ? `${changed} file${changed === 1 ? "" : "s"} changed` : "Files this agent changed"}
+          onClick={() => setOutputTab("changes")}
+        >
+          Changes{changed > 0 ? <span className="tab-count">{changed}</span> : null}
+        </button>
+      </div>
       {hasSession ? <ExportMenu agentId={id} /> : null}
-      {node.depth > 0 ? (
+      {node.depth > 0 && tab === "output" ? (
         <label className="toggle" title="Subagents' thinking is hidden by default">
           <input
             type="checkbox"

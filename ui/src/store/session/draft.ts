@@ -5,8 +5,8 @@
  * of the same batch change it in place. A burst of chunks for one agent then
  * costs O(chunks), not O(chunks × items).
  */
-import type { AgentId } from "../../bindings";
-import type { AgentNode, Approval, McpConnection, OutputItem, SessionState } from "./types";
+import type { AgentChange, AgentId } from "../../bindings";
+import type { AgentNode, AgentWorktree, Approval, McpConnection, OutputItem, SessionState } from "./types";
 
 export class Draft {
   state: SessionState;
@@ -15,6 +15,8 @@ export class Draft {
   private approvalsCopied = false;
   private pendingCopied = false;
   private rootsCopied = false;
+  private changesCopied = false;
+  private worktreesCopied = false;
 
   constructor(base: SessionState) {
     this.state = { ...base };
@@ -110,6 +112,22 @@ export class Draft {
       this.approvalsCopied = true;
     }
     return this.state.approvals;
+  }
+
+  changes(): AgentChange[] {
+    if (!this.changesCopied) {
+      this.state.changes = this.state.changes.slice();
+      this.changesCopied = true;
+    }
+    return this.state.changes;
+  }
+
+  worktrees(): Record<AgentId, AgentWorktree> {
+    if (!this.worktreesCopied) {
+      this.state.worktrees = { ...this.state.worktrees };
+      this.worktreesCopied = true;
+    }
+    return this.state.worktrees;
   }
 
   pending(): string[] {

@@ -1,10 +1,12 @@
 /**
  * Building an agent's output items from its events: streamed thinking and
  * responses, tool calls with their output and approval state, background
- * task notifications, MCP connection lines and the final result. Each function
+ * task notifications, MCP connection lines, file change lines and the final
+ * result; and the agent's worktree state. Each function
  * changes the batch's draft only (see draft.ts).
  */
 import type { AgentEvent, DecidedBy } from "../../bindings";
+import { fileChangedOf, worktreeUpdateOf } from "../../lib/changes";
 import type { Draft } from "./draft";
 import { toolSummary } from "./toolSummary";
 import type { AgentNode, EventOf, FinishedItem, ToolApproval } from "./types";
@@ -129,6 +131,21 @@ export function mcpStatus(d: Draft, node: AgentNode, ev: EventOf<"mcp_status">):
     ts: ev.ts,
   });
   d.mcpIndex(node)[ev.server] = index;
+}
+
+/**
+ * A file change: recorded in the session's list (for the Changes view) and
+ * shown as a compact line in the agent's output.
+ */
+export function addChange(d: Draft, node: AgentNode, ev: EventOf<"file_changed">): void {
+  const change = fileChangedOf(ev);
+  d.changes().push({ seq: ev.seq, ts: ev.ts, agent_id: ev.agent_id, change });
+  d.push(node, { kind: "change", key: `e${ev.seq}`, change, ts: ev.ts });
+}
+
+/** The agent's worktree as this event leaves it (the latest one is its state). */
+export function setWorktree(d: Draft, node: AgentNode, ev: EventOf<"worktree">): void {
+  d.worktrees()[node.id] = { seq: ev.seq, ts: ev.ts, update: worktreeUpdateOf(ev) };
 }
 
 /** The result item; its text is marked shown when the last response already says it. */

@@ -13,10 +13,12 @@ import { Draft } from "./draft";
 import {
   addFinished,
   addNotification,
+  addChange,
   addToolCall,
   appendToolOutput,
   endToolOutput,
   mcpStatus,
+  setWorktree,
   streamText,
 } from "./items";
 import { isTerminal } from "./status";
@@ -34,6 +36,8 @@ export function initialSession(): SessionState {
     usage: noUsage(),
     rules: [],
     revokedRules: {},
+    changes: [],
+    worktrees: {},
     lastSeq: -1,
     eventsApplied: 0,
   };
@@ -189,6 +193,12 @@ function apply(d: Draft, ev: AgentEvent): void {
       break;
     case "mcp_status":
       mcpStatus(d, node, ev);
+      break;
+    case "file_changed":
+      addChange(d, node, ev);
+      break;
+    case "worktree":
+      setWorktree(d, node, ev);
       break;
     case "agent_finished": {
       node.finished = addFinished(d, node, ev);

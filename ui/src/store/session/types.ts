@@ -5,6 +5,7 @@
  * reducer.ts, the usage figures' merging in usage.ts.
  */
 import type {
+  AgentChange,
   AgentEvent,
   AgentId,
   AgentStatus,
@@ -14,12 +15,14 @@ import type {
   ApprovalRule,
   ApprovalScope,
   DecidedBy,
+  FileChanged,
   McpState,
   McpToolRef,
   SessionId,
   SpawnEdit,
   UsageFigures,
   Value,
+  WorktreeUpdate,
 } from "../../bindings";
 
 export type EventType = AgentEvent["type"];
@@ -41,7 +44,24 @@ export type OutputItem =
   | ToolItem
   | { kind: "notification"; key: string; taskId: AgentId; status: AgentStatus; summary: string; ts: number }
   | McpItem
+  | ChangeItem
   | FinishedItem;
+
+/** A file the agent's call created, changed or deleted (or a person's revert): one compact line. */
+export interface ChangeItem {
+  kind: "change";
+  key: string;
+  change: FileChanged;
+  ts: number;
+}
+
+/** An agent's worktree as its latest worktree event (or an action's answer, for a stored session) left it. */
+export interface AgentWorktree {
+  /** The seq of the event it came from; for an action's answer on a stored session, the newest seq known then. */
+  seq: number;
+  ts: number;
+  update: WorktreeUpdate;
+}
 
 /**
  * A status line of the agent's connection to an MCP server: added when it
@@ -192,6 +212,13 @@ export interface SessionState {
   rules: ApprovalRule[];
   /** Rules revoked in this session, by id: when (the rule_revoked's time). */
   revokedRules: Record<string, number>;
+  /**
+   * Every file change known, by seq: the file_changed events applied, and for
+   * a stored session the list its `session_changes` answered (merged in review.ts).
+   */
+  changes: AgentChange[];
+  /** Each agent's worktree, as its latest worktree event left it. */
+  worktrees: Record<AgentId, AgentWorktree>;
   lastSeq: number;
   eventsApplied: number;
 }

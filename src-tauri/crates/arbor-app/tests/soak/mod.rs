@@ -317,6 +317,7 @@ pub async fn run(seed: u64, dir: &Path) -> Outcome {
                     tools: None,
                     permission_mode: None,
                     sandbox: None,
+                    isolation: None,
                 }));
             }
         }

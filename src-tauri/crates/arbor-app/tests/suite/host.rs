@@ -120,6 +120,7 @@ async fn the_demo_runs_its_subagents_and_a_delegation_reaches_the_main_agent() {
             tools: None,
             permission_mode: None,
             sandbox: None,
+            isolation: None,
         }))
         .unwrap();
     let CommandReply::Delegated { agent_id: delegated } = reply else { panic!("{reply:?}") };

@@ -181,7 +181,7 @@ async fn run_one(
     // What may change files is watched, so each change is recorded as the agent's.
     let watch = if tool.class() == crate::tools::ToolClass::Mutating {
         let named = tool.writes(&call.input, &ctx);
-        let (watch, found) = changes.begin(&agent_id, &call.id, named).await;
+        let (watch, found) = changes.begin(&agent_id, Some(&call.id), named).await;
         emit_changes(&shared, found);
         Some(watch)
     } else {

@@ -239,8 +239,13 @@ pub(crate) fn end_run(
         r.outcome.send_replace(Some(finished.clone()));
         let status_changed = r.state.status != status;
         let notice = (r.notifies_parent && !r.collected).then(|| r.state.parent_id.clone()).flatten().map(|parent| {
-            let text =
-                subagents::notification_text(id, &r.state.description, &finished, shared.ctx.limits.result_chars);
+            let text = subagents::notification_text(
+                id,
+                &r.state.description,
+                &finished,
+                shared.ctx.limits.result_chars,
+                r.note.as_deref(),
+            );
             (parent, subagents::summary(&r.state.description, &finished), text)
         });
         if status_changed {

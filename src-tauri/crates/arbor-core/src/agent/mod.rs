@@ -4,6 +4,7 @@
 
 pub(crate) mod ask;
 mod calls;
+mod isolation;
 pub(crate) use calls::emit_changes;
 pub(crate) mod lifecycle;
 mod turn;
@@ -53,6 +54,12 @@ impl AgentRun {
             } else {
                 Some((AgentStatus::Cancelled, None))
             };
+            if outcome.is_none()
+                && let Err(e) = isolation::ensure(&shared, &mut self).await
+            {
+                warn!(error = %e, "no worktree");
+                outcome = Some((AgentStatus::Failed, Some(e)));
+            }
             let mcp = if outcome.is_none() { self.add_mcp_tools(&shared).await } else { None };
             let specs = shared.tool_specs(&self.tools);
             loop {
@@ -63,6 +70,7 @@ impl AgentRun {
                 if status != AgentStatus::Completed {
                     lifecycle::stop_children(&shared, &self.id).await;
                 }
+                isolation::finish(&shared, &mut self).await;
                 let finished = AgentFinished {
                     status,
                     result: last_text(&self.history),
@@ -76,7 +84,12 @@ impl AgentRun {
                         info!(status = status.as_str(), turns, "agent finished");
                         break;
                     }
-                    EndStep::Continue(texts) => append_user(&mut self.history, texts),
+                    EndStep::Continue(texts) => {
+                        append_user(&mut self.history, texts);
+                        if let Err(e) = isolation::ensure(&shared, &mut self).await {
+                            outcome = Some((AgentStatus::Failed, Some(e)));
+                        }
+                    }
                     EndStep::Wait => {
                         // Waiting on children costs nothing: give the slot to someone else meanwhile.
                         let had_slot = self.slot.take().is_some();

@@ -48,7 +48,7 @@ struct TreeState {
 pub(crate) struct Watch {
     token: u64,
     agent: AgentId,
-    call_id: String,
+    call_id: Option<String>,
     /// The files the call names, as they were before it; None: the whole tree is walked.
     named: Option<Vec<(String, Option<Entry>)>>,
 }
@@ -71,7 +71,7 @@ impl Tracker {
     pub(crate) async fn begin(
         &self,
         agent: &AgentId,
-        call_id: &str,
+        call_id: Option<&str>,
         named: Option<Vec<PathBuf>>,
     ) -> (Watch, Vec<Found>) {
         let mut st = self.state.lock().await;
@@ -103,7 +103,7 @@ impl Tracker {
         st.active.insert(token, agent.clone());
         st.touched.insert(agent.clone());
         st.log.extend(found.iter().cloned());
-        (Watch { token, agent: agent.clone(), call_id: call_id.to_string(), named }, found)
+        (Watch { token, agent: agent.clone(), call_id: call_id.map(str::to_string), named }, found)
     }
 
     /// After the call: the changes it made (or may have made).
@@ -124,7 +124,7 @@ impl Tracker {
                         continue;
                     }
                     if let Some(d) = scan::diff(b.as_ref(), a.as_ref()) {
-                        let change = self.change(&mut st, Some(watch.call_id.clone()), rel, d, Vec::new());
+                        let change = self.change(&mut st, watch.call_id.clone(), rel, d, Vec::new());
                         found.push((watch.agent.clone(), change));
                     }
                 }
@@ -132,7 +132,7 @@ impl Tracker {
             None => {
                 let diffs = self.rescan(&mut st).await;
                 let others: Vec<AgentId> = st.touched.iter().filter(|a| **a != watch.agent).cloned().collect();
-                let call = others.is_empty().then(|| watch.call_id.clone());
+                let call = if others.is_empty() { watch.call_id.clone() } else { None };
                 for (rel, d) in diffs {
                     let change = self.change(&mut st, call.clone(), rel, d, others.clone());
                     found.push((watch.agent.clone(), change));
@@ -298,7 +298,7 @@ fn rescan(root: &Path, mut snap: Snapshot) -> (Snapshot, Vec<(String, scan::Diff
 }
 
 /// A file's bytes now: None if it is absent; Err if it cannot be read.
-fn read_current(root: &Path, rel: &str) -> Result<Option<Vec<u8>>, String> {
+pub fn read_current(root: &Path, rel: &str) -> Result<Option<Vec<u8>>, String> {
     let Some(path) = scan::inside(root, rel) else { return Err(format!("{rel} is not inside {}", root.display())) };
     match std::fs::read(&path) {
         Ok(b) => Ok(Some(b)),

@@ -40,15 +40,8 @@ pub use arbor_protocol::PermissionMode;
 /// The spellings `permissionMode` accepts, as Claude Code writes them (its serde names).
 const PERMISSION_MODES: [PermissionMode; 5] = PermissionMode::ALL;
 
-/// Where a subagent does its work.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum Isolation {
-    /// In its parent's working tree.
-    #[default]
-    Shared,
-    /// In a `git worktree` of its own, on a branch `arbor/<agent-id>`.
-    Worktree,
-}
+/// Where a subagent does its work (Claude Code's `isolation`).
+pub use arbor_protocol::Isolation;
 
 /// One subagent type.
 #[derive(Debug, Clone, PartialEq)]

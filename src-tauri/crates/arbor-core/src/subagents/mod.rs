@@ -65,6 +65,8 @@ pub enum SpawnError {
     UnknownParent(AgentId),
     #[error("the session was shut down")]
     Closed,
+    #[error("{0}")]
+    Worktree(#[from] crate::worktree::WorktreeError),
 }
 
 /// A child to start.
@@ -81,6 +83,8 @@ pub(crate) struct SpawnRequest {
     pub background: bool,
     /// The person, not a model, asks: the limits on depth and count do not apply.
     pub by_user: bool,
+    /// Where it works; None: as its type says.
+    pub isolation: Option<arbor_protocol::Isolation>,
 }
 
 pub(crate) struct Spawned {
@@ -131,6 +135,12 @@ pub(crate) fn plan(shared: &Arc<Shared>, req: &SpawnRequest) -> Result<Plan, Spa
     }
     // Built outside the lock: a type's system prompt reads the workspace's instructions from disk.
     let (spec, provider_name) = child_spec(ctx, &parent_spec, &parent_provider, def, req, depth)?;
+    if spec.isolation == arbor_protocol::Isolation::Worktree
+        && crate::worktree::repository_of(spec.workspace.root()).is_none()
+    {
+        let root = spec.workspace.root().display().to_string();
+        return Err(crate::worktree::WorktreeError::NotARepository(root).into());
+    }
     let subagent_type = def.map_or(GENERAL_PURPOSE, |d| d.name.as_str()).to_string();
     Ok(Plan { subagent_type, spec, provider_name, depth })
 }
@@ -349,6 +359,8 @@ pub(crate) fn child_spec(
         workspace: parent.workspace.clone(),
         sandbox,
         changes: parent.changes.clone(),
+        isolation: req.isolation.or(def.map(|d| d.isolation)).unwrap_or_default(),
+        worktree: None,
     };
     Ok((spec, provider_name))
 }
@@ -434,8 +446,17 @@ pub(crate) fn result_for_model(id: &AgentId, finished: &AgentFinished, max_chars
 }
 
 /// The notice a parent's next model request carries when a background child ends.
-pub(crate) fn notification_text(id: &AgentId, description: &str, finished: &AgentFinished, max_chars: usize) -> String {
-    let (result, _) = result_for_model(id, finished, max_chars);
+pub(crate) fn notification_text(
+    id: &AgentId,
+    description: &str,
+    finished: &AgentFinished,
+    max_chars: usize,
+    note: Option<&str>,
+) -> String {
+    let (mut result, _) = result_for_model(id, finished, max_chars);
+    if let Some(note) = note {
+        result = format!("{result}\n\n{note}");
+    }
     format!(
         "<task-notification>\n<task-id>{id}</task-id>\n<description>{description}</description>\n<status>{}</status>\n<result>\n{result}\n</result>\n</task-notification>\nA subagent you started has finished; its result is above.",
         finished.status.as_str()

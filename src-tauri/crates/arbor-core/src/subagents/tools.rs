@@ -42,7 +42,10 @@ impl Bound {
     }
 
     fn result(&self, id: &AgentId, finished: &AgentFinished) -> ToolResult {
-        let (text, is_error) = result_for_model(id, finished, self.shared.ctx.limits.result_chars);
+        let (mut text, is_error) = result_for_model(id, finished, self.shared.ctx.limits.result_chars);
+        if let Some(note) = self.shared.registry().get(id).and_then(|r| r.note.clone()) {
+            text = format!("{text}\n\n{note}");
+        }
         ToolResult { content: text, is_error, files_modified: Vec::new() }
     }
 
@@ -99,6 +102,18 @@ struct TaskInput {
     max_turns: Option<Value>,
     /// Return at once with the subagent's id; its result arrives as a notification
     run_in_background: Option<bool>,
+    /// "worktree": the subagent works in a git worktree of its own (a new branch made from your tree as it is), so
+    /// it cannot disturb your files or other subagents'; its changes come back on the branch for the user to merge
+    #[schemars(with = "Option<IsolationName>")]
+    isolation: Option<String>,
+}
+
+/// The isolation values a Task call may name.
+#[derive(JsonSchema)]
+#[allow(dead_code)]
+#[serde(rename_all = "snake_case")]
+enum IsolationName {
+    Worktree,
 }
 
 /// `max_turns` as the model wrote it: an integer of at least 1 (`3.0` counts as 3).
@@ -117,6 +132,16 @@ impl TaskTool {
     fn request(&self, input: Value, call_id: &str) -> Result<SpawnRequest, ToolResult> {
         let input: TaskInput = parse_input(TASK, input)?;
         let max_turns = input.max_turns.as_ref().filter(|v| !v.is_null()).map(parse_max_turns).transpose()?;
+        let isolation = match input.isolation.as_deref().map(str::trim) {
+            None | Some("") => None,
+            Some("worktree") => Some(arbor_protocol::Isolation::Worktree),
+            Some("shared" | "none") => Some(arbor_protocol::Isolation::Shared),
+            Some(other) => {
+                return Err(ToolResult::error(format!(
+                    "Invalid input for Task: isolation must be \"worktree\" or left out (got {other:?})."
+                )));
+            }
+        };
         Ok(SpawnRequest {
             parent: self.0.agent.clone(),
             parent_call_id: Some(call_id.to_string()),
@@ -127,6 +152,7 @@ impl TaskTool {
             max_turns,
             background: input.run_in_background.unwrap_or(false),
             by_user: false,
+            isolation,
         })
     }
 }

@@ -22,6 +22,7 @@ mod subagents_scheduler;
 mod subagents_stop;
 mod subagents_types;
 mod tools;
+mod worktrees;
 
 use arbor_core::provider::{
     AnthropicConfig, AnthropicProvider, ApiKey, OpenAiConfig, OpenAiProvider, Provider, RetryPolicy, Timeouts,

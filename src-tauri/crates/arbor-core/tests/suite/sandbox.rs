@@ -230,6 +230,7 @@ async fn a_workspace_agent_file_only_tightens_and_a_persons_delegation_may_loose
         tools: None,
         permission_mode: None,
         sandbox,
+        isolation: None,
     };
     let from_file = delegate(&session, ask(Some("netty"), None)).expect("delegated");
     let chosen = delegate(&session, ask(None, Some(SandboxRequest { network: Some(true), ..Default::default() })))

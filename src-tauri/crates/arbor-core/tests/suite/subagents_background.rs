@@ -251,6 +251,7 @@ async fn a_delegated_child_reports_to_a_running_parent_like_a_background_one() {
             tools: None,
             permission_mode: None,
             sandbox: None,
+            isolation: None,
         },
     )
     .expect("delegate");
@@ -301,6 +302,7 @@ async fn a_delegated_child_wakes_a_parent_that_had_finished() {
             tools: None,
             permission_mode: None,
             sandbox: None,
+            isolation: None,
         },
     )
     .expect("delegate");
@@ -389,6 +391,7 @@ async fn a_delegated_child_still_runs_under_a_main_agent_that_was_stopped() {
             tools: None,
             permission_mode: None,
             sandbox: None,
+            isolation: None,
         },
     )
     .expect("delegate");
@@ -454,6 +457,7 @@ async fn delegations_and_messages_that_cannot_be_delivered_are_refused_with_type
         tools: None,
         permission_mode: None,
         sandbox: None,
+        isolation: None,
     };
     let unknown = AgentId("agent-0000dead".into());
     // SpawnError is not exported from arbor_core, so its variants are matched by text here.

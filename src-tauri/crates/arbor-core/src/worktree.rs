@@ -1,0 +1,378 @@
+//! Git worktrees for subagents that work in isolation, through the real `git`.
+//!
+//! A worktree starts from its parent's tree as it is, uncommitted and untracked
+//! (not ignored) files included: they are committed, with a scratch index, as
+//! the branch's base. When the agent ends, its work is committed on the branch;
+//! a merge applies the branch's diff to the parent's tree with `git apply`,
+//! which applies all of it or nothing, naming each file that does not fit.
+//! Worktrees live in the repository's git dir (`arbor/worktrees/<session>/<agent>`),
+//! where no tool walks, and are found again there after a crash.
+
+use arbor_protocol::{ChangeKind, RevertConflict, WorktreeFile, WorktreeState, WorktreeUpdate};
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use thiserror::Error;
+
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum WorktreeError {
+    #[error(
+        "{0} is not in a git repository, so a subagent cannot get a worktree of its own (`git init` it, or run the subagent without isolation)"
+    )]
+    NotARepository(String),
+    #[error("cannot run git: {0}")]
+    NoGit(String),
+    #[error("git {command} failed: {message}")]
+    Git { command: String, message: String },
+}
+
+/// An agent's worktree. Also written beside it (`<agent>.json`), so it can be
+/// merged or discarded after the process that made it is gone.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Worktree {
+    /// The worktree's top directory.
+    pub path: PathBuf,
+    /// Where the agent works: `path`, or the same subdirectory of it as its parent's tree had.
+    pub root: PathBuf,
+    pub branch: String,
+    pub base: String,
+    /// The parent's working tree (where a merge applies) and its repository's top.
+    pub parent_root: PathBuf,
+    pub parent_top: PathBuf,
+}
+
+impl Worktree {
+    /// The event saying this worktree is now in `state`.
+    pub fn update(&self, state: WorktreeState, files: Vec<WorktreeFile>) -> WorktreeUpdate {
+        WorktreeUpdate {
+            state,
+            branch: self.branch.clone(),
+            path: self.path.display().to_string(),
+            parent_root: self.parent_root.display().to_string(),
+            base: self.base.clone(),
+            files,
+            conflicts: Vec::new(),
+        }
+    }
+}
+
+/// Whether the worktree at `path` holds work not yet committed.
+pub fn uncommitted(path: &Path) -> bool {
+    run(
+        {
+            let mut g = git(path);
+            g.args(["status", "--porcelain"]);
+            g
+        },
+        "status",
+    )
+    .is_ok_and(|s| !s.trim().is_empty())
+}
+
+/// The top of the repository `dir` is in, if any (a `.git` dir or file above it).
+pub fn repository_of(dir: &Path) -> Option<PathBuf> {
+    dir.ancestors().find(|d| d.join(".git").exists()).map(Path::to_path_buf)
+}
+
+fn git(dir: &Path) -> Command {
+    let mut c = Command::new("git");
+    c.arg("-C").arg(dir).args([
+        "-c",
+        "user.name=Arbor",
+        "-c",
+        "user.email=arbor@localhost",
+        "-c",
+        "commit.gpgsign=false",
+    ]);
+    // The caller's own git environment must not redirect these commands.
+    for v in ["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_NAMESPACE"] {
+        c.env_remove(v);
+    }
+    c.stdin(Stdio::null());
+    c
+}
+
+/// Runs `cmd`; its stdout, trimmed.
+fn run(mut cmd: Command, what: &str) -> Result<String, WorktreeError> {
+    let out = cmd.output().map_err(|e| WorktreeError::NoGit(e.to_string()))?;
+    if !out.status.success() {
+        let message = String::from_utf8_lossy(&out.stderr).trim().chars().take(500).collect();
+        return Err(WorktreeError::Git { command: what.to_string(), message });
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).trim_end().to_string())
+}
+
+/// Where Arbor keeps worktrees of the repository whose git common dir is `common`.
+pub fn worktrees_dir(common: &Path) -> PathBuf {
+    common.join("arbor").join("worktrees")
+}
+
+fn common_dir(top: &Path) -> Result<PathBuf, WorktreeError> {
+    let c = run(
+        {
+            let mut g = git(top);
+            g.args(["rev-parse", "--path-format=absolute", "--git-common-dir"]);
+            g
+        },
+        "rev-parse",
+    )?;
+    Ok(PathBuf::from(c))
+}
+
+/// Makes `agent`'s worktree from `parent_root` as it is now, on branch `arbor/<agent>`.
+pub fn create(parent_root: &Path, session: &str, agent: &str) -> Result<Worktree, WorktreeError> {
+    let parent_top =
+        repository_of(parent_root).ok_or_else(|| WorktreeError::NotARepository(parent_root.display().to_string()))?;
+    let git_dir = run(
+        {
+            let mut g = git(&parent_top);
+            g.args(["rev-parse", "--path-format=absolute", "--git-dir"]);
+            g
+        },
+        "rev-parse",
+    )?;
+    let common = common_dir(&parent_top)?;
+    let branch = format!("arbor/{agent}");
+    let path = worktrees_dir(&common).join(session).join(agent);
+    // A scratch index, seeded with the real one so unchanged files need not be hashed again.
+    let index = common.join("arbor").join(format!("index-{agent}"));
+    std::fs::create_dir_all(index.parent().unwrap_or(&common)).map_err(|e| WorktreeError::NoGit(e.to_string()))?;
+    let real_index = Path::new(&git_dir).join("index");
+    if real_index.exists() {
+        std::fs::copy(&real_index, &index).map_err(|e| WorktreeError::NoGit(e.to_string()))?;
+    }
+    let with_index = |args: &[&str]| {
+        let mut g = git(&parent_top);
+        g.env("GIT_INDEX_FILE", &index).args(args);
+        g
+    };
+    let head = run(
+        {
+            let mut g = git(&parent_top);
+            g.args(["rev-parse", "--verify", "-q", "HEAD"]);
+            g
+        },
+        "rev-parse",
+    )
+    .ok();
+    let made = (|| {
+        run(with_index(&["add", "-A", "."]), "add")?;
+        let tree = run(with_index(&["write-tree"]), "write-tree")?;
+        let mut commit = git(&parent_top);
+        commit.args(["commit-tree", &tree, "-m", &format!("arbor: {agent} starts from its parent's tree")]);
+        if let Some(h) = head.as_deref().filter(|h| !h.is_empty()) {
+            commit.args(["-p", h]);
+        }
+        run(commit, "commit-tree")
+    })();
+    let _ = std::fs::remove_file(&index);
+    let base = made?;
+    let mut add = git(&parent_top);
+    add.args(["worktree", "add", "-q", "-b", &branch]).arg(&path).arg(&base);
+    run(add, "worktree add")?;
+    let sub = parent_root.strip_prefix(&parent_top).unwrap_or(Path::new(""));
+    let wt = Worktree { root: path.join(sub), path, branch, base, parent_root: parent_root.to_path_buf(), parent_top };
+    if let Ok(json) = serde_json::to_vec_pretty(&wt) {
+        // Without it a crash-left worktree can still be listed, just not merged by Arbor.
+        let _ = std::fs::write(wt.path.with_extension("json"), json);
+    }
+    Ok(wt)
+}
+
+/// A worktree as its file describes it (after a crash, or from another process).
+pub fn described(path: &Path) -> Option<Worktree> {
+    serde_json::from_slice(&std::fs::read(path.with_extension("json")).ok()?).ok()
+}
+
+/// Commits what the agent left in its worktree; the files its branch changed.
+pub fn finish(wt: &Worktree, message: &str) -> Result<Vec<WorktreeFile>, WorktreeError> {
+    run(
+        {
+            let mut g = git(&wt.path);
+            g.args(["add", "-A", "."]);
+            g
+        },
+        "add",
+    )?;
+    let staged = git(&wt.path)
+        .args(["diff", "--cached", "--quiet"])
+        .status()
+        .map_err(|e| WorktreeError::NoGit(e.to_string()))?;
+    if !staged.success() {
+        run(
+            {
+                let mut g = git(&wt.path);
+                g.args(["commit", "-q", "--no-verify", "-m", message]);
+                g
+            },
+            "commit",
+        )?;
+    }
+    files(&wt.path, &wt.base, "HEAD")
+}
+
+/// What `to` changed against `from`, file by file.
+pub fn files(dir: &Path, from: &str, to: &str) -> Result<Vec<WorktreeFile>, WorktreeError> {
+    let numstat = run(
+        {
+            let mut g = git(dir);
+            g.args(["diff", "--no-renames", "--numstat", from, to]);
+            g
+        },
+        "diff",
+    )?;
+    let status = run(
+        {
+            let mut g = git(dir);
+            g.args(["diff", "--no-renames", "--name-status", from, to]);
+            g
+        },
+        "diff",
+    )?;
+    let kinds: std::collections::HashMap<&str, ChangeKind> = status
+        .lines()
+        .filter_map(|l| l.split_once('\t'))
+        .map(|(k, p)| {
+            (
+                p,
+                match k {
+                    "A" => ChangeKind::Created,
+                    "D" => ChangeKind::Deleted,
+                    _ => ChangeKind::Modified,
+                },
+            )
+        })
+        .collect();
+    Ok(numstat
+        .lines()
+        .filter_map(|l| {
+            let mut parts = l.splitn(3, '\t');
+            let (added, removed, path) = (parts.next()?, parts.next()?, parts.next()?);
+            Some(WorktreeFile {
+                path: path.to_string(),
+                kind: kinds.get(path).copied().unwrap_or(ChangeKind::Modified),
+                // `-` for binary files.
+                lines_added: added.parse().unwrap_or(0),
+                lines_removed: removed.parse().unwrap_or(0),
+            })
+        })
+        .collect())
+}
+
+/// Applies the branch's changes to the parent's tree: all, or (on any conflict) none.
+pub fn merge(wt: &Worktree) -> Result<(), Vec<RevertConflict>> {
+    let patch = git(&wt.path)
+        .args(["diff", "--binary", "--no-renames", &wt.base, "HEAD"])
+        .output()
+        .map_err(|e| vec![conflict("", format!("cannot run git: {e}"))])?;
+    if patch.stdout.is_empty() {
+        return Ok(());
+    }
+    let apply = |check: bool| -> Result<(), String> {
+        let mut cmd = git(&wt.parent_top);
+        cmd.args(["apply", "--binary", "--whitespace=nowarn"]);
+        if check {
+            cmd.arg("--check");
+        }
+        let mut child = cmd
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| e.to_string())?;
+        if let Some(mut stdin) = child.stdin.take() {
+            stdin.write_all(&patch.stdout).map_err(|e| e.to_string())?;
+        }
+        let out = child.wait_with_output().map_err(|e| e.to_string())?;
+        if out.status.success() { Ok(()) } else { Err(String::from_utf8_lossy(&out.stderr).into_owned()) }
+    };
+    apply(true).map_err(|e| conflicts(&e))?;
+    apply(false).map_err(|e| conflicts(&e))
+}
+
+fn conflict(path: &str, reason: String) -> RevertConflict {
+    RevertConflict { path: path.to_string(), reason }
+}
+
+/// `git apply`'s refusals, file by file.
+fn conflicts(stderr: &str) -> Vec<RevertConflict> {
+    let mut out: Vec<RevertConflict> = Vec::new();
+    for line in stderr.lines().filter_map(|l| l.strip_prefix("error: ")) {
+        let (path, reason) = if let Some(rest) = line.strip_prefix("patch failed: ") {
+            let path = rest.rsplit_once(':').map_or(rest, |(p, _)| p);
+            (path.to_string(), "the parent's copy changed where this branch changed it".to_string())
+        } else if let Some((path, why)) = line.split_once(": ") {
+            (path.to_string(), why.to_string())
+        } else {
+            (String::new(), line.to_string())
+        };
+        match out.iter_mut().find(|c| c.path == path) {
+            Some(c) if !c.reason.contains(&reason) => c.reason = format!("{}; {reason}", c.reason),
+            Some(_) => {}
+            None => out.push(conflict(&path, reason)),
+        }
+    }
+    if out.is_empty() {
+        out.push(conflict("", stderr.trim().chars().take(500).collect()));
+    }
+    out
+}
+
+/// Removes the worktree's checkout; the branch too unless `keep_branch`.
+pub fn remove(wt_path: &Path, top: &Path, branch: &str, keep_branch: bool) -> Result<(), WorktreeError> {
+    run(
+        {
+            let mut g = git(top);
+            g.args(["worktree", "remove", "--force"]).arg(wt_path);
+            g
+        },
+        "worktree remove",
+    )?;
+    let _ = std::fs::remove_file(wt_path.with_extension("json"));
+    if !keep_branch {
+        run(
+            {
+                let mut g = git(top);
+                g.args(["branch", "-q", "-D", branch]);
+                g
+            },
+            "branch -D",
+        )?;
+    }
+    Ok(())
+}
+
+/// One of Arbor's worktrees, found in a repository.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Listed {
+    pub path: PathBuf,
+    pub session: String,
+    pub agent: String,
+    pub branch: String,
+    pub head: String,
+}
+
+/// Arbor's worktrees of the repository `dir` is in (`git worktree list`).
+pub fn list(dir: &Path) -> Result<Vec<Listed>, WorktreeError> {
+    let top = repository_of(dir).ok_or_else(|| WorktreeError::NotARepository(dir.display().to_string()))?;
+    let ours = worktrees_dir(&common_dir(&top)?);
+    let porcelain = run(
+        {
+            let mut g = git(&top);
+            g.args(["worktree", "list", "--porcelain"]);
+            g
+        },
+        "worktree list",
+    )?;
+    let mut out = Vec::new();
+    for block in porcelain.split("\n\n") {
+        let field = |name: &str| block.lines().find_map(|l| l.strip_prefix(name)).map(str::to_string);
+        let Some(path) = field("worktree ").map(PathBuf::from) else { continue };
+        let Ok(rel) = path.strip_prefix(&ours) else { continue };
+        let mut parts = rel.components().map(|c| c.as_os_str().to_string_lossy().into_owned());
+        let (Some(session), Some(agent)) = (parts.next(), parts.next()) else { continue };
+        let branch = field("branch ").map(|b| b.trim_start_matches("refs/heads/").to_string()).unwrap_or_default();
+        out.push(Listed { path, session, agent, branch, head: field("HEAD ").unwrap_or_default() });
+    }
+    Ok(out)
+}

@@ -1,0 +1,130 @@
+/**
+ * An agent's git worktree in the tree: a badge with its state on the row and,
+ * for the selected agent while a person may still act on it (Rust's
+ * OPEN_WORKTREE_STATES), what its branch changed and Merge / Keep branch /
+ * Discard (Discard asks first: it deletes the work). A refused merge lists its
+ * conflicts file by file: nothing was applied to the parent's tree.
+ */
+import { useState } from "react";
+import type { AgentId, WorktreeUpdate } from "../bindings";
+import { worktreeAction } from "../ipc/changes";
+import { countsText, WORKTREE_STATE_LABELS, worktreeFilesSummary } from "../lib/changes";
+import { changesStore, type WorktreeActionState } from "../store/changes";
+import { useStore } from "../store/store";
+import { IconBranch } from "./icons";
+
+const IDLE: WorktreeActionState = { busy: null, error: null };
+
+export function WorktreeBadge({ update }: { update: WorktreeUpdate }) {
+  const label = WORKTREE_STATE_LABELS[update.state];
+  return (
+    <span
+      className={`badge worktree-badge ${update.state}`}
+      data-testid="worktree-badge"
+      data-state={update.state}
+      title={`Own git worktree on branch ${update.branch}: ${label}`}
+    >
+      <IconBranch size={10} /> {label}
+    </span>
+  );
+}
+
+export function WorktreePanel({ agentId, update }: { agentId: AgentId; update: WorktreeUpdate }) {
+  const action = useStore(changesStore, (s) => s.worktree[agentId] ?? IDLE);
+  const [confirming, setConfirming] = useState(false);
+  const files = update.files ?? [];
+  const conflicts = update.conflicts ?? [];
+  const busy = action.busy !== null;
+  const summary = worktreeFilesSummary(files);
+  return (
+    <div
+      className="worktree-panel"
+      data-testid="worktree-panel"
+      onClick={(e) => e.stopPropagation()}
+    >
+      <div
+        className="worktree-files"
+        data-testid="worktree-files"
+        title={files.map((f) => `${f.kind} ${f.path} ${countsText(f.lines_added, f.lines_removed)}`).join("\n")}
+      >
+        {summary} on <span className="mono">{update.branch}</span>
+      </div>
+      {update.state === "conflicted" ? (
+        <div className="worktree-conflicts" data-testid="worktree-conflicts" role="alert">
+          <div>
+            <strong>The merge was refused.</strong> Nothing was applied to the parent's tree: it was not changed.
+          </div>
+          <ul>
+            {conflicts.map((c) => (
+              <li key={c.path} data-path={c.path}>
+                <span className="mono">{c.path}</span>: {c.reason}
+              </li>
+            ))}
+          </ul>
+        </div>
+      ) : null}
+      {confirming ? (
+        <div className="worktree-confirm" role="alert">
+          <span>
+            Discard deletes the worktree and branch <span className="mono">{update.branch}</span> with its work ({summary}).
+            This cannot be undone.
+          </span>
+          <div className="worktree-actions">
+            <button
+              type="button"
+              className="btn small danger"
+              data-testid="worktree-discard-confirm"
+              onClick={() => {
+                setConfirming(false);
+                void worktreeAction(agentId, "discard");
+              }}
+            >
+              Discard the work
+            </button>
+            <button type="button" className="btn small ghost" data-testid="worktree-discard-cancel" onClick={() => setConfirming(false)}>
+              Cancel
+            </button>
+          </div>
+        </div>
+      ) : (
+        <div className="worktree-actions">
+          <button
+            type="button"
+            className="btn small"
+            data-testid="worktree-merge"
+            disabled={busy}
+            title={`Apply the branch's changes to ${update.parent_root}; nothing is applied if any file conflicts`}
+            onClick={() => void worktreeAction(agentId, "merge")}
+          >
+            {action.busy === "merge" ? "Merging…" : "Merge"}
+          </button>
+          <button
+            type="button"
+            className="btn small ghost"
+            data-testid="worktree-keep"
+            disabled={busy}
+            title="Keep the branch (its commit holds the work) and remove the worktree's checkout"
+            onClick={() => void worktreeAction(agentId, "keep")}
+          >
+            {action.busy === "keep" ? "Keeping…" : "Keep branch"}
+          </button>
+          <button
+            type="button"
+            className="btn small ghost danger"
+            data-testid="worktree-discard"
+            disabled={busy}
+            title="Delete the worktree and its branch: the changes are lost"
+            onClick={() => setConfirming(true)}
+          >
+            {action.busy === "discard" ? "Discarding…" : "Discard…"}
+          </button>
+        </div>
+      )}
+      {action.error !== null ? (
+        <div className="inline-error" role="alert">
+          {action.error}
+        </div>
+      ) : null}
+    </div>
+  );
+}

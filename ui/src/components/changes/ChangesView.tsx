@@ -1,0 +1,94 @@
+/**
+ * The Changes view of the selected agent (live, or a stored session under
+ * review): the files it changed, in order, or its whole subtree's; each with
+ * its kind, line counts, the agent it is attributed to, and whether that is
+ * ambiguous or a person's revert; opened, its diff. "Revert all" and "Revert
+ * this file" ask the backend, and its answer shows here: the files reverted,
+ * or each conflict (then nothing was reverted).
+ */
+import type { AgentId } from "../../bindings";
+import { revertChanges } from "../../ipc/changes";
+import { changesSummary, isRevert } from "../../lib/changes";
+import { changesStore, setSubtree } from "../../store/changes";
+import { bookStore, displayedBook } from "../../store/review";
+import { agentChanges, agentName, changesFor, revertedChanges } from "../../store/selectors";
+import { sessionStore } from "../../store/sessionStore";
+import { useStore } from "../../store/store";
+import { ChangeRow } from "./ChangeRow";
+import { RevertResult } from "./RevertResult";
+
+export function ChangesView({ id }: { id: AgentId }) {
+  const subtree = useStore(changesStore, (s) => s.subtree);
+  const changes = useStore(sessionStore, (s) => changesFor(s, id, subtree));
+  const own = useStore(sessionStore, (s) => agentChanges(s, id));
+  const reverted = useStore(sessionStore, revertedChanges);
+  const name = useStore(sessionStore, (s) => agentName(s, id));
+  const hasSubagents = useStore(sessionStore, (s) => (s.agents[id]?.children.length ?? 0) > 0);
+  const sessionId = useStore(sessionStore, (s) => s.sessionId);
+  const revert = useStore(changesStore, (s) =>
+    s.revert !== null && s.revert.sessionId === sessionId && s.revert.viewAgent === id ? s.revert : null,
+  );
+  const loading = useStore(bookStore, (b) => {
+    const book = displayedBook(b);
+    return book !== null && book.changes === null && book.changesError === null;
+  });
+  const loadError = useStore(bookStore, (b) => displayedBook(b)?.changesError ?? null);
+  const busy = revert?.busy ?? false;
+  const revertable = own.some((c) => !isRevert(c.change) && !reverted.has(c.change.change_id));
+
+  return (
+    <div className="changes-view" data-testid="changes-view">
+      <div className="changes-bar">
+        <label className="toggle" title="List the changes of this agent's subagents too, with its own, in order">
+          <input
+            type="checkbox"
+            data-testid="changes-subtree-toggle"
+            checked={subtree}
+            onChange={(e) => setSubtree(e.target.checked)}
+          />
+          With its subagents{hasSubagents ? "" : " (none)"}
+        </label>
+        <span className="faint">{changes.length > 0 ? changesSummary(changes) : null}</span>
+        <span className="spacer" />
+        <button
+          type="button"
+          className="btn small danger"
+          data-testid="changes-revert-all"
+          disabled={!revertable || busy}
+          title="Put back every file this agent changed as it was before; nothing is reverted if any file cannot be"
+          onClick={() => void revertChanges(id, id, [])}
+        >
+          Revert all of {name}'s changes
+        </button>
+      </div>
+      <div className="changes-scroll">
+        {revert ? <RevertResult revert={revert} /> : null}
+        {loadError !== null ? (
+          <div className="inline-error" role="alert">
+            Could not load the session's changes: {loadError}
+          </div>
+        ) : null}
+        {changes.length === 0 ? (
+          <div className="empty">
+            <div className="title">{loading ? "Loading the changes…" : "No file changes"}</div>
+            <div>
+              {subtree ? "Neither this agent nor its subagents changed files." : "This agent has not changed any files."}
+            </div>
+          </div>
+        ) : (
+          <ul className="changes-list">
+            {changes.map((c) => (
+              <ChangeRow
+                key={c.seq}
+                entry={c}
+                viewAgent={id}
+                reverted={reverted.has(c.change.change_id)}
+                busy={busy}
+              />
+            ))}
+          </ul>
+        )}
+      </div>
+    </div>
+  );
+}
