@@ -90,7 +90,8 @@ impl App {
 
         // Xvfb picks a free display and writes its number on stdout (-displayfd 1).
         let mut xvfb = Command::new("Xvfb")
-            .args(["-displayfd", "1", "-screen", "0", "1600x1000x24", "-nolisten", "tcp"])
+            .args(["-displayfd", "1", "-screen", "0", "1600x1000x24", "-nolisten", "tcp", "-nocursor", "-fbdir"])
+            .arg(dir.path())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
@@ -250,8 +251,14 @@ impl App {
 
     pub async fn screenshot(&self, name: &str) -> PathBuf {
         let path = self.shots.join(format!("{name}.png"));
-        if let Ok(png) = self.client.screenshot().await {
-            let _ = std::fs::write(&path, png);
+        // What is on screen once the page has painted its latest state.
+        let _ =
+            self.client.execute_async("requestAnimationFrame(() => requestAnimationFrame(arguments[0]))", vec![]).await;
+        match crate::xwd::png_of(&self._dir.path().join("Xvfb_screen0")) {
+            Some(png) => {
+                let _ = std::fs::write(&path, png);
+            }
+            None => eprintln!("screenshot {name}: cannot read the display's framebuffer"),
         }
         path
     }

@@ -8,6 +8,8 @@
 
 mod approvals;
 mod harness;
+mod isolation;
+mod xwd;
 
 use arbor_testkit::{Scenario, ScriptedServer};
 use harness::{App, exists};

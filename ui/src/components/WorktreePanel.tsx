@@ -14,6 +14,8 @@ import { useStore } from "../store/store";
 import { IconBranch } from "./icons";
 
 const IDLE: WorktreeActionState = { busy: null, error: null };
+/** Files named in the panel; the rest are counted (the tooltip lists all). */
+const MAX_LISTED = 8;
 
 export function WorktreeBadge({ update }: { update: WorktreeUpdate }) {
   const label = WORKTREE_STATE_LABELS[update.state];
@@ -49,6 +51,17 @@ export function WorktreePanel({ agentId, update }: { agentId: AgentId; update: W
       >
         {summary} on <span className="mono">{update.branch}</span>
       </div>
+      {files.length > 0 ? (
+        <ul className="worktree-file-list" data-testid="worktree-file-list">
+          {files.slice(0, MAX_LISTED).map((f) => (
+            <li key={f.path} data-path={f.path} data-kind={f.kind}>
+              <span className={`kind ${f.kind}`}>{f.kind}</span> <span className="mono">{f.path}</span>{" "}
+              <span className="faint">{countsText(f.lines_added, f.lines_removed)}</span>
+            </li>
+          ))}
+          {files.length > MAX_LISTED ? <li className="faint">and {files.length - MAX_LISTED} more</li> : null}
+        </ul>
+      ) : null}
       {update.state === "conflicted" ? (
         <div className="worktree-conflicts" data-testid="worktree-conflicts" role="alert">
           <div>

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { AgentChange, AgentEvent } from "../bindings";
 import { fileChange, worktreeUpdate } from "../test/events";
 import {
+  changePlace,
   ambiguousText,
   base64Bytes,
   changeDiff,
@@ -152,5 +153,15 @@ describe("worktrees and isolation", () => {
     expect(isIsolation("worktree")).toBe(true);
     expect(isIsolation("elsewhere")).toBe(false);
     expect(ISOLATION_LABELS.shared).toBe("Shared tree");
+  });
+});
+
+describe("where a worktree agent's change was made", () => {
+  const wt = worktreeUpdate("merged", { path: "/w/.git/arbor/worktrees/s/a", parent_root: "/w" });
+  it("tells its worktree from the parent's tree it was merged into", () => {
+    expect(changePlace(fileChange("d.md", null, "x", { root: "/w/.git/arbor/worktrees/s/a" }), wt)).toBe("worktree");
+    expect(changePlace(fileChange("d.md", null, "x", { root: "/w", call_id: null }), wt)).toBe("merged");
+    expect(changePlace(fileChange("d.md", "x", null, { root: "/w", call_id: null, revert_of: ["c1"] }), wt)).toBeNull();
+    expect(changePlace(fileChange("d.md", null, "x", { root: "/w" }), null)).toBeNull();
   });
 });

@@ -263,3 +263,14 @@ export function isIsolation(value: string): value is Isolation {
 export function isolationRequest(isolation: Isolation): Isolation | null {
   return isolation === "shared" ? null : isolation;
 }
+
+/**
+ * Where a change of an agent with a worktree was made: in its worktree, or in
+ * its parent's tree by merging its branch; null for an agent without one.
+ */
+export function changePlace(change: FileChanged, worktree: WorktreeUpdate | null): "worktree" | "merged" | null {
+  if (worktree === null) return null;
+  if (change.root === worktree.path || change.root.startsWith(`${worktree.path}/`)) return "worktree";
+  if (change.root === worktree.parent_root && change.call_id === null && !isRevert(change)) return "merged";
+  return null;
+}

@@ -246,11 +246,7 @@ impl Session {
         tokio::task::spawn_blocking(move || crate::worktree::remove(&w.path, &w.parent_top, &w.branch, keep_branch))
             .await
             .map_err(|e| SessionError::Worktree(crate::worktree::WorktreeError::NoGit(e.to_string())))??;
-        let mut spec = spec.clone();
-        spec.worktree = None;
-        if let Ok(ws) = Workspace::new(&wt.parent_root, &[]) {
-            spec.workspace = ws;
-        }
+        let spec = crate::agent::back_in_parent(&self.shared, agent, spec, wt);
         if let Some(r) = self.shared.registry().get_mut(agent) {
             r.spec = Arc::new(spec);
         }

@@ -6,9 +6,9 @@
 import { memo } from "react";
 import type { AgentChange, AgentId } from "../../bindings";
 import { revertChanges } from "../../ipc/changes";
-import { ambiguousText, ambiguousWith, changeDiff, isRevert } from "../../lib/changes";
+import { ambiguousText, ambiguousWith, changeDiff, changePlace, isRevert } from "../../lib/changes";
 import { changesStore, setExpanded } from "../../store/changes";
-import { agentName } from "../../store/selectors";
+import { agentName, agentWorktree } from "../../store/selectors";
 import { sessionStore } from "../../store/sessionStore";
 import { useStore } from "../../store/store";
 import { DiffView } from "../DiffView";
@@ -32,6 +32,7 @@ export const ChangeRow = memo(function ChangeRow({
   const c = entry.change;
   const open = useStore(changesStore, (s) => !!s.expanded[c.change_id]);
   const agent = useStore(sessionStore, (s) => agentName(s, entry.agent_id));
+  const place = useStore(sessionStore, (s) => changePlace(c, agentWorktree(s, entry.agent_id)?.update ?? null));
   const revert = isRevert(c);
   const others = ambiguousWith(c);
   return (
@@ -61,6 +62,16 @@ export const ChangeRow = memo(function ChangeRow({
         <span className="change-agent" title={`Changed by ${agent} (${entry.agent_id})`}>
           {agent}
         </span>
+        {place === "worktree" ? (
+          <span className="badge change-place" data-testid="change-place" data-place={place} title={`Made in its worktree (${c.root})`}>
+            in its worktree
+          </span>
+        ) : null}
+        {place === "merged" ? (
+          <span className="badge change-place" data-testid="change-place" data-place={place} title={`Brought into ${c.root} by merging its branch`}>
+            merged
+          </span>
+        ) : null}
         {revert ? (
           <span className="badge change-revert" title="A person's revert of this agent's earlier changes">
             reverted by you

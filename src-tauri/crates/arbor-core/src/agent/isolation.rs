@@ -6,9 +6,10 @@
 
 use super::AgentRun;
 use crate::changes::Tracker;
+use crate::registry::AgentSpec;
 use crate::shared::Shared;
 use crate::workspace::Workspace;
-use crate::worktree;
+use crate::worktree::{self, Worktree};
 use arbor_protocol::{EventKind, Isolation, UserBlock, WorktreeState};
 use std::sync::Arc;
 
@@ -78,12 +79,7 @@ pub(crate) async fn finish(shared: &Arc<Shared>, run: &mut AgentRun) {
             }
             shared.emit(&run.id, EventKind::Worktree(wt.update(WorktreeState::Removed, Vec::new())));
             // Back in its parent's tree: a later run (a message, a resume) gets a fresh worktree.
-            let mut spec = (*run.spec).clone();
-            spec.worktree = None;
-            if let Ok(ws) = Workspace::new(&wt.parent_root, &[]) {
-                spec.workspace = ws;
-            }
-            run.spec = Arc::new(spec);
+            run.spec = Arc::new(back_in_parent(shared, &run.id, &run.spec, &wt));
             if let Some(r) = shared.registry().get_mut(&run.id) {
                 r.spec = run.spec.clone();
             }
@@ -109,4 +105,35 @@ pub(crate) async fn finish(shared: &Arc<Shared>, run: &mut AgentRun) {
     if let Some(r) = shared.registry().get_mut(&run.id) {
         r.note = Some(note);
     }
+}
+
+/// `spec` back in its parent's tree, its worktree gone: the workspace, sandbox
+/// and change log of that tree again (so a later run, and a revert of what a
+/// merge brought there, work on it).
+pub(crate) fn back_in_parent(
+    shared: &Shared,
+    agent: &arbor_protocol::AgentId,
+    spec: &AgentSpec,
+    wt: &Worktree,
+) -> AgentSpec {
+    let mut spec = spec.clone();
+    spec.worktree = None;
+    if let Ok(ws) = Workspace::new(&wt.parent_root, &[]) {
+        spec.workspace = ws;
+    }
+    let mut policy = spec.sandbox.policy().clone();
+    if let Some(common) = wt.path.ancestors().nth(4) {
+        policy.write.retain(|p| p != common);
+    }
+    spec.sandbox = Arc::new(spec.sandbox.child(policy, &wt.parent_root));
+    let reg = shared.registry();
+    let parent = reg
+        .get(agent)
+        .and_then(|r| r.state.parent_id.clone())
+        .and_then(|p| reg.get(&p).map(|r| r.spec.changes.clone()));
+    spec.changes = match parent {
+        Some(t) if t.root() == wt.parent_root => t,
+        _ => Arc::new(Tracker::new(&wt.parent_root, format!("{agent}-{}", shared.now_ms()))),
+    };
+    spec
 }

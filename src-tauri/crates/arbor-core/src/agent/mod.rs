@@ -6,6 +6,7 @@ pub(crate) mod ask;
 mod calls;
 mod isolation;
 pub(crate) use calls::emit_changes;
+pub(crate) use isolation::back_in_parent;
 pub(crate) mod lifecycle;
 mod turn;
 
