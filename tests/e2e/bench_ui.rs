@@ -13,6 +13,8 @@
 #[path = "harness.rs"]
 #[allow(dead_code)]
 mod harness;
+#[path = "xwd.rs"]
+mod xwd;
 
 use arbor_testkit::{Scenario, ScriptedServer};
 use harness::App;

@@ -254,12 +254,11 @@ impl App {
         // What is on screen once the page has painted its latest state.
         let _ =
             self.client.execute_async("requestAnimationFrame(() => requestAnimationFrame(arguments[0]))", vec![]).await;
-        match crate::xwd::png_of(&self._dir.path().join("Xvfb_screen0")) {
-            Some(png) => {
-                let _ = std::fs::write(&path, png);
-            }
-            None => eprintln!("screenshot {name}: cannot read the display's framebuffer"),
-        }
+        let framebuffer = self._dir.path().join("Xvfb_screen0");
+        let png = crate::xwd::png_of(&framebuffer).unwrap_or_else(|| {
+            panic!("screenshot {name}: cannot read the display's framebuffer {}", framebuffer.display())
+        });
+        std::fs::write(&path, png).unwrap();
         path
     }
 
