@@ -44,10 +44,13 @@ impl Host {
         }
         let store = self.store()?;
         let (s, a) = (session.clone(), agent.clone());
-        let path = tokio::task::spawn_blocking(move || store.skeleton(&s))
+        let (events, detail) = tokio::task::spawn_blocking(move || Ok((store.skeleton(&s)?, store.session(&s)?)))
             .await
             .map_err(|e| err(AppErrorKind::Store, e))?
-            .map_err(store_err)?
+            .map_err(store_err)?;
+        // Its agent ended (finished, or interrupted when its process died): no one works there now.
+        let ended = detail.agents.iter().any(|x| x.id == a && x.status.is_terminal());
+        let path = events
             .into_iter()
             .filter(|e| e.agent_id == a)
             .filter_map(|e| match e.kind {
@@ -55,10 +58,13 @@ impl Host {
                 _ => None,
             })
             .next_back()
-            .filter(|u| u.state.is_open() || u.state == WorktreeState::Created)
+            .filter(|u| u.state.is_open() || (u.state == WorktreeState::Created && ended))
             .map(|u| PathBuf::from(u.path))
             .ok_or_else(|| {
-                err(AppErrorKind::NotFound, format!("agent {agent} has no worktree waiting for a decision"))
+                err(
+                    AppErrorKind::NotFound,
+                    format!("agent {agent} has no worktree waiting for a decision (or it is still at work)"),
+                )
             })?;
         let update = tokio::task::spawn_blocking(move || decide(&path, action))
             .await

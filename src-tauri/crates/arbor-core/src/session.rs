@@ -124,7 +124,8 @@ impl Session {
                 workspace: shared.ctx.workspace.clone(),
                 changes: Arc::new(Tracker::new(
                     shared.ctx.workspace.root(),
-                    shared.ctx.id.as_str().trim_start_matches("sess-"),
+                    // Unique per run: a resumed session's changes must not reuse the ids of its earlier runs'.
+                    format!("{}-{}", shared.ctx.id.as_str().trim_start_matches("sess-"), shared.now_ms()),
                 )),
                 isolation: arbor_protocol::Isolation::Shared,
                 worktree: None,
@@ -185,7 +186,9 @@ impl Session {
         let (spec, parent_tracker) = {
             let reg = self.shared.registry();
             let r = reg.get(agent).ok_or_else(|| SessionError::UnknownAgent(agent.clone()))?;
-            if !r.state.status.is_terminal() {
+            // Nothing of its subtree may still be at work in the worktree.
+            let busy = reg.subtree(agent).iter().any(|a| reg.get(a).is_some_and(|x| !x.state.status.is_terminal()));
+            if busy {
                 return Err(SessionError::WorktreeBusy(agent.clone()));
             }
             let parent = r.state.parent_id.as_ref().and_then(|p| reg.get(p)).map(|p| p.spec.changes.clone());
@@ -193,7 +196,9 @@ impl Session {
         };
         let wt = spec.worktree.clone().ok_or_else(|| SessionError::NoWorktree(agent.clone()))?;
         let w = wt.clone();
-        let files = tokio::task::spawn_blocking(move || crate::worktree::files(&w.path, &w.base, "HEAD"))
+        // Whatever is still uncommitted there (its end could not commit it) is part of the work.
+        let message = format!("{agent}: work left in the worktree");
+        let files = tokio::task::spawn_blocking(move || crate::worktree::finish(&w, &message))
             .await
             .map_err(|e| SessionError::Worktree(crate::worktree::WorktreeError::NoGit(e.to_string())))??;
         let mut update = wt.update(WorktreeState::Merged, files.clone());

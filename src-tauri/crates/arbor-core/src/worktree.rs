@@ -74,16 +74,25 @@ pub fn repository_of(dir: &Path) -> Option<PathBuf> {
     dir.ancestors().find(|d| d.join(".git").exists()).map(Path::to_path_buf)
 }
 
+/// Arbor's own identity for its commits, and nothing of the repository's that runs
+/// code or lingers: hooks, an fsmonitor, external diff drivers, background gc.
+const GIT_CONFIG: [&str; 8] = [
+    "user.name=Arbor",
+    "user.email=arbor@localhost",
+    "commit.gpgsign=false",
+    "core.hooksPath=/dev/null",
+    "core.fsmonitor=false",
+    "diff.external=",
+    "gc.auto=0",
+    "maintenance.auto=false",
+];
+
 fn git(dir: &Path) -> Command {
     let mut c = Command::new("git");
-    c.arg("-C").arg(dir).args([
-        "-c",
-        "user.name=Arbor",
-        "-c",
-        "user.email=arbor@localhost",
-        "-c",
-        "commit.gpgsign=false",
-    ]);
+    c.arg("-C").arg(dir);
+    for kv in GIT_CONFIG {
+        c.args(["-c", kv]);
+    }
     // The caller's own git environment must not redirect these commands.
     for v in ["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_NAMESPACE"] {
         c.env_remove(v);
@@ -132,7 +141,18 @@ pub fn create(parent_root: &Path, session: &str, agent: &str) -> Result<Worktree
         "rev-parse",
     )?;
     let common = common_dir(&parent_top)?;
-    let branch = format!("arbor/{agent}");
+    // `arbor/<agent>`; a later run of an agent whose branch was kept gets `arbor/<agent>-2`, …
+    let exists = |b: &str| {
+        let mut g = git(&parent_top);
+        g.args(["rev-parse", "--verify", "-q", &format!("refs/heads/{b}")]);
+        run(g, "rev-parse").is_ok()
+    };
+    let mut branch = format!("arbor/{agent}");
+    let mut n = 1;
+    while exists(&branch) {
+        n += 1;
+        branch = format!("arbor/{agent}-{n}");
+    }
     let path = worktrees_dir(&common).join(session).join(agent);
     // A scratch index, seeded with the real one so unchanged files need not be hashed again.
     let index = common.join("arbor").join(format!("index-{agent}"));
@@ -179,9 +199,22 @@ pub fn create(parent_root: &Path, session: &str, agent: &str) -> Result<Worktree
     Ok(wt)
 }
 
-/// A worktree as its file describes it (after a crash, or from another process).
+/// A worktree as its file describes it (after a crash, or from another process),
+/// if the file is consistent with where it lies: Arbor's branch for that agent,
+/// in the repository whose git dir holds it. Anything else is refused rather
+/// than acted on (a `remove --force` or `branch -D` of someone else's).
 pub fn described(path: &Path) -> Option<Worktree> {
-    serde_json::from_slice(&std::fs::read(path.with_extension("json")).ok()?).ok()
+    let wt: Worktree = serde_json::from_slice(&std::fs::read(path.with_extension("json")).ok()?).ok()?;
+    let agent = path.file_name()?.to_str()?;
+    let common = path.ancestors().nth(4)?;
+    let consistent = wt.path == path
+        && wt
+            .branch
+            .strip_prefix(&format!("arbor/{agent}"))
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('-'))
+        && wt.parent_root.starts_with(&wt.parent_top)
+        && common_dir(&wt.parent_top).is_ok_and(|c| c == common);
+    consistent.then_some(wt)
 }
 
 /// Commits what the agent left in its worktree; the files its branch changed.
@@ -216,7 +249,7 @@ pub fn files(dir: &Path, from: &str, to: &str) -> Result<Vec<WorktreeFile>, Work
     let numstat = run(
         {
             let mut g = git(dir);
-            g.args(["diff", "--no-renames", "--numstat", from, to]);
+            g.args(["diff", "--no-ext-diff", "--no-textconv", "--no-renames", "--numstat", from, to]);
             g
         },
         "diff",
@@ -224,7 +257,7 @@ pub fn files(dir: &Path, from: &str, to: &str) -> Result<Vec<WorktreeFile>, Work
     let status = run(
         {
             let mut g = git(dir);
-            g.args(["diff", "--no-renames", "--name-status", from, to]);
+            g.args(["diff", "--no-ext-diff", "--no-textconv", "--no-renames", "--name-status", from, to]);
             g
         },
         "diff",
@@ -262,9 +295,13 @@ pub fn files(dir: &Path, from: &str, to: &str) -> Result<Vec<WorktreeFile>, Work
 /// Applies the branch's changes to the parent's tree: all, or (on any conflict) none.
 pub fn merge(wt: &Worktree) -> Result<(), Vec<RevertConflict>> {
     let patch = git(&wt.path)
-        .args(["diff", "--binary", "--no-renames", &wt.base, "HEAD"])
+        .args(["diff", "--no-ext-diff", "--no-textconv", "--binary", "--no-renames", &wt.base, "HEAD"])
         .output()
         .map_err(|e| vec![conflict("", format!("cannot run git: {e}"))])?;
+    if !patch.status.success() {
+        let why = String::from_utf8_lossy(&patch.stderr).trim().chars().take(500).collect::<String>();
+        return Err(vec![conflict("", format!("cannot read the branch's changes: {why}"))]);
+    }
     if patch.stdout.is_empty() {
         return Ok(());
     }

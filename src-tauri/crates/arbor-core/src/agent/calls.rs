@@ -135,7 +135,12 @@ async fn run_one(
     };
     let decided_by = match policy.decide(&call.name, tool.class()) {
         Decision::Allow => DecidedBy::Policy,
-        Decision::Ask if policy.run_sandboxed && tool.contained(&ctx) => DecidedBy::Policy,
+        // The sandbox holds it, so it runs unasked; unless a person's standing rule denies it.
+        Decision::Ask
+            if policy.run_sandboxed && tool.contained(&ctx) && !rule_denies(&shared, &agent_id, &call.name) =>
+        {
+            DecidedBy::Policy
+        }
         Decision::Deny => {
             let refusal = format!(
                 "{} is not allowed by the approval policy; the call was not run. Do the task without it or tell the user what you need.",
@@ -205,6 +210,13 @@ async fn run_one(
         result.content = cap_output(&result.content, MAX_RESULT_CHARS);
     }
     (result, Some(decided_by))
+}
+
+/// Whether a person's standing rule refuses `tool` to this agent.
+fn rule_denies(shared: &Shared, agent: &AgentId, tool: &str) -> bool {
+    let st = shared.lock();
+    let ancestors = st.registry.ancestors(agent);
+    st.approvals.rule_for(agent, &ancestors, tool).is_some_and(|r| !r.approved)
 }
 
 /// Emits each change on the agent it is attributed to.

@@ -29,9 +29,11 @@ pub(crate) async fn ensure(shared: &Arc<Shared>, run: &mut AgentRun) -> Result<(
     let mut spec = (*run.spec).clone();
     // Git in the worktree writes to the repository's git dir (its index, its branch's commits).
     let mut policy = spec.sandbox.policy().clone();
-    // `<common>/arbor/worktrees/<session>/<agent>`: the common git dir is four levels up.
-    if let Some(common) = made.path.ancestors().nth(4) {
-        policy.write.push(common.to_path_buf());
+    // `<common>/arbor/worktrees/<session>/<agent>`: the common git dir is four levels up. Git in
+    // the worktree writes objects, its branch and logs, and its own admin dir; not the
+    // repository's hooks or config, which run code when Arbor's git runs outside the sandbox.
+    for dir in git_writes(&made, &run.id) {
+        policy.write.push(dir);
     }
     spec.sandbox = Arc::new(spec.sandbox.child(policy, &made.root));
     spec.changes = Arc::new(Tracker::new(&made.root, format!("{}-{}", run.id.as_str(), shared.now_ms())));
@@ -122,9 +124,8 @@ pub(crate) fn back_in_parent(
         spec.workspace = ws;
     }
     let mut policy = spec.sandbox.policy().clone();
-    if let Some(common) = wt.path.ancestors().nth(4) {
-        policy.write.retain(|p| p != common);
-    }
+    let added = git_writes(wt, agent);
+    policy.write.retain(|p| !added.contains(p));
     spec.sandbox = Arc::new(spec.sandbox.child(policy, &wt.parent_root));
     let reg = shared.registry();
     let parent = reg
@@ -136,4 +137,14 @@ pub(crate) fn back_in_parent(
         _ => Arc::new(Tracker::new(&wt.parent_root, format!("{agent}-{}", shared.now_ms()))),
     };
     spec
+}
+
+/// What git in `wt` writes in the repository's common git dir.
+fn git_writes(wt: &Worktree, agent: &arbor_protocol::AgentId) -> Vec<std::path::PathBuf> {
+    let Some(common) = wt.path.ancestors().nth(4) else { return Vec::new() };
+    ["objects", "refs", "logs"]
+        .iter()
+        .map(|d| common.join(d))
+        .chain(std::iter::once(common.join("worktrees").join(agent.as_str())))
+        .collect()
 }

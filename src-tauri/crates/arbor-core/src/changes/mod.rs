@@ -17,7 +17,7 @@ pub use revert::{Restore, apply as apply_revert, plan_revert, restored_change};
 
 use arbor_protocol::{AgentId, FileChanged, RevertConflict, RevertOutcome};
 use scan::{Entry, Snapshot};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use tokio::sync::Mutex;
 
@@ -34,9 +34,11 @@ pub struct Tracker {
 struct TreeState {
     /// None until the first call that can change anything.
     snapshot: Option<Snapshot>,
-    /// Calls running now that can change anything, by token.
+    /// Calls running now that may change anything (walked), by token.
     active: HashMap<u64, AgentId>,
-    /// Agents with a call running at some moment since the last walk.
+    /// Calls running now that name their files, by token: a walk leaves those files to them.
+    naming: HashMap<u64, (AgentId, Vec<String>)>,
+    /// Agents with a walked call running at some moment since the last walk.
     touched: BTreeSet<AgentId>,
     next_token: u64,
     next_change: u64,
@@ -82,7 +84,7 @@ impl Tracker {
                 let rels: Vec<String> = paths.iter().filter_map(|p| scan::relative(&self.root, p)).collect();
                 let (snap, before) = self.read_named(st.snapshot.take(), rels).await;
                 st.snapshot = Some(snap);
-                Some(before.into_iter().map(|(rel, e, _)| (rel, e)).collect())
+                Some(before.into_iter().map(|(rel, e, _)| (rel, e)).collect::<Vec<_>>())
             }
             None => {
                 let diffs = self.rescan(&mut st).await;
@@ -100,8 +102,15 @@ impl Tracker {
         };
         let token = st.next_token;
         st.next_token += 1;
-        st.active.insert(token, agent.clone());
-        st.touched.insert(agent.clone());
+        match &named {
+            Some(files) => {
+                st.naming.insert(token, (agent.clone(), files.iter().map(|(r, _)| r.clone()).collect()));
+            }
+            None => {
+                st.active.insert(token, agent.clone());
+                st.touched.insert(agent.clone());
+            }
+        }
         st.log.extend(found.iter().cloned());
         (Watch { token, agent: agent.clone(), call_id: call_id.map(str::to_string), named }, found)
     }
@@ -110,6 +119,7 @@ impl Tracker {
     pub(crate) async fn end(&self, watch: Watch) -> Vec<Found> {
         let mut st = self.state.lock().await;
         st.active.remove(&watch.token);
+        st.naming.remove(&watch.token);
         let mut found = Vec::new();
         match watch.named {
             Some(before) => {
@@ -117,6 +127,16 @@ impl Tracker {
                 let snap = st.snapshot.take();
                 let (snap, after) = self.read_named(snap, rels).await;
                 st.snapshot = Some(snap);
+                // A command of another agent that ran meanwhile could have changed the same file.
+                let others: Vec<AgentId> = st
+                    .touched
+                    .iter()
+                    .chain(st.active.values())
+                    .filter(|a| **a != watch.agent)
+                    .cloned()
+                    .collect::<BTreeSet<_>>()
+                    .into_iter()
+                    .collect();
                 for ((rel, b), (_, a, known)) in before.into_iter().zip(after) {
                     // Already known as it is now: a walk after another agent's command recorded
                     // this change (as ambiguous) while the call ran; it is not recorded twice.
@@ -124,7 +144,7 @@ impl Tracker {
                         continue;
                     }
                     if let Some(d) = scan::diff(b.as_ref(), a.as_ref()) {
-                        let change = self.change(&mut st, watch.call_id.clone(), rel, d, Vec::new());
+                        let change = self.change(&mut st, watch.call_id.clone(), rel, d, others.clone());
                         found.push((watch.agent.clone(), change));
                     }
                 }
@@ -147,6 +167,11 @@ impl Tracker {
     /// Undoes `agent`'s changes (all, or those to `paths`), all or nothing.
     pub(crate) async fn revert(&self, agent: &AgentId, paths: &[String]) -> (RevertOutcome, Vec<Found>) {
         let mut st = self.state.lock().await;
+        if !st.active.is_empty() || !st.naming.is_empty() {
+            let reason = "calls are running in this tree now; revert once they have finished".to_string();
+            let conflicts = vec![RevertConflict { path: String::new(), reason }];
+            return (RevertOutcome { reverted: Vec::new(), conflicts }, Vec::new());
+        }
         self.ensure_snapshot(&mut st).await;
         let root = self.root.clone();
         let log = st.log.clone();
@@ -182,7 +207,7 @@ impl Tracker {
     async fn ensure_snapshot(&self, st: &mut TreeState) {
         if st.snapshot.is_none() {
             let root = self.root.clone();
-            st.snapshot = Some(tokio::task::spawn_blocking(move || Snapshot::take(&root)).await.unwrap_or_default());
+            st.snapshot = tokio::task::spawn_blocking(move || Snapshot::take(&root)).await.ok();
         }
     }
 
@@ -193,11 +218,19 @@ impl Tracker {
             return Vec::new();
         };
         let root = self.root.clone();
-        let (snap, diffs) = tokio::task::spawn_blocking(move || rescan(&root, snap))
-            .await
-            .unwrap_or_else(|_| (Snapshot::default(), Vec::new()));
-        st.snapshot = Some(snap);
-        diffs
+        let skip: HashSet<String> = st.naming.values().flat_map(|(_, files)| files.iter().cloned()).collect();
+        // A failed walk forgets what it knew (the next call looks afresh) rather than
+        // taking every file for new.
+        match tokio::task::spawn_blocking(move || rescan(&root, snap, &skip)).await {
+            Ok((snap, diffs)) => {
+                st.snapshot = Some(snap);
+                diffs
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "walking the tree for changes failed");
+                Vec::new()
+            }
+        }
     }
 
     /// The named files as they are now (and whether the snapshot knew them so
@@ -272,12 +305,14 @@ fn refresh(root: &Path, snap: &mut Snapshot, rel: &str) -> (Option<Entry>, bool)
     (Some(e), false)
 }
 
-fn rescan(root: &Path, mut snap: Snapshot) -> (Snapshot, Vec<(String, scan::Diffed)>) {
+/// `skip`: files a running call names; its own end records them.
+fn rescan(root: &Path, mut snap: Snapshot, skip: &HashSet<String>) -> (Snapshot, Vec<(String, scan::Diffed)>) {
     let now = scan::walk(root);
     let mut diffs = Vec::new();
-    let gone: Vec<String> = snap.files.keys().filter(|k| !now.contains_key(*k)).cloned().collect();
+    let gone: Vec<String> =
+        snap.files.keys().filter(|k| !now.contains_key(*k) && !skip.contains(*k)).cloned().collect();
     for (rel, meta) in now {
-        if snap.files.get(&rel).is_some_and(|e| e.meta == meta) {
+        if skip.contains(&rel) || snap.files.get(&rel).is_some_and(|e| e.meta == meta) {
             continue;
         }
         let old = snap.drop_entry(&rel);
@@ -299,7 +334,7 @@ fn rescan(root: &Path, mut snap: Snapshot) -> (Snapshot, Vec<(String, scan::Diff
 
 /// A file's bytes now: None if it is absent; Err if it cannot be read.
 pub fn read_current(root: &Path, rel: &str) -> Result<Option<Vec<u8>>, String> {
-    let Some(path) = scan::inside(root, rel) else { return Err(format!("{rel} is not inside {}", root.display())) };
+    let path = scan::unlinked(root, rel)?;
     match std::fs::read(&path) {
         Ok(b) => Ok(Some(b)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
@@ -325,7 +360,7 @@ impl TreeScan {
 
     /// Walks again; how many files changed since.
     pub fn rescan(&mut self) -> usize {
-        let (snap, diffs) = rescan(&self.root, std::mem::take(&mut self.snap));
+        let (snap, diffs) = rescan(&self.root, std::mem::take(&mut self.snap), &HashSet::new());
         self.snap = snap;
         diffs.len()
     }

@@ -126,19 +126,22 @@ pub fn apply(root: &Path, plan: &[Restore]) -> Result<(), String> {
         }
     };
     for r in plan {
-        let Some(path) = scan::inside(root, &r.path) else {
-            cleanup(&staged);
-            return Err(format!("{} is not inside {}", r.path, root.display()));
+        let path = match scan::unlinked(root, &r.path) {
+            Ok(p) => p,
+            Err(e) => {
+                cleanup(&staged);
+                return Err(e);
+            }
         };
         let Some(bytes) = &r.bytes else { continue };
         let dir = path.parent().unwrap_or(root);
-        let written = std::fs::create_dir_all(dir).and_then(|()| {
-            let tmp = dir.join(format!(".arbor-revert-{}", std::process::id()));
-            let tmp = tmp.with_extension(staged.len().to_string());
-            std::fs::write(&tmp, bytes).map(|()| tmp)
-        });
+        // A fresh file of its own (created exclusively), renamed over the target at the end.
+        let written = std::fs::create_dir_all(dir)
+            .and_then(|()| tempfile::Builder::new().prefix(".arbor-revert-").tempfile_in(dir))
+            .and_then(|mut f| std::io::Write::write_all(&mut f, bytes).map(|()| f))
+            .and_then(|f| f.keep().map_err(|e| e.error));
         match written {
-            Ok(tmp) => staged.push((tmp, path)),
+            Ok((_, tmp)) => staged.push((tmp, path)),
             Err(e) => {
                 cleanup(&staged);
                 return Err(format!("cannot write {}: {e}", r.path));
@@ -149,7 +152,7 @@ pub fn apply(root: &Path, plan: &[Restore]) -> Result<(), String> {
         std::fs::rename(tmp, path).map_err(|e| format!("cannot put back {}: {e}", path.display()))?;
     }
     for r in plan.iter().filter(|r| r.bytes.is_none()) {
-        if let Some(path) = scan::inside(root, &r.path) {
+        if let Ok(path) = scan::unlinked(root, &r.path) {
             match std::fs::remove_file(&path) {
                 Ok(()) => {}
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}

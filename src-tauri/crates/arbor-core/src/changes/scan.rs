@@ -138,7 +138,9 @@ impl Snapshot {
     /// Reads one file as its entry, keeping its bytes when they fit.
     pub(crate) fn read(&mut self, root: &Path, rel: &str, meta: Meta) -> Entry {
         let keep = meta.len <= KEEP_FILE_BYTES && self.kept + meta.len as usize <= KEEP_TREE_BYTES;
-        let path = root.join(rel);
+        let Ok(path) = unlinked(root, rel) else {
+            return Entry { meta, hash: None, bytes: None };
+        };
         if !keep {
             return Entry { meta, hash: None, bytes: None };
         }
@@ -265,4 +267,25 @@ pub(crate) fn inside(root: &Path, rel: &str) -> Option<PathBuf> {
     let p = Path::new(rel);
     let ok = p.components().all(|c| matches!(c, std::path::Component::Normal(_)));
     ok.then(|| root.join(p))
+}
+
+/// `rel` inside `root` with no symbolic link on the way (the file itself
+/// included): a link an agent planted must not carry a revert's write, or a
+/// read for a change's record, outside the tree.
+pub(crate) fn unlinked(root: &Path, rel: &str) -> Result<PathBuf, String> {
+    let path = inside(root, rel).ok_or_else(|| format!("{rel} is not inside {}", root.display()))?;
+    let mut at = root.to_path_buf();
+    for part in Path::new(rel).components() {
+        at.push(part);
+        match std::fs::symlink_metadata(&at) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let shown = at.strip_prefix(root).unwrap_or(&at).display().to_string();
+                return Err(format!("{shown} is a symbolic link now; Arbor does not follow it"));
+            }
+            Ok(_) => {}
+            // What does not exist yet cannot be a link (nor can anything below it).
+            Err(_) => break,
+        }
+    }
+    Ok(path)
 }

@@ -9,7 +9,18 @@ use std::process::{Command, Stdio};
 /// The namespaces every sandboxed command gets: its own PID namespace, so
 /// nothing it starts outlives it, and (network off) its own network namespace,
 /// which has only a loopback of its own: no socket of any family leaves it.
-const BASE: [&str; 2] = ["--die-with-parent", "--unshare-pid"];
+/// Its own session too: no controlling terminal to push keystrokes into (TIOCSTI,
+/// CVE-2017-5226), and its own System V IPC.
+const BASE: [&str; 4] = ["--die-with-parent", "--unshare-pid", "--unshare-ipc", "--new-session"];
+
+/// Unix sockets a read-only bind leaves reachable (connecting needs no write
+/// access): the user's session bus, agents (ssh, gpg), systemd, Docker's daemon.
+const SOCKET_PLACES: [&str; 3] = ["/run/user", "/run/docker.sock", "/var/run/docker.sock"];
+
+/// What in a git dir runs code when Arbor's own git commands run outside the
+/// sandbox (hooks, config such as `core.fsmonitor`), and Arbor's worktree
+/// descriptions: read-only inside it.
+const GIT_PROTECTED: [&str; 4] = ["hooks", "config", "info", "arbor"];
 
 /// Runs a trivial sandbox to learn whether this machine can make one.
 pub(super) fn probe(program: &Path) -> Support {
@@ -72,10 +83,29 @@ pub(super) fn args(l: &Layout) -> Vec<OsString> {
         push(&["--tmpfs".as_ref(), home.as_os_str()]);
     }
     // The writable places after the tmpfs that may cover them, so they show through.
-    let binds: Vec<&Path> =
-        std::iter::once(l.tree).chain(l.write.iter().map(PathBuf::as_path).filter(|p| p.is_dir())).collect();
+    // The allowed directories as the file system resolves them, so a bind is what was checked.
+    let extra: Vec<PathBuf> = l.write.iter().filter_map(|p| p.canonicalize().ok()).filter(|p| p.is_dir()).collect();
+    let binds: Vec<&Path> = std::iter::once(l.tree).chain(extra.iter().map(PathBuf::as_path)).collect();
     for b in &binds {
         push(&["--bind".as_ref(), b.as_os_str(), b.as_os_str()]);
+    }
+    // A repository's git dir stays writable (commits), but not what makes git run code.
+    for b in &binds {
+        let git = b.join(".git");
+        if git.is_file() {
+            push(&["--ro-bind".as_ref(), git.as_os_str(), git.as_os_str()]);
+        } else if git.is_dir() {
+            for p in GIT_PROTECTED.iter().map(|p| git.join(p)).filter(|p| p.exists()) {
+                push(&["--ro-bind".as_ref(), p.as_os_str(), p.as_os_str()]);
+            }
+        }
+    }
+    for s in SOCKET_PLACES.iter().map(Path::new) {
+        if s.is_dir() {
+            push(&["--tmpfs".as_ref(), s.as_os_str()]);
+        } else if s.exists() {
+            push(&["--ro-bind".as_ref(), "/dev/null".as_ref(), s.as_os_str()]);
+        }
     }
     // Secrets last, so a writable tree that contains one (a workspace opened at
     // the home directory) does not uncover it. Under strict's empty home they

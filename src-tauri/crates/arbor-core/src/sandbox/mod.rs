@@ -120,7 +120,7 @@ impl SandboxPolicy {
             mode: req.mode.unwrap_or(self.mode),
             network: req.network.unwrap_or(self.network),
             write: match &req.write {
-                Some(w) => w.iter().map(|p| absolute(p, root, home)).collect(),
+                Some(w) => w.iter().filter_map(|p| absolute(p, root, home)).collect(),
                 None => self.write.clone(),
             },
         }
@@ -133,23 +133,39 @@ impl SandboxPolicy {
         SandboxPolicy {
             mode: wanted.mode.max(self.mode),
             network: wanted.network && self.network,
-            write: wanted.write.into_iter().filter(|p| self.write.iter().any(|w| p.starts_with(w))).collect(),
+            // Compared as the file system resolves them: a symlink inside an allowed directory
+            // does not stretch it.
+            write: wanted
+                .write
+                .into_iter()
+                .filter(|p| self.write.iter().any(|w| resolved(p).starts_with(resolved(w))))
+                .collect(),
         }
     }
 }
 
-/// `~/x` under the home, a relative path under the tree root, an absolute one as it is.
-fn absolute(path: &str, root: &Path, home: Option<&Path>) -> PathBuf {
+/// `~/x` under the home, a relative path under the tree root, an absolute one as
+/// it is; None for one with `..` (which would climb out of what it names).
+fn absolute(path: &str, root: &Path, home: Option<&Path>) -> Option<PathBuf> {
     let path = path.trim();
+    if Path::new(path).components().any(|c| c == std::path::Component::ParentDir) {
+        tracing::warn!(path, "a sandbox write path with `..` is ignored");
+        return None;
+    }
     if let (Some(rest), Some(home)) = (path.strip_prefix("~/"), home) {
-        return home.join(rest);
+        return Some(home.join(rest));
     }
     if path == "~"
         && let Some(home) = home
     {
-        return home.to_path_buf();
+        return Some(home.to_path_buf());
     }
-    root.join(path)
+    Some(root.join(path))
+}
+
+/// Where `p` really is: its symlinks resolved when it exists.
+fn resolved(p: &Path) -> PathBuf {
+    p.canonicalize().unwrap_or_else(|_| p.to_path_buf())
 }
 
 /// One agent's sandbox: the machine's support, its policy and its working tree.
@@ -271,7 +287,7 @@ mod tests {
     fn a_tightening_request_never_loosens() {
         let root = Path::new("/ws");
         let parent = SandboxPolicy { mode: SandboxMode::Workspace, network: false, write: vec!["/data".into()] };
-        let asked = req(Some(SandboxMode::Off), Some(true), Some(&["/data/out", "/etc"]));
+        let asked = req(Some(SandboxMode::Off), Some(true), Some(&["/data/out", "/etc", "/data/.."]));
         let child = parent.tightened(&asked, root, None);
         assert_eq!(
             child,

@@ -136,9 +136,10 @@ impl BashTool {
         ctx: &ToolContext,
         env: Vec<(OsString, OsString)>,
     ) -> ToolResult {
-        let env: Vec<_> = env.into_iter().filter(|(k, _)| !is_secret(k)).collect();
         let root = ctx.workspace.root();
         let sandbox = ctx.sandbox.describe();
+        let sandboxed = sandbox.is_enforced();
+        let env: Vec<_> = env.into_iter().filter(|(k, _)| !(is_secret(k) || (sandboxed && is_reach_out(k)))).collect();
         let spawned = match spawn(shell(), command, root, &env, ctx) {
             Err(e) if e.kind() == io::ErrorKind::NotFound && !sandbox.is_enforced() => {
                 spawn("sh", command, root, &env, ctx)
@@ -223,6 +224,14 @@ impl BashTool {
 /// Whether an environment variable holds an API key the command must not see.
 fn is_secret(name: &OsStr) -> bool {
     name.to_string_lossy().to_ascii_uppercase().ends_with("_API_KEY")
+}
+
+/// What a sandboxed command must not get either: credentials by the usual
+/// names, and the addresses of agents and buses that act outside the sandbox.
+fn is_reach_out(name: &OsStr) -> bool {
+    let n = name.to_string_lossy().to_ascii_uppercase();
+    ["SSH_AUTH_SOCK", "DBUS_SESSION_BUS_ADDRESS", "GPG_AGENT_INFO", "DOCKER_HOST"].contains(&n.as_str())
+        || ["_TOKEN", "_SECRET", "_SECRET_ACCESS_KEY", "_PASSWORD"].iter().any(|s| n.ends_with(s))
 }
 
 /// bash where there is one (inside the sandbox too: it sees the same /usr), else sh.

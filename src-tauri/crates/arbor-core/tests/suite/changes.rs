@@ -138,3 +138,25 @@ async fn commands_in_one_tree_at_once_leave_ambiguous_changes_and_ignored_files_
     assert_eq!(done.reverted, vec!["fast.txt".to_string()]);
     assert!(!h.path("fast.txt").exists());
 }
+
+#[tokio::test]
+async fn a_revert_does_not_follow_a_symbolic_link_planted_where_a_directory_was() {
+    let outside = tempfile::tempdir().expect("outside");
+    let h = Harness::new(
+        json!({"rules": [{"match": {}, "turns": [
+            {"tool_calls": [{"name": "Bash", "input": {"command": "echo changed > d/x.txt"}}]},
+            {"tool_calls": [{"name": "Bash", "input": {"command": format!("rm -r d && ln -s {} d", outside.path().display())}}]},
+            {"text": "done"}
+        ]}]}),
+        Api::Anthropic,
+    )
+    .await;
+    std::fs::create_dir_all(h.path("d")).expect("d");
+    std::fs::write(h.path("d/x.txt"), "original\n").expect("x");
+    let run = h.run("go").await;
+    let main = run.session.main_agent_id().clone();
+    let refused = run.session.revert_changes(&main, &[]).await.expect("revert");
+    assert!(refused.reverted.is_empty(), "{refused:?}");
+    assert!(refused.conflicts.iter().any(|c| c.reason.contains("symbolic link")), "{refused:?}");
+    assert!(!outside.path().join("x.txt").exists(), "nothing was written through the link");
+}

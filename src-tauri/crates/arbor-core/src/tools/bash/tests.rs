@@ -167,6 +167,8 @@ async fn api_keys_are_removed_from_the_environment() {
     assert!(is_secret(OsStr::new("my_api_key")));
     assert!(!is_secret(OsStr::new("API_KEYS_DIR")));
     assert!(!is_secret(OsStr::new("PATH")));
+    assert!(is_reach_out(OsStr::new("GH_TOKEN")) && is_reach_out(OsStr::new("AWS_SECRET_ACCESS_KEY")));
+    assert!(is_reach_out(OsStr::new("SSH_AUTH_SOCK")) && !is_reach_out(OsStr::new("HOME")));
 }
 
 #[tokio::test]
