@@ -40,7 +40,8 @@ pub struct Printer {
     labels: HashMap<AgentId, String>,
     /// When each subagent was queued, to say how long it waited for a slot.
     queued_at: HashMap<AgentId, i64>,
-    tool_names: HashMap<String, String>,
+    /// Each call's tool, by agent and call id (models number their calls per conversation).
+    tool_names: HashMap<(AgentId, String), String>,
     /// Every agent's description, to name the agent a rule's answer was given to.
     descriptions: HashMap<AgentId, String>,
 }
@@ -131,7 +132,7 @@ impl Printer {
                 self.stream(Open::Thoughts(id.clone()), &t.content, DIM.italic())
             }
             EventKind::ToolCall(c) => {
-                self.tool_names.insert(c.call_id.clone(), c.tool_name.clone());
+                self.tool_names.insert((id.clone(), c.call_id.clone()), c.tool_name.clone());
                 let summary = summarize_args(&c.tool_name, &c.tool_args);
                 self.line(id, &format!("{TOOL}⚙ {}{TOOL:#} {summary}", c.tool_name));
             }
@@ -150,7 +151,7 @@ impl Printer {
                 if let Some(rest) = self.partial.remove(&o.call_id).filter(|r| !r.is_empty()) {
                     self.line(id, &format!("{DIM}{rest}{DIM:#}"));
                 }
-                let name = self.tool_names.get(&o.call_id).cloned().unwrap_or_default();
+                let name = self.tool_names.get(&(id.clone(), o.call_id.clone())).cloned().unwrap_or_default();
                 let (mark, style) = if o.is_error { ("✗", ERR) } else { ("✓", OK) };
                 let streamed = self.tool_streamed(id, &o.call_id);
                 let body = match (streamed, o.is_error, name.as_str()) {
@@ -316,7 +317,7 @@ impl Printer {
 
     fn tool_streamed(&self, id: &AgentId, call_id: &str) -> bool {
         self.open == Some(Open::Output(id.clone(), call_id.to_string()))
-            || self.tool_names.get(call_id).is_some_and(|n| n == "Bash")
+            || self.tool_names.get(&(id.clone(), call_id.to_string())).is_some_and(|n| n == "Bash")
     }
 
     fn prefix(&self, id: &AgentId) -> String {
