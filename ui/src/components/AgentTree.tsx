@@ -9,7 +9,7 @@
 import { memo, useCallback, useEffect, useRef, type KeyboardEvent } from "react";
 import type { AgentId } from "../bindings";
 import { resumeAgent, stopAgent } from "../ipc/actions";
-import { isOpenWorktree } from "../lib/changes";
+import { worktreeActionable } from "../lib/changes";
 import { formatCost, formatDuration, formatTokens } from "../lib/format";
 import {
   agentWorktree,
@@ -254,7 +254,7 @@ const TreeNode = memo(function TreeNode({ row, selected, focusable, position, se
             <DecisionMark mark={decision} compact />
           </div>
         ) : null}
-        {selected && worktree && isOpenWorktree(worktree.update.state) ? (
+        {selected && worktree && worktreeActionable(worktree.update.state, isTerminal(node.status)) ? (
           <WorktreePanel agentId={node.id} update={worktree.update} />
         ) : null}
         {readOnly ? null : (

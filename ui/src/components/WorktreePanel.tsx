@@ -49,7 +49,16 @@ export function WorktreePanel({ agentId, update }: { agentId: AgentId; update: W
         data-testid="worktree-files"
         title={files.map((f) => `${f.kind} ${f.path} ${countsText(f.lines_added, f.lines_removed)}`).join("\n")}
       >
-        {summary} on <span className="mono">{update.branch}</span>
+        {update.state === "created" ? (
+          <>
+            Its agent ended before finishing: the work in <span className="mono">{update.branch}</span> may be
+            uncommitted (a merge or keep commits it first).
+          </>
+        ) : (
+          <>
+            {summary} on <span className="mono">{update.branch}</span>
+          </>
+        )}
       </div>
       {files.length > 0 ? (
         <ul className="worktree-file-list" data-testid="worktree-file-list">

@@ -3,6 +3,7 @@ import type { AgentChange, AgentEvent } from "../bindings";
 import { fileChange, worktreeUpdate } from "../test/events";
 import {
   changePlace,
+  worktreeActionable,
   ambiguousText,
   base64Bytes,
   changeDiff,
@@ -163,5 +164,15 @@ describe("where a worktree agent's change was made", () => {
     expect(changePlace(fileChange("d.md", null, "x", { root: "/w", call_id: null }), wt)).toBe("merged");
     expect(changePlace(fileChange("d.md", "x", null, { root: "/w", call_id: null, revert_of: ["c1"] }), wt)).toBeNull();
     expect(changePlace(fileChange("d.md", null, "x", { root: "/w" }), null)).toBeNull();
+  });
+});
+
+describe("when a worktree can be acted on", () => {
+  it("is when it waits for a decision, or its agent ended without finishing it", () => {
+    expect(worktreeActionable("ready", true)).toBe(true);
+    expect(worktreeActionable("conflicted", true)).toBe(true);
+    expect(worktreeActionable("created", false)).toBe(false);
+    expect(worktreeActionable("created", true)).toBe(true);
+    expect(worktreeActionable("merged", true)).toBe(false);
   });
 });

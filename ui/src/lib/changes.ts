@@ -236,6 +236,15 @@ export function isOpenWorktree(state: WorktreeState): boolean {
   return (OPEN_WORKTREE_STATES as readonly string[]).includes(state);
 }
 
+/**
+ * Whether a person may act on an agent's worktree now: a finished one waiting
+ * for a decision, or one whose agent ended without finishing it (its process
+ * died, or it was stopped): its work may still be there, uncommitted.
+ */
+export function worktreeActionable(state: WorktreeState, agentEnded: boolean): boolean {
+  return isOpenWorktree(state) || (state === "created" && agentEnded);
+}
+
 /** "3 files, +12 −4". */
 export function worktreeFilesSummary(list: readonly WorktreeFile[]): string {
   let added = 0;
