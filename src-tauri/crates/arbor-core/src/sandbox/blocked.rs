@@ -23,8 +23,14 @@ const NETWORK_FAILURES: [&str; 9] = [
 /// The most blocked paths named (a build that fails on every file names a few).
 const MAX_NAMED: usize = 3;
 
-/// A note to append to a sandboxed command's output, when it shows the sandbox blocked something.
-pub fn blocked_note(output: &str, sandbox: &CommandSandbox) -> Option<String> {
+/// Messages that say a path could not be reached.
+const UNREACHABLE: [&str; 3] = ["No such file or directory", "Permission denied", "Not a directory"];
+
+/// A note to append to a sandboxed command's output, when it shows the sandbox
+/// blocked something. A write to a read-only place is named whatever the exit
+/// status (`EROFS` says it plainly); a connection or a hidden place only when
+/// the command failed, since a successful one may just print such words.
+pub fn blocked_note(output: &str, sandbox: &CommandSandbox, failed: bool) -> Option<String> {
     let CommandSandbox::Sandboxed { writable, network, hidden, .. } = sandbox else {
         return None;
     };
@@ -39,13 +45,25 @@ pub fn blocked_note(output: &str, sandbox: &CommandSandbox) -> Option<String> {
     for p in &paths {
         items.push(format!("- writing {p}: outside the places it may write ({})", writable.join(", ")));
     }
-    if !network && let Some(line) = output.lines().find(|l| NETWORK_FAILURES.iter().any(|f| l.contains(f))) {
+    if !network
+        && failed
+        && let Some(line) = output.lines().find(|l| NETWORK_FAILURES.iter().any(|f| l.contains(f)))
+    {
         items.push(format!("- a network connection ({}): network is off in this sandbox", clip(line.trim())));
     }
-    for h in hidden.iter().filter(|h| output.contains(h.as_str())).take(MAX_NAMED) {
+    // A hidden place named in a line that says it could not be reached, and not
+    // through a writable place inside it (a workspace under a hidden home).
+    let unreachable = |l: &&str| UNREACHABLE.iter().any(|u| l.contains(u));
+    let through_writable = |l: &str, h: &str| writable.iter().any(|w| w.starts_with(h) && l.contains(w.as_str()));
+    let blocked_reads = hidden.iter().filter(|h| {
+        failed && output.lines().filter(unreachable).any(|l| l.contains(h.as_str()) && !through_writable(l, h))
+    });
+    for h in blocked_reads.take(MAX_NAMED) {
         items.push(format!("- reading {h}: hidden from sandboxed commands (a place secrets are kept)"));
     }
-    if let Some(line) = output.lines().find(|l| l.contains("/tmp/") && l.contains("No such file or directory")) {
+    if let Some(line) =
+        output.lines().find(|l| failed && l.contains("/tmp/") && l.contains("No such file or directory"))
+    {
         items.push(format!(
             "- the host's /tmp ({}): /tmp inside the sandbox is the agent's own, so files in the host's /tmp are not there",
             clip(line.trim())
@@ -115,7 +133,7 @@ mod tests {
             ("bash: line 1: /etc/z: Read-only file system", "/etc/z"),
             ("OSError: [Errno 30] Read-only file system: '/usr/w'", "/usr/w"),
         ] {
-            let note = blocked_note(line, &sandbox(false)).unwrap();
+            let note = blocked_note(line, &sandbox(false), true).unwrap();
             assert!(note.contains(&format!("writing {path}: outside")), "{line} → {note}");
             assert!(note.contains("--sandbox-write"), "{note}");
         }
@@ -124,13 +142,26 @@ mod tests {
     #[test]
     fn connections_and_secrets_are_named_and_plain_failures_are_not() {
         let curl = "curl: (7) Failed to connect to 127.0.0.1 port 8080 after 0 ms: Couldn't connect to server";
-        assert!(blocked_note(curl, &sandbox(false)).unwrap().contains("network is off"));
-        assert_eq!(blocked_note(curl, &sandbox(true)), None);
+        assert!(blocked_note(curl, &sandbox(false), true).unwrap().contains("network is off"));
+        assert_eq!(blocked_note(curl, &sandbox(true), true), None);
         let cat = "cat: /home/u/.ssh/id_ed25519: No such file or directory";
-        assert!(blocked_note(cat, &sandbox(true)).unwrap().contains("reading /home/u/.ssh: hidden"));
-        assert_eq!(blocked_note("error: tests failed", &sandbox(false)), None);
+        assert!(blocked_note(cat, &sandbox(true), true).unwrap().contains("reading /home/u/.ssh: hidden"));
+        assert_eq!(blocked_note("error: tests failed", &sandbox(false), true), None);
         let tmp = "cat: /tmp/build/log: No such file or directory";
-        assert!(blocked_note(tmp, &sandbox(true)).unwrap().contains("/tmp inside the sandbox is the agent's own"));
-        assert_eq!(blocked_note(curl, &CommandSandbox::Off), None);
+        assert!(
+            blocked_note(tmp, &sandbox(true), true).unwrap().contains("/tmp inside the sandbox is the agent's own")
+        );
+        assert_eq!(blocked_note(curl, &CommandSandbox::Off, true), None);
+        // A command that succeeded only printed such words; a path inside the tree is not a hidden one.
+        assert_eq!(blocked_note(curl, &sandbox(false), false), None);
+        let strict = CommandSandbox::Sandboxed {
+            mode: SandboxMode::Strict,
+            mechanism: "bubblewrap 0.8.0".into(),
+            writable: vec!["/home/u/proj".into(), "/tmp".into()],
+            network: false,
+            hidden: vec!["/home/u".into()],
+        };
+        assert_eq!(blocked_note("cat: /home/u/proj/x: No such file or directory", &strict, true), None);
+        assert!(blocked_note("cat: /home/u/.bashrc: No such file or directory", &strict, true).is_some());
     }
 }

@@ -193,7 +193,8 @@ impl BashTool {
         guard.armed = false;
         sink.flush(ctx);
         let mut output = sink.text.finish();
-        if let Some(note) = crate::sandbox::blocked_note(&output, &sandbox) {
+        let failed = !matches!(&outcome, Outcome::Exited(Ok(s)) if s.success());
+        if let Some(note) = crate::sandbox::blocked_note(&output, &sandbox, failed) {
             ctx.send_chunk(format!("\n{note}\n"));
             output = format!("{}\n{note}", output.trim_end_matches('\n'));
         }
