@@ -54,8 +54,7 @@ impl Host {
         agent: AgentId,
         paths: Vec<String>,
     ) -> Result<RevertOutcome, AppError> {
-        let live = self.running.lock().as_ref().filter(|r| r.info.session_id == session).map(|r| r.session().clone());
-        if let Some(live) = live {
+        if let Some(live) = self.live(&session) {
             return live.revert_changes(&agent, &paths).await.map_err(|e| err(AppErrorKind::Session, e));
         }
         let store = self.store()?;

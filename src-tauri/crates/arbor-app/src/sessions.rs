@@ -165,9 +165,10 @@ pub(crate) struct Running {
     writing: Option<Writing>,
 }
 
-impl Running {
-    pub(crate) fn session(&self) -> &Session {
-        &self.session
+impl Host {
+    /// The running session, if it is `id`: acting on it goes through it, not around it.
+    pub(crate) fn live(&self, id: &SessionId) -> Option<Session> {
+        self.running.lock().as_ref().filter(|r| r.info.session_id == *id).map(|r| r.session.clone())
     }
 }
 

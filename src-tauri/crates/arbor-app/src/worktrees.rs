@@ -38,8 +38,7 @@ impl Host {
         agent: AgentId,
         action: WorktreeAction,
     ) -> Result<WorktreeUpdate, AppError> {
-        let live = self.running.lock().as_ref().filter(|r| r.info.session_id == session).map(|r| r.session().clone());
-        if let Some(live) = live {
+        if let Some(live) = self.live(&session) {
             return live.worktree_action(&agent, action).await.map_err(|e| err(AppErrorKind::Session, e));
         }
         let store = self.store()?;
@@ -102,26 +101,7 @@ fn decide(path: &Path, action: WorktreeAction) -> Result<WorktreeUpdate, AppErro
     let git = |e: worktree::WorktreeError| err(AppErrorKind::Workspace, e);
     // What the agent left uncommitted (a crash) is part of its work.
     let files = worktree::finish(&wt, "arbor: work left in the worktree").map_err(git)?;
-    let mut update = wt.update(WorktreeState::Merged, files);
-    match action {
-        WorktreeAction::Merge => {
-            if let Err(conflicts) = worktree::merge(&wt) {
-                update.state = WorktreeState::Conflicted;
-                update.conflicts = conflicts;
-                return Ok(update);
-            }
-            worktree::remove(&wt.path, &wt.parent_top, &wt.branch, false).map_err(git)?;
-        }
-        WorktreeAction::Keep => {
-            update.state = WorktreeState::Kept;
-            worktree::remove(&wt.path, &wt.parent_top, &wt.branch, true).map_err(git)?;
-        }
-        WorktreeAction::Discard => {
-            update.state = WorktreeState::Discarded;
-            worktree::remove(&wt.path, &wt.parent_top, &wt.branch, false).map_err(git)?;
-        }
-    }
-    Ok(update)
+    worktree::act(&wt, action, files).map_err(git)
 }
 
 fn list(dir: &Path, running: Option<&str>) -> Result<Vec<WorktreeInfo>, AppError> {

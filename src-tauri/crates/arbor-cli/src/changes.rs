@@ -3,22 +3,14 @@
 
 use crate::args::{ChangesArgs, ChangesFormat, RevertArgs, WorktreesAction, WorktreesCommand, WorktreesListArgs};
 use crate::setup;
+use crate::transcripts::out;
 use anyhow::{Result, bail};
 use arbor_app::Environment;
 use arbor_app::changes::AgentChange;
 use arbor_app::worktrees::WorktreeInfo;
 use arbor_protocol::{AgentId, Kept, SessionId, WorktreeAction, WorktreeState};
 use similar::TextDiff;
-use std::io::Write as _;
 use std::process::ExitCode;
-
-fn print(text: &str) -> Result<()> {
-    let mut stdout = std::io::stdout().lock();
-    match stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()) {
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        other => Ok(other?),
-    }
-}
 
 pub async fn changes(args: ChangesArgs, env: Environment) -> Result<ExitCode> {
     let host = setup::host(args.store.data_dir.as_deref(), env)?;
@@ -56,7 +48,7 @@ pub async fn changes(args: ChangesArgs, env: Environment) -> Result<ExitCode> {
     if list.is_empty() && args.format == ChangesFormat::Diff {
         text.push_str("no file changes recorded\n");
     }
-    print(&text)?;
+    out(&text)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -98,10 +90,10 @@ pub async fn revert(args: RevertArgs, env: Environment) -> Result<ExitCode> {
     let outcome = host.revert(session, AgentId(args.agent.clone()), args.paths).await?;
     if outcome.conflicts.is_empty() {
         for p in &outcome.reverted {
-            print(&format!("reverted {p}\n"))?;
+            out(&format!("reverted {p}\n"))?;
         }
         if outcome.reverted.is_empty() {
-            print("nothing to revert\n")?;
+            out("nothing to revert\n")?;
         }
         return Ok(ExitCode::SUCCESS);
     }
@@ -163,7 +155,7 @@ async fn list(args: WorktreesListArgs, env: Environment) -> Result<ExitCode> {
             }
         }
     }
-    print(&text)?;
+    out(&text)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -188,7 +180,7 @@ async fn act(args: WorktreesListArgs, agent: &str, action: WorktreeAction, env: 
                 WorktreeState::Merged => format!("merged into {}", update.parent_root),
                 _ => "discarded".to_string(),
             };
-            print(&format!("{} {what} ({} files); worktree removed\n", update.branch, update.files.len()))?;
+            out(&format!("{} {what} ({} files); worktree removed\n", update.branch, update.files.len()))?;
             Ok(ExitCode::SUCCESS)
         }
     }

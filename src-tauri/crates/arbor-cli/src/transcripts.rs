@@ -18,7 +18,7 @@ fn open(args: &StoreArgs, env: Environment) -> Result<Arc<Store>> {
 }
 
 /// Writes to stdout; a closed pipe (`| head`) ends the command quietly.
-fn out(text: &str) -> Result<()> {
+pub(crate) fn out(text: &str) -> Result<()> {
     let mut stdout = std::io::stdout().lock();
     match stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()) {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),

@@ -201,61 +201,31 @@ impl Session {
         let files = tokio::task::spawn_blocking(move || crate::worktree::finish(&w, &message))
             .await
             .map_err(|e| SessionError::Worktree(crate::worktree::WorktreeError::NoGit(e.to_string())))??;
-        let mut update = wt.update(WorktreeState::Merged, files.clone());
-        match action {
-            WorktreeAction::Merge => {
+        // A merge's files are recorded in the parent's tree as this agent's changes.
+        let watch = match (&parent_tracker, action) {
+            (Some(t), WorktreeAction::Merge) => {
                 let named = files.iter().map(|f| wt.parent_top.join(&f.path)).collect();
-                let watch = match &parent_tracker {
-                    Some(t) => Some(t.begin(agent, None, Some(named)).await),
-                    None => None,
-                };
-                let w = wt.clone();
-                let merged =
-                    tokio::task::spawn_blocking(move || crate::worktree::merge(&w)).await.unwrap_or_else(|e| {
-                        Err(vec![arbor_protocol::RevertConflict { path: String::new(), reason: e.to_string() }])
-                    });
-                if let (Some(t), Some((watch, found))) = (&parent_tracker, watch) {
-                    crate::agent::emit_changes(&self.shared, found);
-                    crate::agent::emit_changes(&self.shared, t.end(watch).await);
-                }
-                if let Err(conflicts) = merged {
-                    update.state = WorktreeState::Conflicted;
-                    update.conflicts = conflicts;
-                    self.shared.emit(agent, EventKind::Worktree(update.clone()));
-                    return Ok(update);
-                }
-                self.remove_worktree(agent, &spec, &wt, false).await?;
+                Some((t, t.begin(agent, None, Some(named)).await))
             }
-            WorktreeAction::Keep => {
-                update.state = WorktreeState::Kept;
-                self.remove_worktree(agent, &spec, &wt, true).await?;
-            }
-            WorktreeAction::Discard => {
-                update.state = WorktreeState::Discarded;
-                self.remove_worktree(agent, &spec, &wt, false).await?;
+            _ => None,
+        };
+        let w = wt.clone();
+        let acted = tokio::task::spawn_blocking(move || crate::worktree::act(&w, action, files)).await;
+        if let Some((t, (watch, found))) = watch {
+            crate::agent::emit_changes(&self.shared, found);
+            crate::agent::emit_changes(&self.shared, t.end(watch).await);
+        }
+        let update =
+            acted.map_err(|e| SessionError::Worktree(crate::worktree::WorktreeError::NoGit(e.to_string())))??;
+        if update.state != WorktreeState::Conflicted {
+            // The worktree is gone: the agent is back in its parent's tree.
+            let spec = crate::agent::back_in_parent(&self.shared, agent, &spec, &wt);
+            if let Some(r) = self.shared.registry().get_mut(agent) {
+                r.spec = Arc::new(spec);
             }
         }
         self.shared.emit(agent, EventKind::Worktree(update.clone()));
         Ok(update)
-    }
-
-    /// Removes the worktree (the branch too unless kept); the agent is back in its parent's tree.
-    async fn remove_worktree(
-        &self,
-        agent: &AgentId,
-        spec: &AgentSpec,
-        wt: &crate::worktree::Worktree,
-        keep_branch: bool,
-    ) -> Result<(), SessionError> {
-        let w = wt.clone();
-        tokio::task::spawn_blocking(move || crate::worktree::remove(&w.path, &w.parent_top, &w.branch, keep_branch))
-            .await
-            .map_err(|e| SessionError::Worktree(crate::worktree::WorktreeError::NoGit(e.to_string())))??;
-        let spec = crate::agent::back_in_parent(&self.shared, agent, spec, wt);
-        if let Some(r) = self.shared.registry().get_mut(agent) {
-            r.spec = Arc::new(spec);
-        }
-        Ok(())
     }
 
     /// A command in: the one way in for every client. Refusals are immediate and

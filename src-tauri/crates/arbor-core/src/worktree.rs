@@ -8,7 +8,7 @@
 //! Worktrees live in the repository's git dir (`arbor/worktrees/<session>/<agent>`),
 //! where no tool walks, and are found again there after a crash.
 
-use arbor_protocol::{ChangeKind, RevertConflict, WorktreeFile, WorktreeState, WorktreeUpdate};
+use arbor_protocol::{ChangeKind, RevertConflict, WorktreeAction, WorktreeFile, WorktreeState, WorktreeUpdate};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -58,15 +58,7 @@ impl Worktree {
 
 /// Whether the worktree at `path` holds work not yet committed.
 pub fn uncommitted(path: &Path) -> bool {
-    run(
-        {
-            let mut g = git(path);
-            g.args(["status", "--porcelain"]);
-            g
-        },
-        "status",
-    )
-    .is_ok_and(|s| !s.trim().is_empty())
+    git_out(path, &["status", "--porcelain"], "status").is_ok_and(|s| !s.trim().is_empty())
 }
 
 /// The top of the repository `dir` is in, if any (a `.git` dir or file above it).
@@ -101,6 +93,13 @@ fn git(dir: &Path) -> Command {
     c
 }
 
+/// `git -C dir args…`, through [`run`].
+fn git_out(dir: &Path, args: &[&str], what: &str) -> Result<String, WorktreeError> {
+    let mut g = git(dir);
+    g.args(args);
+    run(g, what)
+}
+
 /// Runs `cmd`; its stdout, trimmed.
 fn run(mut cmd: Command, what: &str) -> Result<String, WorktreeError> {
     let out = cmd.output().map_err(|e| WorktreeError::NoGit(e.to_string()))?;
@@ -117,14 +116,7 @@ pub fn worktrees_dir(common: &Path) -> PathBuf {
 }
 
 fn common_dir(top: &Path) -> Result<PathBuf, WorktreeError> {
-    let c = run(
-        {
-            let mut g = git(top);
-            g.args(["rev-parse", "--path-format=absolute", "--git-common-dir"]);
-            g
-        },
-        "rev-parse",
-    )?;
+    let c = git_out(top, &["rev-parse", "--path-format=absolute", "--git-common-dir"], "rev-parse")?;
     Ok(PathBuf::from(c))
 }
 
@@ -132,20 +124,11 @@ fn common_dir(top: &Path) -> Result<PathBuf, WorktreeError> {
 pub fn create(parent_root: &Path, session: &str, agent: &str) -> Result<Worktree, WorktreeError> {
     let parent_top =
         repository_of(parent_root).ok_or_else(|| WorktreeError::NotARepository(parent_root.display().to_string()))?;
-    let git_dir = run(
-        {
-            let mut g = git(&parent_top);
-            g.args(["rev-parse", "--path-format=absolute", "--git-dir"]);
-            g
-        },
-        "rev-parse",
-    )?;
+    let git_dir = git_out(&parent_top, &["rev-parse", "--path-format=absolute", "--git-dir"], "rev-parse")?;
     let common = common_dir(&parent_top)?;
     // `arbor/<agent>`; a later run of an agent whose branch was kept gets `arbor/<agent>-2`, …
     let exists = |b: &str| {
-        let mut g = git(&parent_top);
-        g.args(["rev-parse", "--verify", "-q", &format!("refs/heads/{b}")]);
-        run(g, "rev-parse").is_ok()
+        git_out(&parent_top, &["rev-parse", "--verify", "-q", &format!("refs/heads/{b}")], "rev-parse").is_ok()
     };
     let mut branch = format!("arbor/{agent}");
     let mut n = 1;
@@ -166,15 +149,7 @@ pub fn create(parent_root: &Path, session: &str, agent: &str) -> Result<Worktree
         g.env("GIT_INDEX_FILE", &index).args(args);
         g
     };
-    let head = run(
-        {
-            let mut g = git(&parent_top);
-            g.args(["rev-parse", "--verify", "-q", "HEAD"]);
-            g
-        },
-        "rev-parse",
-    )
-    .ok();
+    let head = git_out(&parent_top, &["rev-parse", "--verify", "-q", "HEAD"], "rev-parse").ok();
     let made = (|| {
         run(with_index(&["add", "-A", "."]), "add")?;
         let tree = run(with_index(&["write-tree"]), "write-tree")?;
@@ -219,49 +194,23 @@ pub fn described(path: &Path) -> Option<Worktree> {
 
 /// Commits what the agent left in its worktree; the files its branch changed.
 pub fn finish(wt: &Worktree, message: &str) -> Result<Vec<WorktreeFile>, WorktreeError> {
-    run(
-        {
-            let mut g = git(&wt.path);
-            g.args(["add", "-A", "."]);
-            g
-        },
-        "add",
-    )?;
+    git_out(&wt.path, &["add", "-A", "."], "add")?;
     let staged = git(&wt.path)
         .args(["diff", "--cached", "--quiet"])
         .status()
         .map_err(|e| WorktreeError::NoGit(e.to_string()))?;
     if !staged.success() {
-        run(
-            {
-                let mut g = git(&wt.path);
-                g.args(["commit", "-q", "--no-verify", "-m", message]);
-                g
-            },
-            "commit",
-        )?;
+        git_out(&wt.path, &["commit", "-q", "--no-verify", "-m", message], "commit")?;
     }
     files(&wt.path, &wt.base, "HEAD")
 }
 
 /// What `to` changed against `from`, file by file.
 pub fn files(dir: &Path, from: &str, to: &str) -> Result<Vec<WorktreeFile>, WorktreeError> {
-    let numstat = run(
-        {
-            let mut g = git(dir);
-            g.args(["diff", "--no-ext-diff", "--no-textconv", "--no-renames", "--numstat", from, to]);
-            g
-        },
-        "diff",
-    )?;
-    let status = run(
-        {
-            let mut g = git(dir);
-            g.args(["diff", "--no-ext-diff", "--no-textconv", "--no-renames", "--name-status", from, to]);
-            g
-        },
-        "diff",
-    )?;
+    let numstat =
+        git_out(dir, &["diff", "--no-ext-diff", "--no-textconv", "--no-renames", "--numstat", from, to], "diff")?;
+    let status =
+        git_out(dir, &["diff", "--no-ext-diff", "--no-textconv", "--no-renames", "--name-status", from, to], "diff")?;
     let kinds: std::collections::HashMap<&str, ChangeKind> = status
         .lines()
         .filter_map(|l| l.split_once('\t'))
@@ -355,26 +304,35 @@ fn conflicts(stderr: &str) -> Vec<RevertConflict> {
     out
 }
 
+/// What a person decided for a finished worktree whose branch changed `files`:
+/// merged into the parent's tree (refused, with nothing applied, on a
+/// conflict), kept as a branch, or discarded. The worktree is removed unless
+/// the merge was refused; the update says which.
+pub fn act(wt: &Worktree, action: WorktreeAction, files: Vec<WorktreeFile>) -> Result<WorktreeUpdate, WorktreeError> {
+    let (state, keep_branch) = match action {
+        WorktreeAction::Merge => {
+            if let Err(conflicts) = merge(wt) {
+                let mut update = wt.update(WorktreeState::Conflicted, files);
+                update.conflicts = conflicts;
+                return Ok(update);
+            }
+            (WorktreeState::Merged, false)
+        }
+        WorktreeAction::Keep => (WorktreeState::Kept, true),
+        WorktreeAction::Discard => (WorktreeState::Discarded, false),
+    };
+    remove(&wt.path, &wt.parent_top, &wt.branch, keep_branch)?;
+    Ok(wt.update(state, files))
+}
+
 /// Removes the worktree's checkout; the branch too unless `keep_branch`.
 pub fn remove(wt_path: &Path, top: &Path, branch: &str, keep_branch: bool) -> Result<(), WorktreeError> {
-    run(
-        {
-            let mut g = git(top);
-            g.args(["worktree", "remove", "--force"]).arg(wt_path);
-            g
-        },
-        "worktree remove",
-    )?;
+    let mut g = git(top);
+    g.args(["worktree", "remove", "--force"]).arg(wt_path);
+    run(g, "worktree remove")?;
     let _ = std::fs::remove_file(wt_path.with_extension("json"));
     if !keep_branch {
-        run(
-            {
-                let mut g = git(top);
-                g.args(["branch", "-q", "-D", branch]);
-                g
-            },
-            "branch -D",
-        )?;
+        git_out(top, &["branch", "-q", "-D", branch], "branch -D")?;
     }
     Ok(())
 }
@@ -393,14 +351,7 @@ pub struct Listed {
 pub fn list(dir: &Path) -> Result<Vec<Listed>, WorktreeError> {
     let top = repository_of(dir).ok_or_else(|| WorktreeError::NotARepository(dir.display().to_string()))?;
     let ours = worktrees_dir(&common_dir(&top)?);
-    let porcelain = run(
-        {
-            let mut g = git(&top);
-            g.args(["worktree", "list", "--porcelain"]);
-            g
-        },
-        "worktree list",
-    )?;
+    let porcelain = git_out(&top, &["worktree", "list", "--porcelain"], "worktree list")?;
     let mut out = Vec::new();
     for block in porcelain.split("\n\n") {
         let field = |name: &str| block.lines().find_map(|l| l.strip_prefix(name)).map(str::to_string);

@@ -10,6 +10,7 @@ mod anthropic;
 pub mod contract;
 pub mod events;
 pub mod fuzz;
+mod git;
 mod openai;
 mod play;
 mod request;
@@ -21,6 +22,7 @@ mod validate;
 
 pub use contract::{Violation, violations};
 pub use events::{WaitError, collect_until, wait_for_event};
+pub use git::git;
 pub use scenario::{ErrorEvent, FailFirst, Match, Rule, Scenario, ToolCallSpec, Turn, UsageSpec};
 pub use server::ScriptedServer;
 

@@ -3,19 +3,8 @@
 //! keeps a worktree with changes and says so, `arbor worktrees` lists and merges it.
 
 use super::*;
+use arbor_testkit::git;
 use serde_json::json;
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = std::process::Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(["-c", "user.name=Test", "-c", "user.email=test@localhost"])
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "git {args:?}: {}", text(&out.stderr));
-    text(&out.stdout)
-}
 
 async fn isolation_cli() -> Cli {
     let scenario = json!({"rules": [

@@ -274,8 +274,7 @@ async fn a_sandboxed_command_cannot_plant_git_hooks_or_config_nor_reach_the_term
         Api::Anthropic,
     )
     .await;
-    let out = std::process::Command::new("git").arg("-C").arg(h.root()).args(["init", "-q"]).output().unwrap();
-    assert!(out.status.success());
+    arbor_testkit::git(&h.root(), &["init", "-q"]);
     let mut config = h.config();
     config.sandboxing = w.sandboxing();
     let outs = h.run_with(config, "plant a hook").await.outputs();

@@ -7,20 +7,8 @@ use super::subagents::*;
 use super::*;
 use arbor_protocol::{AgentEvent, ChangeKind, WorktreeAction, WorktreeState, WorktreeUpdate};
 use arbor_testkit::contract::violations;
+use arbor_testkit::git;
 use serde_json::json;
-use std::process::Command as Process;
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Process::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(["-c", "user.name=Test", "-c", "user.email=test@localhost"])
-        .args(args)
-        .output()
-        .expect("git runs");
-    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
 
 fn worktree_updates(events: &[AgentEvent], agent: &AgentId) -> Vec<WorktreeUpdate> {
     events
