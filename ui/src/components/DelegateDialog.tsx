@@ -22,11 +22,10 @@ import {
 } from "../bindings";
 import { useTaskLabel } from "../hooks/useTaskLabel";
 import { delegate } from "../ipc/actions";
-import { ISOLATION_LABELS, isIsolation, isolationRequest } from "../lib/changes";
+import { ISOLATION_LABELS, isolationRequest } from "../lib/changes";
 import {
   DELEGATION_MODE_LABELS,
   initialType,
-  isDelegationMode,
   limitSummary,
   narrowedTools,
   type DelegationMode,
@@ -35,6 +34,7 @@ import { delegateSandboxHint, isSandboxMode, modeOptionText, networkChoosable, s
 import { sessionStore } from "../store/sessionStore";
 import { useStore } from "../store/store";
 import { openDialog, select, uiStore } from "../store/ui";
+import { ChoiceSelect } from "./ChoiceSelect";
 import { IconChevron } from "./icons";
 import { Modal } from "./Modal";
 import { StatusIcon } from "./StatusIcon";
@@ -206,20 +206,13 @@ export function DelegateDialog({ parentId }: { parentId: AgentId }) {
           </div>
           <label className="field">
             <span className="label">Isolation</span>
-            <select
-              className="select"
-              data-testid="delegate-isolation"
+            <ChoiceSelect
+              testId="delegate-isolation"
+              values={ISOLATIONS}
+              labels={ISOLATION_LABELS}
               value={isolation}
-              onChange={(e) => {
-                if (isIsolation(e.target.value)) setIsolation(e.target.value);
-              }}
-            >
-              {ISOLATIONS.map((i) => (
-                <option key={i} value={i}>
-                  {ISOLATION_LABELS[i]}
-                </option>
-              ))}
-            </select>
+              onChange={setIsolation}
+            />
             <span className="hint">
               {isolation === "worktree"
                 ? "It works on a branch of its own; when it finishes, merge, keep or discard its changes from the tree."
@@ -263,20 +256,13 @@ export function DelegateDialog({ parentId }: { parentId: AgentId }) {
               </div>
               <label className="field">
                 <span className="label">Approvals</span>
-                <select
-                  className="select"
-                  data-testid="delegate-mode"
+                <ChoiceSelect
+                  testId="delegate-mode"
+                  values={DELEGATION_PERMISSION_MODES}
+                  labels={DELEGATION_MODE_LABELS}
                   value={mode}
-                  onChange={(e) => {
-                    if (isDelegationMode(e.target.value)) setMode(e.target.value);
-                  }}
-                >
-                  {DELEGATION_PERMISSION_MODES.map((m) => (
-                    <option key={m} value={m}>
-                      {DELEGATION_MODE_LABELS[m]}
-                    </option>
-                  ))}
-                </select>
+                  onChange={setMode}
+                />
               </label>
             </div>
           </details>

@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { ISOLATIONS } from "../bindings";
+import { isOneOf } from "./choice";
 import type { AgentChange, AgentEvent } from "../bindings";
 import { fileChange, worktreeUpdate } from "../test/events";
 import {
@@ -13,7 +15,6 @@ import {
   fileCounts,
   filesChanged,
   groupByAgent,
-  isIsolation,
   isOpenWorktree,
   isolationRequest,
   ISOLATION_LABELS,
@@ -151,8 +152,8 @@ describe("worktrees and isolation", () => {
   it("sends the shared tree as null", () => {
     expect(isolationRequest("shared")).toBeNull();
     expect(isolationRequest("worktree")).toBe("worktree");
-    expect(isIsolation("worktree")).toBe(true);
-    expect(isIsolation("elsewhere")).toBe(false);
+    expect(isOneOf(ISOLATIONS, "worktree")).toBe(true);
+    expect(isOneOf(ISOLATIONS, "elsewhere")).toBe(false);
     expect(ISOLATION_LABELS.shared).toBe("Shared tree");
   });
 });

@@ -7,8 +7,8 @@
  * is ambiguous, and what a revert or a merge did are Rust's word: nothing here
  * decides them, it only says them.
  */
+import { isOneOf } from "./choice";
 import {
-  ISOLATIONS,
   OPEN_WORKTREE_STATES,
   type AgentChange,
   type AgentEvent,
@@ -233,7 +233,7 @@ export const WORKTREE_STATE_LABELS: Readonly<Record<WorktreeState, string>> = {
 
 /** A worktree a person may still act on (merge, keep, discard): Rust's list. */
 export function isOpenWorktree(state: WorktreeState): boolean {
-  return (OPEN_WORKTREE_STATES as readonly string[]).includes(state);
+  return isOneOf(OPEN_WORKTREE_STATES, state);
 }
 
 /**
@@ -263,10 +263,6 @@ export const ISOLATION_LABELS: Readonly<Record<Isolation, string>> = {
   shared: "Shared tree",
   worktree: "Own git worktree (changes come back on a branch to merge)",
 };
-
-export function isIsolation(value: string): value is Isolation {
-  return (ISOLATIONS as readonly string[]).includes(value);
-}
 
 /** What the delegation sends: null for the shared tree (the default), else the choice. */
 export function isolationRequest(isolation: Isolation): Isolation | null {

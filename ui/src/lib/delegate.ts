@@ -14,10 +14,6 @@ export const DELEGATION_MODE_LABELS: Readonly<Record<DelegationMode, string>> = 
   dontAsk: "Never ask: refuse whatever would ask for approval",
 };
 
-export function isDelegationMode(value: string): value is DelegationMode {
-  return (DELEGATION_PERMISSION_MODES as readonly string[]).includes(value);
-}
-
 /**
  * The tools to send: null while every tool is ticked (the agent gets what its
  * type gives it), else the ticked ones in the list's order.

@@ -6,6 +6,7 @@
  * Tauri. What is enforced, and how, is Rust's: nothing here decides it, and
  * the modes are Rust's list (SANDBOX_MODES).
  */
+import { isOneOf } from "./choice";
 import {
   SANDBOX_MODES,
   type CommandSandbox,
@@ -91,7 +92,7 @@ export function modeOptionText(mode: SandboxMode): string {
 }
 
 export function isSandboxMode(value: string): value is SandboxMode {
-  return (SANDBOX_MODES as readonly string[]).includes(value);
+  return isOneOf(SANDBOX_MODES, value);
 }
 
 /** The sandbox settings with some fields changed, the rest as they were. */
