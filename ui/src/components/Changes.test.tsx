@@ -1,5 +1,5 @@
 import { act, fireEvent, render, screen, within } from "@testing-library/react";
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { beforeEach, describe, expect, it, vi } from "vitest";
 import type { AgentChange } from "../bindings";
 import { openPastSession } from "../ipc/history";
 import { fileChangedOf } from "../lib/changes";
@@ -10,6 +10,7 @@ import { pastSession, storedAgent } from "../test/past";
 import { applyEvents, resetStores, sessionInfo } from "../test/stores";
 import { AgentTree } from "./AgentTree";
 import { OutputView } from "./output/OutputView";
+import { withLayout } from "../test/layout";
 
 const commands = {
   revertChanges: vi.fn(),
@@ -27,18 +28,7 @@ vi.mock("../bindings", async (importOriginal) => ({
 
 const ok = <T,>(data: T) => Promise.resolve({ status: "ok" as const, data });
 
-// jsdom has no layout: give the scroll container and rows a size so the virtualiser renders rows.
-const sizes = { offsetHeight: 600, offsetWidth: 800, clientHeight: 600 };
-const saved: [string, PropertyDescriptor | undefined][] = [];
-beforeAll(() => {
-  for (const [k, v] of Object.entries(sizes)) {
-    saved.push([k, Object.getOwnPropertyDescriptor(HTMLElement.prototype, k)]);
-    Object.defineProperty(HTMLElement.prototype, k, { configurable: true, get: () => v });
-  }
-});
-afterAll(() => {
-  for (const [k, d] of saved) if (d) Object.defineProperty(HTMLElement.prototype, k, d);
-});
+withLayout({ offsetHeight: 600, offsetWidth: 800, clientHeight: 600 });
 
 const main = fileChange("README.md", "old\n", "new\n");
 const edit = fileChange("src/a.rs", "fn a() {}\n", "fn a() { 1 }\n", { lines_added: 3, lines_removed: 1 });

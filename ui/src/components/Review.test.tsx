@@ -1,6 +1,6 @@
 import { act, fireEvent, render, screen } from "@testing-library/react";
 import type { UsageUpdate } from "../bindings";
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { beforeEach, describe, expect, it, vi } from "vitest";
 import { openPastSession } from "../ipc/history";
 import { uiStore } from "../store/ui";
 import { eventMaker } from "../test/events";
@@ -14,6 +14,7 @@ import { OutputView } from "./output/OutputView";
 import { PromptBox } from "./PromptBox";
 import { ReviewBanner } from "./ReviewBanner";
 import { StatusBar } from "./StatusBar";
+import { withLayout } from "../test/layout";
 
 const commands = { openSession: vi.fn(), loadTranscript: vi.fn(), resumeSession: vi.fn(), sendCommand: vi.fn() };
 vi.mock("../bindings", async (importOriginal) => ({
@@ -25,18 +26,7 @@ vi.mock("@tauri-apps/api/core", () => ({ Channel: class {} }));
 
 const ok = <T,>(data: T) => Promise.resolve({ status: "ok" as const, data });
 
-// jsdom has no layout: give the scroll container and rows a size so the virtualiser renders rows.
-const sizes = { offsetHeight: 600, offsetWidth: 800, clientHeight: 600 };
-const saved: [string, PropertyDescriptor | undefined][] = [];
-beforeAll(() => {
-  for (const [k, v] of Object.entries(sizes)) {
-    saved.push([k, Object.getOwnPropertyDescriptor(HTMLElement.prototype, k)]);
-    Object.defineProperty(HTMLElement.prototype, k, { configurable: true, get: () => v });
-  }
-});
-afterAll(() => {
-  for (const [k, d] of saved) if (d) Object.defineProperty(HTMLElement.prototype, k, d);
-});
+withLayout({ offsetHeight: 600, offsetWidth: 800, clientHeight: 600 });
 
 beforeEach(() => {
   for (const f of Object.values(commands)) f.mockReset();

@@ -4,7 +4,7 @@
  * awaiting card's own Approve/Deny, and how requests ended in a reviewed session.
  */
 import { act, fireEvent, render, screen, within } from "@testing-library/react";
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { beforeEach, describe, expect, it, vi } from "vitest";
 import { openPastSession } from "../../ipc/history";
 import { select } from "../../store/ui";
 import { answered, askFor, ran, rule, spawnPlan } from "../../test/approvals";
@@ -13,6 +13,7 @@ import { pastSession, storedAgent } from "../../test/past";
 import { applyEvents, resetStores, sessionInfo } from "../../test/stores";
 import { AgentTree } from "../AgentTree";
 import { OutputView } from "./OutputView";
+import { withLayout } from "../../test/layout";
 
 const commands = { sendCommand: vi.fn(), openSession: vi.fn(), loadTranscript: vi.fn() };
 vi.mock("../../bindings", async (importOriginal) => ({
@@ -22,18 +23,7 @@ vi.mock("../../bindings", async (importOriginal) => ({
 }));
 vi.mock("@tauri-apps/api/core", () => ({ Channel: class {} }));
 
-// jsdom has no layout: give the scroll container and rows a size so the virtualiser renders rows.
-const sizes = { offsetHeight: 2000, offsetWidth: 800, clientHeight: 2000 };
-const saved: [string, PropertyDescriptor | undefined][] = [];
-beforeAll(() => {
-  for (const [k, v] of Object.entries(sizes)) {
-    saved.push([k, Object.getOwnPropertyDescriptor(HTMLElement.prototype, k)]);
-    Object.defineProperty(HTMLElement.prototype, k, { configurable: true, get: () => v });
-  }
-});
-afterAll(() => {
-  for (const [k, d] of saved) if (d) Object.defineProperty(HTMLElement.prototype, k, d);
-});
+withLayout({ offsetHeight: 2000, offsetWidth: 800, clientHeight: 2000 });
 
 const ok = <T,>(data: T) => Promise.resolve({ status: "ok" as const, data });
 const subtree = rule("rule-1", { agent_id: "agent-main", request_id: "r1", scope: "subtree" });

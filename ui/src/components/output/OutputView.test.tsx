@@ -1,10 +1,11 @@
 import { act, fireEvent, render, screen } from "@testing-library/react";
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { beforeEach, describe, expect, it, vi } from "vitest";
 import { select } from "../../store/ui";
 import { eventMaker } from "../../test/events";
 import { appState, applyEvents, applyUsage, resetStores, sessionInfo } from "../../test/stores";
 import { agentUsage, figures, usageUpdate } from "../../test/usage";
 import { OutputView } from "./OutputView";
+import { withLayout } from "../../test/layout";
 
 vi.mock("../../bindings", async (importOriginal) => ({
   // The real constants (they are Rust's rules); only the commands are faked.
@@ -12,18 +13,7 @@ vi.mock("../../bindings", async (importOriginal) => ({
   commands: {},
 }));
 
-// jsdom has no layout: give the scroll container and rows a size so the virtualiser renders rows.
-const sizes = { offsetHeight: 600, offsetWidth: 800, clientHeight: 600 };
-const saved: [string, PropertyDescriptor | undefined][] = [];
-beforeAll(() => {
-  for (const [k, v] of Object.entries(sizes)) {
-    saved.push([k, Object.getOwnPropertyDescriptor(HTMLElement.prototype, k)]);
-    Object.defineProperty(HTMLElement.prototype, k, { configurable: true, get: () => v });
-  }
-});
-afterAll(() => {
-  for (const [k, d] of saved) if (d) Object.defineProperty(HTMLElement.prototype, k, d);
-});
+withLayout({ offsetHeight: 600, offsetWidth: 800, clientHeight: 600 });
 
 const e = eventMaker();
 
