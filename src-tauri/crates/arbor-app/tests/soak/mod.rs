@@ -430,7 +430,12 @@ async fn leftover_processes(seed: u64) -> Vec<String> {
             for entry in dir.flatten() {
                 let Ok(cmd) = std::fs::read(entry.path().join("cmdline")) else { continue };
                 let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
-                if cmd.contains(&format!("echo {marker}")) {
+                // Seed 1's marker is a prefix of seed 11's: only a whole marker counts.
+                let needle = format!("echo {marker}");
+                let ours = cmd
+                    .match_indices(&needle)
+                    .any(|(i, _)| !cmd[i + needle.len()..].starts_with(|c: char| c.is_ascii_digit()));
+                if ours {
                     found.push(format!("process {} still runs: {}", entry.file_name().to_string_lossy(), cmd.trim()));
                 }
             }
