@@ -58,6 +58,9 @@ pub fn specta_builder() -> tauri_specta::Builder<tauri::Wry> {
         .constant("DELEGATION_PERMISSION_MODES", arbor_protocol::PermissionMode::TIGHTENING)
         .constant("SANDBOX_MODES", arbor_protocol::SandboxMode::ALL)
         .constant("ISOLATIONS", arbor_protocol::Isolation::ALL)
+        .constant("BUDGET_KINDS", arbor_protocol::BudgetKind::ALL)
+        .constant("BUDGET_ORIGINS", arbor_protocol::BudgetOrigin::ALL)
+        .constant("BUDGET_WARNING_FRACTION", arbor_protocol::budget::BUDGET_WARNING_FRACTION)
         .constant(
             "OPEN_WORKTREE_STATES",
             [arbor_protocol::WorktreeState::Ready, arbor_protocol::WorktreeState::Conflicted],

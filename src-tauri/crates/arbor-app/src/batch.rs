@@ -62,7 +62,17 @@ pub async fn forward(
         for ev in &batch {
             states.apply(ev);
             rules_changed |= active.apply(ev);
-            if matches!(ev.kind, EventKind::Usage(_)) && !touched.contains(&ev.agent_id) {
+            // What changes a usage figure or a budget meter: a response, a budget, a new
+            // descendant, a run's start or end (wall time).
+            let moves_figures = matches!(
+                ev.kind,
+                EventKind::Usage(_)
+                    | EventKind::BudgetSet(_)
+                    | EventKind::BudgetWarning(_)
+                    | EventKind::AgentStarted(_)
+                    | EventKind::AgentFinished(_)
+            );
+            if moves_figures && !touched.contains(&ev.agent_id) {
                 touched.push(ev.agent_id.clone());
             }
         }

@@ -86,6 +86,10 @@ pub struct Tuning {
     pub sandbox: SandboxRequest,
     /// Commands the sandbox holds run without asking (`--sandboxed-without-asking`); None: the settings say.
     pub run_sandboxed: Option<bool>,
+    /// The session's budget, over the settings' (`--max-tokens`, `--max-budget-usd`, `--max-duration`).
+    pub budget: arbor_protocol::Budget,
+    /// The spawn-rate guard (`--max-spawns-per-minute`); None: the settings say.
+    pub max_spawns_per_minute: Option<u32>,
 }
 
 #[derive(Debug, Clone, Deserialize, specta::Type)]
@@ -264,6 +268,11 @@ impl Host {
         config.providers = providers;
         config.retry = retry;
         config.limits = spec.tuning.limits.clone().unwrap_or_else(|| settings.runtime_limits());
+        // The command line's limits leave the settings' budgets be; its own budget flags win.
+        config.limits.subagent_budget = settings.budgets.subagent.clone();
+        config.limits.max_spawns_per_minute =
+            spec.tuning.max_spawns_per_minute.unwrap_or(settings.budgets.max_spawns_per_minute);
+        config.budget = settings.budgets.session.changed_by(&spec.tuning.budget);
         config.main_agent.max_turns = spec.tuning.max_turns.unwrap_or(settings.limits.main_max_turns);
         config.approval = match (spec.tuning.approval, demo) {
             (None, true) => ApprovalPolicy::default(),
@@ -299,6 +308,14 @@ impl Host {
             self.mcp_catalog(&workspace, &spec.tuning.mcp_files, &catalog.definitions, trusted);
         warnings.extend(mcp_problems.into_iter().map(|p| format!("mcp config: {p}")));
         warnings.extend(untrusted_mcp.as_ref().map(crate::trust::untrusted_warning));
+        if config.budget.max_cost_usd.is_some()
+            && arbor_core::provider::price_usage(&model, &Default::default()).is_none()
+        {
+            warnings.push(format!(
+                "budget: the price of {model} is unknown, so the session's dollar budget counts nothing it uses; \
+                 set a token budget (--max-tokens, or Settings → Budgets) to cap it"
+            ));
+        }
         for w in &warnings {
             tracing::warn!("{w}");
         }

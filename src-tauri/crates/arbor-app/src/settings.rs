@@ -5,6 +5,7 @@
 
 use arbor_core::approval::Decision;
 use arbor_core::{ApprovalPolicy, Limits};
+use arbor_protocol::Budget;
 pub use arbor_protocol::{ApprovalChoice, ProviderKind, SandboxMode, SandboxRequest};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -41,6 +42,28 @@ impl Default for LimitSettings {
     }
 }
 
+/// Budgets sessions start with (design.md §3.4b).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+#[serde(default)]
+pub struct BudgetSettings {
+    /// The session's: the main agent's budget, covering the whole tree.
+    pub session: Budget,
+    /// Every subagent's, unless its type, its Task call or a person says otherwise.
+    pub subagent: Budget,
+    /// The spawn-rate guard: new subagents a minute the models may start (0: no guard).
+    pub max_spawns_per_minute: u32,
+}
+
+impl Default for BudgetSettings {
+    fn default() -> Self {
+        Self {
+            session: Budget::default(),
+            subagent: Budget::default(),
+            max_spawns_per_minute: Limits::default().max_spawns_per_minute,
+        }
+    }
+}
+
 /// How long to wait for a model before giving up.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
 #[serde(default)]
@@ -70,6 +93,7 @@ pub struct Settings {
     pub approvals: BTreeMap<String, ApprovalChoice>,
     pub last_workspace: Option<String>,
     pub sandbox: SandboxSettings,
+    pub budgets: BudgetSettings,
 }
 
 /// The sandbox sessions start with (the main agent's; subagents start from it).
@@ -148,10 +172,18 @@ impl Settings {
             ("limits.main_max_turns", l.main_max_turns, 1, 1000),
             ("timeouts.idle_seconds", self.timeouts.idle_seconds, 1, 3600),
             ("timeouts.retry_budget_seconds", self.timeouts.retry_budget_seconds, 1, 86_400),
+            ("budgets.max_spawns_per_minute", self.budgets.max_spawns_per_minute, 0, 10_000),
         ];
         for (field, value, min, max) in checks {
             if !(min..=max).contains(&value) {
                 return Err(SettingsError::Invalid(format!("{field} must be between {min} and {max}, not {value}")));
+            }
+        }
+        for (name, b) in [("budgets.session", &self.budgets.session), ("budgets.subagent", &self.budgets.subagent)] {
+            if let Some(field) = b.invalid_field() {
+                return Err(SettingsError::Invalid(format!(
+                    "{name}.{field} must be above 0, or left empty for no limit"
+                )));
             }
         }
         for (kind, p) in [("anthropic", &self.anthropic), ("openai", &self.openai)] {
@@ -173,6 +205,8 @@ impl Settings {
             max_depth: l.max_depth,
             max_subagents: l.max_subagents,
             subagent_max_turns: l.subagent_max_turns,
+            max_spawns_per_minute: self.budgets.max_spawns_per_minute,
+            subagent_budget: self.budgets.subagent.clone(),
             ..Limits::default()
         }
     }

@@ -379,6 +379,7 @@ mod tests {
             approve_spawn: false,
             sandbox: None,
             isolation: Default::default(),
+            budget: Default::default(),
             file: Some(dir.path().join(".claude/agents/reviewer.md")),
             source: Some(source),
         };

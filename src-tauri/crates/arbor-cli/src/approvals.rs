@@ -44,6 +44,14 @@ enum Input {
         #[serde(default)]
         text: Option<String>,
     },
+    /// Change an agent's budget (default: the main agent's, the session's): the limits
+    /// given replace its own; an agent its budget stopped resumes if they leave room.
+    Budget {
+        #[serde(default)]
+        agent_id: Option<AgentId>,
+        #[serde(flatten)]
+        budget: arbor_protocol::Budget,
+    },
     /// A subagent under `parent_id` (default: the main agent), as the UI's "Delegate…".
     Delegate {
         #[serde(default)]
@@ -65,6 +73,9 @@ enum Input {
         sandbox: Option<arbor_protocol::SandboxRequest>,
         #[serde(default)]
         isolation: Option<arbor_protocol::Isolation>,
+        /// `max_tokens`, `max_cost_usd`, `max_duration_seconds`, `max_subagents`, as the Task tool's.
+        #[serde(flatten)]
+        budget: arbor_protocol::Budget,
     },
 }
 
@@ -260,6 +271,7 @@ fn command_of(line: &str, main: &AgentId) -> Result<Option<Command>, String> {
             permission_mode,
             sandbox,
             isolation,
+            budget,
         }) => Command::Delegate(DelegateRequest {
             parent_id: parent_id.unwrap_or_else(|| main.clone()),
             prompt,
@@ -271,7 +283,11 @@ fn command_of(line: &str, main: &AgentId) -> Result<Option<Command>, String> {
             permission_mode,
             sandbox,
             isolation,
+            budget: (!budget.is_empty()).then_some(budget),
         }),
+        Ok(Input::Budget { agent_id, budget }) => {
+            Command::SetBudget { agent_id: agent_id.unwrap_or_else(|| main.clone()), budget }
+        }
         Err(e) => {
             return Err(format!(
                 "ignored a stdin line that is not a known command ({}): {}",

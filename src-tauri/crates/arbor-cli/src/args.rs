@@ -241,6 +241,32 @@ pub struct Common {
     pub mcp: McpArgs,
     #[command(flatten)]
     pub sandbox: SandboxArgs,
+    #[command(flatten)]
+    pub budget: BudgetArgs,
+}
+
+/// The session's budget: the main agent's, so it covers every agent of the session.
+#[derive(Args, Debug, Clone, Default)]
+pub struct BudgetArgs {
+    /// Stop the session before its agents use more than N tokens (input + output; cache reads are not counted).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_tokens: Option<u64>,
+    /// Stop the session before its agents cost more than USD dollars (where the models' prices are known).
+    #[arg(long, value_name = "USD", value_parser = positive_dollars)]
+    pub max_budget_usd: Option<f64>,
+    /// Stop the session after this many seconds of wall time.
+    #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_duration: Option<u64>,
+    /// The spawn-rate guard: at most N new subagents a minute (0: no guard; default 30, or the settings').
+    #[arg(long, value_name = "N")]
+    pub max_spawns_per_minute: Option<u32>,
+}
+
+fn positive_dollars(s: &str) -> Result<f64, String> {
+    match s.trim().trim_start_matches('$').parse::<f64>() {
+        Ok(n) if n > 0.0 && n.is_finite() => Ok(n),
+        _ => Err(format!("expected an amount of dollars above 0, like 2.50 (got {s:?})")),
+    }
 }
 
 /// The OS sandbox `Bash` commands run in (default: the settings', else `workspace` with network off).

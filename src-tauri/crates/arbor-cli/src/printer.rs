@@ -254,6 +254,20 @@ impl Printer {
                 };
                 self.line(id, &format!("⎇ {text}"));
             }
+            EventKind::BudgetSet(b) => {
+                let carved = if b.carved.is_empty() { "" } else { " (cut to what the budgets above it had left)" };
+                let text =
+                    format!("budget {} · from {}{carved}", b.budget.describe(), b.origin.as_str().replace('_', " "));
+                self.line(id, &format!("{DIM}{text}{DIM:#}"));
+            }
+            EventKind::BudgetWarning(w) => {
+                let text = format!(
+                    "{ASK}budget {:.0}% used{ASK:#}: {} (its agents are told to wrap up)",
+                    w.standing.fraction * 100.0,
+                    w.standing.figures(w.kind)
+                );
+                self.line(id, &text);
+            }
             EventKind::RuleRevoked(r) => {
                 self.line(id, &format!("{DIM}rule {} revoked: the calls it covered ask again{DIM:#}", r.rule_id));
             }

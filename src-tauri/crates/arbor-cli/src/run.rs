@@ -57,6 +57,13 @@ pub fn tuning(common: &Common) -> Tuning {
         retry_budget: common.retry_budget.map(Duration::from_secs),
         sandbox: sandbox_request(&common.sandbox),
         run_sandboxed: common.sandbox.sandboxed_without_asking.then_some(true),
+        budget: arbor_protocol::Budget {
+            max_tokens: common.budget.max_tokens,
+            max_cost_usd: common.budget.max_budget_usd,
+            max_duration_seconds: common.budget.max_duration,
+            max_subagents: None,
+        },
+        max_spawns_per_minute: common.budget.max_spawns_per_minute,
     }
 }
 

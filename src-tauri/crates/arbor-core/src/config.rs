@@ -83,6 +83,8 @@ pub struct SessionConfig {
     pub sandboxing: Arc<Sandboxing>,
     /// The main agent's sandbox; subagents start from it.
     pub sandbox: SandboxPolicy,
+    /// The session's budget: the main agent's, so it covers the whole tree.
+    pub budget: arbor_protocol::Budget,
 }
 
 impl SessionConfig {
@@ -114,6 +116,7 @@ impl SessionConfig {
             mcp: Arc::new(McpCatalog::default()),
             sandboxing: Arc::new(Sandboxing::default()),
             sandbox: SandboxPolicy::default(),
+            budget: arbor_protocol::Budget::default(),
         }
     }
 }
@@ -134,6 +137,10 @@ pub struct Limits {
     pub max_turns_cap: u32,
     /// A child's result is cut to this many characters for its parent's model.
     pub result_chars: usize,
+    /// The spawn-rate guard: models may start at most this many subagents a minute (0: no guard).
+    pub max_spawns_per_minute: u32,
+    /// The budget every subagent gets unless its type, its Task call or a person says otherwise.
+    pub subagent_budget: arbor_protocol::Budget,
 }
 
 impl Default for Limits {
@@ -145,6 +152,8 @@ impl Default for Limits {
             subagent_max_turns: 10,
             max_turns_cap: 100,
             result_chars: 50_000,
+            max_spawns_per_minute: 30,
+            subagent_budget: arbor_protocol::Budget::default(),
         }
     }
 }

@@ -7,6 +7,7 @@
 
 mod agent;
 pub mod approval;
+mod budget;
 pub mod changes;
 pub mod clock;
 pub mod config;

@@ -83,6 +83,14 @@ pub struct AgentRecord {
     pub(crate) collected: bool,
     /// A line its parent's model reads after its result (what became of its worktree).
     pub(crate) note: Option<String>,
+    /// What its subtree has used, in budget terms (kept as events are emitted; wall time apart).
+    pub(crate) subtree_use: arbor_protocol::BudgetUse,
+    /// Why a budget stopped it, while its run winds down (its run then ends `budget_exhausted`).
+    pub(crate) budget_stop: Option<String>,
+    /// The limits of its budget already warned about.
+    pub(crate) budget_warned: Vec<arbor_protocol::BudgetKind>,
+    /// A wrap-up notice its model reads before its next request.
+    pub(crate) budget_notice: Option<String>,
 }
 
 impl AgentRecord {
@@ -109,6 +117,10 @@ impl AgentRecord {
             notifies_parent,
             collected: false,
             note: None,
+            subtree_use: arbor_protocol::BudgetUse::default(),
+            budget_stop: None,
+            budget_warned: Vec::new(),
+            budget_notice: None,
         }
     }
 

@@ -87,6 +87,7 @@ pub(crate) fn restore(shared: &Shared, main_id: &AgentId, main_spec: &Arc<AgentS
         st.registry.insert(record);
     }
     st.spawned = subagents;
+    st.registry.recount();
 }
 
 /// How a stored subagent runs again: as its type says now, on the model it
@@ -105,6 +106,7 @@ fn restored_spec(ctx: &Context, parent: &AgentSpec, parent_provider: &str, a: &S
         background: true,
         by_user: true,
         isolation: Some(arbor_protocol::Isolation::Shared),
+        budget: None,
     };
     match subagents::child_spec(ctx, parent, parent_provider, def, &req, a.depth) {
         Ok((spec, _)) => spec,

@@ -40,6 +40,8 @@ struct MainAgent {
     description: String,
     spec: Arc<AgentSpec>,
     provider_name: String,
+    /// The session's budget, given to the main agent when it starts.
+    budget: arbor_protocol::Budget,
 }
 
 impl Session {
@@ -131,6 +133,7 @@ impl Session {
                 worktree: None,
             }),
             provider_name: main_def.provider,
+            budget: config.budget,
         };
         Ok((Session { shared, main: Arc::new(main) }, stream))
     }
@@ -258,6 +261,17 @@ impl Session {
                 self.resume_agent(&agent_id, text)?;
                 return Ok(CommandReply::Resumed { agent_id });
             }
+            Command::SetBudget { agent_id, budget } => {
+                if agent_id == self.main.id {
+                    self.ensure_main();
+                }
+                let stopped = crate::budget::change(&self.shared, &agent_id, &budget)
+                    .ok_or_else(|| SessionError::UnknownAgent(agent_id.clone()))?;
+                if stopped && crate::budget::has_room(&self.shared, &agent_id) {
+                    self.resume_agent(&agent_id, Some(crate::budget::RAISED.to_string()))?;
+                    return Ok(CommandReply::Resumed { agent_id });
+                }
+            }
         }
         Ok(CommandReply::Done)
     }
@@ -308,6 +322,7 @@ impl Session {
             background: true,
             by_user: true,
             isolation: request.isolation,
+            budget: request.budget,
         };
         let mut plan = subagents::plan(&self.shared, &req)?;
         // Narrowed as the person chose: fewer tools, a stricter mode.
@@ -351,6 +366,8 @@ impl Session {
         ));
         // Emitted under the lock so no event of the main agent can precede it.
         st.emit(id, EventKind::AgentStarted(started));
+        let budget = self.main.budget.clone();
+        crate::budget::set(&mut st, id, budget, arbor_protocol::BudgetOrigin::Session, Vec::new());
     }
 
     /// Hands the answer to the waiting agent, which announces it (see `ask_approval`).

@@ -56,6 +56,8 @@ pub(crate) struct State {
     pub(crate) approvals: Approvals,
     /// Subagents the models have started so far (for `max_subagents`).
     pub(crate) spawned: u32,
+    /// When the models' spawns of the last minute happened (the spawn-rate guard).
+    pub(crate) spawn_times: std::collections::VecDeque<i64>,
     events: EventSink,
     /// The tool specs offered so far, by the names of the tools in them (see [`Shared::tool_specs`]).
     tool_specs: Vec<Arc<[ToolSpec]>>,
@@ -95,6 +97,7 @@ impl Locked<'_> {
         if let Some(r) = state.registry.get_mut(agent_id) {
             r.state.apply(&event);
         }
+        state.registry.account(&event);
         state.events.send(event);
     }
 
@@ -122,6 +125,7 @@ impl Shared {
             registry: Registry::default(),
             approvals: Approvals::default(),
             spawned: 0,
+            spawn_times: std::collections::VecDeque::new(),
             events,
             tool_specs: Vec::new(),
             rng,

@@ -31,6 +31,9 @@ pub enum Command {
         #[serde(default)]
         text: Option<String>,
     },
+    /// Change an agent's budget: the limits given replace its own. A running agent goes
+    /// on within the new limits; one its budget stopped resumes when the new ones leave room.
+    SetBudget { agent_id: AgentId, budget: crate::Budget },
 }
 
 /// The agent type of a subagent whose Task call or delegation names none: it
@@ -67,6 +70,9 @@ pub struct DelegateRequest {
     /// `worktree`: the child works in a git worktree of its own. Absent: as its type says.
     #[serde(default)]
     pub isolation: Option<crate::Isolation>,
+    /// The child's budget (covering its subtree), within what its parent has left. Absent: as its type says.
+    #[serde(default)]
+    pub budget: Option<crate::Budget>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]

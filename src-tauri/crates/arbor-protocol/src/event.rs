@@ -51,6 +51,10 @@ pub enum EventKind {
     FileChanged(crate::FileChanged),
     /// The agent's git worktree was made, finished, merged, kept or discarded.
     Worktree(crate::WorktreeUpdate),
+    /// The agent's budget (covering its subtree), when it starts or a person changes it.
+    BudgetSet(crate::BudgetSet),
+    /// The agent's subtree passed 80% of a limit of its budget.
+    BudgetWarning(crate::BudgetWarning),
     AgentFinished(AgentFinished),
 }
 
@@ -78,11 +82,13 @@ pub enum EventType {
     McpStatus,
     FileChanged,
     Worktree,
+    BudgetSet,
+    BudgetWarning,
     AgentFinished,
 }
 
 impl EventType {
-    pub const ALL: [EventType; 20] = [
+    pub const ALL: [EventType; 22] = [
         Self::AgentStarted,
         Self::AgentStatus,
         Self::UserMessage,
@@ -102,6 +108,8 @@ impl EventType {
         Self::McpStatus,
         Self::FileChanged,
         Self::Worktree,
+        Self::BudgetSet,
+        Self::BudgetWarning,
         Self::AgentFinished,
     ];
 
@@ -122,7 +130,7 @@ impl EventType {
     ];
 
     /// The events a session's tree is built from (every agent's, whichever is selected).
-    pub const SKELETON: [EventType; 10] = [
+    pub const SKELETON: [EventType; 12] = [
         Self::AgentStarted,
         Self::AgentStatus,
         Self::Usage,
@@ -132,6 +140,8 @@ impl EventType {
         Self::RuleRevoked,
         Self::TaskNotification,
         Self::Worktree,
+        Self::BudgetSet,
+        Self::BudgetWarning,
         Self::AgentFinished,
     ];
 
@@ -163,6 +173,8 @@ impl EventKind {
             Self::McpStatus(_) => EventType::McpStatus,
             Self::FileChanged(_) => EventType::FileChanged,
             Self::Worktree(_) => EventType::Worktree,
+            Self::BudgetSet(_) => EventType::BudgetSet,
+            Self::BudgetWarning(_) => EventType::BudgetWarning,
             Self::AgentFinished(_) => EventType::AgentFinished,
         }
     }
@@ -325,6 +337,16 @@ mod tests {
                     background: false,
                 }),
                 EventType::AgentStatus => EventKind::AgentStatus(StatusChanged { status: AgentStatus::Running }),
+                EventType::BudgetSet => EventKind::BudgetSet(crate::BudgetSet {
+                    budget: crate::Budget { max_tokens: Some(1000), ..Default::default() },
+                    origin: crate::BudgetOrigin::TaskCall,
+                    carved: vec![crate::BudgetKind::Tokens],
+                }),
+                EventType::BudgetWarning => EventKind::BudgetWarning(crate::BudgetWarning {
+                    kind: crate::BudgetKind::Tokens,
+                    standing: crate::Budget { max_tokens: Some(1000), ..Default::default() }
+                        .standing(crate::BudgetUse { tokens: 850, ..Default::default() }, 0),
+                }),
                 EventType::Worktree => EventKind::Worktree(crate::WorktreeUpdate {
                     state: crate::WorktreeState::Ready,
                     branch: "arbor/agent-1".into(),

@@ -5,6 +5,7 @@
 //! definitions (design.md §3.1).
 
 pub mod approval;
+pub mod budget;
 pub mod change;
 pub mod command;
 pub mod event;
@@ -25,6 +26,7 @@ pub use approval::{
     ActiveRules, ApprovalPreview, ApprovalRequest, ApprovalResolved, ApprovalRule, ApprovalStale, DecidedBy,
     RuleRevoked, SpawnEdit, SpawnPlan,
 };
+pub use budget::{Budget, BudgetKind, BudgetOrigin, BudgetSet, BudgetStanding, BudgetUse, BudgetWarning};
 pub use change::{ChangeKind, FileChanged, Kept, RevertConflict, RevertOutcome};
 pub use command::{ApprovalAnswer, Command, CommandReply, DelegateRequest, GENERAL_PURPOSE};
 pub use event::*;

@@ -3,6 +3,7 @@
 //! over from it, and the UI's reducer is checked against the same fixture
 //! (`tests/fixtures/agent_states`), so no two parts can disagree unseen.
 
+use crate::BudgetUse;
 use crate::{AgentEvent, AgentId, AgentStarted, AgentStatus, EventKind, StoredAgent, Usage};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -26,6 +27,8 @@ pub struct AgentUsage {
     pub agent_id: AgentId,
     pub own: UsageFigures,
     pub subtree: UsageFigures,
+    /// How its subtree stands against its budget, if it has one.
+    pub budget: Option<crate::BudgetStanding>,
 }
 
 /// Usage figures that changed, computed by [`AgentStates::usage_update`]: a
@@ -59,7 +62,23 @@ impl StoredAgent {
             files_modified: Vec::new(),
             result: None,
             error: None,
+            budget: None,
+            elapsed_ms: 0,
+            run_started_at: None,
         }
+    }
+
+    /// Its current run, if any, ended at `ts`: its wall time adds to the total.
+    fn end_run(&mut self, ts: i64) {
+        if let Some(start) = self.run_started_at.take() {
+            self.elapsed_ms += u64::try_from(ts - start).unwrap_or(0);
+        }
+    }
+
+    /// Wall time of all its runs, the current one's up to `now`.
+    pub fn elapsed_at(&self, now: i64) -> u64 {
+        let current = self.run_started_at.map_or(0, |s| u64::try_from(now - s).unwrap_or(0));
+        self.elapsed_ms + current
     }
 
     /// The agent as a resumed session takes it back: one that was still active
@@ -68,15 +87,19 @@ impl StoredAgent {
         if !self.status.is_terminal() {
             self.status = AgentStatus::Interrupted;
         }
+        self.run_started_at = None;
         self
     }
 
     /// Applies one of this agent's own events.
     ///
-    /// - `agent_status`: the status; a status that is not terminal starts a new run, so `ended_at` clears.
+    /// - `agent_status`: the status; a status that is not terminal starts a new run, so `ended_at` clears
+    ///   and, from its first running (or waiting) status, its wall time counts, until a terminal one.
     /// - `usage`: one model response: its tokens and cost add up, and it counts as a turn
     ///   (turns count every run's responses; `agent_finished.turns` counts its own run's).
-    /// - `agent_finished`: status, result, error, duration, the files it changed in all its runs, `ended_at`.
+    /// - `agent_finished`: status, result, error, duration, the files it changed in all its runs, `ended_at`;
+    ///   the run's wall time adds to `elapsed_ms`.
+    /// - `budget_set`: its budget.
     pub fn apply(&mut self, event: &AgentEvent) {
         match &event.kind {
             // Announced again (a store merging logs): where it sits and what it runs on.
@@ -95,7 +118,15 @@ impl StoredAgent {
                 if !change.status.is_terminal() {
                     self.ended_at = None;
                 }
+                // Time spent queued for a slot is not the agent's.
+                if matches!(change.status, AgentStatus::Running | AgentStatus::WaitingApproval) {
+                    self.run_started_at.get_or_insert(event.ts);
+                }
+                if change.status.is_terminal() {
+                    self.end_run(event.ts);
+                }
             }
+            EventKind::BudgetSet(set) => self.budget = Some(set.budget.clone()),
             EventKind::Usage(u) => {
                 self.usage.add(u);
                 self.turns += 1;
@@ -107,6 +138,7 @@ impl StoredAgent {
                 self.duration_ms = Some(f.duration_ms);
                 self.files_modified = f.files_modified.clone();
                 self.ended_at = Some(event.ts);
+                self.end_run(event.ts);
             }
             _ => {}
         }
@@ -118,6 +150,8 @@ impl StoredAgent {
 pub struct AgentStates {
     agents: Vec<StoredAgent>,
     index: HashMap<AgentId, usize>,
+    /// The latest event's time: "now" for a running agent's wall time.
+    now: i64,
 }
 
 impl AgentStates {
@@ -125,6 +159,7 @@ impl AgentStates {
     pub fn from_agents(agents: impl IntoIterator<Item = StoredAgent>) -> Self {
         let mut out = Self::default();
         for a in agents {
+            out.now = out.now.max(a.ended_at.unwrap_or(a.started_at));
             out.insert(a);
         }
         out
@@ -143,6 +178,7 @@ impl AgentStates {
     /// Applies one event; returns its agent, or None for an agent never announced
     /// (its events are kept by whoever stores them, but there is no agent to change).
     pub fn apply(&mut self, event: &AgentEvent) -> Option<&StoredAgent> {
+        self.now = self.now.max(event.ts);
         let i = match (self.index.get(&event.agent_id), &event.kind) {
             (Some(&i), _) => i,
             (None, EventKind::AgentStarted(started)) => {
@@ -195,6 +231,7 @@ impl AgentStates {
     /// those agents' usage changed. One pass over the agents, however many are touched.
     pub fn usage_update<'a>(&self, touched: impl IntoIterator<Item = &'a AgentId>) -> UsageUpdate {
         let mut subtree: Vec<Usage> = self.agents.iter().map(|a| a.usage.clone()).collect();
+        let mut descendants = vec![0u32; self.agents.len()];
         let mut wanted = vec![false; self.agents.len()];
         for id in touched {
             for i in self.ancestry(id) {
@@ -204,18 +241,30 @@ impl AgentStates {
         for a in &self.agents {
             for above in self.ancestry(&a.id).skip(1) {
                 subtree[above].add(&a.usage);
+                descendants[above] += 1;
             }
         }
         let agents = self
             .agents
             .iter()
             .zip(subtree)
+            .zip(descendants)
             .zip(wanted)
             .filter(|(_, wanted)| *wanted)
-            .map(|((a, subtree), _)| AgentUsage {
-                agent_id: a.id.clone(),
-                own: UsageFigures::of(a.usage.clone()),
-                subtree: UsageFigures::of(subtree),
+            .map(|(((a, subtree), descendants), _)| {
+                let budget = a.budget.as_ref().map(|b| {
+                    let mut used = BudgetUse::default();
+                    used.add_usage(&subtree);
+                    used.elapsed_ms = a.elapsed_at(self.now);
+                    used.subagents = descendants;
+                    b.standing(used, 0)
+                });
+                AgentUsage {
+                    agent_id: a.id.clone(),
+                    own: UsageFigures::of(a.usage.clone()),
+                    subtree: UsageFigures::of(subtree),
+                    budget,
+                }
             })
             .collect();
         UsageUpdate { agents, session: UsageFigures::of(self.total_usage()) }

@@ -18,10 +18,12 @@ pub enum AgentStatus {
     Truncated,
     /// Was running when the process died; set when a store is reopened.
     Interrupted,
+    /// Its budget, or an ancestor's, ran out: its subtree was stopped.
+    BudgetExhausted,
 }
 
 impl AgentStatus {
-    pub const ALL: [AgentStatus; 9] = [
+    pub const ALL: [AgentStatus; 10] = [
         Self::Queued,
         Self::Running,
         Self::WaitingApproval,
@@ -31,11 +33,19 @@ impl AgentStatus {
         Self::MaxTurns,
         Self::Truncated,
         Self::Interrupted,
+        Self::BudgetExhausted,
     ];
 
     /// The statuses in which an agent will do no more work (until resumed).
-    pub const TERMINAL: [AgentStatus; 6] =
-        [Self::Completed, Self::Failed, Self::Cancelled, Self::MaxTurns, Self::Truncated, Self::Interrupted];
+    pub const TERMINAL: [AgentStatus; 7] = [
+        Self::Completed,
+        Self::Failed,
+        Self::Cancelled,
+        Self::MaxTurns,
+        Self::Truncated,
+        Self::Interrupted,
+        Self::BudgetExhausted,
+    ];
 
     pub fn is_terminal(self) -> bool {
         Self::TERMINAL.contains(&self)
@@ -140,7 +150,8 @@ mod tests {
                 | AgentStatus::Cancelled
                 | AgentStatus::MaxTurns
                 | AgentStatus::Truncated
-                | AgentStatus::Interrupted => {}
+                | AgentStatus::Interrupted
+                | AgentStatus::BudgetExhausted => {}
             }
         }
         listed(&AgentStatus::ALL);

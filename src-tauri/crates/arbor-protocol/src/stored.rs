@@ -18,10 +18,12 @@ pub enum SessionStatus {
     Truncated,
     /// Its process died while agents were still working.
     Interrupted,
+    /// The session's budget ran out.
+    BudgetExhausted,
 }
 
 impl SessionStatus {
-    pub const ALL: [SessionStatus; 7] = [
+    pub const ALL: [SessionStatus; 8] = [
         Self::Running,
         Self::Completed,
         Self::Failed,
@@ -29,6 +31,7 @@ impl SessionStatus {
         Self::MaxTurns,
         Self::Truncated,
         Self::Interrupted,
+        Self::BudgetExhausted,
     ];
 
     /// The session status that mirrors its main agent's: an agent that is queued,
@@ -42,6 +45,7 @@ impl SessionStatus {
             AgentStatus::MaxTurns => Self::MaxTurns,
             AgentStatus::Truncated => Self::Truncated,
             AgentStatus::Interrupted => Self::Interrupted,
+            AgentStatus::BudgetExhausted => Self::BudgetExhausted,
         }
     }
 
@@ -96,6 +100,15 @@ pub struct StoredAgent {
     pub files_modified: Vec<String>,
     pub result: Option<String>,
     pub error: Option<String>,
+    /// Its budget (covering its subtree), if it has one.
+    #[serde(default)]
+    pub budget: Option<crate::Budget>,
+    /// Wall time of all its runs that ended (a resumed agent's runs add up).
+    #[serde(default)]
+    pub elapsed_ms: u64,
+    /// When its current run started; None while it is not running.
+    #[serde(default)]
+    pub run_started_at: Option<i64>,
 }
 
 impl StoredAgent {
@@ -167,7 +180,8 @@ mod tests {
                 | SessionStatus::Cancelled
                 | SessionStatus::MaxTurns
                 | SessionStatus::Truncated
-                | SessionStatus::Interrupted => {}
+                | SessionStatus::Interrupted
+                | SessionStatus::BudgetExhausted => {}
             }
             let wire = serde_json::to_value(st).unwrap();
             assert_eq!(wire, serde_json::Value::String(st.as_str().into()));

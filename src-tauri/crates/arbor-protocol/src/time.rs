@@ -22,6 +22,17 @@ pub fn second(ms: i64) -> String {
     utc(ms).format("%Y-%m-%d %H:%M:%S").to_string()
 }
 
+/// A span as a person says it: "850 ms", "42 s", "3 min 05 s", "1 h 02 min".
+pub fn duration_words(ms: u64) -> String {
+    let s = ms / 1000;
+    match s {
+        0 => format!("{ms} ms"),
+        1..=59 => format!("{s} s"),
+        60..=3599 => format!("{} min {:02} s", s / 60, s % 60),
+        _ => format!("{} h {:02} min", s / 3600, (s % 3600) / 60),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -33,5 +44,9 @@ mod tests {
         assert_eq!(date(951_782_400_000), "2000-02-29");
         assert_eq!(minute(1_795_305_600_000 + 61_000), "2026-11-22 00:01");
         assert_eq!(second(-1_000), "1969-12-31 23:59:59");
+        assert_eq!(duration_words(850), "850 ms");
+        assert_eq!(duration_words(42_300), "42 s");
+        assert_eq!(duration_words(185_000), "3 min 05 s");
+        assert_eq!(duration_words(3_720_000), "1 h 02 min");
     }
 }

@@ -19,7 +19,7 @@ pub(crate) const SESSION_COLUMNS: &str = "id, workspace, first_prompt, provider,
 
 pub(crate) const AGENT_COLUMNS: &str = "id, parent_id, parent_call_id, depth, description, subagent_type, model, \
      provider, background, status, started_at, ended_at, turns, duration_ms, input_tokens, output_tokens, \
-     cache_read_tokens, cache_write_tokens, cost_usd, files_modified, result, error";
+     cache_read_tokens, cache_write_tokens, cost_usd, files_modified, result, error, budget, elapsed_ms, run_started_at";
 
 /// The event types of an agent's transcript (the protocol's list).
 static TRANSCRIPT_TYPES_SQL: std::sync::LazyLock<String> =
@@ -89,6 +89,13 @@ pub(crate) fn agent_row(r: &Row<'_>) -> rusqlite::Result<StoredAgent> {
         files_modified: serde_json::from_str(&files).map_err(|e| conversion(19, e))?,
         result: r.get(20)?,
         error: r.get(21)?,
+        budget: r
+            .get::<_, Option<String>>(22)?
+            .map(|b| serde_json::from_str(&b))
+            .transpose()
+            .map_err(|e| conversion(22, e))?,
+        elapsed_ms: r.get(23)?,
+        run_started_at: r.get(24)?,
     })
 }
 

@@ -12,7 +12,7 @@ use rusqlite::{OptionalExtension, TransactionBehavior, params};
 impl Store {
     /// Marks the agents of sessions whose owner process is gone (not this one)
     /// as interrupted, appending an `agent_status` event for each with the next
-    /// seq and `ts = now_ms`. Returns the sessions it touched.
+    /// seq and the time of the session's last event. Returns the sessions it touched.
     pub fn recover(&self, now_ms: i64) -> Result<Vec<SessionId>, StoreError> {
         let mut conn = self.writer();
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).at(&self.path)?;
@@ -41,12 +41,15 @@ impl Store {
                 )
                 .and_then(|mut st| st.query_map([session.as_str()], |r| r.get(0))?.collect())
                 .at(&self.path)?;
-            let last: Option<u64> = tx
-                .prepare_cached("SELECT MAX(seq) FROM events WHERE session_id = ?1")
-                .and_then(|mut st| st.query_row([session.as_str()], |r| r.get(0)).optional())
+            // Stamped with the time of the session's last event, the nearest known to when the
+            // process died: an interrupted run's wall time must not count the hours until now.
+            let (last, last_ts): (Option<u64>, Option<i64>) = tx
+                .prepare_cached("SELECT MAX(seq), MAX(ts) FROM events WHERE session_id = ?1")
+                .and_then(|mut st| st.query_row([session.as_str()], |r| Ok((r.get(0)?, r.get(1)?))).optional())
                 .at(&self.path)?
-                .flatten();
+                .unwrap_or((None, None));
             let mut seq = last.unwrap_or(0);
+            let ts = last_ts.unwrap_or(now_ms);
             let events: Vec<AgentEvent> = active
                 .into_iter()
                 .map(|agent| {
@@ -55,7 +58,7 @@ impl Store {
                         agent_id: AgentId(agent),
                         session_id: session.clone(),
                         seq,
-                        ts: now_ms,
+                        ts,
                         kind: EventKind::AgentStatus(StatusChanged { status: AgentStatus::Interrupted }),
                     }
                 })

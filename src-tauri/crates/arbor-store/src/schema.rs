@@ -32,6 +32,11 @@ const SKELETON_V2: &str = "type IN ('agent_started', 'agent_status', 'usage', 'a
 const SKELETON_V3: &str = "type IN ('agent_started', 'agent_status', 'usage', 'approval_request', \
      'approval_stale', 'approval_resolved', 'rule_revoked', 'task_notification', 'worktree', 'agent_finished')";
 
+/// The skeleton's condition from version 4: budgets joined it.
+const SKELETON_V4: &str = "type IN ('agent_started', 'agent_status', 'usage', 'approval_request', \
+     'approval_stale', 'approval_resolved', 'rule_revoked', 'task_notification', 'worktree', 'budget_set', \
+     'budget_warning', 'agent_finished')";
+
 const V1: &str = "
 CREATE TABLE sessions (
     id TEXT PRIMARY KEY NOT NULL,
@@ -129,7 +134,15 @@ CREATE INDEX events_skeleton ON events (session_id, seq) WHERE SKELETON_TYPES;
 ";
 
 /// The schema version this build writes and reads.
-pub const SCHEMA_VERSION: u32 = 3;
+pub const SCHEMA_VERSION: u32 = 4;
+
+/// Version 4: agents keep their budget and the wall time of all their runs.
+const V4: &str = "
+ALTER TABLE agents ADD COLUMN budget TEXT;
+ALTER TABLE agents ADD COLUMN elapsed_ms INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE agents ADD COLUMN run_started_at INTEGER;
+UPDATE agents SET elapsed_ms = COALESCE(duration_ms, 0);
+";
 
 fn steps() -> [String; SCHEMA_VERSION as usize] {
     [
@@ -137,6 +150,7 @@ fn steps() -> [String; SCHEMA_VERSION as usize] {
         V2.replace("SKELETON_TYPES", SKELETON_V2),
         // The same step as 2: the index rebuilt with the new list.
         V2.replace("SKELETON_TYPES", SKELETON_V3),
+        format!("{V4}{}", V2.replace("SKELETON_TYPES", SKELETON_V4)),
     ]
 }
 
@@ -181,6 +195,6 @@ mod tests {
 
     #[test]
     fn the_skeleton_condition_is_the_text_the_latest_step_indexed_with() {
-        assert_eq!(*SKELETON_TYPES_SQL, SKELETON_V3);
+        assert_eq!(*SKELETON_TYPES_SQL, SKELETON_V4);
     }
 }

@@ -318,6 +318,7 @@ pub async fn run(seed: u64, dir: &Path) -> Outcome {
                     permission_mode: None,
                     sandbox: None,
                     isolation: None,
+                    budget: None,
                 }));
             }
         }

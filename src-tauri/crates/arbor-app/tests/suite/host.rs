@@ -121,6 +121,7 @@ async fn the_demo_runs_its_subagents_and_a_delegation_reaches_the_main_agent() {
             permission_mode: None,
             sandbox: None,
             isolation: None,
+            budget: None,
         }))
         .unwrap();
     let CommandReply::Delegated { agent_id: delegated } = reply else { panic!("{reply:?}") };

@@ -101,6 +101,7 @@ pub(crate) fn deliver(
     let cancel = parent_cancel.child_token();
     r.inbox = Some(inbox_tx);
     r.cancel = cancel.clone();
+    r.budget_stop = None;
     r.outcome.send_replace(None);
     // A subagent's later runs answer no Task call: their results go to the parent as notifications.
     if r.state.parent_id.is_some() {
@@ -136,12 +137,14 @@ pub(crate) fn launch(
         spec,
         history,
         inbox,
-        cancel,
+        cancel: cancel.clone(),
         mcp_failed: Vec::new(),
+        last_cost: None,
     };
     let span = info_span!("session", session_id = %shared.ctx.id);
     let runtime = &shared.ctx.runtime;
     let handle = runtime.spawn(run.run(shared.clone()).instrument(span));
+    crate::budget::watch_deadline(shared, id_for_panic.clone(), cancel);
     // A bug that panics an agent's task must still end the agent, or whoever waits
     // for it (a Task call, a parent, the CLI) would wait forever.
     let shared = shared.clone();

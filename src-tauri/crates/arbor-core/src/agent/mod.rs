@@ -39,6 +39,9 @@ pub(crate) struct AgentRun {
     pub cancel: CancellationToken,
     /// The MCP servers that could not list their tools for this run, and why.
     pub mcp_failed: Vec<(String, McpError)>,
+    /// What its last response cost in budget tokens, and how long the history it
+    /// answered was: the next request's estimate starts from them.
+    pub last_cost: Option<(u64, usize)>,
 }
 
 impl AgentRun {
@@ -68,6 +71,7 @@ impl AgentRun {
                     Some(o) => o,
                     None => self.turns(&shared, &specs, &mut turns).await,
                 };
+                let (status, error) = crate::budget::explain(&shared, &self.id, status, error);
                 if status != AgentStatus::Completed {
                     lifecycle::stop_children(&shared, &self.id).await;
                 }
@@ -135,6 +139,10 @@ impl AgentRun {
             if *turns >= self.spec.max_turns {
                 return (AgentStatus::MaxTurns, None);
             }
+            if let Err(why) = self.check_budget(shared, specs) {
+                return (AgentStatus::BudgetExhausted, Some(why));
+            }
+            let asked_with = self.history.len();
             let response = match turn::model_turn(shared, self, specs, *turns + 1).await {
                 Ok(r) => r,
                 Err(turn::TurnError::Cancelled) => return (AgentStatus::Cancelled, None),
@@ -144,6 +152,8 @@ impl AgentRun {
                 }
             };
             *turns += 1;
+            let u = &response.usage;
+            self.last_cost = Some((u.input_tokens + u.output_tokens + u.cache_write_tokens, asked_with));
             let cut = response.stop_reason == StopReason::MaxTokens;
             let mut calls: Vec<calls::Call> = response
                 .content
@@ -198,6 +208,28 @@ impl AgentRun {
                 return (AgentStatus::MaxTurns, None);
             }
         }
+    }
+
+    /// Checks the budgets above it before a request; a wrap-up notice due goes
+    /// into the history first, for the model to read. Err: a budget ran out.
+    fn check_budget(&mut self, shared: &Shared, specs: &[ToolSpec]) -> Result<(), String> {
+        let (last, from) = match self.last_cost {
+            Some((cost, len)) => (Some(cost), len.min(self.history.len())),
+            None => (None, 0),
+        };
+        let fixed = || {
+            self.spec.system.len()
+                + specs
+                    .iter()
+                    .map(|s| s.name.len() + s.description.len() + s.input_schema.to_string().len())
+                    .sum::<usize>()
+        };
+        let fixed = if last.is_none() { fixed() } else { 0 };
+        let next = crate::budget::next_request_tokens(last, &self.history[from..], fixed);
+        if let Some(notice) = crate::budget::before_request(shared, &self.id, next)? {
+            append_user(&mut self.history, vec![UserBlock::Text { text: notice }]);
+        }
+        Ok(())
     }
 
     /// Adds the tools of its MCP servers (lists fetched once per workspace, so

@@ -73,6 +73,9 @@ pub struct AgentDefinition {
     pub sandbox: Option<arbor_protocol::SandboxRequest>,
     /// `isolation: worktree` (Claude Code's): the agent works in a git worktree of its own.
     pub isolation: Isolation,
+    /// Arbor's `maxTokens`, `maxCostUsd`, `maxDurationSeconds`, `maxSubagents`: each agent of
+    /// this type gets this budget (covering its subtree), within what its parent has left.
+    pub budget: arbor_protocol::Budget,
     /// The file it came from; None for built-in types.
     pub file: Option<PathBuf>,
     /// Which directory the file came from; None for built-in types.
@@ -151,7 +154,11 @@ const MAX_FILE_BYTES: usize = 1 << 20;
 const DELIMITER: &str = "---";
 
 /// The fields read; any other is noted and ignored.
-const KNOWN_FIELDS: [&str; 13] = [
+const KNOWN_FIELDS: [&str; 17] = [
+    "maxTokens",
+    "maxCostUsd",
+    "maxDurationSeconds",
+    "maxSubagents",
     "name",
     "description",
     "tools",

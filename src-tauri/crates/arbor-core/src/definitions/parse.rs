@@ -90,6 +90,12 @@ pub fn parse_definition(
     let approve_spawn = fields.optional_bool("approveSpawn")?.unwrap_or(false);
     let sandbox = fields.sandbox()?;
     let isolation = fields.isolation()?;
+    let budget = arbor_protocol::Budget {
+        max_tokens: fields.positive("maxTokens")?,
+        max_cost_usd: fields.dollars("maxCostUsd")?,
+        max_duration_seconds: fields.positive("maxDurationSeconds")?,
+        max_subagents: fields.positive("maxSubagents")?.map(|n| u32::try_from(n).unwrap_or(u32::MAX)),
+    };
 
     let mut unknown: Vec<&String> = map.keys().filter(|k| !KNOWN_FIELDS.contains(&k.as_str())).collect();
     unknown.sort();
@@ -112,6 +118,7 @@ pub fn parse_definition(
         approve_spawn,
         sandbox,
         isolation,
+        budget,
         file: Some(file.to_path_buf()),
         source: Some(source),
     };
@@ -288,6 +295,35 @@ impl Fields<'_> {
             None => Ok(Isolation::Shared),
             Some("worktree") => Ok(Isolation::Worktree),
             Some(other) => Err(self.bad("isolation", format!("must be `worktree` (got {other:?})"))),
+        }
+    }
+
+    /// A whole number of at least 1 (a budget's limit), or absent.
+    fn positive(&self, field: &str) -> Result<Option<u64>, DefinitionProblem> {
+        let Some(value) = self.get(field) else { return Ok(None) };
+        let n = match value {
+            Pod::Integer(n) => u64::try_from(*n).ok(),
+            Pod::String(s) => s.trim().replace('_', "").parse::<u64>().ok(),
+            _ => None,
+        };
+        match n {
+            Some(n) if n >= 1 => Ok(Some(n)),
+            _ => Err(self.bad(field, format!("must be a whole number of at least 1 (got {})", shown(value)))),
+        }
+    }
+
+    /// Dollars above zero (`maxCostUsd: 2.5`), or absent.
+    fn dollars(&self, field: &str) -> Result<Option<f64>, DefinitionProblem> {
+        let Some(value) = self.get(field) else { return Ok(None) };
+        let n = match value {
+            Pod::Integer(n) => Some(*n as f64),
+            Pod::Float(f) => Some(*f),
+            Pod::String(s) => s.trim().trim_start_matches('$').parse::<f64>().ok(),
+            _ => None,
+        };
+        match n {
+            Some(n) if n > 0.0 && n.is_finite() => Ok(Some(n)),
+            _ => Err(self.bad(field, format!("must be a number of dollars above 0 (got {})", shown(value)))),
         }
     }
 

@@ -76,6 +76,7 @@ fn a_claude_code_agent_file_loads_unchanged() {
             approve_spawn: false,
             sandbox: None,
             isolation: Default::default(),
+            budget: Default::default(),
             color: None,
             file: Some(PathBuf::from("/w/.claude/agents/x.md")),
             source: Some(DefinitionSource::ClaudeProject),

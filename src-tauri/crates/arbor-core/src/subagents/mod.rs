@@ -67,6 +67,13 @@ pub enum SpawnError {
     Closed,
     #[error("{0}")]
     Worktree(#[from] crate::worktree::WorktreeError),
+    #[error("no subagent started: {0}. Do this subtask yourself, or give your answer with what you have")]
+    Budget(String),
+    #[error(
+        "no subagent started: the spawn-rate guard allows {max} new subagents a minute in this session, and that \
+         many started in the last minute. Wait for their results (TaskOutput) or do this subtask yourself"
+    )]
+    SpawnRate { max: u32 },
 }
 
 /// A child to start.
@@ -85,6 +92,8 @@ pub(crate) struct SpawnRequest {
     pub by_user: bool,
     /// Where it works; None: as its type says.
     pub isolation: Option<arbor_protocol::Isolation>,
+    /// The budget the Task call or the person gives it (within its type's, for a model).
+    pub budget: Option<arbor_protocol::Budget>,
 }
 
 pub(crate) struct Spawned {
@@ -100,6 +109,8 @@ pub(crate) struct Plan {
     spec: AgentSpec,
     provider_name: String,
     depth: u32,
+    /// Its budget before it is carved from its ancestors' remainders, and where it came from.
+    budget: (arbor_protocol::Budget, arbor_protocol::BudgetOrigin),
 }
 
 /// Validates a request and works out the child it would start (what a spawn
@@ -142,7 +153,9 @@ pub(crate) fn plan(shared: &Arc<Shared>, req: &SpawnRequest) -> Result<Plan, Spa
         return Err(crate::worktree::WorktreeError::NotARepository(root).into());
     }
     let subagent_type = def.map_or(GENERAL_PURPOSE, |d| d.name.as_str()).to_string();
-    Ok(Plan { subagent_type, spec, provider_name, depth })
+    let budget =
+        crate::budget::wanted(&ctx.limits.subagent_budget, def.map(|d| &d.budget), req.budget.as_ref(), req.by_user);
+    Ok(Plan { subagent_type, spec, provider_name, depth, budget })
 }
 
 impl Plan {
@@ -221,7 +234,7 @@ impl Plan {
 /// Registers and starts the child `plan` describes.
 pub(crate) fn start(shared: &Arc<Shared>, req: SpawnRequest, plan: Plan) -> Result<Spawned, SpawnError> {
     let ctx = &shared.ctx;
-    let Plan { subagent_type, spec, provider_name, depth } = plan;
+    let Plan { subagent_type, spec, provider_name, depth, budget: (wanted, origin) } = plan;
     let mut st = shared.lock();
     if ctx.root_cancel.is_cancelled() {
         return Err(SpawnError::Closed);
@@ -229,11 +242,12 @@ pub(crate) fn start(shared: &Arc<Shared>, req: SpawnRequest, plan: Plan) -> Resu
     let parent = st.registry.get(&req.parent).ok_or_else(|| SpawnError::UnknownParent(req.parent.clone()))?;
     // A model's parent is running (it is calling Task); a person may delegate under an idle one.
     let parent_cancel = parent.cancel_for_child(&ctx.root_cancel);
+    if !req.by_user && st.spawned >= ctx.limits.max_subagents {
+        return Err(SpawnError::SubagentLimit { max: ctx.limits.max_subagents });
+    }
+    let rate = (!req.by_user && ctx.limits.max_spawns_per_minute > 0).then_some(ctx.limits.max_spawns_per_minute);
+    let (budget, carved) = crate::budget::before_spawn(&mut st, &req.parent, wanted, shared.now_ms(), rate)?;
     if !req.by_user {
-        let max = ctx.limits.max_subagents;
-        if st.spawned >= max {
-            return Err(SpawnError::SubagentLimit { max });
-        }
         st.spawned += 1;
     }
     let id = st.new_agent_id();
@@ -264,6 +278,7 @@ pub(crate) fn start(shared: &Arc<Shared>, req: SpawnRequest, plan: Plan) -> Resu
     st.registry.insert(record);
     // Under the lock: nothing of this agent can be emitted before it is announced.
     st.emit(&id, EventKind::AgentStarted(started));
+    crate::budget::set(&mut st, &id, budget, origin, carved);
     st.emit(&id, EventKind::AgentStatus(StatusChanged { status: AgentStatus::Queued }));
     st.emit(&id, EventKind::UserMessage(Text { content: req.prompt.clone() }));
     drop(st);
@@ -438,6 +453,17 @@ pub(crate) fn result_for_model(id: &AgentId, finished: &AgentFinished, max_chars
             false,
         ),
         AgentStatus::Cancelled => ("Subagent error: cancelled by the user".to_string(), true),
+        AgentStatus::BudgetExhausted => {
+            let why = finished.error.as_deref().unwrap_or("its budget ran out");
+            let mut text = format!("Subagent error: stopped because {why} (status budget_exhausted).");
+            if !finished.result.trim().is_empty() {
+                text.push_str(&format!(
+                    " Its last text before it stopped:\n\n{}",
+                    cap_result(&finished.result, max_chars)
+                ));
+            }
+            (text, true)
+        }
         status => {
             let why = finished.error.as_deref().unwrap_or("it ended without a result");
             (format!("Subagent error: {why} (status {})", status.as_str()), true)

@@ -106,6 +106,16 @@ struct TaskInput {
     /// it cannot disturb your files or other subagents'; its changes come back on the branch for the user to merge
     #[schemars(with = "Option<IsolationName>")]
     isolation: Option<String>,
+    /// A token budget for the subagent and everything it starts (input + output tokens); never more than you
+    /// have left (optional)
+    #[schemars(with = "Option<u64>", range(min = 1))]
+    max_tokens: Option<Value>,
+    /// A budget in US dollars for the subagent and everything it starts (optional)
+    #[schemars(with = "Option<f64>")]
+    max_cost_usd: Option<Value>,
+    /// A wall-clock limit for the subagent, in seconds (optional)
+    #[schemars(with = "Option<u64>", range(min = 1))]
+    max_duration_seconds: Option<Value>,
 }
 
 /// The isolation values a Task call may name.
@@ -114,6 +124,16 @@ struct TaskInput {
 #[serde(rename_all = "snake_case")]
 enum IsolationName {
     Worktree,
+}
+
+/// A budget limit as the model wrote it: a number above zero (`"5000"` counts too).
+fn parse_limit(field: &str, v: &Option<Value>) -> Result<Option<f64>, ToolResult> {
+    let Some(v) = v.as_ref().filter(|v| !v.is_null()) else { return Ok(None) };
+    let n = v.as_f64().or_else(|| v.as_str().and_then(|s| s.trim().parse::<f64>().ok()));
+    match n {
+        Some(n) if n > 0.0 && n.is_finite() => Ok(Some(n)),
+        _ => Err(ToolResult::error(format!("Invalid input for Task: {field} must be a number above 0 (got {v})."))),
+    }
 }
 
 /// `max_turns` as the model wrote it: an integer of at least 1 (`3.0` counts as 3).
@@ -142,6 +162,13 @@ impl TaskTool {
                 )));
             }
         };
+        let budget = arbor_protocol::Budget {
+            max_tokens: parse_limit("max_tokens", &input.max_tokens)?.map(|n| n.ceil() as u64),
+            max_cost_usd: parse_limit("max_cost_usd", &input.max_cost_usd)?,
+            max_duration_seconds: parse_limit("max_duration_seconds", &input.max_duration_seconds)?
+                .map(|n| n.ceil() as u64),
+            max_subagents: None,
+        };
         Ok(SpawnRequest {
             parent: self.0.agent.clone(),
             parent_call_id: Some(call_id.to_string()),
@@ -153,6 +180,7 @@ impl TaskTool {
             background: input.run_in_background.unwrap_or(false),
             by_user: false,
             isolation,
+            budget: Some(budget),
         })
     }
 }

@@ -4,6 +4,7 @@
 mod agent_loop;
 mod approval_rules;
 mod approvals;
+mod budgets;
 mod cancel;
 mod changes;
 mod contracts;

@@ -231,6 +231,7 @@ async fn a_workspace_agent_file_only_tightens_and_a_persons_delegation_may_loose
         permission_mode: None,
         sandbox,
         isolation: None,
+        budget: None,
     };
     let from_file = delegate(&session, ask(Some("netty"), None)).expect("delegated");
     let chosen = delegate(&session, ask(None, Some(SandboxRequest { network: Some(true), ..Default::default() })))

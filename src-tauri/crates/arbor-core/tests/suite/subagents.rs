@@ -138,6 +138,7 @@ pub fn agent_type(name: &str, system_prompt: &str) -> AgentDefinition {
         approve_spawn: false,
         sandbox: None,
         isolation: Default::default(),
+        budget: Default::default(),
         file: None,
         source: None,
     }

@@ -252,6 +252,7 @@ async fn a_delegated_child_reports_to_a_running_parent_like_a_background_one() {
             permission_mode: None,
             sandbox: None,
             isolation: None,
+            budget: None,
         },
     )
     .expect("delegate");
@@ -303,6 +304,7 @@ async fn a_delegated_child_wakes_a_parent_that_had_finished() {
             permission_mode: None,
             sandbox: None,
             isolation: None,
+            budget: None,
         },
     )
     .expect("delegate");
@@ -392,6 +394,7 @@ async fn a_delegated_child_still_runs_under_a_main_agent_that_was_stopped() {
             permission_mode: None,
             sandbox: None,
             isolation: None,
+            budget: None,
         },
     )
     .expect("delegate");
@@ -458,6 +461,7 @@ async fn delegations_and_messages_that_cannot_be_delivered_are_refused_with_type
         permission_mode: None,
         sandbox: None,
         isolation: None,
+        budget: None,
     };
     let unknown = AgentId("agent-0000dead".into());
     // SpawnError is not exported from arbor_core, so its variants are matched by text here.

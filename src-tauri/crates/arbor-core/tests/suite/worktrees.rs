@@ -65,7 +65,10 @@ async fn parallel_worktrees_merge_once_conflict_without_touching_the_tree_and_le
 
     // Both diffs are shown: each finished worktree lists its files.
     let ready = |a: &AgentId| worktree_updates(&run.events, a).into_iter().find(|u| u.state == WorktreeState::Ready);
-    let one_ready = ready(&one).expect("one ready");
+    let one_ready = ready(&one).unwrap_or_else(|| {
+        let mine: Vec<_> = run.events.iter().filter(|e| e.agent_id == one).map(|e| format!("{:?}", e.kind)).collect();
+        panic!("one is not ready: {mine:#?}")
+    });
     assert_eq!(one_ready.branch, format!("arbor/{one}"));
     assert_eq!(one_ready.files.len(), 1);
     assert_eq!(
