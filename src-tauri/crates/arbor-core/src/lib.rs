@@ -7,7 +7,7 @@
 
 mod agent;
 pub mod approval;
-mod budget;
+pub mod budget;
 pub mod changes;
 pub mod clock;
 pub mod config;

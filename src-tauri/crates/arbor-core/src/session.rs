@@ -30,7 +30,7 @@ use tokio_util::sync::CancellationToken;
 /// [`Session::shutdown`] does.
 #[derive(Clone)]
 pub struct Session {
-    shared: Arc<Shared>,
+    pub(crate) shared: Arc<Shared>,
     main: Arc<MainAgent>,
 }
 
@@ -339,7 +339,7 @@ impl Session {
     }
 
     /// Creates the main agent's record (and announces it) the first time it is needed.
-    fn ensure_main(&self) {
+    pub(crate) fn ensure_main(&self) {
         let id = &self.main.id;
         let mut st = self.shared.lock();
         if st.registry.contains(id) {

@@ -138,7 +138,7 @@ fn unknown_fields_are_warnings() {
 
 #[test]
 fn bad_fields_skip_the_file_and_name_the_field() {
-    let cases: [(&str, String, Option<&str>); 10] = [
+    let cases: [(&str, String, Option<&str>); 13] = [
         ("missing name", "---\ndescription: d\n---\nb".into(), Some("name")),
         ("name with a space", agent("code reviewer", ""), Some("name")),
         ("name with a slash", agent("a/b", ""), Some("name")),
@@ -146,6 +146,9 @@ fn bad_fields_skip_the_file_and_name_the_field() {
         ("empty description", "---\nname: a\ndescription: ''\n---\nb".into(), Some("description")),
         ("bad maxTurns", agent("a", "maxTurns: 0\n"), Some("maxTurns")),
         ("bad permissionMode", agent("a", "permissionMode: yolo\n"), Some("permissionMode")),
+        ("zero maxTokens", agent("a", "maxTokens: 0\n"), Some("maxTokens")),
+        ("words for maxCostUsd", agent("a", "maxCostUsd: lots\n"), Some("maxCostUsd")),
+        ("negative maxDurationSeconds", agent("a", "maxDurationSeconds: -5\n"), Some("maxDurationSeconds")),
         ("no front matter", "# Just markdown\n".into(), None),
         ("unclosed front matter", "---\nname: a\ndescription: d\n".into(), None),
         ("invalid YAML", "---\nname: [a\ndescription: d\n---\nb".into(), None),
@@ -156,6 +159,19 @@ fn bad_fields_skip_the_file_and_name_the_field() {
         assert!(problem.skipped, "{case}");
         assert_eq!(problem.file, Path::new("/w/.claude/agents/x.md"), "{case}");
     }
+}
+
+#[test]
+fn budget_fields_sit_beside_claude_codes() {
+    let text = agent("a", "maxTokens: 50_000\nmaxCostUsd: \"$1.50\"\nmaxDurationSeconds: 600\nmaxSubagents: 3\n");
+    let (d, warnings) = parse(&text).unwrap();
+    assert!(warnings.is_empty(), "{warnings:?}");
+    let b = d.budget;
+    assert_eq!(
+        (b.max_tokens, b.max_cost_usd, b.max_duration_seconds, b.max_subagents),
+        (Some(50_000), Some(1.5), Some(600), Some(3))
+    );
+    assert!(parse(&agent("b", "")).unwrap().0.budget.is_empty());
 }
 
 #[test]
