@@ -22,6 +22,7 @@ fn main() {
         "export_session",
         "resume_session",
         "session_changes",
+        "session_timeline",
         "revert_changes",
         "worktree_action",
         "list_worktrees",

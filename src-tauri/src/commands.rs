@@ -24,8 +24,8 @@ type Result<T> = std::result::Result<T, AppError>;
 
 /// A launched session's events go to the UI; its info answers the command.
 fn show(launched: Launched, on_events: Channel<EventFrame>) -> Result<SessionInfo> {
-    let (events, states) = launched.events.into_parts();
-    bridge::forward(events, states, on_events);
+    let (events, seed) = launched.events.into_parts();
+    bridge::forward(events, seed, on_events);
     Ok(launched.info)
 }
 
@@ -181,6 +181,13 @@ pub async fn resume_session(
     on_events: Channel<EventFrame>,
 ) -> Result<SessionInfo> {
     show(host.resume_session(session_id, prompt).await?, on_events)
+}
+
+/// A session's timeline: each agent's queued time, model turns, tool calls and waits for a person.
+#[tauri::command]
+#[specta::specta]
+pub async fn session_timeline(host: State<'_, Host>, session_id: SessionId) -> Result<arbor_protocol::Timeline> {
+    host.timeline(session_id).await
 }
 
 /// Every file change of a session (of one agent, when given), in order; live or stored.

@@ -39,6 +39,7 @@ pub fn specta_builder() -> tauri_specta::Builder<tauri::Wry> {
             commands::export_session,
             commands::resume_session,
             commands::session_changes,
+            commands::session_timeline,
             commands::revert_changes,
             commands::worktree_action,
             commands::list_worktrees,

@@ -5,9 +5,10 @@
 //! a few characters per event would otherwise send the UI thousands of objects
 //! a second whose envelope (ids, seq, time) outweighs their text many times over.
 //! A frame also carries the usage figures its events changed, derived here by
-//! the one [`AgentStates`], so no front end sums usage itself.
+//! the one [`arbor_protocol::AgentStates`], so no front end sums usage itself, and
+//! what they changed of the timeline ([`arbor_protocol::TimelineBuilder`]).
 
-use arbor_protocol::{ActiveRules, AgentEvent, AgentId, AgentStates, ApprovalRule, EventKind, UsageUpdate};
+use arbor_protocol::{ActiveRules, AgentEvent, AgentId, ApprovalRule, EventKind, TimelineUpdate, UsageUpdate};
 use serde::Serialize;
 use std::time::Duration;
 use tokio::sync::mpsc::UnboundedReceiver;
@@ -24,6 +25,8 @@ pub struct EventFrame {
     pub usage: Option<UsageUpdate>,
     /// Every approval rule in force, oldest first; None when the frame changed none.
     pub rules: Option<Vec<ApprovalRule>>,
+    /// The timeline's segments the frame began or changed; None when it changed none.
+    pub timeline: Option<TimelineUpdate>,
 }
 
 /// Forwards `events` to `send` in order, in frames: the first event of a frame
@@ -33,9 +36,10 @@ pub struct EventFrame {
 pub async fn forward(
     mut events: UnboundedReceiver<AgentEvent>,
     interval: Duration,
-    mut states: AgentStates,
+    seed: crate::Seed,
     mut send: impl FnMut(EventFrame) -> bool,
 ) {
+    let crate::Seed { mut states, mut timeline } = seed;
     // Rules live as long as the process that holds them: a resumed session starts with none.
     let mut active = ActiveRules::default();
     loop {
@@ -61,6 +65,7 @@ pub async fn forward(
         let mut rules_changed = false;
         for ev in &batch {
             states.apply(ev);
+            timeline.apply(ev);
             rules_changed |= active.apply(ev);
             // What changes a usage figure or a budget meter: a response, a budget, a new
             // descendant, a run's start or end (wall time).
@@ -78,7 +83,8 @@ pub async fn forward(
         }
         let usage = (!touched.is_empty()).then(|| states.usage_update(&touched));
         let rules = rules_changed.then(|| active.rules().to_vec());
-        if !send(EventFrame { events: coalesce(batch), usage, rules }) || closed {
+        let timeline = Some(timeline.take_update()).filter(|u| !u.is_empty());
+        if !send(EventFrame { events: coalesce(batch), usage, rules, timeline }) || closed {
             return;
         }
     }
@@ -128,7 +134,7 @@ pub fn coalesce(batch: Vec<AgentEvent>) -> Vec<AgentEvent> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use arbor_protocol::{AgentStarted, EventKind, SessionId, StoredAgent, Text, Usage};
+    use arbor_protocol::{AgentStarted, AgentStates, EventKind, SessionId, StoredAgent, Text, Usage};
 
     fn ev(seq: u64) -> AgentEvent {
         AgentEvent {
@@ -148,7 +154,7 @@ mod tests {
         for s in 1..=1000 {
             tx.send(ev(s)).unwrap();
         }
-        let task = tokio::spawn(forward(rx, FRAME, AgentStates::default(), move |f| out_tx.send(f.events).is_ok()));
+        let task = tokio::spawn(forward(rx, FRAME, crate::Seed::default(), move |f| out_tx.send(f.events).is_ok()));
         let first = out.recv().await.unwrap();
         assert_eq!(first.len(), 1000, "everything queued within a frame goes in one batch");
         tokio::time::sleep(FRAME * 3).await;
@@ -217,7 +223,7 @@ mod tests {
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
         tx.send(ev(1)).unwrap();
         let mut calls = 0;
-        forward(rx, Duration::from_millis(1), AgentStates::default(), |_| {
+        forward(rx, Duration::from_millis(1), crate::Seed::default(), |_| {
             calls += 1;
             false
         })
@@ -268,7 +274,7 @@ mod tests {
         }
         drop(tx);
         let mut frames = Vec::new();
-        forward(rx, FRAME, AgentStates::from_agents(stored), |f| {
+        forward(rx, FRAME, crate::Seed { states: AgentStates::from_agents(stored), ..crate::Seed::default() }, |f| {
             frames.push(f);
             true
         })
@@ -285,11 +291,44 @@ mod tests {
         tx.send(ev(9)).unwrap();
         drop(tx);
         let mut none = Vec::new();
-        forward(rx, FRAME, AgentStates::default(), |f| {
+        forward(rx, FRAME, crate::Seed::default(), |f| {
             none.push(f.usage);
             true
         })
         .await;
         assert_eq!(none, vec![None]);
+    }
+
+    #[tokio::test]
+    async fn a_frame_carries_the_timeline_segments_its_events_began_or_ended_after_a_stored_timeline() {
+        let status = |agent: &str, seq: u64, s: arbor_protocol::AgentStatus| AgentEvent {
+            kind: EventKind::AgentStatus(arbor_protocol::StatusChanged { status: s }),
+            ..used(agent, seq, 0)
+        };
+        // A resumed session: the main agent's first run is stored, one model turn.
+        let stored = arbor_protocol::Timeline::of(&[
+            started("main", None, 1),
+            status("main", 2, arbor_protocol::AgentStatus::Running),
+            used("main", 3, 10),
+            status("main", 4, arbor_protocol::AgentStatus::Completed),
+        ]);
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        tx.send(status("main", 5, arbor_protocol::AgentStatus::Running)).unwrap();
+        drop(tx);
+        let mut frames = Vec::new();
+        let seed =
+            crate::Seed { timeline: arbor_protocol::TimelineBuilder::continuing(stored), ..crate::Seed::default() };
+        forward(rx, FRAME, seed, |f| {
+            frames.push(f.timeline);
+            true
+        })
+        .await;
+        let update = frames[0].clone().expect("the timeline changed");
+        assert_eq!(update.segments.len(), 1);
+        let s = &update.segments[0];
+        assert_eq!(
+            (s.agent_id.0.as_str(), s.index, s.segment.kind, s.segment.end),
+            ("main", 1, arbor_protocol::SegmentKind::Model, None)
+        );
     }
 }

@@ -26,4 +26,4 @@ pub use env::Environment;
 pub use error::{AppError, AppErrorKind};
 pub use host::{Host, HostConfig};
 pub use providers::ProviderKind;
-pub use sessions::{ApprovalMode, LaunchSpec, Launched, SessionEvents, SessionInfo, Start, Tuning};
+pub use sessions::{ApprovalMode, LaunchSpec, Launched, Seed, SessionEvents, SessionInfo, Start, Tuning};

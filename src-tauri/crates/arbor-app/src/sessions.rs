@@ -18,7 +18,7 @@ use arbor_core::{
 use arbor_protocol::{
     AgentEvent, AgentId, AgentStates, Command, CommandReply, CommandSandbox, ProviderKind, SandboxRequest, SessionId,
 };
-use arbor_store::NewSession;
+use arbor_store::{NewSession, StoreError};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -126,6 +126,16 @@ pub struct SessionEvents {
     stream: EventStream,
     writing: Option<Writing>,
     states: AgentStates,
+    /// A resumed session's timeline so far, for a client that streams what changes of it.
+    timeline: arbor_protocol::Timeline,
+}
+
+/// What a client that forwards a session's events in frames starts from: the
+/// agents and the timeline before the first event (a resumed session's).
+#[derive(Default)]
+pub struct Seed {
+    pub states: AgentStates,
+    pub timeline: arbor_protocol::TimelineBuilder,
 }
 
 impl SessionEvents {
@@ -152,8 +162,9 @@ impl SessionEvents {
     /// The stream and the agents so far, for a client that forwards them in
     /// frames (the desktop's bridge, [`crate::batch::forward`]);
     /// [`Host::stop_and_settle`] still waits for the writer.
-    pub fn into_parts(self) -> (EventStream, AgentStates) {
-        (self.stream, self.states)
+    pub fn into_parts(self) -> (EventStream, Seed) {
+        let timeline = arbor_protocol::TimelineBuilder::continuing(self.timeline);
+        (self.stream, Seed { states: self.states, timeline })
     }
 }
 
@@ -327,14 +338,18 @@ impl Host {
             config.journal = Some(recorder.journal());
         }
         let mut states = AgentStates::default();
+        let mut timeline = arbor_protocol::Timeline::default();
         let started = match &resume {
             Some(id) => {
                 let store = self.store()?;
                 let id = id.clone();
-                let state = tokio::task::spawn_blocking(move || resume_state(&store, &id))
-                    .await
-                    .map_err(|e| err(AppErrorKind::Store, e))?
-                    .map_err(crate::transcripts::store_err)?;
+                let (state, stored) = tokio::task::spawn_blocking(move || {
+                    Ok::<_, StoreError>((resume_state(&store, &id)?, store.timeline(&id)?))
+                })
+                .await
+                .map_err(|e| err(AppErrorKind::Store, e))?
+                .map_err(crate::transcripts::store_err)?;
+                timeline = stored;
                 states = AgentStates::from_agents(state.agents.iter().map(|a| a.state.clone().resumed()));
                 Session::resume(config, state)
             }
@@ -393,7 +408,7 @@ impl Host {
             }
         }
         *self.running.lock() = Some(Running { session, info: info.clone(), writing: writing.clone() });
-        Ok(Launched { info, events: SessionEvents { stream: events, writing, states } })
+        Ok(Launched { info, events: SessionEvents { stream: events, writing, states, timeline } })
     }
 
     /// The desktop's Start: a new session on the provider and model the person chose.

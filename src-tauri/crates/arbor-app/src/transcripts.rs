@@ -174,6 +174,13 @@ impl Host {
         blocking(move || store.transcript(&session, &agent, before, PAGE)).await
     }
 
+    /// A session's timeline as its stored events make it (a live session's too:
+    /// events are stored before they are shown; frames carry what changes after).
+    pub async fn timeline(&self, session: SessionId) -> Result<arbor_protocol::Timeline, AppError> {
+        let store = self.store()?;
+        blocking(move || store.timeline(&session)).await
+    }
+
     /// Every transcript's text, newest hits first.
     pub async fn search(&self, text: String) -> Result<Vec<SearchHit>, AppError> {
         let store = self.store()?;

@@ -149,6 +149,9 @@ pub enum ShowFormat {
     /// A first line with the session and its agents, then every stored event, one per line,
     /// exactly as `arbor run --json` printed them.
     Json,
+    /// One line per agent, in tree order, with a bar of when it queued, ran model turns,
+    /// ran tools and waited for you, scaled to the terminal's width.
+    Timeline,
 }
 
 #[derive(Args, Debug)]
@@ -163,6 +166,9 @@ pub struct ShowArgs {
     pub agent: Option<String>,
     #[arg(long, value_enum, default_value_t = ShowFormat::Markdown)]
     pub format: ShowFormat,
+    /// Columns for `--format timeline` (default: the terminal's width, else 100).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(40..))]
+    pub width: Option<u16>,
 }
 
 #[derive(Args, Debug)]

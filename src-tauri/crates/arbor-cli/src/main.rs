@@ -11,6 +11,7 @@ mod preview;
 mod printer;
 mod run;
 mod setup;
+mod timeline;
 mod transcripts;
 
 use clap::Parser;

@@ -98,6 +98,12 @@ pub fn show(args: ShowArgs, env: Environment) -> Result<ExitCode> {
             }
             out(&text)?;
         }
+        ShowFormat::Timeline => {
+            let detail = store.session(&id)?;
+            let timeline = store.timeline(&id)?;
+            let width = args.width.map(usize::from).unwrap_or_else(crate::timeline::terminal_width);
+            out(&crate::timeline::render(&detail, &timeline, width))?;
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -19,6 +19,7 @@ pub mod status;
 pub mod stored;
 pub mod text;
 pub mod time;
+pub mod timeline;
 pub mod wire;
 pub mod worktree;
 
@@ -38,4 +39,5 @@ pub use sandbox::{CommandSandbox, SandboxMode, SandboxRequest};
 pub use state::{AgentStates, AgentUsage, UsageFigures, UsageUpdate};
 pub use status::{AgentStatus, ApprovalOutcome, ApprovalScope, PermissionMode, ToolClass};
 pub use stored::*;
+pub use timeline::{Lane, Segment, SegmentKind, SegmentUpdate, Step, Timeline, TimelineBuilder, TimelineUpdate};
 pub use worktree::{Isolation, WorktreeAction, WorktreeFile, WorktreeState, WorktreeUpdate};

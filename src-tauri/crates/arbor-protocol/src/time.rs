@@ -22,12 +22,13 @@ pub fn second(ms: i64) -> String {
     utc(ms).format("%Y-%m-%d %H:%M:%S").to_string()
 }
 
-/// A span as a person says it: "850 ms", "42 s", "3 min 05 s", "1 h 02 min".
+/// A span as a person says it: "850 ms", "4.2 s", "42 s", "3 min 05 s", "1 h 02 min".
 pub fn duration_words(ms: u64) -> String {
     let s = ms / 1000;
     match s {
         0 => format!("{ms} ms"),
-        1..=59 => format!("{s} s"),
+        1..=9 => format!("{:.1} s", ms as f64 / 1000.0),
+        10..=59 => format!("{s} s"),
         60..=3599 => format!("{} min {:02} s", s / 60, s % 60),
         _ => format!("{} h {:02} min", s / 3600, (s % 3600) / 60),
     }
@@ -46,6 +47,7 @@ mod tests {
         assert_eq!(second(-1_000), "1969-12-31 23:59:59");
         assert_eq!(duration_words(850), "850 ms");
         assert_eq!(duration_words(42_300), "42 s");
+        assert_eq!(duration_words(1_150), "1.1 s");
         assert_eq!(duration_words(185_000), "3 min 05 s");
         assert_eq!(duration_words(3_720_000), "1 h 02 min");
     }

@@ -14,6 +14,7 @@ mod read;
 mod recover;
 mod schema;
 mod search;
+mod timeline;
 mod write;
 
 pub use error::StoreError;

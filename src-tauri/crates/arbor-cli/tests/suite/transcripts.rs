@@ -53,6 +53,23 @@ async fn a_recorded_session_is_listed_shown_with_every_childs_transcript_searche
     let only = text(&cli.run(&["show", &id, "--agent", reviewer]).await.stdout);
     assert!(only.contains("review.txt") && !only.contains("SECRET-CHILD-THOUGHT"), "{only}");
 
+    // The timeline: one line per agent in tree order, each bar as wide as asked.
+    let tl = cli.run(&["show", &id, "--format", "timeline", "--width", "90"]).await;
+    assert!(tl.status.success(), "{}", text(&tl.stderr));
+    let tl = text(&tl.stdout);
+    let rows: Vec<&str> = tl.lines().collect();
+    assert_eq!(rows.len(), 1 + 3 + 1, "axis, three agents, legend:\n{tl}");
+    assert!(
+        rows[1].starts_with("main ") && rows[2].starts_with("  Do A") && rows[3].starts_with("  Review code"),
+        "{tl}"
+    );
+    for row in &rows[1..4] {
+        assert!(row.contains('█') && row.contains("completed"), "each agent ran a model turn: {row}");
+        assert!(row.chars().count() <= 90, "{row}");
+    }
+    assert!(rows[1].contains('▒'), "the main agent's Task calls show as tool time: {}", rows[1]);
+    assert!(rows[4].contains("waiting for you") && rows[4].contains("waited for you in all: 0 ms"), "{tl}");
+
     let found = cli.run(&["search", "--json", "SECRET-CHILD"]).await;
     let hits = json_events(&found.stdout);
     assert!(!hits.is_empty(), "{}", text(&found.stderr));

@@ -174,7 +174,7 @@ async fn a_wall_clock_limit_stops_a_running_command_and_names_the_limit() {
     let (_, f) = finished_of(&run.events, &slow);
     assert_eq!(f.status, AgentStatus::BudgetExhausted);
     let (out, is_error, _) = output_of(&run.events, "t_slow");
-    assert!(is_error && out.contains("the duration budget of") && out.contains("of 1 s wall time"), "{out}");
+    assert!(is_error && out.contains("the duration budget of") && out.contains("of 1.0 s wall time"), "{out}");
 }
 
 #[tokio::test]

@@ -14,15 +14,15 @@ fn a_new_file_gets_the_schema_and_reopening_changes_nothing() {
     let path = dir.path().join("nested/dir").join(Store::FILE_NAME);
     let store = Store::open(&path).unwrap();
     assert_eq!(store.path(), path);
-    assert_eq!(SCHEMA_VERSION, 3);
-    assert_eq!(user_version(&path), 3);
+    assert_eq!(SCHEMA_VERSION, 4);
+    assert_eq!(user_version(&path), 4);
     let log = store_synthetic(&store, "sess-1", 1_000, 10);
     let journal: String = raw(&store).query_row("PRAGMA journal_mode", [], |r| r.get(0)).unwrap();
     assert_eq!(journal, "wal");
     drop(store);
 
     let store = Store::open(&path).unwrap();
-    assert_eq!(user_version(&path), 3);
+    assert_eq!(user_version(&path), 4);
     assert_eq!(store.events(&sid("sess-1"), None).unwrap(), log.events);
     assert_eq!(store.search("greedily", 10).unwrap().len(), 3);
 }
@@ -34,10 +34,14 @@ fn a_version_1_file_is_migrated_and_its_skeleton_index_takes_the_new_events() {
     let store = Store::open(&path).unwrap();
     let log = store_synthetic(&store, "sess-1", 1_000, 10);
     drop(store);
-    // As version 1 left it: the skeleton index without the newer event types.
+    // As version 1 left it: the skeleton index without the newer event types, agents
+    // without budgets or the wall time of all their runs.
     let conn = rusqlite::Connection::open(&path).unwrap();
     conn.execute_batch(
-        "DROP INDEX events_skeleton;
+        "ALTER TABLE agents DROP COLUMN budget;
+         ALTER TABLE agents DROP COLUMN elapsed_ms;
+         ALTER TABLE agents DROP COLUMN run_started_at;
+         DROP INDEX events_skeleton;
          CREATE INDEX events_skeleton ON events (session_id, seq) WHERE type IN ('agent_started', 'agent_status', \
          'usage', 'approval_request', 'approval_resolved', 'task_notification', 'agent_finished');
          PRAGMA user_version = 1;",
@@ -46,14 +50,20 @@ fn a_version_1_file_is_migrated_and_its_skeleton_index_takes_the_new_events() {
     drop(conn);
 
     let store = Store::open(&path).unwrap();
-    assert_eq!(user_version(&path), 3);
+    assert_eq!(user_version(&path), 4);
     let index: String = raw(&store)
         .query_row("SELECT sql FROM sqlite_master WHERE name = 'events_skeleton'", [], |r| r.get(0))
         .unwrap();
     assert!(
-        index.contains("'rule_revoked'") && index.contains("'approval_stale'") && index.contains("'worktree'"),
+        index.contains("'rule_revoked'")
+            && index.contains("'approval_stale'")
+            && index.contains("'worktree'")
+            && index.contains("'budget_warning'"),
         "{index}"
     );
+    // An older file's agents count the wall time of their last run, and have no budget.
+    let agents = store.session(&sid("sess-1")).unwrap().agents;
+    assert!(agents.iter().all(|a| a.elapsed_ms == a.duration_ms.unwrap_or(0) && a.budget.is_none()), "{agents:?}");
     assert_eq!(store.events(&sid("sess-1"), None).unwrap(), log.events, "nothing lost");
     // The skeleton query still uses the index (its condition is the index's text).
     let plan: String = raw(&store)

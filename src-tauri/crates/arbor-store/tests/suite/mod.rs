@@ -8,6 +8,7 @@ mod migrations;
 mod recover;
 mod search;
 mod sessions;
+mod timeline;
 mod transcript;
 
 use arbor_protocol::*;

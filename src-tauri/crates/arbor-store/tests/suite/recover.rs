@@ -53,12 +53,16 @@ fn a_dead_owners_agents_are_interrupted_in_the_log_itself() {
     for (i, (ev, agent)) in added.iter().zip([MAIN, READER]).enumerate() {
         assert_eq!(ev.seq, dead.seq + 1 + i as u64, "the next seqs, gap-free");
         assert_eq!(ev.agent_id, aid(agent));
-        assert_eq!(ev.ts, 77_777);
+        assert_eq!(ev.ts, dead.events.last().unwrap().ts, "stamped when the last stored event happened, not now");
         assert_eq!(ev.kind, status(AgentStatus::Interrupted));
     }
     let owner: Option<i64> =
         raw(&store).query_row("SELECT owner_pid FROM sessions WHERE id = 'dead'", [], |r| r.get(0)).unwrap();
     assert_eq!(owner, None);
+    // Its interrupted run's wall time ends there too: the hours until recovery are not the agent's.
+    let main = detail.agents.iter().find(|a| a.id == aid(MAIN)).unwrap();
+    assert_eq!(main.run_started_at, None);
+    assert!(main.elapsed_ms < 10_000, "{}", main.elapsed_ms);
 
     assert_eq!(store.session(&sid("alive")).unwrap(), alive_before, "our own session is untouched");
     assert_eq!(store.last_seq(&sid("alive")).unwrap(), alive.seq);

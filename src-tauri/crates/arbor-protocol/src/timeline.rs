@@ -1,0 +1,590 @@
+//! A session's timeline, derived from its events in one place: for each agent,
+//! when it waited for a scheduler slot, when a model turn ran (from the moment
+//! the agent could ask until the response was complete), each tool call, and
+//! each wait for a person's answer. The app streams what changes to the UI, the
+//! store rebuilds it for past sessions, and the CLI draws it as text.
+//!
+//! A model turn has no event of its own at its start: it opens when a run
+//! starts, when the last tool call of a turn returns, or when a message or a
+//! child's result reaches an agent that was idle, and closes at its `usage`.
+
+use crate::{AgentEvent, AgentId, AgentStatus, EventKind};
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+
+/// What an agent was doing during a segment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "snake_case")]
+pub enum SegmentKind {
+    /// Waiting for a scheduler slot.
+    Queued,
+    /// A model request, up to its complete response.
+    Model,
+    /// A tool call, from the call to its output.
+    Tool,
+    /// A tool call waiting for a person's answer.
+    Approval,
+}
+
+impl SegmentKind {
+    pub const ALL: [SegmentKind; 4] = [Self::Queued, Self::Model, Self::Tool, Self::Approval];
+
+    pub fn as_str(self) -> &'static str {
+        crate::wire::name(&self)
+    }
+}
+
+/// One stretch of an agent's time.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+pub struct Segment {
+    pub kind: SegmentKind,
+    pub start: i64,
+    /// None while it lasts.
+    pub end: Option<i64>,
+    /// The tool's name (tool and approval segments); empty otherwise.
+    pub label: String,
+    /// The event it starts at: where the agent's output shows it.
+    pub seq: u64,
+    /// The call it belongs to (tool and approval segments).
+    pub call_id: Option<String>,
+}
+
+/// One agent's segments, in the order they started.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+pub struct Lane {
+    pub agent_id: AgentId,
+    pub segments: Vec<Segment>,
+    /// Time its calls waited for a person (overlapping waits counted once).
+    pub waiting_ms: u64,
+}
+
+/// A whole session's timeline.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, specta::Type)]
+pub struct Timeline {
+    /// In the order the agents started.
+    pub lanes: Vec<Lane>,
+    /// Time any agent waited for a person (overlapping waits counted once).
+    pub waiting_ms: u64,
+}
+
+/// A segment that began or changed: the UI puts it at `index` of the agent's lane.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+pub struct SegmentUpdate {
+    pub agent_id: AgentId,
+    pub index: u32,
+    pub segment: Segment,
+}
+
+/// What a batch of events changed of the timeline.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, specta::Type)]
+pub struct TimelineUpdate {
+    pub segments: Vec<SegmentUpdate>,
+    /// Lanes whose waiting time changed: (agent, its waiting_ms).
+    pub waiting: Vec<(AgentId, u64)>,
+    /// The session's waiting time, when it changed.
+    pub session_waiting_ms: Option<u64>,
+}
+
+impl TimelineUpdate {
+    pub fn is_empty(&self) -> bool {
+        self.segments.is_empty() && self.waiting.is_empty() && self.session_waiting_ms.is_none()
+    }
+}
+
+/// What an event means for the timeline: the few fields it reads.
+#[derive(Debug, Clone, Copy)]
+pub enum Step<'a> {
+    Started,
+    Status(AgentStatus),
+    /// A model response completed.
+    Usage,
+    Call {
+        call_id: &'a str,
+        tool: &'a str,
+    },
+    Output {
+        call_id: &'a str,
+    },
+    Ask {
+        request_id: &'a str,
+        call_id: &'a str,
+        tool: &'a str,
+    },
+    Answered {
+        request_id: &'a str,
+    },
+    /// A message or a child's result reached the agent: it wakes if it was idle.
+    Wake,
+    Finished,
+}
+
+impl<'a> Step<'a> {
+    pub fn of(kind: &'a EventKind) -> Option<Self> {
+        Some(match kind {
+            EventKind::AgentStarted(_) => Step::Started,
+            EventKind::AgentStatus(s) => Step::Status(s.status),
+            EventKind::Usage(_) => Step::Usage,
+            EventKind::ToolCall(c) => Step::Call { call_id: &c.call_id, tool: &c.tool_name },
+            EventKind::ToolOutput(o) => Step::Output { call_id: &o.call_id },
+            EventKind::ApprovalRequest(r) => {
+                Step::Ask { request_id: &r.request_id, call_id: &r.call_id, tool: &r.tool_name }
+            }
+            EventKind::ApprovalResolved(r) => Step::Answered { request_id: &r.request_id },
+            EventKind::UserMessage(_) | EventKind::TaskNotification(_) => Step::Wake,
+            EventKind::AgentFinished(_) => Step::Finished,
+            _ => return None,
+        })
+    }
+
+    /// The event types that make steps: what a store reads to rebuild a timeline.
+    pub const EVENT_TYPES: [crate::EventType; 10] = [
+        crate::EventType::AgentStarted,
+        crate::EventType::AgentStatus,
+        crate::EventType::Usage,
+        crate::EventType::ToolCall,
+        crate::EventType::ToolOutput,
+        crate::EventType::ApprovalRequest,
+        crate::EventType::ApprovalResolved,
+        crate::EventType::UserMessage,
+        crate::EventType::TaskNotification,
+        crate::EventType::AgentFinished,
+    ];
+}
+
+/// What is still open in a lane.
+#[derive(Debug, Default, Clone)]
+struct Open {
+    queued: Option<usize>,
+    model: Option<usize>,
+    /// Tool segments by call id.
+    tools: Vec<(String, usize)>,
+    /// Approval segments by request id.
+    approvals: Vec<(String, usize)>,
+    ended: bool,
+}
+
+/// Builds a timeline event by event, noting what each event changed.
+#[derive(Debug, Default, Clone)]
+pub struct TimelineBuilder {
+    timeline: Timeline,
+    index: HashMap<AgentId, usize>,
+    open: Vec<Open>,
+    /// Every closed approval wait: (start, end), for the session's union.
+    waits: Vec<(i64, i64)>,
+    changed: Vec<(usize, usize)>,
+    waiting_changed: Vec<usize>,
+    session_waiting_changed: bool,
+}
+
+impl TimelineBuilder {
+    /// Goes on from a stored timeline (a resumed session's): its runs all ended.
+    pub fn continuing(timeline: Timeline) -> Self {
+        let index = timeline.lanes.iter().enumerate().map(|(i, l)| (l.agent_id.clone(), i)).collect();
+        let open = timeline.lanes.iter().map(|_| Open { ended: true, ..Open::default() }).collect();
+        let waits = timeline
+            .lanes
+            .iter()
+            .flat_map(|l| l.segments.iter())
+            .filter_map(|s| match (s.kind, s.end) {
+                (SegmentKind::Approval, Some(e)) => Some((s.start, e)),
+                _ => None,
+            })
+            .collect();
+        Self { timeline, index, open, waits, ..Self::default() }
+    }
+
+    pub fn timeline(&self) -> &Timeline {
+        &self.timeline
+    }
+
+    pub fn into_timeline(self) -> Timeline {
+        self.timeline
+    }
+
+    /// Applies one event.
+    pub fn apply(&mut self, ev: &AgentEvent) {
+        if let Some(step) = Step::of(&ev.kind) {
+            self.step(&ev.agent_id, ev.seq, ev.ts, step);
+        }
+    }
+
+    /// Applies what one event means for the timeline (a store reads only these fields).
+    pub fn step(&mut self, agent: &AgentId, seq: u64, ts: i64, step: Step<'_>) {
+        let lane = match (self.index.get(agent), &step) {
+            (Some(&i), _) => i,
+            (None, Step::Started) => {
+                self.index.insert(agent.clone(), self.timeline.lanes.len());
+                self.timeline.lanes.push(Lane { agent_id: agent.clone(), segments: Vec::new(), waiting_ms: 0 });
+                self.open.push(Open::default());
+                return;
+            }
+            (None, _) => return,
+        };
+        match step {
+            Step::Started => {}
+            Step::Status(AgentStatus::Queued) => {
+                self.open[lane].ended = false;
+                if self.open[lane].queued.is_none() && self.open[lane].model.is_none() {
+                    let i = self.push(lane, SegmentKind::Queued, ts, seq, "", None);
+                    self.open[lane].queued = Some(i);
+                }
+            }
+            Step::Status(AgentStatus::Running | AgentStatus::WaitingApproval) => {
+                self.open[lane].ended = false;
+                self.close_queued(lane, ts);
+                let o = &self.open[lane];
+                if o.tools.is_empty() && o.model.is_none() {
+                    let i = self.push(lane, SegmentKind::Model, ts, seq, "", None);
+                    self.open[lane].model = Some(i);
+                }
+            }
+            Step::Status(s) if s.is_terminal() => self.end(lane, ts),
+            Step::Status(_) => {}
+            Step::Usage => {
+                if let Some(i) = self.open[lane].model.take() {
+                    self.close(lane, i, ts);
+                }
+            }
+            Step::Call { call_id, tool } => {
+                let i = self.push(lane, SegmentKind::Tool, ts, seq, tool, Some(call_id.to_string()));
+                self.open[lane].tools.push((call_id.to_string(), i));
+            }
+            Step::Ask { request_id, call_id, tool } => {
+                let i = self.push(lane, SegmentKind::Approval, ts, seq, tool, Some(call_id.to_string()));
+                self.open[lane].approvals.push((request_id.to_string(), i));
+            }
+            Step::Answered { request_id } => {
+                let o = &mut self.open[lane];
+                if let Some(p) = o.approvals.iter().position(|(id, _)| id == request_id) {
+                    let (_, i) = o.approvals.remove(p);
+                    self.close(lane, i, ts);
+                }
+            }
+            Step::Output { call_id } => {
+                let o = &mut self.open[lane];
+                if let Some(p) = o.tools.iter().position(|(id, _)| id == call_id) {
+                    let (_, i) = o.tools.remove(p);
+                    self.close(lane, i, ts);
+                    // The turn's last call returned: the next model request starts.
+                    let o = &self.open[lane];
+                    if o.tools.is_empty() && o.model.is_none() && !o.ended {
+                        let i = self.push(lane, SegmentKind::Model, ts, seq, "", None);
+                        self.open[lane].model = Some(i);
+                    }
+                }
+            }
+            Step::Wake => {
+                let o = &self.open[lane];
+                let busy = o.model.is_some() || !o.tools.is_empty() || o.queued.is_some();
+                if !busy && !o.ended && !self.timeline.lanes[lane].segments.is_empty() {
+                    let i = self.push(lane, SegmentKind::Model, ts, seq, "", None);
+                    self.open[lane].model = Some(i);
+                }
+            }
+            Step::Finished => self.end(lane, ts),
+        }
+    }
+
+    /// What changed since the last call.
+    pub fn take_update(&mut self) -> TimelineUpdate {
+        let mut changed = std::mem::take(&mut self.changed);
+        changed.sort_unstable();
+        changed.dedup();
+        let segments = changed
+            .into_iter()
+            .filter_map(|(lane, i)| {
+                let l = self.timeline.lanes.get(lane)?;
+                Some(SegmentUpdate {
+                    agent_id: l.agent_id.clone(),
+                    index: u32::try_from(i).unwrap_or(u32::MAX),
+                    segment: l.segments.get(i)?.clone(),
+                })
+            })
+            .collect();
+        let mut waiting_changed = std::mem::take(&mut self.waiting_changed);
+        waiting_changed.dedup();
+        let waiting = waiting_changed
+            .into_iter()
+            .filter_map(|lane| self.timeline.lanes.get(lane).map(|l| (l.agent_id.clone(), l.waiting_ms)))
+            .collect();
+        let session_waiting_ms = std::mem::take(&mut self.session_waiting_changed).then_some(self.timeline.waiting_ms);
+        TimelineUpdate { segments, waiting, session_waiting_ms }
+    }
+
+    fn push(
+        &mut self,
+        lane: usize,
+        kind: SegmentKind,
+        start: i64,
+        seq: u64,
+        label: &str,
+        call_id: Option<String>,
+    ) -> usize {
+        let segments = &mut self.timeline.lanes[lane].segments;
+        segments.push(Segment { kind, start, end: None, label: label.to_string(), seq, call_id });
+        let i = segments.len() - 1;
+        self.changed.push((lane, i));
+        i
+    }
+
+    fn close(&mut self, lane: usize, i: usize, ts: i64) {
+        let Some(s) = self.timeline.lanes[lane].segments.get_mut(i) else { return };
+        if s.end.is_some() {
+            return;
+        }
+        let end = ts.max(s.start);
+        s.end = Some(end);
+        self.changed.push((lane, i));
+        if s.kind == SegmentKind::Approval {
+            let start = s.start;
+            self.waits.push((start, end));
+            let l = &mut self.timeline.lanes[lane];
+            l.waiting_ms = union_ms(l.segments.iter().filter_map(|s| match (s.kind, s.end) {
+                (SegmentKind::Approval, Some(e)) => Some((s.start, e)),
+                _ => None,
+            }));
+            self.waiting_changed.push(lane);
+            self.timeline.waiting_ms = union_ms(self.waits.iter().copied());
+            self.session_waiting_changed = true;
+        }
+    }
+
+    fn close_queued(&mut self, lane: usize, ts: i64) {
+        if let Some(i) = self.open[lane].queued.take() {
+            self.close(lane, i, ts);
+        }
+    }
+
+    /// The run ended: everything still open ends with it.
+    fn end(&mut self, lane: usize, ts: i64) {
+        let o = std::mem::take(&mut self.open[lane]);
+        let open = o.queued.into_iter().chain(o.model).chain(o.tools.into_iter().map(|(_, i)| i));
+        for i in open.chain(o.approvals.into_iter().map(|(_, i)| i)).collect::<Vec<_>>() {
+            self.close(lane, i, ts);
+        }
+        self.open[lane].ended = true;
+    }
+}
+
+/// The length of the union of the intervals.
+fn union_ms(intervals: impl Iterator<Item = (i64, i64)>) -> u64 {
+    let mut v: Vec<(i64, i64)> = intervals.collect();
+    v.sort_unstable();
+    let mut total = 0i64;
+    let mut cur: Option<(i64, i64)> = None;
+    for (s, e) in v {
+        match cur {
+            Some((cs, ce)) if s <= ce => cur = Some((cs, ce.max(e))),
+            Some((cs, ce)) => {
+                total += ce - cs;
+                cur = Some((s, e));
+            }
+            None => cur = Some((s, e)),
+        }
+    }
+    if let Some((cs, ce)) = cur {
+        total += ce - cs;
+    }
+    u64::try_from(total).unwrap_or(0)
+}
+
+impl Timeline {
+    /// The timeline of a whole event log.
+    pub fn of<'a>(events: impl IntoIterator<Item = &'a AgentEvent>) -> Timeline {
+        let mut b = TimelineBuilder::default();
+        for e in events {
+            b.apply(e);
+        }
+        b.into_timeline()
+    }
+
+    pub fn lane(&self, id: &AgentId) -> Option<&Lane> {
+        self.lanes.iter().find(|l| l.agent_id == *id)
+    }
+}
+
+impl Lane {
+    /// Time spent in segments of `kind` (overlapping ones counted once), open ones up to `now`.
+    pub fn time_in(&self, kind: SegmentKind, now: i64) -> u64 {
+        union_ms(self.segments.iter().filter(|s| s.kind == kind).map(|s| (s.start, s.end.unwrap_or(now).max(s.start))))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{
+        AgentStarted, ApprovalOutcome, ApprovalRequest, ApprovalResolved, SessionId, StatusChanged, ToolCall,
+        ToolOutput, Usage,
+    };
+
+    struct Log {
+        seq: u64,
+        events: Vec<AgentEvent>,
+    }
+
+    impl Log {
+        fn at(&mut self, ts: i64, agent: &str, kind: EventKind) {
+            self.seq += 1;
+            self.events.push(AgentEvent {
+                agent_id: AgentId(agent.into()),
+                session_id: SessionId("s".into()),
+                seq: self.seq,
+                ts,
+                kind,
+            });
+        }
+    }
+
+    fn started(parent: Option<&str>) -> EventKind {
+        EventKind::AgentStarted(AgentStarted {
+            parent_id: parent.map(|p| AgentId(p.into())),
+            parent_call_id: None,
+            depth: u32::from(parent.is_some()),
+            description: "d".into(),
+            subagent_type: None,
+            model: "m".into(),
+            provider: "p".into(),
+            background: false,
+        })
+    }
+
+    fn status(s: AgentStatus) -> EventKind {
+        EventKind::AgentStatus(StatusChanged { status: s })
+    }
+
+    fn call(id: &str, tool: &str) -> EventKind {
+        EventKind::ToolCall(ToolCall {
+            call_id: id.into(),
+            tool_name: tool.into(),
+            tool_args: serde_json::json!({}),
+            mcp: None,
+        })
+    }
+
+    fn output(id: &str) -> EventKind {
+        EventKind::ToolOutput(ToolOutput {
+            call_id: id.into(),
+            content: "ok".into(),
+            is_error: false,
+            decided_by: None,
+        })
+    }
+
+    fn spans(t: &Timeline, agent: &str) -> Vec<(SegmentKind, i64, Option<i64>, String)> {
+        t.lane(&AgentId(agent.into()))
+            .unwrap()
+            .segments
+            .iter()
+            .map(|s| (s.kind, s.start, s.end, s.label.clone()))
+            .collect()
+    }
+
+    #[test]
+    fn queue_turns_calls_and_waits_for_people_become_segments() {
+        use SegmentKind::*;
+        let mut log = Log { seq: 0, events: Vec::new() };
+        log.at(0, "main", started(None));
+        log.at(0, "main", status(AgentStatus::Running));
+        log.at(100, "main", EventKind::Usage(Usage::default()));
+        log.at(100, "main", call("t1", "Task"));
+        log.at(110, "kid", started(Some("main")));
+        log.at(110, "kid", status(AgentStatus::Queued));
+        log.at(150, "kid", status(AgentStatus::Running));
+        log.at(250, "kid", EventKind::Usage(Usage::default()));
+        log.at(250, "kid", call("w1", "Write"));
+        log.at(250, "kid", call("r1", "Read"));
+        log.at(
+            260,
+            "kid",
+            EventKind::ApprovalRequest(ApprovalRequest {
+                request_id: "q1".into(),
+                call_id: "w1".into(),
+                tool_name: "Write".into(),
+                tool_args: serde_json::json!({}),
+                agent_path: vec!["main".into(), "d".into()],
+                preview: None,
+            }),
+        );
+        log.at(260, "kid", status(AgentStatus::WaitingApproval));
+        log.at(270, "kid", output("r1"));
+        log.at(
+            900,
+            "kid",
+            EventKind::ApprovalResolved(ApprovalResolved {
+                request_id: "q1".into(),
+                outcome: ApprovalOutcome::Approved,
+                scope: crate::ApprovalScope::Once,
+                decided_by: None,
+                reason: None,
+                rule: None,
+                edit: None,
+            }),
+        );
+        log.at(900, "kid", status(AgentStatus::Running));
+        log.at(910, "kid", output("w1"));
+        log.at(1000, "kid", EventKind::Usage(Usage::default()));
+        log.at(1000, "kid", status(AgentStatus::Completed));
+        log.at(1001, "main", output("t1"));
+        log.at(1200, "main", EventKind::Usage(Usage::default()));
+        log.at(1200, "main", status(AgentStatus::Completed));
+        let t = Timeline::of(&log.events);
+        assert_eq!(
+            spans(&t, "main"),
+            vec![
+                (Model, 0, Some(100), "".into()),
+                (Tool, 100, Some(1001), "Task".into()),
+                (Model, 1001, Some(1200), "".into())
+            ]
+        );
+        assert_eq!(
+            spans(&t, "kid"),
+            vec![
+                (Queued, 110, Some(150), "".into()),
+                (Model, 150, Some(250), "".into()),
+                (Tool, 250, Some(910), "Write".into()),
+                (Tool, 250, Some(270), "Read".into()),
+                (Approval, 260, Some(900), "Write".into()),
+                (Model, 910, Some(1000), "".into())
+            ]
+        );
+        assert_eq!((t.lane(&AgentId("kid".into())).unwrap().waiting_ms, t.waiting_ms), (640, 640));
+        assert_eq!(t.lane(&AgentId("kid".into())).unwrap().time_in(Tool, 0), 660);
+    }
+
+    #[test]
+    fn a_stopped_run_closes_what_was_open_and_a_live_update_says_what_changed() {
+        let mut b = TimelineBuilder::default();
+        let mut log = Log { seq: 0, events: Vec::new() };
+        log.at(0, "main", started(None));
+        log.at(0, "main", status(AgentStatus::Running));
+        log.at(50, "main", EventKind::Usage(Usage::default()));
+        log.at(50, "main", call("b1", "Bash"));
+        for e in &log.events {
+            b.apply(e);
+        }
+        let u = b.take_update();
+        assert_eq!(u.segments.len(), 2, "the model turn and the open call");
+        assert_eq!(u.segments[1].segment.end, None);
+        let mut log2 = Log { seq: 4, events: Vec::new() };
+        log2.at(70, "main", status(AgentStatus::Cancelled));
+        b.apply(&log2.events[0]);
+        let u = b.take_update();
+        assert_eq!(u.segments.len(), 1);
+        assert_eq!((u.segments[0].index, u.segments[0].segment.end), (1, Some(70)));
+        assert!(b.take_update().is_empty());
+        // A message after the end does not open a turn until the run starts again.
+        log2.at(80, "main", EventKind::UserMessage(crate::Text { content: "again".into() }));
+        b.apply(&log2.events[1]);
+        assert!(b.take_update().is_empty());
+        log2.at(81, "main", status(AgentStatus::Running));
+        b.apply(&log2.events[2]);
+        assert_eq!(b.take_update().segments[0].segment.kind, SegmentKind::Model);
+    }
+
+    #[test]
+    fn overlapping_waits_count_once() {
+        assert_eq!(union_ms([(0, 10), (5, 20), (30, 40)].into_iter()), 30);
+        assert_eq!(union_ms(std::iter::empty()), 0);
+    }
+}
