@@ -90,6 +90,7 @@ pub fn show(args: ShowArgs, env: Environment) -> Result<ExitCode> {
             let mut text = serde_json::to_string(&serde_json::json!({
                 "session": export.session,
                 "agents": export.agents,
+                "figures": export.figures,
             }))?;
             text.push('\n');
             for e in &export.events {

@@ -158,12 +158,15 @@ pub struct SearchHit {
     pub snippet: String,
 }
 
-/// `arbor show --format json` and the JSON export: the session, its agents, every stored event.
+/// `arbor show --format json` and the JSON export: the session, its agents, every stored event,
+/// and what is derived from them: each agent's usage, its subtree's, and its budget's standing.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
 pub struct SessionExport {
     pub session: SessionSummary,
     pub agents: Vec<StoredAgent>,
     pub events: Vec<AgentEvent>,
+    #[serde(default)]
+    pub figures: crate::UsageUpdate,
 }
 
 #[cfg(test)]

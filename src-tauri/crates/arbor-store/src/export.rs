@@ -1,16 +1,20 @@
 //! The Markdown export: a transcript a person can read or paste. A header with
-//! the session's facts, then each agent (parents first) with its heading and, in
-//! order, its user messages, responses, thinking (folded), tool calls with their
-//! arguments and output, and its result. Lifecycle noise (statuses, usage,
-//! approvals) is left out; the JSON export has everything.
+//! the session's facts and every approval rule, then each agent (parents first)
+//! with its heading, its runs, turns, time and budget, and, in order, its user
+//! messages, responses, thinking (folded), tool calls with their arguments and
+//! output, approval decisions with what made them, budget warnings, file changes
+//! and the result of each run. Headings in the agents' own text are nested below
+//! the agent's, so the document's outline stays right. Statuses and usage events
+//! are left out; the JSON export has everything.
 
 use crate::Store;
 use crate::error::{At, StoreError};
 use crate::read::{agent, agents, summary};
 use crate::search::path_to;
+use arbor_protocol::time::duration_words;
 use arbor_protocol::{
-    AgentEvent, AgentId, ApprovalOutcome, ApprovalRule, DecidedBy, EventKind, McpState, SessionId, SessionSummary,
-    StoredAgent, Usage,
+    AgentEvent, AgentId, AgentStates, ApprovalOutcome, ApprovalRule, Budget, BudgetKind, BudgetStanding, DecidedBy,
+    EventKind, McpState, SessionId, SessionSummary, StoredAgent, Timeline, Usage,
 };
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -50,11 +54,15 @@ impl Store {
             by_agent.entry(ev.agent_id.as_str()).or_default().push(ev);
         }
 
+        let figures = AgentStates::from_agents(all.iter().cloned()).usage_update(shown.iter().map(|a| &a.id));
+        let timeline = Timeline::of(&events);
         let mut out = String::new();
-        header(&mut out, &summary);
+        header(&mut out, &summary, &timeline);
+        rules(&mut out, &events, &tree);
         for a in &shown {
             let section = Section { agent: a, path: &path_to(&tree, a.id.as_str()), tree: &tree };
-            agent_section(&mut out, &section, by_agent.get(a.id.as_str()));
+            let budget = figures.agents.iter().find(|u| u.agent_id == a.id).and_then(|u| u.budget.as_ref());
+            agent_section(&mut out, &section, by_agent.get(a.id.as_str()), budget);
         }
         Ok(out)
     }
@@ -71,7 +79,7 @@ fn tokens(u: &Usage) -> String {
     s
 }
 
-fn header(out: &mut String, s: &SessionSummary) {
+fn header(out: &mut String, s: &SessionSummary, timeline: &Timeline) {
     let title = if s.first_prompt.is_empty() { s.id.as_str() } else { first_line(&s.first_prompt) };
     let _ = writeln!(out, "# {title}\n");
     let _ = writeln!(out, "- Session: `{}`", s.id);
@@ -83,7 +91,43 @@ fn header(out: &mut String, s: &SessionSummary) {
     let _ = writeln!(out, "- Status: {}", s.status.as_str());
     let _ = writeln!(out, "- Model: {} / {}", s.provider, s.model);
     let _ = writeln!(out, "- Agents: {}, events: {}", s.agent_count, s.event_count);
-    let _ = writeln!(out, "- Tokens: {}\n", tokens(&s.usage.usage));
+    let _ = writeln!(out, "- Tokens: {}", tokens(&s.usage.usage));
+    let _ = writeln!(out, "- Time its agents waited for a person: {}\n", duration_words(timeline.waiting_ms));
+}
+
+/// Every rule a person's answer set, whose answer, and whether it was revoked.
+fn rules(out: &mut String, events: &[AgentEvent], tree: &HashMap<String, (Option<String>, String)>) {
+    let set: Vec<&ApprovalRule> = events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::ApprovalResolved(r) => r.rule.as_ref(),
+            _ => None,
+        })
+        .collect();
+    if set.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "## Approval rules\n");
+    for rule in set {
+        let who = tree.get(rule.agent_id.as_str()).map_or(rule.agent_id.as_str(), |(_, d)| d.as_str());
+        let verb = if rule.approved { "Allow" } else { "Deny" };
+        let revoked = events.iter().find_map(|e| match &e.kind {
+            EventKind::RuleRevoked(r) if r.rule_id == rule.rule_id => Some(e.ts),
+            _ => None,
+        });
+        let until =
+            revoked.map_or_else(|| " · in force to the end".to_string(), |ts| format!(" · revoked {}", utc(ts)));
+        let _ = writeln!(
+            out,
+            "- {verb} {} (rule `{}`, scope {}, set {} by the person's answer to request `{}`{until})",
+            rule.reach(who),
+            rule.rule_id,
+            rule.scope.as_str(),
+            utc(rule.created_at),
+            rule.request_id
+        );
+    }
+    out.push('\n');
 }
 
 /// One agent's part of the export, and the session's agents (parent, description) by id.
@@ -111,23 +155,45 @@ impl Section<'_> {
     }
 }
 
-fn agent_section(out: &mut String, section: &Section<'_>, events: Option<&Vec<&AgentEvent>>) {
+fn agent_section(
+    out: &mut String,
+    section: &Section<'_>,
+    events: Option<&Vec<&AgentEvent>>,
+    budget: Option<&BudgetStanding>,
+) {
     let (a, path) = (section.agent, section.path);
-    let level = "#".repeat((a.depth as usize + 2).min(6));
+    let heading = (a.depth as usize + 2).min(6);
+    let level = "#".repeat(heading);
     let title = if path.is_empty() { a.description.clone() } else { path.join(" › ") };
     let _ = writeln!(out, "{level} {title}\n");
     let kind = a.subagent_type.as_deref().unwrap_or(if a.depth == 0 { "main" } else { "general-purpose" });
+    let runs = events.into_iter().flatten().filter(|e| matches!(e.kind, EventKind::AgentFinished(_))).count();
     let _ = writeln!(
         out,
-        "`{}` · {kind} · {} / {} · {}{} · {} turns · {}\n",
+        "`{}` · {kind} · {} / {} · {}{} · {} in {} · {} · {}\n",
         a.id,
         a.provider,
         a.model,
         a.status.as_str(),
         if a.background { " · background" } else { "" },
-        a.turns,
+        count(a.turns as usize, "turn"),
+        count(runs.max(1), "run"),
+        duration_words(a.elapsed_ms),
         tokens(&a.usage)
     );
+    if let Some(b) = budget {
+        let used: Vec<String> =
+            BudgetKind::ALL.iter().filter(|k| limit_set(&b.budget, **k)).map(|k| b.figures(*k)).collect();
+        let _ = writeln!(
+            out,
+            "Budget of its subtree: {} · used {:.0}%: {}\n",
+            b.budget.describe(),
+            b.fraction * 100.0,
+            used.join("; ")
+        );
+    }
+    let nest = heading + 1;
+    let mut run = 0;
 
     // Chunks no aggregate superseded are what an unfinished stream left: joined into one block.
     let mut pending: Option<(&'static str, String)> = None;
@@ -149,9 +215,34 @@ fn agent_section(out: &mut String, section: &Section<'_>, events: Option<&Vec<&A
             continue;
         }
         flush_chunks(out, pending.take());
-        event(out, ev, section);
+        if matches!(ev.kind, EventKind::AgentFinished(_)) {
+            run += 1;
+        }
+        event(out, ev, section, Nesting { level: nest, run, runs });
     }
     flush_chunks(out, pending);
+}
+
+/// Where an event sits: the heading level the agent's own headings start at,
+/// and which of the agent's runs a result ends.
+#[derive(Clone, Copy)]
+struct Nesting {
+    level: usize,
+    run: usize,
+    runs: usize,
+}
+
+fn count(n: usize, what: &str) -> String {
+    format!("{n} {what}{}", if n == 1 { "" } else { "s" })
+}
+
+fn limit_set(b: &Budget, kind: BudgetKind) -> bool {
+    match kind {
+        BudgetKind::Tokens => b.max_tokens.is_some(),
+        BudgetKind::Cost => b.max_cost_usd.is_some(),
+        BudgetKind::Duration => b.max_duration_seconds.is_some(),
+        BudgetKind::Subagents => b.max_subagents.is_some(),
+    }
 }
 
 fn flush_chunks(out: &mut String, pending: Option<(&'static str, String)>) {
@@ -171,7 +262,7 @@ fn thinking(out: &mut String, text: &str) {
     let _ = writeln!(out, "<details><summary>Thinking</summary>\n\n{text}\n\n</details>\n");
 }
 
-fn event(out: &mut String, ev: &AgentEvent, section: &Section<'_>) {
+fn event(out: &mut String, ev: &AgentEvent, section: &Section<'_>, at: Nesting) {
     match &ev.kind {
         EventKind::ApprovalRequest(r) => {
             let _ = writeln!(
@@ -207,12 +298,46 @@ fn event(out: &mut String, ev: &AgentEvent, section: &Section<'_>) {
             let _ = writeln!(out, "*Rule `{}` revoked: the calls it covered ask again.*\n", r.rule_id);
         }
         EventKind::UserMessage(t) => {
-            let quoted: Vec<String> = t.content.lines().map(|l| format!("> {l}")).collect();
+            let nested = nest_headings(&t.content, at.level);
+            let quoted: Vec<String> = nested.lines().map(|l| format!("> {l}")).collect();
             let _ = writeln!(out, "**User:**\n\n{}\n", quoted.join("\n"));
         }
-        EventKind::Thoughts(t) => thinking(out, &t.content),
+        EventKind::Thoughts(t) => thinking(out, &nest_headings(&t.content, at.level)),
         EventKind::Response(t) => {
-            let _ = writeln!(out, "{}\n", t.content);
+            let _ = writeln!(out, "{}\n", nest_headings(&t.content, at.level));
+        }
+        EventKind::BudgetSet(b) => {
+            let carved = if b.carved.is_empty() { "" } else { ", cut to what the budgets above it had left" };
+            let from = b.origin.as_str().replace('_', " ");
+            let _ = writeln!(out, "*Budget: {} (from {from}{carved}).*\n", b.budget.describe());
+        }
+        EventKind::BudgetWarning(w) => {
+            let _ = writeln!(
+                out,
+                "**Budget warning:** {:.0}% used ({}); its agents were told to wrap up.\n",
+                w.standing.fraction * 100.0,
+                w.standing.figures(w.kind)
+            );
+        }
+        EventKind::FileChanged(c) => {
+            let what = if c.revert_of.is_empty() { "" } else { " (a revert)" };
+            let _ = writeln!(
+                out,
+                "*File {}{what}:* `{}` (+{} −{})\n",
+                c.kind.as_str(),
+                c.path,
+                c.lines_added,
+                c.lines_removed
+            );
+        }
+        EventKind::Worktree(w) => {
+            let _ = writeln!(
+                out,
+                "*Worktree {}:* branch `{}` ({} files)\n",
+                arbor_protocol::wire::name(&w.state),
+                w.branch,
+                w.files.len()
+            );
         }
         EventKind::ToolCall(c) => {
             let args = serde_json::to_string_pretty(&c.tool_args).unwrap_or_else(|_| c.tool_args.to_string());
@@ -242,13 +367,15 @@ fn event(out: &mut String, ev: &AgentEvent, section: &Section<'_>) {
             let _ = writeln!(out, "*Background task `{}` {}:* {}\n", n.task_id, n.status.as_str(), n.summary);
         }
         EventKind::AgentFinished(f) => {
+            let which = if at.runs > 1 { format!(" of run {} of {}", at.run, at.runs) } else { String::new() };
+            let text =
+                if f.result.is_empty() { "(no result text)".to_string() } else { nest_headings(&f.result, at.level) };
             let _ = writeln!(
                 out,
-                "**Result** ({}, {} turns, {} ms):\n\n{}\n",
+                "**Result{which}** ({}, {}, {} ms):\n\n{text}\n",
                 f.status.as_str(),
-                f.turns,
+                count(f.turns as usize, "turn"),
                 f.duration_ms,
-                { if f.result.is_empty() { "(no result text)" } else { f.result.as_str() } }
             );
             if let Some(e) = &f.error {
                 let _ = writeln!(out, "**Error:** {e}\n");
@@ -260,6 +387,43 @@ fn event(out: &mut String, ev: &AgentEvent, section: &Section<'_>) {
         }
         _ => {}
     }
+}
+
+/// `text` with its ATX headings (`# …`) moved down so the highest is at `level`
+/// (at most 6), outside fenced code blocks: an agent's "# Plan" must not sit
+/// above the export's own headings.
+fn nest_headings(text: &str, level: usize) -> String {
+    let shift = level.saturating_sub(1);
+    if shift == 0 || !text.contains('#') {
+        return text.to_string();
+    }
+    let mut fence: Option<(char, usize)> = None;
+    let mut out = String::with_capacity(text.len() + 16);
+    for line in text.split_inclusive('\n') {
+        let trimmed = line.trim_start();
+        let indent = line.len() - trimmed.len();
+        let run = |c: char| trimmed.chars().take_while(|x| *x == c).count();
+        let opens = ['`', '~'].into_iter().map(|c| (c, run(c))).find(|(_, n)| *n >= 3);
+        match (fence, opens) {
+            (None, Some(f)) if indent < 4 => fence = Some(f),
+            (Some((c, n)), Some((c2, n2))) if c == c2 && n2 >= n && indent < 4 => fence = None,
+            _ => {}
+        }
+        let hashes = run('#');
+        let is_heading = fence.is_none()
+            && opens.is_none()
+            && indent < 4
+            && (1..=6).contains(&hashes)
+            && trimmed[hashes..].starts_with([' ', '\t', '\n', '\r']) | trimmed[hashes..].is_empty();
+        if is_heading {
+            out.push_str(&line[..indent]);
+            out.push_str(&"#".repeat((hashes + shift).min(6)));
+            out.push_str(&trimmed[hashes..]);
+        } else {
+            out.push_str(line);
+        }
+    }
+    out
 }
 
 /// A fenced block whose fence is longer than any backtick run inside, so the
@@ -290,6 +454,18 @@ mod tests {
         assert_eq!(utc(1_700_000_000_000), "2023-11-14 22:13:20 UTC");
         assert_eq!(utc(951_782_400_000), "2000-02-29 00:00:00 UTC");
         assert_eq!(utc(-1_000), "1969-12-31 23:59:59 UTC");
+    }
+
+    #[test]
+    fn an_agents_headings_sit_below_the_exports() {
+        let text = "# Plan\nSome text\n## Steps\n```md\n# not a heading\n```\n#hashtag\n    # code\n###### deep\n";
+        let nested = nest_headings(text, 3);
+        assert_eq!(
+            nested,
+            "### Plan\nSome text\n#### Steps\n```md\n# not a heading\n```\n#hashtag\n    # code\n###### deep\n"
+        );
+        assert_eq!(nest_headings("# a", 1), "# a");
+        assert_eq!(nest_headings("~~~\n# x\n~~~\n# y", 2), "~~~\n# x\n~~~\n## y");
     }
 
     #[test]

@@ -312,7 +312,12 @@ impl Store {
             Some(a) => vec![self::agent(&tx, &self.path, session, a)?],
         };
         let events = all_events(&tx, &self.path, session, agent)?;
+        let all = match agent {
+            None => agents.clone(),
+            Some(_) => self::agents(&tx, &self.path, session)?,
+        };
         tx.finish().at(&self.path)?;
-        Ok(SessionExport { session: summary, agents, events })
+        let figures = arbor_protocol::AgentStates::from_agents(all).usage_update(agents.iter().map(|a| &a.id));
+        Ok(SessionExport { session: summary, agents, events, figures })
     }
 }

@@ -12,12 +12,17 @@ fn the_json_export_round_trips() {
     let text = serde_json::to_string_pretty(&export).unwrap();
     let back: SessionExport = serde_json::from_str(&text).unwrap();
     assert_eq!(back, export);
+    // The derived figures: each agent's own usage and its subtree's (the main agent's is the session's).
+    let main = export.figures.agents.iter().find(|a| a.agent_id == aid(MAIN)).unwrap();
+    assert_eq!(main.subtree.tokens, export.session.usage.tokens);
+    assert_eq!(export.figures.agents.len(), 3);
 
     let one = store.export(&sid("sess-1"), Some(&aid(WRITER))).unwrap();
     assert_eq!(one.agents.len(), 1);
     assert_eq!(one.agents[0].id, aid(WRITER));
     assert!(!one.events.is_empty());
     assert!(one.events.iter().all(|e| e.agent_id == aid(WRITER)));
+    assert_eq!(one.figures.agents.len(), 2, "the agent and the one above it");
     assert_eq!(one.session, export.session);
     assert!(matches!(
         store.export(&sid("sess-1"), Some(&aid("agent-ffff"))),
@@ -135,4 +140,66 @@ fn the_markdown_export_records_every_decision_with_its_scope_and_origin() {
     ] {
         assert!(md.contains(needle), "missing {needle:?} in:\n{md}");
     }
+}
+
+#[test]
+fn the_markdown_export_tells_runs_budgets_changes_and_keeps_its_outline() {
+    use arbor_protocol::{
+        Budget, BudgetKind, BudgetOrigin, BudgetSet, BudgetUse, BudgetWarning, ChangeKind, FileChanged, Kept,
+    };
+    let (_dir, store) = store();
+    begin(&store, "s", 0);
+    let m = aid(MAIN);
+    let mut log = Log::new("s", 0);
+    log.push(&m, started(None, None, 0, "main"));
+    let budget = Budget { max_tokens: Some(1000), ..Budget::default() };
+    log.push(
+        &m,
+        EventKind::BudgetSet(BudgetSet { budget: budget.clone(), origin: BudgetOrigin::Session, carved: vec![] }),
+    );
+    for run in 1..=2 {
+        log.push(&m, status(AgentStatus::Running));
+        log.push(&m, usage(400 + run, 25, None));
+        log.push(&m, text(EventKind::Response, &format!("# Plan {run}\nsteps\n```\n# kept\n```")));
+        if run == 1 {
+            let standing = budget.standing(BudgetUse { tokens: 850, ..BudgetUse::default() }, 0);
+            log.push(&m, EventKind::BudgetWarning(BudgetWarning { kind: BudgetKind::Tokens, standing }));
+            log.push(
+                &m,
+                EventKind::FileChanged(FileChanged {
+                    change_id: "chg-1".into(),
+                    call_id: None,
+                    root: "/work/s".into(),
+                    path: "a.txt".into(),
+                    kind: ChangeKind::Created,
+                    before_hash: None,
+                    after_hash: Some("00".into()),
+                    lines_added: 1,
+                    lines_removed: 0,
+                    before: Kept::Absent,
+                    after: Kept::Text { text: "x\n".into() },
+                    ambiguous_with: Vec::new(),
+                    revert_of: Vec::new(),
+                }),
+            );
+        }
+        log.push(&m, status(AgentStatus::Completed));
+        log.push(&m, finished(AgentStatus::Completed, &format!("## Done {run}"), None, 1, &[]));
+    }
+    store.append(&log.events).unwrap();
+    let md = store.export_markdown(&sid("s"), None).unwrap();
+    for needle in [
+        "· 2 turns in 2 runs ·",
+        "Budget of its subtree: 1,000 tokens · used 85%: 853 of 1,000 tokens",
+        "*Budget: 1,000 tokens (from session).*",
+        "**Budget warning:** 85% used (850 of 1,000 tokens); its agents were told to wrap up.",
+        "*File created:* `a.txt` (+1 −0)",
+        "### Plan 1\nsteps\n```\n# kept\n```",
+        "**Result of run 2 of 2** (completed, 1 turn,",
+        "#### Done 2",
+        "Time its agents waited for a person: 0 ms",
+    ] {
+        assert!(md.contains(needle), "missing {needle:?} in:\n{md}");
+    }
+    assert!(!md.contains("\n# Plan"), "no agent heading sits at the export's top level:\n{md}");
 }
