@@ -118,7 +118,8 @@ pub fn search(args: SearchArgs, env: Environment) -> Result<ExitCode> {
         if args.json {
             lines.push_str(&serde_json::to_string(h)?);
         } else {
-            let snippet: String = h.snippet.split_whitespace().collect::<Vec<_>>().join(" ");
+            let marked = arbor_protocol::SnippetPart::marked(&h.snippet, "[", "]");
+            let snippet: String = marked.split_whitespace().collect::<Vec<_>>().join(" ");
             lines.push_str(&format!(
                 "{}  {}  {}  {} › {}\n    {}",
                 h.session_id.0,

@@ -154,8 +154,24 @@ pub struct SearchHit {
     pub seq: u64,
     pub ts: i64,
     pub event_type: String,
-    /// The matching passage, with each hit marked between `[` and `]`.
-    pub snippet: String,
+    /// The matching passage, in parts: the words that matched are the parts marked `hit`.
+    /// (Marks inside the text itself, like `[` or `]`, could not tell them apart.)
+    pub snippet: Vec<SnippetPart>,
+}
+
+/// A piece of a search snippet.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+pub struct SnippetPart {
+    pub text: String,
+    /// One of the words searched for.
+    pub hit: bool,
+}
+
+impl SnippetPart {
+    /// The parts as one line with each hit between `open` and `close` (a terminal's bold, say).
+    pub fn marked(parts: &[SnippetPart], open: &str, close: &str) -> String {
+        parts.iter().map(|p| if p.hit { format!("{open}{}{close}", p.text) } else { p.text.clone() }).collect()
+    }
 }
 
 /// `arbor show --format json` and the JSON export: the session, its agents, every stored event,

@@ -6,7 +6,7 @@
 
 use crate::Store;
 use crate::error::{At, StoreError};
-use arbor_protocol::{AgentId, SearchHit, SessionId};
+use arbor_protocol::{AgentId, SearchHit, SessionId, SnippetPart};
 use rusqlite::{Connection, params};
 use std::collections::HashMap;
 use std::path::Path;
@@ -28,6 +28,38 @@ pub(crate) fn fts_query(text: &str) -> Option<String> {
     Some(phrases.join(" "))
 }
 
+/// FTS5's snippet, its hits between \u{1} and \u{2} (characters no indexed text
+/// is expected to hold), as parts; a mark left open or stray counts as text.
+fn parts(snippet: &str) -> Vec<SnippetPart> {
+    let mut out: Vec<SnippetPart> = Vec::new();
+    let mut push = |text: &str, hit: bool| {
+        if text.is_empty() {
+            return;
+        }
+        match out.last_mut() {
+            Some(last) if last.hit == hit => last.text.push_str(text),
+            _ => out.push(SnippetPart { text: text.to_string(), hit }),
+        }
+    };
+    let mut rest = snippet;
+    while let Some(open) = rest.find('\u{1}') {
+        push(&rest[..open].replace('\u{2}', ""), false);
+        let after = &rest[open + 1..];
+        match after.find('\u{2}') {
+            Some(close) => {
+                push(&after[..close].replace('\u{1}', ""), true);
+                rest = &after[close + 1..];
+            }
+            None => {
+                rest = after;
+                break;
+            }
+        }
+    }
+    push(&rest.replace(['\u{1}', '\u{2}'], ""), false);
+    out
+}
+
 impl Store {
     /// Events of any session whose indexed text matches every word of `text`
     /// (the last as a prefix), newest first, at most `limit`. Empty text finds nothing.
@@ -43,7 +75,7 @@ impl Store {
         let rows: Vec<(String, String, u64, i64, String, String, String)> = tx
             .prepare_cached(
                 "SELECT e.session_id, e.agent_id, e.seq, e.ts, e.type, s.first_prompt, f.snip
-                 FROM (SELECT rowid AS id, snippet(events_fts, 0, '[', ']', '…', 16) AS snip
+                 FROM (SELECT rowid AS id, snippet(events_fts, 0, char(1), char(2), '…', 16) AS snip
                        FROM events_fts WHERE events_fts MATCH ?1 ORDER BY rowid DESC LIMIT ?2) AS f
                  JOIN events AS e ON e.id = f.id
                  JOIN sessions AS s ON s.id = e.session_id
@@ -73,7 +105,7 @@ impl Store {
                 seq,
                 ts,
                 event_type,
-                snippet,
+                snippet: parts(&snippet),
             });
         }
         tx.finish().at(&self.path)?;

@@ -2,6 +2,33 @@
 
 use super::*;
 
+fn marked(parts: &[SnippetPart]) -> String {
+    SnippetPart::marked(parts, "[", "]")
+}
+
+/// Brackets, code and JSON in the text stay text: only the words searched for are hits.
+#[test]
+fn hits_are_told_apart_from_brackets_in_the_text() {
+    let (_dir, store) = store();
+    begin(&store, "s", 0);
+    let m = aid(MAIN);
+    let mut log = Log::new("s", 0);
+    log.push(&m, started(None, None, 0, "main"));
+    log.push(&m, text(EventKind::Response, "stock[item] = remove_stock(stock, [item]) # see [docs](x)"));
+    log.push(&m, call("c1", "Grep", serde_json::json!({"pattern": "[remove]|TODO"})));
+    store.append(&log.events).unwrap();
+    let hits = store.search("remove", 10).unwrap();
+    assert_eq!(hits.len(), 2);
+    for h in &hits {
+        let hit_words: Vec<&str> = h.snippet.iter().filter(|p| p.hit).map(|p| p.text.as_str()).collect();
+        assert_eq!(hit_words, ["remove"], "{h:?}");
+        let whole: String = h.snippet.iter().map(|p| p.text.as_str()).collect();
+        assert!(!whole.contains('\u{1}') && !whole.contains('\u{2}'), "{whole:?}");
+    }
+    let response = hits.iter().find(|h| h.event_type == "response").unwrap();
+    assert_eq!(marked(&response.snippet), "stock[item] = [remove]_stock(stock, [item]) # see [docs](x)");
+}
+
 #[test]
 fn hits_name_their_session_agent_path_and_mark_the_match() {
     let (_dir, store) = store();
@@ -21,7 +48,7 @@ fn hits_name_their_session_agent_path_and_mark_the_match() {
     assert_eq!(h.session_prompt, "Fix the parser bug in lexer.rs");
     assert_eq!(h.seq, 22);
     assert_eq!(h.ts, 1_000 + 22 * 10);
-    assert_eq!(h.snippet, "The lexer tokenises identifiers [greedily]");
+    assert_eq!(marked(&h.snippet), "The lexer tokenises identifiers [greedily]");
 }
 
 #[test]
@@ -45,7 +72,7 @@ fn the_last_word_is_a_prefix_and_words_all_count() {
     assert_eq!(store.search("lexer tokeni", 50).unwrap().len(), 3);
     let both = store.search("tokenises lex", 50).unwrap();
     assert_eq!(both.len(), 3);
-    assert!(both.iter().all(|h| h.snippet.contains("[lexer] [tokenises]")), "{both:?}");
+    assert!(both.iter().all(|h| marked(&h.snippet).contains("[lexer] [tokenises]")), "{both:?}");
     assert!(store.search("tokeni lexer", 50).unwrap().is_empty(), "only the last word is a prefix");
     assert!(store.search("okenises", 50).unwrap().is_empty(), "prefixes, not substrings");
     assert!(store.search("", 50).unwrap().is_empty());
@@ -93,5 +120,5 @@ fn newest_hits_come_first_across_sessions() {
     let got: Vec<(&str, u64)> = hits.iter().map(|h| (h.session_id.as_str(), h.seq)).collect();
     // Each session: the main agent's final response (30), its result (32) and its prompt (3).
     assert_eq!(got, [("sess-b", 32), ("sess-b", 30), ("sess-b", 3), ("sess-a", 32), ("sess-a", 30), ("sess-a", 3)]);
-    assert!(hits.iter().all(|h| h.snippet.contains("[parser]")));
+    assert!(hits.iter().all(|h| marked(&h.snippet).contains("[parser]")));
 }
