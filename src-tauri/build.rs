@@ -23,6 +23,7 @@ fn main() {
         "resume_session",
         "session_changes",
         "session_timeline",
+        "dismiss_interrupted",
         "revert_changes",
         "worktree_action",
         "list_worktrees",

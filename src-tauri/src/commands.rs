@@ -183,6 +183,14 @@ pub async fn resume_session(
     show(host.resume_session(session_id, prompt).await?, on_events)
 }
 
+/// Forgets the sessions start-up found interrupted (the person will not continue them now).
+#[tauri::command]
+#[specta::specta]
+pub fn dismiss_interrupted(host: State<'_, Host>) -> AppState {
+    host.dismiss_interrupted();
+    host.state()
+}
+
 /// A session's timeline: each agent's queued time, model turns, tool calls and waits for a person.
 #[tauri::command]
 #[specta::specta]

@@ -40,6 +40,7 @@ pub fn specta_builder() -> tauri_specta::Builder<tauri::Wry> {
             commands::resume_session,
             commands::session_changes,
             commands::session_timeline,
+            commands::dismiss_interrupted,
             commands::revert_changes,
             commands::worktree_action,
             commands::list_worktrees,

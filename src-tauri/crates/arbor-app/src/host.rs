@@ -37,6 +37,9 @@ pub struct AppState {
     pub tools: Vec<ToolInfo>,
     pub transcripts: TranscriptState,
     pub sandbox: SandboxAvailability,
+    /// Sessions that were still at work when the process writing them died, found at
+    /// start-up: the app offers to continue them. Empty once continued or dismissed.
+    pub interrupted: Vec<arbor_protocol::SessionSummary>,
 }
 
 /// Whether this machine can sandbox commands, for Settings to say before any session runs.
@@ -115,6 +118,8 @@ pub struct Host {
     pub(crate) trust: TrustStore,
     /// What this machine can sandbox commands with, probed at first need.
     sandboxing: std::sync::OnceLock<Arc<Sandboxing>>,
+    /// The sessions start-up found interrupted, not yet continued or dismissed.
+    pub(crate) interrupted: Mutex<Vec<arbor_protocol::SessionId>>,
 }
 
 pub(crate) fn err(kind: AppErrorKind, e: impl std::fmt::Display) -> AppError {
@@ -131,6 +136,7 @@ impl Host {
             }
             None => (Settings::default(), None),
         };
+        let mut interrupted = Vec::new();
         let store = config.data_dir.as_deref().map(|dir| {
             let path = dir.join(Store::FILE_NAME);
             let store = Store::open(&path).map_err(|e| {
@@ -139,8 +145,12 @@ impl Host {
             })?;
             // Sessions of a process that died: what was running is marked interrupted.
             match store.recover(SystemClock.now_ms()) {
-                Ok(ids) if !ids.is_empty() => tracing::info!(sessions = ids.len(), "marked interrupted sessions"),
-                Ok(_) => {}
+                Ok(ids) => {
+                    if !ids.is_empty() {
+                        tracing::info!(sessions = ids.len(), "marked interrupted sessions");
+                    }
+                    interrupted = ids;
+                }
                 Err(e) => tracing::warn!(error = %e, "could not mark interrupted sessions"),
             }
             Ok(Arc::new(store))
@@ -155,7 +165,22 @@ impl Host {
             mcp: McpCatalogs::default(),
             trust,
             sandboxing: std::sync::OnceLock::new(),
+            interrupted: Mutex::new(interrupted),
         }
+    }
+
+    /// Forgets the sessions start-up found interrupted: the person chose not to continue them now.
+    pub fn dismiss_interrupted(&self) {
+        self.interrupted.lock().clear();
+    }
+
+    /// The sessions start-up found interrupted, as the history lists them, newest first.
+    fn interrupted_sessions(&self) -> Vec<arbor_protocol::SessionSummary> {
+        let ids = self.interrupted.lock().clone();
+        let Ok(store) = self.store() else { return Vec::new() };
+        let mut out: Vec<_> = ids.iter().filter_map(|id| store.session(id).ok().map(|d| d.session)).collect();
+        out.sort_by_key(|s| std::cmp::Reverse(s.started_at));
+        out
     }
 
     /// The store, or a typed error saying why there is none.
@@ -206,6 +231,7 @@ impl Host {
                 Ok(m) => SandboxAvailability { mechanism: Some(m.to_string()), problem: None },
                 Err(why) => SandboxAvailability { mechanism: None, problem: Some(why.to_string()) },
             },
+            interrupted: self.interrupted_sessions(),
         }
     }
 

@@ -388,6 +388,20 @@ impl Host {
             None => Command::Resume { agent_id: session.main_agent_id().clone(), text: None },
         };
         session.submit(first).map_err(|e| err(AppErrorKind::Session, e))?;
+        if let Some(id) = &resume {
+            // Every subagent the last run left unfinished goes on too (parents first); their
+            // results reach their parents as notifications, as the parents' histories now say.
+            for a in states
+                .agents()
+                .iter()
+                .filter(|a| a.parent_id.is_some() && a.status == arbor_protocol::AgentStatus::Interrupted)
+            {
+                if let Err(e) = session.submit(Command::Resume { agent_id: a.id.clone(), text: None }) {
+                    tracing::warn!(agent_id = %a.id, error = %e, "an interrupted subagent could not be resumed");
+                }
+            }
+            self.interrupted.lock().retain(|s| s != id);
+        }
         let info = SessionInfo {
             session_id: session.id().clone(),
             main_agent_id: session.main_agent_id().clone(),

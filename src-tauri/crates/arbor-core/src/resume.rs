@@ -7,7 +7,7 @@ use crate::definitions::GENERAL_PURPOSE;
 use crate::registry::{AgentRecord, AgentSpec};
 use crate::shared::{Context, Shared};
 use crate::subagents::{self, SpawnRequest};
-use arbor_protocol::{AgentFinished, AgentId, Message, StoredAgent, UserBlock};
+use arbor_protocol::{AgentFinished, AgentId, AgentStatus, Message, StoredAgent, UserBlock};
 use std::collections::HashMap;
 use std::sync::Arc;
 use tokio::sync::watch;
@@ -43,6 +43,12 @@ const UNFINISHED_CALL: &str =
 pub(crate) fn restore(shared: &Shared, main_id: &AgentId, main_spec: &Arc<AgentSpec>, agents: Vec<ResumedAgent>) {
     let mut specs: HashMap<AgentId, (Arc<AgentSpec>, String)> = HashMap::new();
     let mut subagents = 0u32;
+    // The Task calls whose child the run left unfinished, by (parent, call): resumed with the session.
+    let unfinished_children: HashMap<(AgentId, String), AgentId> = agents
+        .iter()
+        .filter(|a| a.state.status == AgentStatus::Interrupted || !a.state.status.is_terminal())
+        .filter_map(|a| Some(((a.state.parent_id.clone()?, a.state.parent_call_id.clone()?), a.state.id.clone())))
+        .collect();
     let mut st = shared.lock();
     for ResumedAgent { state, mut history } in agents {
         let a = state.resumed();
@@ -58,7 +64,7 @@ pub(crate) fn restore(shared: &Shared, main_id: &AgentId, main_spec: &Arc<AgentS
         };
         specs.insert(a.id.clone(), (spec.clone(), a.provider.clone()));
         let stored = history.len();
-        close_unfinished_calls(&mut history);
+        close_unfinished_calls(&mut history, |call| unfinished_children.get(&(a.id.clone(), call.to_string())));
         let finished = AgentFinished {
             status: a.status,
             result: a.result.clone().unwrap_or_default(),
@@ -134,14 +140,20 @@ fn restored_spec(ctx: &Context, parent: &AgentSpec, parent_provider: &str, a: &S
 
 /// A history that ends in tool calls without results (the process died while
 /// they ran) gets results saying so: a provider refuses a tool call left unanswered.
-fn close_unfinished_calls(history: &mut Vec<Message>) {
+fn close_unfinished_calls<'a>(history: &mut Vec<Message>, child_of: impl Fn(&str) -> Option<&'a AgentId>) {
     let Some(Message::Assistant { content }) = history.last() else { return };
     let results: Vec<UserBlock> = content
         .iter()
         .filter_map(|b| match b {
             arbor_protocol::AssistantBlock::ToolUse { id, .. } => Some(UserBlock::ToolResult {
                 call_id: id.clone(),
-                content: UNFINISHED_CALL.to_string(),
+                content: match child_of(id) {
+                    Some(child) => format!(
+                        "interrupted: subagent {child} was stopped with the run. Continuing the session resumes it, \
+                         and its result reaches you as a task notification: do not start it again."
+                    ),
+                    None => UNFINISHED_CALL.to_string(),
+                },
                 is_error: true,
             }),
             _ => None,
@@ -167,10 +179,12 @@ mod tests {
                     AssistantBlock::Text { text: "reading".into() },
                     AssistantBlock::ToolUse { id: "c1".into(), name: "Read".into(), input: json!({}) },
                     AssistantBlock::ToolUse { id: "c2".into(), name: "Bash".into(), input: json!({}) },
+                    AssistantBlock::ToolUse { id: "c3".into(), name: "Task".into(), input: json!({}) },
                 ],
             },
         ];
-        close_unfinished_calls(&mut h);
+        let child = AgentId("agent-0000c3".into());
+        close_unfinished_calls(&mut h, |call| (call == "c3").then_some(&child));
         let Some(Message::User { content }) = h.last() else { panic!("a user message with results") };
         let ids: Vec<&str> = content
             .iter()
@@ -179,10 +193,19 @@ mod tests {
                 _ => None,
             })
             .collect();
-        assert_eq!(ids, ["c1", "c2"]);
+        assert_eq!(ids, ["c1", "c2", "c3"]);
+        let texts: Vec<&str> = content
+            .iter()
+            .filter_map(|b| match b {
+                UserBlock::ToolResult { content, .. } => Some(content.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert!(texts[0].contains("its effects are unknown"), "{texts:?}");
+        assert!(texts[2].contains("subagent agent-0000c3") && texts[2].contains("do not start it again"), "{texts:?}");
         // A history that ends on a user message or plain text is left as it is.
         let before = h.clone();
-        close_unfinished_calls(&mut h);
+        close_unfinished_calls(&mut h, |_| None);
         assert_eq!(h, before);
     }
 }

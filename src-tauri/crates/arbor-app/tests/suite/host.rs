@@ -317,3 +317,59 @@ fn keys_and_base_urls_come_from_the_environment_the_binary_passed() {
     assert_eq!(p.key_source, KeySource::NotNeeded);
     assert_eq!(p.base_url, "http://127.0.0.1:9/");
 }
+
+/// A session whose writing process died is offered at the next start, and is
+/// no longer once dismissed (or continued).
+#[test]
+fn start_up_offers_the_sessions_the_last_run_left_interrupted() {
+    use arbor_protocol::{AgentEvent, AgentStarted, AgentStatus, StatusChanged};
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("data").join(arbor_store::Store::FILE_NAME);
+    std::fs::create_dir_all(db.parent().unwrap()).unwrap();
+    let store = arbor_store::Store::open(&db).unwrap();
+    let id = SessionId("sess-died".into());
+    store
+        .begin_session(&arbor_store::NewSession {
+            id: id.clone(),
+            workspace: dir.path().display().to_string(),
+            first_prompt: "half done".into(),
+            provider: "anthropic".into(),
+            model: "m".into(),
+            started_at: 1_000,
+        })
+        .unwrap();
+    let main = AgentId("agent-0001".into());
+    let ev =
+        |seq: u64, kind: EventKind| AgentEvent { agent_id: main.clone(), session_id: id.clone(), seq, ts: 1_000, kind };
+    let started = AgentStarted {
+        parent_id: None,
+        parent_call_id: None,
+        depth: 0,
+        description: "main".into(),
+        subagent_type: None,
+        model: "m".into(),
+        provider: "anthropic".into(),
+        background: false,
+    };
+    store
+        .append(&[
+            ev(1, EventKind::AgentStarted(started)),
+            ev(2, EventKind::AgentStatus(StatusChanged { status: AgentStatus::Running })),
+        ])
+        .unwrap();
+    drop(store);
+    let mut gone = std::process::Command::new("true").spawn().unwrap();
+    let pid = gone.id();
+    gone.wait().unwrap();
+    rusqlite::Connection::open(&db).unwrap().execute("UPDATE sessions SET owner_pid = ?1", [pid]).unwrap();
+
+    let host = host(dir.path());
+    let offered = host.state().interrupted;
+    assert_eq!(offered.len(), 1);
+    assert_eq!((offered[0].id.as_str(), offered[0].first_prompt.as_str()), ("sess-died", "half done"));
+    assert_eq!(offered[0].status, arbor_protocol::SessionStatus::Interrupted);
+    host.dismiss_interrupted();
+    assert!(host.state().interrupted.is_empty());
+    drop(host);
+    assert!(super::host::host(dir.path()).state().interrupted.is_empty(), "offered once: it was recovered then");
+}

@@ -94,15 +94,17 @@ async fn a_recorded_session_is_listed_shown_with_every_childs_transcript_searche
 }
 
 #[tokio::test]
-async fn a_killed_run_loses_nothing_it_printed_and_its_running_agents_become_interrupted() {
+async fn a_killed_run_loses_nothing_it_printed_and_its_running_agents_become_interrupted_then_all_resume() {
     let scenario: Scenario = serde_json::from_value(serde_json::json!({ "name": "slow", "rules": [
+        { "match": { "first_user_contains": "SLOW-CHILD", "last_user_contains": "stopped before it finished" },
+          "turns": [ { "text": "child picked up again" } ] },
         { "match": { "first_user_contains": "SLOW-CHILD" },
           "turns": [ { "text": "tick ".repeat(2000), "chunk_delay_ms": 20 } ] },
         { "match": { "first_user_contains": "go slow" },
           "turns": [ { "text": "Starting two.", "tool_calls": [
             { "name": "Task", "input": { "description": "Slow one", "prompt": "SLOW-CHILD 1" } },
             { "name": "Task", "input": { "description": "Slow two", "prompt": "SLOW-CHILD 2" } } ] },
-            { "text": "done" } ] }
+            { "text": "waiting for both" }, { "text": "one is back" }, { "text": "both are back" } ] }
     ]}))
     .unwrap();
     let server = ScriptedServer::start(scenario).await.unwrap();
@@ -149,6 +151,34 @@ async fn a_killed_run_loses_nothing_it_printed_and_its_running_agents_become_int
     // The log itself says so: an agent_status event per interrupted agent, after the last stored one.
     let tail: Vec<Value> = stored[1..].iter().rev().take(3).map(|l| serde_json::from_str(l).unwrap()).collect();
     assert!(tail.iter().all(|e| e["type"] == "agent_status" && e["status"] == "interrupted"), "{tail:?}");
+
+    // Continuing resumes every interrupted agent, not only the main one; the children's
+    // results reach the main agent, which was told not to start them again.
+    let resumed = cli.run(&["resume", "--json", "--approve", "all", &id]).await;
+    assert!(resumed.status.success(), "{}\n{}", text(&resumed.stdout), text(&resumed.stderr));
+    let more = json_events(&resumed.stdout);
+    let children: Vec<&Value> =
+        header["agents"].as_array().unwrap().iter().filter(|a| !a["parent_id"].is_null()).collect();
+    assert_eq!(children.len(), 2);
+    for c in &children {
+        let finished = more.iter().find(|e| e["type"] == "agent_finished" && e["agent_id"] == c["id"]);
+        let finished = finished.unwrap_or_else(|| panic!("{} was not resumed: {more:?}", c["id"]));
+        assert_eq!(
+            (finished["status"].as_str(), finished["result"].as_str()),
+            (Some("completed"), Some("child picked up again"))
+        );
+    }
+    assert_eq!(
+        more.iter().filter(|e| e["type"] == "task_notification").count(),
+        2,
+        "both results reached the main agent"
+    );
+    let main_request = cli
+        .server
+        .requests()
+        .into_iter()
+        .find(|r| r.first_user_text.contains("go slow") && r.body.to_string().contains("do not start it again"));
+    assert!(main_request.is_some(), "the main agent read that its children go on");
 }
 
 #[tokio::test]
