@@ -7,6 +7,7 @@
 import { useEffect } from "react";
 import { AgentTree } from "./components/AgentTree";
 import { ApprovalInbox } from "./components/ApprovalInbox";
+import { BudgetDialog } from "./components/BudgetDialog";
 import { DelegateDialog } from "./components/DelegateDialog";
 import { ErrorBanners } from "./components/ErrorBanners";
 import { FirstRun } from "./components/FirstRun";
@@ -143,6 +144,7 @@ export function App() {
       {view !== "session" || !(firstRun && !hasAgents && !reviewing) ? <StatusBar /> : <div />}
       {dialog?.kind === "delegate" ? <DelegateDialog parentId={dialog.parentId} /> : null}
       {dialog?.kind === "message" ? <MessageDialog agentId={dialog.agentId} /> : null}
+      {dialog?.kind === "budget" ? <BudgetDialog agentId={dialog.agentId} /> : null}
       <McpTrustDialog />
       <ErrorBanners />
     </div>

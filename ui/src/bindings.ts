@@ -52,6 +52,10 @@ export const commands = {
 	resumeSession: (sessionId: SessionId, prompt: string | null, onEvents: Channel<EventFrame>) => typedError<SessionInfo, AppError>(__TAURI_INVOKE("resume_session", { sessionId, prompt, onEvents })),
 	/**  Every file change of a session (of one agent, when given), in order; live or stored. */
 	sessionChanges: (sessionId: SessionId, agentId: AgentId | null) => typedError<AgentChange[], AppError>(__TAURI_INVOKE("session_changes", { sessionId, agentId })),
+	/**  A session's timeline: each agent's queued time, model turns, tool calls and waits for a person. */
+	sessionTimeline: (sessionId: SessionId) => typedError<Timeline, AppError>(__TAURI_INVOKE("session_timeline", { sessionId })),
+	/**  Forgets the sessions start-up found interrupted (the person will not continue them now). */
+	dismissInterrupted: () => __TAURI_INVOKE<AppState>("dismiss_interrupted"),
 	/**  Undoes an agent's changes (all, or those to `paths`); all or nothing, conflicts listed. */
 	revertChanges: (sessionId: SessionId, agentId: AgentId, paths: string[]) => typedError<RevertOutcome, AppError>(__TAURI_INVOKE("revert_changes", { sessionId, agentId, paths })),
 	/**  Merges, keeps or discards an agent's finished worktree (live or left by a past run). */
@@ -61,7 +65,7 @@ export const commands = {
 };
 
 /* Constants */
-export const AGENT_STATUSES = ["queued","running","waiting_approval","completed","failed","cancelled","max_turns","truncated","interrupted"] as const;
+export const AGENT_STATUSES = ["queued","running","waiting_approval","completed","failed","cancelled","max_turns","truncated","interrupted","budget_exhausted"] as const;
 
 export const APPROVAL_CHOICES = ["allow","ask","deny"] as const;
 
@@ -69,9 +73,15 @@ export const APPROVAL_OUTCOMES = ["approved","denied","withdrawn"] as const;
 
 export const APPROVAL_SCOPES = ["once","agent","subtree","session"] as const;
 
+export const BUDGET_KINDS = ["tokens","cost","duration","subagents"] as const;
+
+export const BUDGET_ORIGINS = ["session","subagent_default","agent_type","task_call","delegation","person"] as const;
+
+export const BUDGET_WARNING_FRACTION = 0.8 as const;
+
 export const DELEGATION_PERMISSION_MODES = ["default","plan","dontAsk"] as const;
 
-export const EVENT_TYPES = ["agent_started","agent_status","user_message","thoughts_chunk","thoughts","response_chunk","response","tool_call","tool_output_chunk","tool_output","approval_request","approval_stale","approval_resolved","rule_revoked","usage","task_notification","mcp_status","file_changed","worktree","agent_finished"] as const;
+export const EVENT_TYPES = ["agent_started","agent_status","user_message","thoughts_chunk","thoughts","response_chunk","response","tool_call","tool_output_chunk","tool_output","approval_request","approval_stale","approval_resolved","rule_revoked","usage","task_notification","mcp_status","file_changed","worktree","budget_set","budget_warning","imported_entry","agent_finished"] as const;
 
 export const GENERAL_PURPOSE = "general-purpose" as const;
 
@@ -87,13 +97,17 @@ export const SANDBOX_MODES = ["off","workspace","strict"] as const;
 
 export const SEARCH_LIMIT = 100 as const;
 
-export const SESSION_STATUSES = ["running","completed","failed","cancelled","max_turns","truncated","interrupted"] as const;
+export const SEGMENT_KINDS = ["queued","model","tool","approval"] as const;
 
-export const TERMINAL_AGENT_STATUSES = ["completed","failed","cancelled","max_turns","truncated","interrupted"] as const;
+export const SESSION_SOURCES = ["arbor","claude_code"] as const;
+
+export const SESSION_STATUSES = ["running","completed","failed","cancelled","max_turns","truncated","interrupted","budget_exhausted"] as const;
+
+export const TERMINAL_AGENT_STATUSES = ["completed","failed","cancelled","max_turns","truncated","interrupted","budget_exhausted"] as const;
 
 export const TOOL_CLASSES = ["read_only","mutating","delegation"] as const;
 
-export const TRANSCRIPT_EVENT_TYPES = ["user_message","thoughts","response","tool_call","tool_output","thoughts_chunk","response_chunk","tool_output_chunk","mcp_status","file_changed"] as const;
+export const TRANSCRIPT_EVENT_TYPES = ["user_message","thoughts","response","tool_call","tool_output","thoughts_chunk","response_chunk","tool_output_chunk","mcp_status","file_changed","imported_entry"] as const;
 
 /* Types */
 /**  One change and the agent it is attributed to. */
@@ -149,7 +163,9 @@ export type AgentStatus = "queued" | "running" | "waiting_approval" | "completed
 /**  Its final answer was cut off by the output token limit (`max_tokens`, `length`). */
 "truncated" | 
 /**  Was running when the process died; set when a store is reopened. */
-"interrupted";
+"interrupted" | 
+/**  Its budget, or an ancestor's, ran out: its subtree was stopped. */
+"budget_exhausted";
 
 /**  One subagent type as the UI lists it. */
 export type AgentTypeInfo = {
@@ -167,6 +183,8 @@ export type AgentUsage = {
 	agent_id: AgentId,
 	own: UsageFigures,
 	subtree: UsageFigures,
+	/**  How its subtree stands against its budget, if it has one. */
+	budget: BudgetStanding | null,
 };
 
 export type AppError = {
@@ -197,6 +215,11 @@ export type AppState = {
 	tools: ToolInfo[],
 	transcripts: TranscriptState,
 	sandbox: SandboxAvailability,
+	/**
+	 *  Sessions that were still at work when the process writing them died, found at
+	 *  start-up: the app offers to continue them. Empty once continued or dismissed.
+	 */
+	interrupted: SessionSummary[],
 };
 
 export type ApprovalAnswer = {
@@ -302,6 +325,91 @@ export type ApprovalStale = {
 	message: string,
 };
 
+/**  What an agent and everything below it may use. An absent field is no limit. */
+export type Budget = {
+	/**  Input and output tokens (cache writes are input); cache reads are counted apart and not limited. */
+	max_tokens?: number | null,
+	/**  Dollars, where the models' prices are known. */
+	max_cost_usd?: number | null,
+	/**  Wall time of the agent's runs (its subtree works within them). */
+	max_duration_seconds?: number | null,
+	/**  Subagents started anywhere below it. */
+	max_subagents?: number | null,
+};
+
+/**  Which limit of a budget. */
+export type BudgetKind = "tokens" | "cost" | "duration" | "subagents";
+
+/**  Who gave an agent its budget. */
+export type BudgetOrigin = 
+/**  The session's budget (Settings, or the CLI's flags), on the main agent. */
+"session" | 
+/**  The default every subagent gets (Settings). */
+"subagent_default" | 
+/**  Its agent file's `maxTokens`, `maxCostUsd`, `maxDurationSeconds`, `maxSubagents`. */
+"agent_type" | 
+/**  The Task call that started it. */
+"task_call" | 
+/**  The person who delegated it. */
+"delegation" | 
+/**  A person changed it while the session ran. */
+"person";
+
+/**  The agent's budget, as it now is (`budget_set`). */
+export type BudgetSet = {
+	budget: Budget,
+	/**  Where its limits came from (the most specific source that gave one). */
+	origin: BudgetOrigin,
+	/**  Limits cut to what its ancestors' budgets had left when it started. */
+	carved: BudgetKind[],
+};
+
+/**  Budgets sessions start with (design.md §3.4b). */
+export type BudgetSettings = {
+	/**  The session's: the main agent's budget, covering the whole tree. */
+	session?: Budget,
+	/**  Every subagent's, unless its type, its Task call or a person says otherwise. */
+	subagent?: Budget,
+	/**  The spawn-rate guard: new subagents a minute the models may start (0: no guard). */
+	max_spawns_per_minute?: number,
+};
+
+/**  How a subtree stands against its budget. */
+export type BudgetStanding = {
+	budget: Budget,
+	used: BudgetUse,
+	/**  The highest share of any limit used (1.0 = at the limit): what a meter shows. */
+	fraction: number | null,
+	/**  The limit that share is of. */
+	nearest: BudgetKind | null,
+	/**  The limit that ran out (or that the next request would pass). */
+	exhausted: BudgetKind | null,
+	/**  What the next model request was expected to cost, in tokens. */
+	next_tokens: number,
+};
+
+/**  What an agent's subtree has used, in a budget's terms. */
+export type BudgetUse = {
+	/**  Input, output and cache-write tokens. */
+	tokens: number,
+	/**  Cache reads: shown, not limited. */
+	cache_read_tokens: number,
+	/**  Dollars of the responses whose price is known. */
+	cost_usd: number | null,
+	/**  Some responses came from a model whose price is unknown: `cost_usd` leaves them out. */
+	cost_incomplete: boolean,
+	/**  Wall time of the budget's agent: every run's, the current one's so far. */
+	elapsed_ms: number,
+	/**  Subagents started below it. */
+	subagents: number,
+};
+
+/**  A subtree passed 80% of one of its budget's limits (`budget_warning`, on the budget's agent). */
+export type BudgetWarning = {
+	kind: BudgetKind,
+	standing: BudgetStanding,
+};
+
 export type CatalogReport = {
 	definitions: AgentTypeInfo[],
 	problems: DefinitionProblemInfo[],
@@ -315,15 +423,15 @@ export type Command =
  *  main agent, or continues it when it has finished. To a running agent it is
  *  steering, added to its history before its next turn.
  */
-({ type: "send_message"; agent_id?: AgentId | null; text: string }) & { rule_id?: never } | 
+({ type: "send_message"; agent_id?: AgentId | null; text: string }) & { budget?: never; rule_id?: never } | 
 /**  The answer to an `approval_request`. */
 {
 	type: "resolve_approval",
 } & ApprovalAnswer | 
 /**  Stop an agent and its whole subtree. */
-({ type: "cancel"; agent_id: AgentId }) & { rule_id?: never; text?: never } | 
+({ type: "cancel"; agent_id: AgentId }) & { budget?: never; rule_id?: never; text?: never } | 
 /**  Withdraw a standing rule: the next call it covered asks again. */
-({ type: "revoke_rule"; rule_id: string }) & { agent_id?: never; text?: never } | 
+({ type: "revoke_rule"; rule_id: string }) & { agent_id?: never; budget?: never; text?: never } | 
 /**
  *  Start a subagent under any agent, as the person rather than a model asks
  *  (the UI's "Delegate…"). Its result reaches that parent as a task notification.
@@ -336,7 +444,12 @@ export type Command =
  *  was interrupted when its process died), its history continued with `text`,
  *  or with a request to carry on when absent.
  */
-({ type: "resume"; agent_id: AgentId; text?: string | null }) & { rule_id?: never };
+({ type: "resume"; agent_id: AgentId; text?: string | null }) & { budget?: never; rule_id?: never } | 
+/**
+ *  Change an agent's budget: the limits given replace its own. A running agent goes
+ *  on within the new limits; one its budget stopped resumes when the new ones leave room.
+ */
+({ type: "set_budget"; agent_id: AgentId; budget: Budget }) & { rule_id?: never; text?: never };
 
 /**
  *  What a command created: the one answer to every command, so no client
@@ -409,6 +522,8 @@ export type DelegateRequest = {
 	sandbox?: SandboxRequest | null,
 	/**  `worktree`: the child works in a git worktree of its own. Absent: as its type says. */
 	isolation?: Isolation | null,
+	/**  The child's budget (covering its subtree), within what its parent has left. Absent: as its type says. */
+	budget?: Budget | null,
 };
 
 /**
@@ -421,6 +536,8 @@ export type EventFrame = {
 	usage: UsageUpdate | null,
 	/**  Every approval rule in force, oldest first; None when the frame changed none. */
 	rules: ApprovalRule[] | null,
+	/**  The timeline's segments the frame began or changed; None when it changed none. */
+	timeline: TimelineUpdate | null,
 };
 
 export type EventKind = {
@@ -477,7 +594,19 @@ export type EventKind = {
 /**  The agent's git worktree was made, finished, merged, kept or discarded. */
 {
 	type: "worktree",
-} & WorktreeUpdate | {
+} & WorktreeUpdate | 
+/**  The agent's budget (covering its subtree), when it starts or a person changes it. */
+{
+	type: "budget_set",
+} & BudgetSet | 
+/**  The agent's subtree passed 80% of a limit of its budget. */
+{
+	type: "budget_warning",
+} & BudgetWarning | 
+/**  A row of an imported transcript that no other event holds, kept as it was. */
+{
+	type: "imported_entry",
+} & ImportedEntry | {
 	type: "agent_finished",
 } & AgentFinished;
 
@@ -524,6 +653,14 @@ export type HistoryQuery = {
 	offset?: number,
 };
 
+/**  A row of another tool's transcript (an attachment, a row kind Arbor does not know) as it was. */
+export type ImportedEntry = {
+	/**  Where it came from and what it was: `attachment: environment`, or the row's `type`. */
+	kind: string,
+	/**  Its text as the model saw it, or the row's JSON (cut to 16 KiB, with a note). */
+	content: string,
+};
+
 /**  Where a subagent does its work. */
 export type Isolation = 
 /**  In its parent's working tree. */
@@ -553,6 +690,14 @@ export type KeySource = "environment" | "keyring" | "none" |
 export type KeyringState = {
 	available: boolean,
 	problem: string | null,
+};
+
+/**  One agent's segments, in the order they started. */
+export type Lane = {
+	agent_id: AgentId,
+	segments: Segment[],
+	/**  Time its calls waited for a person (overlapping waits counted once). */
+	waiting_ms: number,
 };
 
 export type LimitSettings = {
@@ -769,8 +914,43 @@ export type SearchHit = {
 	seq: number,
 	ts: number,
 	event_type: string,
-	/**  The matching passage, with each hit marked between `[` and `]`. */
-	snippet: string,
+	/**
+	 *  The matching passage, in parts: the words that matched are the parts marked `hit`.
+	 *  (Marks inside the text itself, like `[` or `]`, could not tell them apart.)
+	 */
+	snippet: SnippetPart[],
+};
+
+/**  One stretch of an agent's time. */
+export type Segment = {
+	kind: SegmentKind,
+	start: number,
+	/**  None while it lasts. */
+	end: number | null,
+	/**  The tool's name (tool and approval segments); empty otherwise. */
+	label: string,
+	/**  The event it starts at: where the agent's output shows it. */
+	seq: number,
+	/**  The call it belongs to (tool and approval segments). */
+	call_id: string | null,
+};
+
+/**  What an agent was doing during a segment. */
+export type SegmentKind = 
+/**  Waiting for a scheduler slot. */
+"queued" | 
+/**  A model request, up to its complete response. */
+"model" | 
+/**  A tool call, from the call to its output. */
+"tool" | 
+/**  A tool call waiting for a person's answer. */
+"approval";
+
+/**  A segment that began or changed: the UI puts it at `index` of the agent's lane. */
+export type SegmentUpdate = {
+	agent_id: AgentId,
+	index: number,
+	segment: Segment,
 };
 
 /**
@@ -816,12 +996,21 @@ export type SessionInfo = {
 	sandbox: CommandSandbox,
 };
 
+/**  Where a stored session comes from. */
+export type SessionSource = 
+/**  Run by Arbor. */
+"arbor" | 
+/**  Imported from Claude Code's transcript files: read-only. */
+"claude_code";
+
 /**  A session's state as the history list shows it. */
 export type SessionStatus = "running" | "completed" | "failed" | "cancelled" | "max_turns" | 
 /**  The main agent's final answer was cut off by the output token limit. */
 "truncated" | 
 /**  Its process died while agents were still working. */
-"interrupted";
+"interrupted" | 
+/**  The session's budget ran out. */
+"budget_exhausted";
 
 /**  One row of the history list. */
 export type SessionSummary = {
@@ -839,6 +1028,7 @@ export type SessionSummary = {
 	event_count: number,
 	/**  Summed over every agent of the session. */
 	usage: UsageFigures,
+	source?: SessionSource,
 };
 
 export type Settings = {
@@ -852,6 +1042,14 @@ export type Settings = {
 	approvals?: { [key in string]: ApprovalChoice },
 	last_workspace?: string | null,
 	sandbox?: SandboxSettings,
+	budgets?: BudgetSettings,
+};
+
+/**  A piece of a search snippet. */
+export type SnippetPart = {
+	text: string,
+	/**  One of the words searched for. */
+	hit: boolean,
 };
 
 /**  What a person changed in a spawn card before approving it: what the child gets. */
@@ -908,6 +1106,12 @@ export type StoredAgent = {
 	files_modified: string[],
 	result: string | null,
 	error: string | null,
+	/**  Its budget (covering its subtree), if it has one. */
+	budget?: Budget | null,
+	/**  Wall time of all its runs that ended (a resumed agent's runs add up). */
+	elapsed_ms?: number,
+	/**  When its current run started; None while it is not running. */
+	run_started_at?: number | null,
 };
 
 /**  A background child finished. */
@@ -920,6 +1124,23 @@ export type TaskNotification = {
 /**  Text: a user message, or streamed or complete thinking or response. */
 export type Text = {
 	content: string,
+};
+
+/**  A whole session's timeline. */
+export type Timeline = {
+	/**  In the order the agents started. */
+	lanes: Lane[],
+	/**  Time any agent waited for a person (overlapping waits counted once). */
+	waiting_ms: number,
+};
+
+/**  What a batch of events changed of the timeline. */
+export type TimelineUpdate = {
+	segments: SegmentUpdate[],
+	/**  Lanes whose waiting time changed: (agent, its waiting_ms). */
+	waiting: ([AgentId, number])[],
+	/**  The session's waiting time, when it changed. */
+	session_waiting_ms: number | null,
 };
 
 /**  How long to wait for a model before giving up. */

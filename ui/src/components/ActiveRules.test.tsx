@@ -26,7 +26,7 @@ vi.mock("../bindings", async (importOriginal) => ({
 let e = eventMaker();
 const frame = (events: ReturnType<typeof e.make>[], rules: ApprovalRule[] | null) =>
   act(() => {
-    enqueueFrame({ events, usage: null, rules });
+    enqueueFrame({ events, usage: null, rules, timeline: null });
     flushEvents();
   });
 const path = ["main", "Update changelog"];

@@ -3,8 +3,10 @@
  * keyboard navigation (WAI-ARIA tree pattern) and per-node actions; Shift+D
  * opens Delegate… under the selected agent from anywhere but a text field.
  * A row counts the files its agent changed (opening its Changes) and badges
- * its worktree's state; the selected row offers what may still be done with
- * that worktree.
+ * its worktree's state, and shows a thin meter of its budget when it has one
+ * (Rust's standing); the selected row offers what may still be done with
+ * that worktree. An agent its budget stopped offers "Raise budget…" where
+ * others offer Resume.
  */
 import { memo, useCallback, useEffect, useRef, type KeyboardEvent } from "react";
 import type { AgentId } from "../bindings";
@@ -12,8 +14,10 @@ import { resumeAgent, stopAgent } from "../ipc/actions";
 import { worktreeActionable } from "../lib/changes";
 import { formatCost, formatDuration, formatTokens } from "../lib/format";
 import {
+  agentStanding,
   agentWorktree,
   canMessage,
+  canRaiseBudget,
   canResume,
   canStop,
   changeCount,
@@ -32,7 +36,8 @@ import { sessionStore } from "../store/sessionStore";
 import { useStore } from "../store/store";
 import { openDialog, select, setCollapsed, showChanges, uiStore } from "../store/ui";
 import { useNow } from "../hooks/useNow";
-import { IconBranch, IconChevron, IconMessage, IconResume, IconStop, IconTree } from "./icons";
+import { IconBranch, IconChevron, IconGauge, IconMessage, IconResume, IconStop, IconTree } from "./icons";
+import { BudgetMeter } from "./BudgetMeter";
 import { DecisionMark } from "./approvals/DecisionMark";
 import { StatusIcon } from "./StatusIcon";
 import { WorktreeBadge, WorktreePanel } from "./WorktreePanel";
@@ -162,6 +167,7 @@ const TreeNode = memo(function TreeNode({ row, selected, focusable, position, se
   const decision = useStore(sessionStore, (s) => lastToolDecision(s, row.id));
   const changed = useStore(sessionStore, (s) => changeCount(s, row.id));
   const worktree = useStore(sessionStore, (s) => agentWorktree(s, row.id));
+  const standing = useStore(sessionStore, (s) => agentStanding(s, row.id));
   const active = node ? !isTerminal(node.status) && node.runStartedAt !== null : false;
   const now = useNow(active);
   if (!node) return null;
@@ -226,6 +232,7 @@ const TreeNode = memo(function TreeNode({ row, selected, focusable, position, se
             </span>
           ) : null}
           {elapsed !== null ? <span>{formatDuration(elapsed)}</span> : null}
+          {standing ? <BudgetMeter standing={standing} testId="tree-budget" /> : null}
           {hidden > 0 ? <span>+{hidden} hidden</span> : null}
           {changed > 0 ? (
             <button
@@ -315,6 +322,21 @@ const TreeNode = memo(function TreeNode({ row, selected, focusable, position, se
                 }}
               >
                 <IconResume size={12} /> Resume
+              </button>
+            ) : null}
+            {canRaiseBudget(node.status) ? (
+              <button
+                type="button"
+                className="btn small ghost"
+                data-testid="node-raise-budget"
+                title="Its budget ran out: raise it to let it carry on where it stopped"
+                onClick={(e) => {
+                  e.stopPropagation();
+                  select(node.id);
+                  openDialog({ kind: "budget", agentId: node.id });
+                }}
+              >
+                <IconGauge size={12} /> Raise budget…
               </button>
             ) : null}
           </div>

@@ -40,7 +40,7 @@ const key = (el: Element, k: string, extra: Partial<KeyboardEventInit> = {}) =>
   });
 const resolve = (requestId: string, agent = "agent-g") =>
   act(() => {
-    enqueueFrame({ events: [answered(e.make, agent, requestId, "approved")], usage: null, rules: null });
+    enqueueFrame({ events: [answered(e.make, agent, requestId, "approved")], usage: null, rules: null, timeline: null });
     flushEvents();
   });
 

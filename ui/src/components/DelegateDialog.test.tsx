@@ -74,6 +74,7 @@ describe("DelegateDialog", () => {
       max_turns: null,
       sandbox: null,
       isolation: null,
+      budget: null,
     });
     expect(uiStore.get().dialog).toBeNull();
     expect(uiStore.get().selected).toBe("agent-new");
@@ -98,6 +99,7 @@ describe("DelegateDialog", () => {
       max_turns: null,
       sandbox: null,
       isolation: null,
+      budget: null,
     });
   });
 
@@ -388,5 +390,37 @@ describe("DelegateDialog: Isolation", () => {
     fireEvent.change(input("delegate-prompt"), { target: { value: "Try it apart" } });
     await submit();
     expect(sent().isolation).toBe("worktree");
+  });
+});
+
+describe("DelegateDialog: a budget of its own", () => {
+  beforeEach(() => {
+    sendCommand.mockResolvedValue({ status: "ok", data: { kind: "delegated", agent_id: "agent-new" } });
+  });
+
+  it("sends the limits typed, wall time in seconds, and no subagents limit", async () => {
+    render(<DelegateDialog parentId="agent-a" />);
+    expect(screen.getByTestId("delegate-budget-summary").textContent).toBe("as its type or Settings say");
+    expect(screen.queryByTestId("delegate-budget-subagents")).toBeNull();
+    fireEvent.change(input("delegate-prompt"), { target: { value: "Count files" } });
+    fireEvent.change(input("delegate-budget-tokens"), { target: { value: "5,000" } });
+    fireEvent.change(input("delegate-budget-cost"), { target: { value: "1.25" } });
+    fireEvent.change(input("delegate-budget-duration"), { target: { value: "2" } });
+    expect(screen.getByTestId("delegate-budget-summary").textContent).toBe("5,000 tokens · $1.25 · 2 min 00 s");
+    await submit();
+    expect(sent().budget).toEqual({ max_tokens: 5000, max_cost_usd: 1.25, max_duration_seconds: 120, max_subagents: null });
+  });
+
+  it("holds back a limit that is not a positive number, and sends none when the fields are empty again", async () => {
+    render(<DelegateDialog parentId="agent-a" />);
+    fireEvent.change(input("delegate-prompt"), { target: { value: "Count files" } });
+    fireEvent.change(input("delegate-budget-cost"), { target: { value: "0" } });
+    await submit();
+    expect(sendCommand).not.toHaveBeenCalled();
+    expect(screen.getByRole("alert").textContent).toBe("Dollars: a number above 0, or empty");
+    expect(screen.getByTestId("delegate-budget-cost-problem")).toBeTruthy();
+    fireEvent.change(input("delegate-budget-cost"), { target: { value: "" } });
+    await submit();
+    expect(sent().budget).toBeNull();
   });
 });

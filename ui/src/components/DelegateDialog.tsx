@@ -7,21 +7,28 @@
  * narrowed. "Sandbox" keeps the parent's (sent as null) or sets the child's
  * mode and network, which may loosen the parent's: the person decides.
  * "Isolation" runs it in the parent's tree (sent as null) or in a git
- * worktree of its own, whose changes come back on a branch to merge. The
- * form may come prefilled from a Task call ("Delegate similar…").
+ * worktree of its own, whose changes come back on a branch to merge.
+ * "Budget" gives it limits of its own (tokens, dollars, wall time), sent as
+ * null when all are empty; Rust keeps them within what the parent has left.
+ * The form may come prefilled from a Task call ("Delegate similar…").
  */
 import { useState, type FormEvent } from "react";
 import {
+  BUDGET_KINDS,
   DELEGATION_PERMISSION_MODES,
   GENERAL_PURPOSE,
   ISOLATIONS,
   SANDBOX_MODES,
   type AgentId,
+  type Budget,
+  type BudgetKind,
   type Isolation,
   type SandboxMode,
 } from "../bindings";
 import { useTaskLabel } from "../hooks/useTaskLabel";
 import { delegate } from "../ipc/actions";
+import { describeBudget } from "../lib/budget";
+import { budgetFields, budgetOrNull, firstProblem, parseBudget, type BudgetFields } from "../lib/budgetForm";
 import { ISOLATION_LABELS, isolationRequest } from "../lib/changes";
 import {
   DELEGATION_MODE_LABELS,
@@ -36,10 +43,14 @@ import { useStore } from "../store/store";
 import { openDialog, select, uiStore } from "../store/ui";
 import { ChoiceSelect } from "./ChoiceSelect";
 import { IconChevron } from "./icons";
+import { BudgetInputs } from "./BudgetInputs";
 import { Modal } from "./Modal";
 import { StatusIcon } from "./StatusIcon";
 
 const GENERAL_DESCRIPTION = "Inherits the parent's model, provider, instructions and tools.";
+
+/** The limits a person gives a delegated agent here. */
+const BUDGET_FIELDS: readonly BudgetKind[] = BUDGET_KINDS.filter((k) => k !== "subagents");
 
 export function DelegateDialog({ parentId }: { parentId: AgentId }) {
   const parent = useStore(sessionStore, (s) => s.agents[parentId]);
@@ -69,6 +80,8 @@ export function DelegateDialog({ parentId }: { parentId: AgentId }) {
   const [sandboxMode, setSandboxMode] = useState<SandboxMode | null>(null);
   const [sandboxNetwork, setSandboxNetwork] = useState(false);
   const [isolation, setIsolation] = useState<Isolation>("shared");
+  const [budget, setBudget] = useState<BudgetFields>(() => budgetFields(null));
+  const parsedBudget = parseBudget(budget, BUDGET_FIELDS);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const chosen = options.find((o) => o.name === type);
@@ -79,6 +92,10 @@ export function DelegateDialog({ parentId }: { parentId: AgentId }) {
     e.preventDefault();
     if (!prompt.trim()) {
       setError("Write the task for the subagent.");
+      return;
+    }
+    if (!parsedBudget.ok) {
+      setError(firstProblem(parsedBudget));
       return;
     }
     setBusy(true);
@@ -94,6 +111,7 @@ export function DelegateDialog({ parentId }: { parentId: AgentId }) {
       permissionMode: mode,
       sandbox: sandboxRequest(sandboxMode, sandboxNetwork),
       isolation: isolationRequest(isolation),
+      budget: budgetOrNull(parsedBudget.budget),
     });
     setBusy(false);
     if (!r.ok) {
@@ -219,6 +237,27 @@ export function DelegateDialog({ parentId }: { parentId: AgentId }) {
                 : "It works in its parent's files, as they are."}
             </span>
           </label>
+          <details className="delegate-limit delegate-budget">
+            <summary>
+              <IconChevron size={11} /> Budget
+              <span className="faint" data-testid="delegate-budget-summary">
+                {parsedBudget.ok ? budgetSummary(parsedBudget.budget) : "check the limits"}
+              </span>
+            </summary>
+            <div className="delegate-limit-body">
+              <BudgetInputs
+                kinds={BUDGET_FIELDS}
+                fields={budget}
+                problems={parsedBudget.ok ? {} : parsedBudget.problems}
+                onChange={setBudget}
+                testId="delegate-budget"
+              />
+              <span className="hint">
+                Covers it and everything it starts; kept within what its parent's budget has left. A field left empty:
+                as its type, or Settings' budget for every subagent, says.
+              </span>
+            </div>
+          </details>
           <details className="delegate-limit">
             <summary>
               <IconChevron size={11} /> Limit this agent
@@ -283,4 +322,9 @@ export function DelegateDialog({ parentId }: { parentId: AgentId }) {
       </form>
     </Modal>
   );
+}
+
+/** The folded Budget section's summary: the limits typed, or what an empty form leaves. */
+function budgetSummary(budget: Budget): string {
+  return budgetOrNull(budget) === null ? "as its type or Settings say" : describeBudget(budget);
 }

@@ -94,7 +94,12 @@ describe("HistoryPanel", () => {
       seq: 9,
       ts: Date.now(),
       event_type: "response",
-      snippet: "a <img src=x onerror=alert(1)> [ZEBRAFISH] swims",
+      // Brackets in the text are text: only Rust's hit parts are marked.
+      snippet: [
+        { text: "a <img src=x onerror=alert(1)> [x] ", hit: false },
+        { text: "ZEBRAFISH", hit: true },
+        { text: " swims", hit: false },
+      ],
     };
     commands.searchTranscripts.mockReturnValue(ok([hit]));
     await show();

@@ -329,7 +329,7 @@ const HitRow = memo(function HitRow({ hit, now }: { hit: SearchHit; now: number 
         <span className="badge">{row.type}</span>
       </span>
       <span className="snippet">
-        {row.parts.map((p, i) => (p.mark ? <mark key={i}>{p.text}</mark> : <span key={i}>{p.text}</span>))}
+        {row.parts.map((p, i) => (p.hit ? <mark key={i}>{p.text}</mark> : <span key={i}>{p.text}</span>))}
       </span>
     </button>
   );

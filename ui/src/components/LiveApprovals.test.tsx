@@ -59,7 +59,7 @@ const path = ["main", "Update changelog"];
 const cards = () => screen.queryAllByTestId("approval");
 const frame = (events: ReturnType<typeof e.make>[]) =>
   act(() => {
-    enqueueFrame({ events, usage: null, rules: null });
+    enqueueFrame({ events, usage: null, rules: null, timeline: null });
     flushEvents();
   });
 

@@ -28,6 +28,7 @@ const app: AppState = {
   tools: [],
   transcripts: { path: "/data/arbor.db", problem: null },
   sandbox: { mechanism: "bubblewrap 0.8.0", problem: null },
+  interrupted: [],
 };
 
 function server(extra: Partial<McpServerInfo> = {}): McpServerInfo {

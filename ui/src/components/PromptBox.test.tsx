@@ -66,6 +66,7 @@ describe("PromptBox", () => {
         events: [e.started("agent-main", null, "main"), e.make("agent-main", { type: "user_message", content: "Fix the build" })],
         usage: null,
         rules: null,
+        timeline: null,
       });
       flushEvents();
     });

@@ -164,6 +164,7 @@ describe("a live session", () => {
         tools: [],
         transcripts: { path: "/d/arbor.db", problem: "transcripts are not being saved: /d/arbor.db is locked" },
         sandbox: { mechanism: "bubblewrap 0.8.0", problem: null },
+        interrupted: [],
       },
     });
     render(<ErrorBanners />);

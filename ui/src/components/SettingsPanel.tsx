@@ -2,8 +2,9 @@
  * Settings: provider keys (to the OS keyring; a stored key is never shown),
  * base URLs and default models, the default provider, limits, the approval
  * policy per tool (with "Ask before starting subagents", the Task tool's
- * policy, offered first), the command sandbox (SandboxSettings), the agent
- * definitions found for the workspace, and its MCP tool servers.
+ * policy, offered first), budgets (BudgetSettings), the command sandbox
+ * (SandboxSettings), the agent definitions found for the workspace, and its
+ * MCP tool servers.
  */
 import { useEffect, useState } from "react";
 import {
@@ -23,6 +24,7 @@ import { useStore } from "../store/store";
 import { patchUi, uiStore } from "../store/ui";
 import { IconAlert, IconCheck, IconX } from "./icons";
 import { ActiveRules } from "./ActiveRules";
+import { BudgetSettingsCard } from "./BudgetSettings";
 import { McpServers } from "./McpServers";
 import { SandboxSettingsCard } from "./SandboxSettings";
 
@@ -59,6 +61,9 @@ export function SettingsPanel() {
   const [draft, setDraft] = useState<Settings | null>(app?.settings ?? null);
   const [status, setStatus] = useState<{ ok: boolean; text: string } | null>(null);
   const [saving, setSaving] = useState(false);
+  // What is wrong with the budget fields (Save waits until nothing is); the card is remounted on Revert and Save.
+  const [budgetProblem, setBudgetProblem] = useState<string | null>(null);
+  const [budgetForm, setBudgetForm] = useState(0);
 
   if (!app || !draft) {
     return (
@@ -80,8 +85,15 @@ export function SettingsPanel() {
     setSaving(false);
     if (r.ok) {
       setDraft(r.data.settings);
+      setBudgetForm((n) => n + 1);
       setStatus({ ok: true, text: "Saved" });
     } else setStatus({ ok: false, text: r.message });
+  };
+
+  const revert = () => {
+    setDraft(app.settings);
+    setBudgetForm((n) => n + 1);
+    setBudgetProblem(null);
   };
 
   return (
@@ -245,6 +257,13 @@ export function SettingsPanel() {
           </div>
         </section>
 
+        <BudgetSettingsCard
+          key={budgetForm}
+          budgets={draft.budgets}
+          onChange={(budgets) => update({ budgets })}
+          onProblem={setBudgetProblem}
+        />
+
         <SandboxSettingsCard
           sandbox={draft.sandbox}
           availability={app.sandbox}
@@ -258,7 +277,11 @@ export function SettingsPanel() {
         <McpServers workspace={workspace} />
 
         <div className="settings-foot">
-          {status ? (
+          {budgetProblem ? (
+            <span className="inline-error" role="alert" data-testid="settings-budget-problem">
+              {budgetProblem}
+            </span>
+          ) : status ? (
             status.ok ? (
               <span className="inline-ok">
                 <IconCheck size={12} /> {status.text}
@@ -269,14 +292,14 @@ export function SettingsPanel() {
               </span>
             )
           ) : null}
-          <button type="button" className="btn" disabled={!dirty || saving} onClick={() => setDraft(app.settings)}>
+          <button type="button" className="btn" disabled={(!dirty && !budgetProblem) || saving} onClick={revert}>
             Revert
           </button>
           <button
             type="button"
             className="btn primary"
             data-testid="save-settings"
-            disabled={!dirty || saving}
+            disabled={!dirty || saving || budgetProblem !== null}
             onClick={() => void save()}
           >
             {saving ? "Saving…" : "Save settings"}

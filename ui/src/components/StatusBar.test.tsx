@@ -2,7 +2,7 @@ import { act, render, screen } from "@testing-library/react";
 import { beforeEach, describe, expect, it } from "vitest";
 import { eventMaker } from "../test/events";
 import { applyEvents, applyUsage, resetStores, sessionInfo } from "../test/stores";
-import { agentUsage, figures, usageUpdate } from "../test/usage";
+import { agentUsage, figures, standing, usageUpdate } from "../test/usage";
 import { StatusBar } from "./StatusBar";
 
 const text = (id: string) => screen.getByTestId(id).textContent ?? "";
@@ -53,6 +53,46 @@ describe("StatusBar", () => {
     act(() => applyUsage(usageUpdate([], figures(2000, null))));
     expect(text("total-tokens")).toContain("2000 tokens");
     expect(text("total-tokens")).not.toContain("$");
+  });
+
+  it("counts agents a budget stopped apart, only when there are any", () => {
+    const e = eventMaker();
+    applyEvents([
+      e.started("agent-main", null, "main"),
+      e.status("agent-main", "running"),
+      e.started("agent-a", "agent-main", "a"),
+      e.started("agent-b", "agent-main", "b"),
+      e.status("agent-a", "failed"),
+    ]);
+    render(<StatusBar />);
+    expect(screen.queryByTestId("count-budget")).toBeNull();
+    act(() => applyEvents([e.status("agent-b", "budget_exhausted"), e.status("agent-main", "budget_exhausted")]));
+    // The main agent is not a subagent: it shows as the main status.
+    expect(text("count-budget")).toMatch(/^1 budget exhausted/);
+    expect(text("count-failed")).toMatch(/^1 failed/);
+    expect(text("count-stopped")).toMatch(/^0 stopped/);
+    expect(text("main-status")).toContain("budget exhausted");
+  });
+
+  it("shows the session's budget (the main agent's standing) only when it has one", () => {
+    const e = eventMaker();
+    applyEvents([e.started("agent-main", null, "main"), e.started("agent-a", "agent-main", "a")]);
+    // A subagent's budget is not the session's.
+    const child = standing({ max_tokens: 100 }, { tokens: 90 }, 0.9, "tokens");
+    applyUsage(usageUpdate([agentUsage("agent-a", figures(90), figures(90), child)], figures(90)));
+    render(<StatusBar />);
+    expect(screen.queryByTestId("session-budget")).toBeNull();
+    const main = standing({ max_tokens: 10_000 }, { tokens: 4200 }, 0.42, "tokens");
+    act(() => applyUsage(usageUpdate([agentUsage("agent-main", figures(4110), figures(4200), main)], figures(4200))));
+    expect(text("session-budget")).toBe("Budget 42% · 4,200 / 10,000 tokens");
+    const meter = screen.getByRole("meter");
+    expect(meter.getAttribute("aria-label")).toBe("Budget: 42% of tokens used");
+    expect(screen.getByTestId("session-budget-meter").dataset.tone).toBe("ok");
+    // The next figures replace these.
+    const spent = standing({ max_tokens: 10_000 }, { tokens: 10_100 }, 1.01, "tokens", "tokens");
+    act(() => applyUsage(usageUpdate([agentUsage("agent-main", figures(10_010), figures(10_100), spent)], figures(10_100))));
+    expect(text("session-budget")).toBe("Budget 101% · 10,100 / 10,000 tokens");
+    expect(screen.getByTestId("session-budget-meter").dataset.tone).toBe("exhausted");
   });
 
   it("shows an idle session with zeros", () => {

@@ -1,13 +1,16 @@
 /**
- * The session at a glance: main agent state, subagents by status, tokens and
- * cost of the displayed session, and the live session's pending approvals.
+ * The session at a glance: main agent state, subagents by status (those a
+ * budget stopped counted apart, when there are any), the session's budget
+ * (the main agent's standing, when it has one), tokens and cost of the
+ * displayed session, and the live session's pending approvals.
  */
 import { formatCost, formatTokens, statusLabel } from "../lib/format";
-import { mainAgent, subagentCounts } from "../store/selectors";
+import { mainAgent, sessionStanding, subagentCounts } from "../store/selectors";
 import { bookStore } from "../store/review";
 import { liveSession, sessionStore } from "../store/sessionStore";
 import { useStore } from "../store/store";
 import { uiStore } from "../store/ui";
+import { BudgetMeter } from "./BudgetMeter";
 
 export function StatusBar() {
   const counts = useStore(sessionStore, (s) => subagentCounts(s.agents));
@@ -15,6 +18,7 @@ export function StatusBar() {
   // The live session's, even while a past one is displayed: its requests are never hidden.
   const approvals = useStore(liveSession, (s) => s.pending.length);
   const totals = useStore(sessionStore, (s) => s.usage.session);
+  const budget = useStore(sessionStore, sessionStanding);
   const starting = useStore(uiStore, (s) => s.starting);
   const session = useStore(uiStore, (s) => s.session);
   const review = useStore(bookStore, (b) => b.review?.detail.session ?? null);
@@ -37,6 +41,9 @@ export function StatusBar() {
       <Count testId="count-completed" label="completed" n={counts.completed} color="var(--completed)" />
       <Count testId="count-failed" label="failed" n={counts.failed} color="var(--failed)" />
       <Count testId="count-stopped" label="stopped" n={counts.stopped} color="var(--cancelled)" />
+      {counts.budget > 0 ? (
+        <Count testId="count-budget" label="budget exhausted" n={counts.budget} color="var(--budget)" />
+      ) : null}
       <span className="sep" />
       <span className={`item${approvals > 0 ? " hot" : ""}`} data-testid="count-approvals">
         <span className="num">{approvals}</span> approval{approvals === 1 ? "" : "s"} pending
@@ -50,6 +57,11 @@ export function StatusBar() {
         <span className="item faint mono" title={session.workspace}>
           {session.demo ? "demo · " : ""}
           {session.model}
+        </span>
+      ) : null}
+      {budget ? (
+        <span className="item" data-testid="session-budget">
+          <BudgetMeter standing={budget} withText testId="session-budget-meter" />
         </span>
       ) : null}
       <span className="item" data-testid="total-tokens" title={`${formatTokens(tokens)} tokens`}>

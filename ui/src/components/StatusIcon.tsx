@@ -1,7 +1,7 @@
 /** The icon of an agent status: a live spinner while running. */
 import type { AgentStatus } from "../bindings";
 import { statusLabel } from "../lib/format";
-import { IconCheck, IconClock, IconHand, IconLimit, IconPause, IconSlash, IconX } from "./icons";
+import { IconCheck, IconClock, IconGauge, IconHand, IconLimit, IconPause, IconSlash, IconX } from "./icons";
 
 export function StatusIcon({ status }: { status: AgentStatus }) {
   return (
@@ -35,6 +35,9 @@ function icon(status: AgentStatus) {
       return <IconLimit />;
     case "interrupted":
       return <IconPause />;
+    // Its budget, or an ancestor's, ran out: raising it carries on.
+    case "budget_exhausted":
+      return <IconGauge />;
     default: {
       const never: never = status;
       return never;

@@ -65,6 +65,13 @@ export const IconLimit = (p: P) => (
     <path d="M3 12.5h10M5 12.5V6M8 12.5V3.5M11 12.5V8" />
   </Svg>
 );
+/** A gauge with its needle at the end: a budget. */
+export const IconGauge = (p: P) => (
+  <Svg {...p}>
+    <path d="M2.5 11.5a5.5 5.5 0 0 1 11 0" />
+    <path d="M8 11.5l3.2-3.4" />
+  </Svg>
+);
 export const IconPause = (p: P) => (
   <Svg {...p}>
     <circle cx="8" cy="8" r="5.5" />

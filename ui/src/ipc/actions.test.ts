@@ -24,6 +24,7 @@ function app(extra: Partial<AppState> = {}, anthropicModel = "claude-a"): AppSta
     tools: [],
     transcripts: { path: "/data/arbor.db", problem: null },
     sandbox: { mechanism: "bubblewrap 0.8.0", problem: null },
+    interrupted: [],
     ...extra,
   };
 }

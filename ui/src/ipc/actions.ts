@@ -10,6 +10,7 @@ import {
   type AppError,
   type AppErrorKind,
   type AppState,
+  type Budget,
   type CatalogReport,
   type Command,
   type CommandReply,
@@ -22,6 +23,7 @@ import {
   delegateCommand,
   messageCommand,
   resumeCommand,
+  setBudgetCommand,
   type DelegateForm,
 } from "../lib/commands";
 import { bookStore } from "../store/review";
@@ -194,6 +196,16 @@ export async function delegate(form: DelegateForm): Promise<Outcome<AgentId | nu
   const r = await attempt(() => send(delegateCommand(form)));
   if (!r.ok) return r;
   return { ok: true, data: r.data.kind === "delegated" ? r.data.agent_id : null };
+}
+
+/**
+ * Changes an agent's budget; its budget_set (and a resumed run) arrive as
+ * events. `true` when the change resumed an agent its budget had stopped.
+ */
+export async function setBudget(agentId: AgentId, budget: Budget): Promise<Outcome<{ resumed: boolean }>> {
+  const r = await attempt(() => send(setBudgetCommand(agentId, budget)));
+  if (!r.ok) return r;
+  return { ok: true, data: { resumed: r.data.kind === "resumed" } };
 }
 
 /** A steering message; it reaches the transcript as the backend's `user_message`. */

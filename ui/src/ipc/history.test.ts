@@ -165,7 +165,7 @@ describe("reviewing a past session", () => {
     const live = eventMaker("s-1");
     live.make("agent-live", { type: "thoughts", content: "skip seq 1" });
     live.make("agent-live", { type: "thoughts", content: "skip seq 2" });
-    enqueueFrame({ events: [live.make("agent-live", { type: "response", content: "still live" })], usage: null, rules: null });
+    enqueueFrame({ events: [live.make("agent-live", { type: "response", content: "still live" })], usage: null, rules: null, timeline: null });
     flushEvents();
     expect(sessionStore.get().sessionId).toBe("s-past");
     closeReview();
@@ -217,7 +217,7 @@ describe("continuing a reviewed session", () => {
     const e = eventMaker("s-past");
     for (let i = 0; i < 20; i++) e.make("agent-main", { type: "thoughts", content: "" });
     const liveMsg = e.make("agent-main", { type: "user_message", content: "keep going" });
-    channels.at(-1)?.onmessage({ events: [liveMsg, e.status("agent-main", "running")], usage: null, rules: null });
+    channels.at(-1)?.onmessage({ events: [liveMsg, e.status("agent-main", "running")], usage: null, rules: null, timeline: null });
     flushEvents();
     expect(sessionStore.get().agents["agent-main"]?.status).toBe("completed");
     resolve({ status: "ok", data: sessionInfo({ session_id: "s-past" }) });
@@ -293,6 +293,7 @@ describe("continuing a reviewed session", () => {
       events: [e.usage("agent-fish", 20, 0)],
       usage: usageUpdate([fishLive, mainLive], figures(150, 0.8)),
       rules: null,
+      timeline: null,
     });
     flushEvents();
     expect(usage().agents).toEqual({ "agent-main": mainLive, "agent-fish": fishLive });

@@ -6,6 +6,7 @@ import {
   GENERAL_PURPOSE,
   type AgentId,
   type ApprovalScope,
+  type Budget,
   type Command,
   type Isolation,
   type SandboxRequest,
@@ -28,6 +29,8 @@ export interface DelegateForm {
   sandbox?: SandboxRequest | null;
   /** A git worktree of its own; null or absent: the parent's tree (shared). */
   isolation?: Isolation | null;
+  /** The child's budget (covering its subtree); null or absent: as its type says. */
+  budget?: Budget | null;
 }
 
 const orNull = (s: string): string | null => {
@@ -39,8 +42,9 @@ const orNull = (s: string): string | null => {
  * The delegate command for a form; general-purpose is sent as no type (the
  * backend's default). Narrowing is sent only when the person narrowed: no
  * `tools` while every tool is ticked, no `permission_mode` for the parent's.
- * The sandbox and isolation are always sent: null keeps the parent's sandbox
- * and the shared tree.
+ * The sandbox, isolation and budget are always sent: null keeps the parent's
+ * sandbox and the shared tree, and gives the budget its type gives (Rust keeps
+ * any budget within what the parent's has left).
  */
 export function delegateCommand(form: DelegateForm): Command {
   const mode = form.permissionMode ?? "default";
@@ -54,6 +58,7 @@ export function delegateCommand(form: DelegateForm): Command {
     max_turns: null,
     sandbox: form.sandbox ?? null,
     isolation: form.isolation ?? null,
+    budget: form.budget ?? null,
     ...(form.tools ? { tools: form.tools } : {}),
     ...(mode !== "default" ? { permission_mode: mode } : {}),
   };
@@ -92,4 +97,12 @@ export function cancelCommand(agentId: AgentId): Command {
 /** A new run of an agent that is not running; with no text the backend asks it to carry on. */
 export function resumeCommand(agentId: AgentId): Command {
   return { type: "resume", agent_id: agentId, text: null };
+}
+
+/**
+ * Changes an agent's budget: the limits given replace its own (one left null
+ * stays as it was). An agent its budget stopped resumes when the new limits leave room.
+ */
+export function setBudgetCommand(agentId: AgentId, budget: Budget): Command {
+  return { type: "set_budget", agent_id: agentId, budget };
 }

@@ -27,6 +27,7 @@ describe("the Delegate… form's rules", () => {
       max_turns: null,
       sandbox: null,
       isolation: null,
+      budget: null,
     });
     expect(delegateCommand({ ...form, tools: ["Read"], permissionMode: "dontAsk" })).toMatchObject({
       tools: ["Read"],
@@ -35,6 +36,8 @@ describe("the Delegate… form's rules", () => {
     const sandbox = { mode: "strict" as const, network: false, write: null };
     expect(delegateCommand({ ...form, sandbox })).toMatchObject({ sandbox });
     expect(delegateCommand({ ...form, isolation: "worktree" })).toMatchObject({ isolation: "worktree" });
+    const budget = { max_tokens: 5000, max_cost_usd: null, max_duration_seconds: 600, max_subagents: null };
+    expect(delegateCommand({ ...form, budget })).toMatchObject({ budget });
   });
 
   it("prefills from a Task call's arguments", () => {

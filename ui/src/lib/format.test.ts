@@ -7,6 +7,7 @@ describe("statuses in words", () => {
     for (const s of AGENT_STATUSES) expect(statusLabel(s)).not.toBe("");
     expect(statusLabel("truncated")).toBe("cut off");
     expect(statusLabel("max_turns")).toBe("turn limit reached");
+    expect(statusLabel("budget_exhausted")).toBe("budget exhausted");
   });
 
   it("reads a cut-off answer like a turn limit: stopped at a limit, not failed", () => {
@@ -14,6 +15,8 @@ describe("statuses in words", () => {
     expect(endTone("max_turns")).toBe("limit");
     expect(endTone("failed")).toBe("failed");
     expect(endTone("cancelled")).toBe("stopped");
+    // Stopped by a budget: its own tone, neither a failure nor a plain stop.
+    expect(endTone("budget_exhausted")).toBe("budget");
   });
 
   it("joins alternatives", () => {

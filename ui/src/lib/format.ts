@@ -40,6 +40,7 @@ const STATUS_LABELS: Record<AgentStatus, string> = {
   max_turns: "turn limit reached",
   truncated: "cut off",
   interrupted: "interrupted",
+  budget_exhausted: "budget exhausted",
 };
 
 /** A session status is one of the agent statuses (the main agent's). */
@@ -49,9 +50,10 @@ export function statusLabel(status: AgentStatus | SessionStatus): string {
 
 /**
  * How a finished run reads at a glance: done, failed, stopped at a limit
- * (turns, output tokens; it can carry on), or stopped otherwise.
+ * (turns, output tokens; it can carry on), stopped by its budget or an
+ * ancestor's (raising it carries on), or stopped otherwise.
  */
-export type EndTone = "done" | "failed" | "limit" | "stopped";
+export type EndTone = "done" | "failed" | "limit" | "budget" | "stopped";
 
 const END_TONES: Record<AgentStatus, EndTone> = {
   completed: "done",
@@ -60,6 +62,7 @@ const END_TONES: Record<AgentStatus, EndTone> = {
   truncated: "limit",
   cancelled: "stopped",
   interrupted: "stopped",
+  budget_exhausted: "budget",
   // Not an end; listed so that every status has a tone.
   queued: "stopped",
   running: "stopped",

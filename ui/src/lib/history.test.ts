@@ -8,7 +8,6 @@ import {
   hitRow,
   oneLine,
   shortWorkspace,
-  snippetParts,
 } from "./history";
 
 const at = (y: number, m: number, d: number, h = 0, min = 0) => new Date(y, m - 1, d, h, min).getTime();
@@ -76,28 +75,6 @@ describe("labels", () => {
   });
 });
 
-describe("snippetParts", () => {
-  it("marks what is between [ and ]", () => {
-    expect(snippetParts("…the [ZEBRAFISH] swam past [two] rocks…")).toEqual([
-      { text: "…the ", mark: false },
-      { text: "ZEBRAFISH", mark: true },
-      { text: " swam past ", mark: false },
-      { text: "two", mark: true },
-      { text: " rocks…", mark: false },
-    ]);
-  });
-  it("keeps unbalanced brackets as text and never interprets markup", () => {
-    expect(snippetParts("a ] b [c")).toEqual([{ text: "a ] b [c", mark: false }]);
-    expect(snippetParts("[x]")).toEqual([{ text: "x", mark: true }]);
-    expect(snippetParts("[a][b]")).toEqual([{ text: "ab", mark: true }]);
-    expect(snippetParts("<img src=x onerror=alert(1)> [<b>]")).toEqual([
-      { text: "<img src=x onerror=alert(1)> ", mark: false },
-      { text: "<b>", mark: true },
-    ]);
-    expect(snippetParts("")).toEqual([]);
-  });
-});
-
 describe("hitRow and exportFileName", () => {
   it("labels a hit with its session, path, type and time", () => {
     const hit: SearchHit = {
@@ -108,7 +85,10 @@ describe("hitRow and exportFileName", () => {
       seq: 7,
       ts: at(2025, 3, 14, 9, 0),
       event_type: "tool_output",
-      snippet: "a [fish]",
+      snippet: [
+        { text: "a ", hit: false },
+        { text: "fish", hit: true },
+      ],
     };
     expect(hitRow(hit, at(2025, 3, 14, 10, 0))).toEqual({
       prompt: "Survey the pond",
@@ -116,8 +96,8 @@ describe("hitRow and exportFileName", () => {
       type: "tool output",
       when: "Today 09:00",
       parts: [
-        { text: "a ", mark: false },
-        { text: "fish", mark: true },
+        { text: "a ", hit: false },
+        { text: "fish", hit: true },
       ],
     });
   });
@@ -130,7 +110,7 @@ describe("hitRow and exportFileName", () => {
       seq: 3,
       ts: at(2025, 3, 14, 9, 0),
       event_type: "mcp_status",
-      snippet: "[everything]",
+      snippet: [{ text: "everything", hit: true }],
     };
     expect(hitRow(hit, at(2025, 3, 14, 10, 0)).type).toBe("MCP server");
   });

@@ -3,7 +3,7 @@
  * workspace paths, one-line prompts, a history row's labels, a search
  * snippet's marked parts and export file names. Pure; tested without Tauri.
  */
-import type { AgentEvent, AgentId, ExportFormat, SearchHit, SessionId, SessionStatus, SessionSummary } from "../bindings";
+import type { AgentEvent, AgentId, ExportFormat, SearchHit, SessionId, SessionStatus, SessionSummary, SnippetPart } from "../bindings";
 import { formatCost, formatTokens, statusLabel } from "./format";
 
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
@@ -76,43 +76,6 @@ export function historyRow(s: SessionSummary, now: number): HistoryRow {
   };
 }
 
-export interface SnippetPart {
-  text: string;
-  mark: boolean;
-}
-
-/**
- * A search snippet split into plain and marked parts: the store marks each hit
- * between `[` and `]`. A `]` with no open mark, and a `[` never closed, are
- * plain text. The parts are rendered as text, never as HTML.
- */
-export function snippetParts(snippet: string): SnippetPart[] {
-  const parts: SnippetPart[] = [];
-  const add = (text: string, mark: boolean) => {
-    if (text === "") return;
-    const last = parts.at(-1);
-    if (last && last.mark === mark) last.text += text;
-    else parts.push({ text, mark });
-  };
-  let i = 0;
-  while (i < snippet.length) {
-    const open = snippet.indexOf("[", i);
-    if (open < 0) {
-      add(snippet.slice(i), false);
-      break;
-    }
-    const close = snippet.indexOf("]", open + 1);
-    if (close < 0) {
-      add(snippet.slice(i), false);
-      break;
-    }
-    add(snippet.slice(i, open), false);
-    add(snippet.slice(open + 1, close), true);
-    i = close + 1;
-  }
-  return parts;
-}
-
 // Labels only: which event types a hit can have is Rust's (TRANSCRIPT_EVENT_TYPES); an unlabelled one reads as its name.
 const EVENT_LABELS: Readonly<Record<string, string>> = {
   user_message: "message",
@@ -134,6 +97,7 @@ export interface HitRow {
   path: string;
   type: string;
   when: string;
+  /** Rust's parts of the snippet: the words searched for are the `hit` ones (rendered as text, never HTML). */
   parts: SnippetPart[];
 }
 
@@ -144,7 +108,7 @@ export function hitRow(hit: SearchHit, now: number): HitRow {
     path: hit.agent_path.join(" › "),
     type: EVENT_LABELS[hit.event_type] ?? hit.event_type.replace(/_/g, " "),
     when: formatWhen(hit.ts, now),
-    parts: snippetParts(hit.snippet),
+    parts: hit.snippet,
   };
 }
 

@@ -3,7 +3,8 @@
  * each event log, fed through the reducer as the app feeds it, must leave
  * every agent as Rust's one derivation (arbor-protocol state.rs) leaves it,
  * checked by a Rust test against the same files. When they disagree, the
- * reducer is what changes, never the fixture. Usage is not compared: the UI
+ * reducer is what changes, never the fixture. Budgets and the wall time of
+ * every run (elapsed_ms, run_started_at) are compared; usage is not: the UI
  * does not sum it (Rust sends the figures, and checks them against the same files).
  *
  * It runs under Node (no DOM needed), where `import.meta.url` is a file URL.
@@ -56,6 +57,9 @@ function summary(node: AgentNode) {
     started_at: node.startedAt,
     ended_at: node.endedAt,
     duration_ms: node.durationMs,
+    budget: node.budget,
+    elapsed_ms: node.wallElapsedMs,
+    run_started_at: node.wallRunStartedAt,
   };
 }
 
@@ -82,6 +86,9 @@ function check(state: SessionState, want: Expected): void {
       started_at: agent.started_at,
       ended_at: agent.ended_at,
       duration_ms: agent.duration_ms,
+      budget: agent.budget,
+      elapsed_ms: agent.elapsed_ms,
+      run_started_at: agent.run_started_at,
     });
   }
 }

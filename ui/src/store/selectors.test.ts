@@ -2,8 +2,13 @@ import { describe, expect, it } from "vitest";
 import type { AgentStatus } from "../bindings";
 import { eventMaker } from "../test/events";
 import {
+  agentBudget,
   agentPrompt,
+  agentStanding,
+  canRaiseBudget,
   canResume,
+  exhaustedOwner,
+  sessionStanding,
   approvalAgentLabel,
   approvalMcp,
   childrenByCall,
@@ -18,6 +23,8 @@ import {
   visibleRows,
 } from "./selectors";
 import { initialSession, reduce, reduceBatch } from "./session/reducer";
+import { withUsage } from "./session/usage";
+import { agentUsage, budget, figures, standing, usageUpdate } from "../test/usage";
 
 function tree() {
   const e = eventMaker();
@@ -76,6 +83,9 @@ describe("status counts", () => {
     expect(subagentCounts(next.agents)).toMatchObject({ running: 1, waiting: 1, failed: 1, queued: 0, completed: 0, total: 3 });
     const later = reduceBatch(next, [e.status("agent-a", "completed"), e.status("agent-a1", "cancelled")]);
     expect(subagentCounts(later.agents)).toMatchObject({ running: 0, waiting: 0, completed: 1, stopped: 1, failed: 1 });
+    // Stopped by a budget: counted apart, neither failed nor stopped.
+    const spent = reduceBatch(later, [e.status("agent-b", "budget_exhausted")]);
+    expect(subagentCounts(spent.agents)).toMatchObject({ budget: 1, stopped: 1, failed: 0, waiting: 0 });
   });
 });
 
@@ -165,6 +175,10 @@ describe("resume and search-hit rows", () => {
   it("offers Resume to agents that ended without finishing", () => {
     expect(["cancelled", "failed", "interrupted", "max_turns", "truncated"].every((s) => canResume(s as AgentStatus))).toBe(true);
     expect(["completed", "running", "queued", "waiting_approval"].some((s) => canResume(s as AgentStatus))).toBe(false);
+    // One its budget stopped carries on by raising the budget: a plain new run would stop again.
+    expect(canResume("budget_exhausted")).toBe(false);
+    expect(canRaiseBudget("budget_exhausted")).toBe(true);
+    expect(["cancelled", "failed", "completed", "running"].some((s) => canRaiseBudget(s as AgentStatus))).toBe(false);
   });
 
   it("finds the row holding an event: the last row starting at or before it", () => {
@@ -174,5 +188,39 @@ describe("resume and search-hit rows", () => {
     expect(rowForSeq(keys, 99)).toBe(4);
     expect(rowForSeq(keys, 2)).toBe(-1);
     expect(rowForSeq([], 2)).toBe(-1);
+  });
+});
+
+describe("budgets", () => {
+  it("reads each agent's standing as Rust sent it, the session's being the main agent's", () => {
+    const { e, s } = tree();
+    expect(sessionStanding(s)).toBeNull();
+    const main = standing({ max_tokens: 10_000 }, { tokens: 4200 }, 0.42, "tokens");
+    const next = withUsage(s, [usageUpdate([agentUsage("agent-main", figures(0), figures(4200), main)], figures(4200))]);
+    expect(sessionStanding(next)).toBe(main);
+    expect(agentStanding(next, "agent-a")).toBeNull();
+    // The budget: its budget_set's, else the one its standing is of.
+    expect(agentBudget(next, "agent-main")).toEqual(budget({ max_tokens: 10_000 }));
+    const change = e.make("agent-main", { type: "budget_set", budget: budget({ max_cost_usd: 3 }), origin: "person", carved: [] });
+    const set = reduce(next, change);
+    expect(agentBudget(set, "agent-main")).toEqual(budget({ max_cost_usd: 3 }));
+    expect(agentBudget(set, "agent-b")).toBeNull();
+  });
+
+  it("finds whose budget ran out: the agent's own, or the nearest above it", () => {
+    const { s } = tree();
+    const out = standing({ max_tokens: 100 }, { tokens: 120 }, 1.2, "tokens", "tokens");
+    const ok = standing({ max_tokens: 1000 }, { tokens: 10 }, 0.01, "tokens");
+    const withMain = withUsage(s, [
+      usageUpdate(
+        [agentUsage("agent-main", figures(0), figures(120), out), agentUsage("agent-a", figures(0), figures(10), ok)],
+        figures(120),
+      ),
+    ]);
+    expect(exhaustedOwner(withMain, "agent-a1")).toBe("agent-main");
+    expect(exhaustedOwner(withMain, "agent-main")).toBe("agent-main");
+    const own = withUsage(withMain, [usageUpdate([agentUsage("agent-a", figures(0), figures(10), out)], figures(120))]);
+    expect(exhaustedOwner(own, "agent-a1")).toBe("agent-a");
+    expect(exhaustedOwner(s, "agent-a1")).toBeNull();
   });
 });

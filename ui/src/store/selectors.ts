@@ -1,13 +1,14 @@
 /**
  * Derived data over the session state: subtree sizes, status counts, pending
  * approvals (and the MCP tool each is about), visible tree rows, an agent's
- * output items, file changes per agent and subtree, worktrees. (Usage totals are not derived here: Rust sends them, see
- * session/usage.ts.) Each selector returns
+ * output items, file changes per agent and subtree, worktrees, budgets and
+ * their standings. (Usage totals and budget standings are not derived here:
+ * Rust sends them, see session/usage.ts.) Each selector returns
  * the same object for the same inputs (memoised on their identity), so
  * components can read them through useSyncExternalStore without re-rendering
  * on unrelated changes.
  */
-import type { AgentChange, AgentId, AgentStatus, McpToolRef, ToolClass, ToolInfo } from "../bindings";
+import type { AgentChange, AgentId, AgentStatus, Budget, BudgetStanding, McpToolRef, ToolClass, ToolInfo } from "../bindings";
 import { fileCounts, groupByAgent, ofAgents, revertedIds, subtreeIds } from "../lib/changes";
 import { isTerminal } from "./session/status";
 import type { AgentNode, AgentWorktree, Approval, OutputItem, SessionState } from "./session/types";
@@ -49,12 +50,14 @@ export interface StatusCounts {
   completed: number;
   failed: number;
   stopped: number;
+  /** Stopped because its budget, or an ancestor's, ran out. */
+  budget: number;
   total: number;
 }
 
 /** Counts of subagents (depth > 0) by status. */
 export const subagentCounts = memoByRef((agents: Record<AgentId, AgentNode>): StatusCounts => {
-  const c: StatusCounts = { running: 0, queued: 0, waiting: 0, completed: 0, failed: 0, stopped: 0, total: 0 };
+  const c: StatusCounts = { running: 0, queued: 0, waiting: 0, completed: 0, failed: 0, stopped: 0, budget: 0, total: 0 };
   for (const node of Object.values(agents)) {
     if (node.depth === 0 || !node.known) continue;
     c.total += 1;
@@ -80,6 +83,9 @@ export const subagentCounts = memoByRef((agents: Record<AgentId, AgentNode>): St
       case "truncated":
       case "interrupted":
         c.stopped += 1;
+        break;
+      case "budget_exhausted":
+        c.budget += 1;
         break;
       default: {
         const never: never = node.status;
@@ -226,9 +232,18 @@ export function canStop(status: AgentStatus): boolean {
   return !isTerminal(status);
 }
 
-/** An agent that ended without finishing its task (stopped, failed, at a limit, cut off) can be given a new run. */
+/**
+ * An agent that ended without finishing its task (stopped, failed, at a limit,
+ * cut off) can be given a new run. One its budget stopped is continued by
+ * raising the budget instead (canRaiseBudget): a plain new run would stop again.
+ */
 export function canResume(status: AgentStatus): boolean {
-  return isTerminal(status) && status !== "completed";
+  return isTerminal(status) && status !== "completed" && status !== "budget_exhausted";
+}
+
+/** Its budget (or an ancestor's) stopped it: "Raise budget and resume" is how it carries on. */
+export function canRaiseBudget(status: AgentStatus): boolean {
+  return status === "budget_exhausted";
 }
 
 /**
@@ -335,4 +350,36 @@ export function agentName(state: SessionState, id: AgentId): string {
   if (!node?.known) return id;
   if (node.depth === 0 && node.parentId === null) return "Main agent";
   return node.description || id;
+}
+
+// ---- Budgets ----
+
+/** How the agent's subtree stands against its own budget, as Rust last sent it; null when it has none. */
+export function agentStanding(state: SessionState, id: AgentId): BudgetStanding | null {
+  return state.usage.agents[id]?.budget ?? null;
+}
+
+/** The session's budget: the main agent's standing; null when it has none. */
+export function sessionStanding(state: SessionState): BudgetStanding | null {
+  return state.mainId ? agentStanding(state, state.mainId) : null;
+}
+
+/** The agent's budget as it now is: its latest budget_set's, else the one its standing was of; null when it has none. */
+export function agentBudget(state: SessionState, id: AgentId): Budget | null {
+  return state.agents[id]?.budget ?? agentStanding(state, id)?.budget ?? null;
+}
+
+/**
+ * The agent whose budget ran out, as the standings Rust sent say: the agent
+ * itself or the nearest agent above it whose limit is exhausted; null when none is.
+ */
+export function exhaustedOwner(state: SessionState, id: AgentId): AgentId | null {
+  const seen = new Set<AgentId>();
+  let cur: AgentNode | undefined = state.agents[id];
+  while (cur && !seen.has(cur.id)) {
+    seen.add(cur.id);
+    if ((agentStanding(state, cur.id)?.exhausted ?? null) !== null) return cur.id;
+    cur = cur.parentId ? state.agents[cur.parentId] : undefined;
+  }
+  return null;
 }

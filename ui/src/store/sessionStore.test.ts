@@ -29,9 +29,9 @@ describe("the event queue", () => {
     const off = sessionStore.subscribe(updates);
     const applied = vi.fn();
     const offApplied = onEventsApplied(applied);
-    enqueueFrame({ events: [e.started("agent-main", null, "main")], usage: null, rules: null });
+    enqueueFrame({ events: [e.started("agent-main", null, "main")], usage: null, rules: null, timeline: null });
     const chunks = Array.from({ length: 500 }, (_, i) => e.make("agent-main", { type: "response_chunk", content: String(i % 10) }));
-    enqueueFrame({ events: chunks, usage: null, rules: null });
+    enqueueFrame({ events: chunks, usage: null, rules: null, timeline: null });
     expect(sessionStore.get().agents["agent-main"]).toBeUndefined();
     vi.advanceTimersToNextFrame();
     expect(updates).toHaveBeenCalledTimes(1);
@@ -45,7 +45,7 @@ describe("the event queue", () => {
 
   it("drops what was queued for a session that was replaced", () => {
     const e = eventMaker();
-    enqueueFrame({ events: [e.started("agent-main", null, "main")], usage: null, rules: null });
+    enqueueFrame({ events: [e.started("agent-main", null, "main")], usage: null, rules: null, timeline: null });
     resetSession();
     vi.advanceTimersToNextFrame();
     vi.advanceTimersByTime(500);
@@ -54,14 +54,14 @@ describe("the event queue", () => {
 
   it("keeps applying the live session's events while a past session is displayed", () => {
     const live = eventMaker("s-live");
-    enqueueFrame({ events: [live.started("agent-main", null, "live main")], usage: null, rules: null });
+    enqueueFrame({ events: [live.started("agent-main", null, "live main")], usage: null, rules: null, timeline: null });
     flushEvents();
     const past = reduceBatch(initialSession(), [eventMaker("s-past").started("agent-old", null, "old main")]);
     const applied = vi.fn();
     const off = onEventsApplied(applied);
     showPastSession(past);
     expect(hasParkedSession()).toBe(true);
-    enqueueFrame({ events: [live.status("agent-main", "running")], usage: null, rules: null });
+    enqueueFrame({ events: [live.status("agent-main", "running")], usage: null, rules: null, timeline: null });
     vi.advanceTimersToNextFrame();
     // The past session stays on display; the live one moved on out of sight.
     expect(sessionStore.get()).toBe(past);
@@ -75,11 +75,11 @@ describe("the event queue", () => {
 
   it("forgets a parked live session when the displayed one is adopted", () => {
     const live = eventMaker("s-live");
-    enqueueFrame({ events: [live.started("agent-main", null, "live main")], usage: null, rules: null });
+    enqueueFrame({ events: [live.started("agent-main", null, "live main")], usage: null, rules: null, timeline: null });
     flushEvents();
     const past = reduceBatch(initialSession(), [eventMaker("s-past").started("agent-old", null, "old main")]);
     showPastSession(past);
-    enqueueFrame({ events: [live.status("agent-main", "cancelled")], usage: null, rules: null });
+    enqueueFrame({ events: [live.status("agent-main", "cancelled")], usage: null, rules: null, timeline: null });
     adoptDisplayedSession();
     vi.advanceTimersByTime(500);
     expect(hasParkedSession()).toBe(false);
@@ -88,13 +88,13 @@ describe("the event queue", () => {
 
   it("takes in a frame's usage figures in place of the ones it had, never adding them", () => {
     const e = eventMaker();
-    enqueueFrame({ events: [e.started("agent-main", null, "main"), e.started("agent-a", "agent-main", "A")], usage: null, rules: null });
+    enqueueFrame({ events: [e.started("agent-main", null, "main"), e.started("agent-a", "agent-main", "A")], usage: null, rules: null, timeline: null });
     flushEvents();
     expect(sessionStore.get().usage).toEqual({ agents: {}, session: null });
 
     const main1 = agentUsage("agent-main", figures(100, 0.5), figures(130, 0.75));
     const a1 = agentUsage("agent-a", figures(30, 0.25));
-    enqueueFrame({ events: [e.usage("agent-a", 30, 0)], usage: usageUpdate([a1, main1], figures(130, 0.75)), rules: null });
+    enqueueFrame({ events: [e.usage("agent-a", 30, 0)], usage: usageUpdate([a1, main1], figures(130, 0.75)), rules: null, timeline: null });
     flushEvents();
     const first = sessionStore.get().usage;
     expect(first.agents).toEqual({ "agent-main": main1, "agent-a": a1 });
@@ -104,8 +104,8 @@ describe("the event queue", () => {
     // (cumulative, as Rust sends them); an agent not named keeps its entry.
     const a2 = agentUsage("agent-a", figures(40, 0.3));
     const a3 = agentUsage("agent-a", figures(55, 0.35));
-    enqueueFrame({ events: [e.usage("agent-a", 10, 0)], usage: usageUpdate([a2], figures(140)), rules: null });
-    enqueueFrame({ events: [e.usage("agent-a", 15, 0)], usage: usageUpdate([a3], figures(155, 0.85)), rules: null });
+    enqueueFrame({ events: [e.usage("agent-a", 10, 0)], usage: usageUpdate([a2], figures(140)), rules: null, timeline: null });
+    enqueueFrame({ events: [e.usage("agent-a", 15, 0)], usage: usageUpdate([a3], figures(155, 0.85)), rules: null, timeline: null });
     flushEvents();
     const after = sessionStore.get().usage;
     expect(after.agents["agent-a"]).toBe(a3);
@@ -115,14 +115,14 @@ describe("the event queue", () => {
     expect(sessionStore.get().agents["agent-a"]?.turns).toBe(3);
 
     // A frame without usage leaves the figures as they were.
-    enqueueFrame({ events: [e.status("agent-a", "completed")], usage: null, rules: null });
+    enqueueFrame({ events: [e.status("agent-a", "completed")], usage: null, rules: null, timeline: null });
     flushEvents();
     expect(sessionStore.get().usage).toBe(after);
   });
 
   it("drops the usage queued for a session that was replaced", () => {
     const e = eventMaker();
-    enqueueFrame({ events: [e.usage("agent-main", 1, 0)], usage: usageUpdate([agentUsage("agent-main", figures(1))], figures(1)), rules: null });
+    enqueueFrame({ events: [e.usage("agent-main", 1, 0)], usage: usageUpdate([agentUsage("agent-main", figures(1))], figures(1)), rules: null, timeline: null });
     resetSession();
     vi.advanceTimersByTime(500);
     expect(sessionStore.get().usage).toEqual({ agents: {}, session: null });
@@ -136,23 +136,23 @@ describe("the rules in force and the live session behind a review", () => {
     const e = eventMaker();
     const one = rule("rule-1");
     const two = rule("rule-2", { scope: "session" });
-    enqueueFrame({ events: [e.started("agent-main", null, "main")], usage: null, rules: [one] });
-    enqueueFrame({ events: [], usage: null, rules: [one, two] });
+    enqueueFrame({ events: [e.started("agent-main", null, "main")], usage: null, rules: [one], timeline: null });
+    enqueueFrame({ events: [], usage: null, rules: [one, two], timeline: null });
     flushEvents();
     const listed = sessionStore.get().rules;
     expect(listed.map((r) => r.rule_id)).toEqual(["rule-1", "rule-2"]);
-    enqueueFrame({ events: [e.status("agent-main", "running")], usage: null, rules: null });
+    enqueueFrame({ events: [e.status("agent-main", "running")], usage: null, rules: null, timeline: null });
     flushEvents();
     expect(sessionStore.get().rules).toBe(listed);
     // A frame with nothing but a changed list still applies.
-    enqueueFrame({ events: [], usage: null, rules: [] });
+    enqueueFrame({ events: [], usage: null, rules: [], timeline: null });
     flushEvents();
     expect(sessionStore.get().rules).toEqual([]);
   });
 
   it("reads the live session through liveSession while a past one is displayed, and tells its readers", () => {
     const live = eventMaker("s-live");
-    enqueueFrame({ events: [live.started("agent-main", null, "live main")], usage: null, rules: [rule("rule-1")] });
+    enqueueFrame({ events: [live.started("agent-main", null, "live main")], usage: null, rules: [rule("rule-1")], timeline: null });
     flushEvents();
     const past = reduceBatch(initialSession(), [eventMaker("s-past").started("agent-old", null, "old main")]);
     showPastSession(past);
@@ -164,6 +164,7 @@ describe("the rules in force and the live session behind a review", () => {
       events: [...askFor(live.make, "agent-main", "r1")],
       usage: null,
       rules: [rule("rule-1"), rule("rule-2")],
+      timeline: null,
     });
     flushEvents();
     expect(told).toHaveBeenCalled();

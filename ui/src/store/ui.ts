@@ -12,6 +12,7 @@ import { createStore } from "./store";
 export type Dialog =
   | { kind: "delegate"; parentId: AgentId; prompt?: string; subagentType?: string | null }
   | { kind: "message"; agentId: AgentId }
+  | { kind: "budget"; agentId: AgentId }
   | null;
 
 export interface ErrorNote {

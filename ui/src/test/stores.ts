@@ -66,6 +66,7 @@ export function appState(extra: Partial<AppState> = {}): AppState {
     tools: [],
     transcripts: { path: "/data/arbor.db", problem: null },
     sandbox: { mechanism: "bubblewrap 0.8.0", problem: null },
+    interrupted: [],
     ...extra,
   };
 }

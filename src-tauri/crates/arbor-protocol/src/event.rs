@@ -55,6 +55,8 @@ pub enum EventKind {
     BudgetSet(crate::BudgetSet),
     /// The agent's subtree passed 80% of a limit of its budget.
     BudgetWarning(crate::BudgetWarning),
+    /// A row of an imported transcript that no other event holds, kept as it was.
+    ImportedEntry(ImportedEntry),
     AgentFinished(AgentFinished),
 }
 
@@ -84,11 +86,12 @@ pub enum EventType {
     Worktree,
     BudgetSet,
     BudgetWarning,
+    ImportedEntry,
     AgentFinished,
 }
 
 impl EventType {
-    pub const ALL: [EventType; 22] = [
+    pub const ALL: [EventType; 23] = [
         Self::AgentStarted,
         Self::AgentStatus,
         Self::UserMessage,
@@ -110,13 +113,14 @@ impl EventType {
         Self::Worktree,
         Self::BudgetSet,
         Self::BudgetWarning,
+        Self::ImportedEntry,
         Self::AgentFinished,
     ];
 
     /// The events of an agent's transcript (a page of it in review, an export).
     /// Chunks are listed too: those no aggregate event repeated are what an
     /// interrupted stream left.
-    pub const TRANSCRIPT: [EventType; 10] = [
+    pub const TRANSCRIPT: [EventType; 11] = [
         Self::UserMessage,
         Self::Thoughts,
         Self::Response,
@@ -127,6 +131,7 @@ impl EventType {
         Self::ToolOutputChunk,
         Self::McpStatus,
         Self::FileChanged,
+        Self::ImportedEntry,
     ];
 
     /// The events a session's tree is built from (every agent's, whichever is selected).
@@ -175,6 +180,7 @@ impl EventKind {
             Self::Worktree(_) => EventType::Worktree,
             Self::BudgetSet(_) => EventType::BudgetSet,
             Self::BudgetWarning(_) => EventType::BudgetWarning,
+            Self::ImportedEntry(_) => EventType::ImportedEntry,
             Self::AgentFinished(_) => EventType::AgentFinished,
         }
     }
@@ -268,6 +274,15 @@ impl Usage {
     }
 }
 
+/// A row of another tool's transcript (an attachment, a row kind Arbor does not know) as it was.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+pub struct ImportedEntry {
+    /// Where it came from and what it was: `attachment: environment`, or the row's `type`.
+    pub kind: String,
+    /// Its text as the model saw it, or the row's JSON (cut to 16 KiB, with a note).
+    pub content: String,
+}
+
 /// A background child finished.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
 pub struct TaskNotification {
@@ -346,6 +361,10 @@ mod tests {
                     kind: crate::BudgetKind::Tokens,
                     standing: crate::Budget { max_tokens: Some(1000), ..Default::default() }
                         .standing(crate::BudgetUse { tokens: 850, ..Default::default() }, 0),
+                }),
+                EventType::ImportedEntry => EventKind::ImportedEntry(ImportedEntry {
+                    kind: "attachment: date".into(),
+                    content: "Today's date is 2026-11-24.".into(),
                 }),
                 EventType::Worktree => EventKind::Worktree(crate::WorktreeUpdate {
                     state: crate::WorktreeState::Ready,

@@ -60,6 +60,30 @@ impl SessionStatus {
     }
 }
 
+/// Where a stored session comes from.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "snake_case")]
+pub enum SessionSource {
+    /// Run by Arbor.
+    #[default]
+    Arbor,
+    /// Imported from Claude Code's transcript files: read-only.
+    ClaudeCode,
+}
+
+impl SessionSource {
+    pub const ALL: [SessionSource; 2] = [Self::Arbor, Self::ClaudeCode];
+
+    pub fn as_str(self) -> &'static str {
+        crate::wire::name(&self)
+    }
+
+    /// Whether Arbor can continue it (an imported session is kept as it was recorded).
+    pub fn is_resumable(self) -> bool {
+        self == Self::Arbor
+    }
+}
+
 /// One row of the history list.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
 pub struct SessionSummary {
@@ -77,6 +101,8 @@ pub struct SessionSummary {
     pub event_count: u64,
     /// Summed over every agent of the session.
     pub usage: crate::UsageFigures,
+    #[serde(default)]
+    pub source: SessionSource,
 }
 
 /// One agent of a stored session, as its events left it.

@@ -41,6 +41,9 @@ pub enum StoreError {
     #[error("event {seq} of session {session} is already stored")]
     Duplicate { session: String, seq: u64 },
 
+    #[error("{0} is a session Arbor ran, not an import: it is left as it is")]
+    NotImported(String),
+
     #[error("SQLite failed on {}: {source}", .path.display())]
     Sqlite {
         path: PathBuf,
@@ -66,6 +69,7 @@ impl StoreError {
             Self::UnknownAgent(_) => "unknown_agent",
             Self::Ambiguous(_) => "ambiguous",
             Self::Duplicate { .. } => "duplicate",
+            Self::NotImported(_) => "not_imported",
             Self::Sqlite { .. } => "sqlite",
             Self::Json(_) => "json",
         }

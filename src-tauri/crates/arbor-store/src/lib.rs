@@ -10,6 +10,7 @@
 
 mod error;
 mod export;
+mod import;
 mod read;
 mod recover;
 mod schema;
@@ -18,6 +19,7 @@ mod timeline;
 mod write;
 
 pub use error::StoreError;
+pub use import::Imported;
 pub use schema::SCHEMA_VERSION;
 
 use arbor_protocol::{SessionId, SessionStatus};

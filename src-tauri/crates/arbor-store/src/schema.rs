@@ -136,12 +136,16 @@ CREATE INDEX events_skeleton ON events (session_id, seq) WHERE SKELETON_TYPES;
 /// The schema version this build writes and reads.
 pub const SCHEMA_VERSION: u32 = 4;
 
-/// Version 4: agents keep their budget and the wall time of all their runs.
+/// Version 4: agents keep their budget and the wall time of all their runs; sessions say
+/// where they come from (Arbor, or imported from Claude Code).
 const V4: &str = "
 ALTER TABLE agents ADD COLUMN budget TEXT;
 ALTER TABLE agents ADD COLUMN elapsed_ms INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE agents ADD COLUMN run_started_at INTEGER;
 UPDATE agents SET elapsed_ms = COALESCE(duration_ms, 0);
+ALTER TABLE sessions ADD COLUMN source TEXT NOT NULL DEFAULT 'arbor';
+-- What an imported session was made from (its files' sizes and times): unchanged files import nothing.
+ALTER TABLE sessions ADD COLUMN import_key TEXT;
 ";
 
 fn steps() -> [String; SCHEMA_VERSION as usize] {

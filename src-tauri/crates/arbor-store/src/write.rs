@@ -191,6 +191,7 @@ fn search_text(kind: &EventKind) -> Option<String> {
             None => f.result.clone(),
         }),
         EventKind::TaskNotification(n) => Some(n.summary.clone()),
+        EventKind::ImportedEntry(e) => Some(e.content.clone()),
         _ => None,
     }
 }

@@ -1,7 +1,8 @@
 /**
  * The head of an agent's output: its status, name, id, model, type, tokens,
- * cost and place in the tree, the Output / Changes tabs, the export menu, and
- * (for a subagent's output) the "Show thinking" toggle.
+ * cost and place in the tree, its budget (AgentBudget), the Output / Changes
+ * tabs, the export menu, and (for a subagent's output) the "Show thinking"
+ * toggle; below it, why a budget stopped the agent, when one did.
  */
 import type { AgentId } from "../../bindings";
 import { formatCost, formatTokens, statusLabel } from "../../lib/format";
@@ -13,6 +14,7 @@ import { useStore } from "../../store/store";
 import { patchUi, setOutputTab, uiStore } from "../../store/ui";
 import { ExportMenu } from "../ExportMenu";
 import { StatusIcon } from "../StatusIcon";
+import { BudgetLine, BudgetStop } from "./AgentBudget";
 
 export function OutputHeader({ id, node, showThoughts }: { id: AgentId; node: AgentNode; showThoughts: boolean }) {
   const path = useStore(sessionStore, (s) => treePath(s, id).join(" › "));
@@ -24,54 +26,58 @@ export function OutputHeader({ id, node, showThoughts }: { id: AgentId; node: Ag
   const tokens = figures?.tokens ?? 0;
   const cost = formatCost(figures?.usage.cost_usd ?? null);
   return (
-    <div className="output-header">
-      <StatusIcon status={node.status} />
-      <div style={{ minWidth: 0, flex: 1 }}>
-        <div className="title">{node.depth === 0 ? "Main agent" : node.description}</div>
-        <div className="sub">
-          <span className="mono">{node.id}</span>
-          {node.model ? ` · ${node.model}` : ""}
-          {node.subagentType ? ` · ${node.subagentType}` : ""}
-          {` · ${statusLabel(node.status)}`}
-          {tokens > 0 ? ` · ${formatTokens(tokens)} tokens` : ""}
-          {cost ? ` · ${cost}` : ""}
-          {node.depth > 0 ? ` · ${path}` : ""}
+    <>
+      <div className="output-header">
+        <StatusIcon status={node.status} />
+        <div style={{ minWidth: 0, flex: 1 }}>
+          <div className="title">{node.depth === 0 ? "Main agent" : node.description}</div>
+          <div className="sub">
+            <span className="mono">{node.id}</span>
+            {node.model ? ` · ${node.model}` : ""}
+            {node.subagentType ? ` · ${node.subagentType}` : ""}
+            {` · ${statusLabel(node.status)}`}
+            {tokens > 0 ? ` · ${formatTokens(tokens)} tokens` : ""}
+            {cost ? ` · ${cost}` : ""}
+            {node.depth > 0 ? ` · ${path}` : ""}
+          </div>
         </div>
+        <BudgetLine id={id} />
+        <div className="output-tabs" role="tablist" aria-label="What to show of this agent">
+          <button
+            type="button"
+            role="tab"
+            className="output-tab"
+            data-testid="output-tab"
+            aria-selected={tab === "output"}
+            onClick={() => setOutputTab("output")}
+          >
+            Output
+          </button>
+          <button
+            type="button"
+            role="tab"
+            className="output-tab"
+            data-testid="changes-tab"
+            aria-selected={tab === "changes"}
+            title={changed > 0 ? `${changed} file${changed === 1 ? "" : "s"} changed` : "Files this agent changed"}
+            onClick={() => setOutputTab("changes")}
+          >
+            Changes{changed > 0 ? <span className="tab-count">{changed}</span> : null}
+          </button>
+        </div>
+        {hasSession ? <ExportMenu agentId={id} /> : null}
+        {node.depth > 0 && tab === "output" ? (
+          <label className="toggle" title="Subagents' thinking is hidden by default">
+            <input
+              type="checkbox"
+              checked={showThoughts}
+              onChange={(e) => patchUi({ showSubagentThoughts: e.target.checked })}
+            />
+            Show thinking
+          </label>
+        ) : null}
       </div>
-      <div className="output-tabs" role="tablist" aria-label="What to show of this agent">
-        <button
-          type="button"
-          role="tab"
-          className="output-tab"
-          data-testid="output-tab"
-          aria-selected={tab === "output"}
-          onClick={() => setOutputTab("output")}
-        >
-          Output
-        </button>
-        <button
-          type="button"
-          role="tab"
-          className="output-tab"
-          data-testid="changes-tab"
-          aria-selected={tab === "changes"}
-          title={changed > 0 ? `${changed} file${changed === 1 ? "" : "s"} changed` : "Files this agent changed"}
-          onClick={() => setOutputTab("changes")}
-        >
-          Changes{changed > 0 ? <span className="tab-count">{changed}</span> : null}
-        </button>
-      </div>
-      {hasSession ? <ExportMenu agentId={id} /> : null}
-      {node.depth > 0 && tab === "output" ? (
-        <label className="toggle" title="Subagents' thinking is hidden by default">
-          <input
-            type="checkbox"
-            checked={showThoughts}
-            onChange={(e) => patchUi({ showSubagentThoughts: e.target.checked })}
-          />
-          Show thinking
-        </label>
-      ) : null}
-    </div>
+      <BudgetStop node={node} />
+    </>
   );
 }

@@ -3,7 +3,7 @@ import { beforeEach, describe, expect, it, vi } from "vitest";
 import { select } from "../../store/ui";
 import { eventMaker } from "../../test/events";
 import { appState, applyEvents, applyUsage, resetStores, sessionInfo } from "../../test/stores";
-import { agentUsage, figures, usageUpdate } from "../../test/usage";
+import { agentUsage, figures, standing, usageUpdate } from "../../test/usage";
 import { OutputView } from "./OutputView";
 import { withLayout } from "../../test/layout";
 
@@ -172,6 +172,33 @@ describe("OutputView", () => {
     expect(note.textContent).toContain("4096 tokens");
     expect(out.querySelector(".result")?.className).toContain("limit");
     expect(out.querySelector(".result-head")?.textContent).toContain("cut off");
+  });
+
+  it("shows a budget warning as a line of its agent's output, and a result a budget stopped in the budget's colour", () => {
+    const warned = standing({ max_tokens: 10_000 }, { tokens: 8000 }, 0.8, "tokens");
+    const why = "the tokens budget of agent-main ran out: 10,000 of 10,000 tokens used";
+    applyEvents([
+      e.make("agent-main", { type: "budget_warning", kind: "tokens", standing: warned }),
+      e.status("agent-main", "budget_exhausted"),
+      e.make("agent-main", {
+        type: "agent_finished",
+        status: "budget_exhausted",
+        result: "",
+        error: why,
+        turns: 1,
+        duration_ms: 5,
+        files_modified: [],
+      }),
+    ]);
+    render(<OutputView />);
+    const line = screen.getByTestId("budget-warning");
+    expect(line.textContent).toBe("Budget 80% used: 8,000 of 10,000 tokens — its agents were told to wrap up");
+    expect(line.dataset.kind).toBe("tokens");
+    expect(line.querySelector("[role=meter]")?.getAttribute("aria-valuenow")).toBe("80");
+    const result = screen.getByTestId("output").querySelector(".result");
+    expect(result?.className).toContain("budget");
+    expect(result?.querySelector(".budget-note")?.textContent).toBe(why);
+    expect(result?.textContent).toContain("budget exhausted");
   });
 
   it("invites a prompt before any session", () => {

@@ -1,7 +1,8 @@
 /**
  * How an agent's run ended: its status, turns and duration, the error, the
  * result text (unless the last response already showed it) and the files it
- * modified. A result cut off at the output limit says so above its text.
+ * modified. A result cut off at the output limit says so above its text; one
+ * a budget stopped says why in the budget's colour, not a failure's.
  */
 import { endTone, formatDuration, statusLabel } from "../../lib/format";
 import type { FinishedItem } from "../../store/session/types";
@@ -33,7 +34,7 @@ export function ResultCard({ item }: { item: FinishedItem }) {
               {item.error ? <div className="faint">{item.error}</div> : null}
             </div>
           ) : item.error ? (
-            <div className="error-text">{item.error}</div>
+            <div className={tone === "budget" ? "budget-note" : "error-text"}>{item.error}</div>
           ) : null}
           {showText ? item.result ? <Markdown text={item.result} /> : <div className="faint">(no result text)</div> : null}
           {item.filesModified.length > 0 ? (

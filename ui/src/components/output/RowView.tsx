@@ -1,12 +1,14 @@
 /**
  * One row of an agent's output, by kind: its task, a person's message,
  * thinking, a response (Markdown), a tool call, a background task's
- * notification, an MCP connection line, a file change line, or the result.
+ * notification, an MCP connection line, a file change line, a budget
+ * warning, or the result.
  */
 import { memo } from "react";
 import type { AgentId } from "../../bindings";
 import type { OutputItem } from "../../store/session/types";
 import { Markdown } from "../Markdown";
+import { BudgetWarningRow } from "./BudgetWarningRow";
 import { ChangeLine } from "./ChangeLine";
 import { McpStatusRow } from "./McpStatusRow";
 import { NotificationRow } from "./NotificationRow";
@@ -48,6 +50,8 @@ export const RowView = memo(function RowView({ row, agentId }: { row: Exclude<Ro
       return <McpStatusRow item={row} />;
     case "change":
       return <ChangeLine item={row} agentId={agentId} />;
+    case "budget":
+      return <BudgetWarningRow item={row} />;
     case "finished":
       return <ResultCard item={row} />;
   }

@@ -1,8 +1,8 @@
 /**
  * Building an agent's output items from its events: streamed thinking and
  * responses, tool calls with their output and approval state, background
- * task notifications, MCP connection lines, file change lines and the final
- * result; and the agent's worktree state. Each function
+ * task notifications, MCP connection lines, file change lines, budget
+ * warnings and the final result; and the agent's worktree state. Each function
  * changes the batch's draft only (see draft.ts).
  */
 import type { AgentEvent, DecidedBy } from "../../bindings";
@@ -174,4 +174,9 @@ function lastResponse(node: AgentNode): string | undefined {
     if (it?.kind === "user" || it?.kind === "finished") return undefined;
   }
   return undefined;
+}
+
+/** A budget warning of the agent's own budget: a line in its output, with the figures Rust sent. */
+export function addBudgetWarning(d: Draft, node: AgentNode, ev: EventOf<"budget_warning">): void {
+  d.push(node, { kind: "budget", key: `e${ev.seq}`, limit: ev.kind, standing: ev.standing, ts: ev.ts });
 }

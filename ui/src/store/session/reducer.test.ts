@@ -2,7 +2,9 @@ import { describe, expect, it } from "vitest";
 import type { AgentEvent } from "../../bindings";
 import { answered, askFor, filePreview, ran, rule, spawnPlan } from "../../test/approvals";
 import { eventMaker } from "../../test/events";
+import { budget, standing } from "../../test/usage";
 import { initialSession, reduce, reduceBatch, withStoredStatuses } from "./reducer";
+import { isTerminal } from "./status";
 import { toolSummary } from "./toolSummary";
 import type { OutputItem, SessionState } from "./types";
 
@@ -444,6 +446,9 @@ describe("stored statuses", () => {
     });
     const after = withStoredStatuses(s, [stored("agent-main", "interrupted", null), stored("agent-a", "completed", 5)]);
     expect(after.agents["agent-main"]).toMatchObject({ status: "interrupted", runStartedAt: null, runEndedAt: null });
+    // Its wall time stops counting, as Rust takes a stored agent back.
+    expect(s.agents["agent-main"]?.wallRunStartedAt).not.toBeNull();
+    expect(after.agents["agent-main"]?.wallRunStartedAt).toBeNull();
     expect(after.agents["agent-a"]).toBe(s.agents["agent-a"]);
     expect(withStoredStatuses(s, [stored("agent-a", "completed", 5)])).toBe(s);
   });
@@ -608,5 +613,76 @@ describe("approval previews, stale files, decisions and rules", () => {
     expect(s.rules.map((r) => r.rule_id)).toEqual(["rule-2"]);
     expect(s.revokedRules).toEqual({ "rule-1": revoked.ts });
     expect(base.rules).toHaveLength(2);
+  });
+});
+
+describe("budgets", () => {
+  const finished = (e: ReturnType<typeof eventMaker>, id: string, status: "completed" | "budget_exhausted", error: string | null = null) =>
+    e.make(id, { type: "agent_finished", status, result: "", error, turns: 1, duration_ms: 10, files_modified: [] });
+
+  it("keeps an agent's budget as its latest budget_set gives it, with where it came from", () => {
+    const e = eventMaker();
+    let s = run([
+      e.started("agent-main", null, "main"),
+      e.make("agent-main", { type: "budget_set", budget: budget({ max_tokens: 10_000 }), origin: "session", carved: [] }),
+      e.started("agent-a", "agent-main", "A"),
+    ]);
+    expect(s.agents["agent-main"]).toMatchObject({ budget: budget({ max_tokens: 10_000 }), budgetOrigin: "session", budgetCarved: [] });
+    expect(s.agents["agent-a"]).toMatchObject({ budget: null, budgetOrigin: null });
+    const raised = budget({ max_tokens: 20_000, max_cost_usd: 1 });
+    s = reduce(s, e.make("agent-a", { type: "budget_set", budget: raised, origin: "delegation", carved: ["tokens"] }));
+    expect(s.agents["agent-a"]).toMatchObject({ budget: raised, budgetOrigin: "delegation", budgetCarved: ["tokens"] });
+    // Nothing in the output for a budget_set.
+    expect(items(s, "agent-a")).toEqual([]);
+  });
+
+  it("adds a budget warning to its agent's output, with Rust's standing", () => {
+    const e = eventMaker();
+    const warned = standing({ max_tokens: 10_000 }, { tokens: 8000 }, 0.8, "tokens");
+    const start = e.started("agent-main", null, "main");
+    const ev = e.make("agent-main", { type: "budget_warning", kind: "tokens", standing: warned });
+    const s = run([start, ev]);
+    expect(items(s, "agent-main")).toEqual([{ kind: "budget", key: `e${ev.seq}`, limit: "tokens", standing: warned, ts: ev.ts }]);
+    // The same event again adds nothing.
+    expect(reduce(s, ev)).toBe(s);
+  });
+
+  it("ends an agent its budget stopped, with Rust's reason as its error", () => {
+    const e = eventMaker();
+    const why = "the tokens budget of agent-main ran out: 10,200 of 10,000 tokens used";
+    const s = run([
+      e.started("agent-main", null, "main"),
+      e.status("agent-main", "running"),
+      e.status("agent-main", "budget_exhausted"),
+      finished(e, "agent-main", "budget_exhausted", why),
+    ]);
+    const main = s.agents["agent-main"];
+    expect(main?.status).toBe("budget_exhausted");
+    expect(isTerminal("budget_exhausted")).toBe(true);
+    expect(main?.finished).toMatchObject({ status: "budget_exhausted", error: why });
+    expect(main?.runEndedAt).not.toBeNull();
+  });
+
+  it("adds up the wall time of every run, not the time queued, as Rust's StoredAgent does", () => {
+    const e = eventMaker();
+    const start = e.started("agent-main", null, "main");
+    const queued = e.status("agent-main", "queued");
+    const first = e.status("agent-main", "running");
+    const waiting = e.status("agent-main", "waiting_approval");
+    let s = run([start, queued, first, waiting]);
+    // Counting from the first running status; a wait for a person is part of the run.
+    expect(s.agents["agent-main"]).toMatchObject({ wallElapsedMs: 0, wallRunStartedAt: first.ts });
+    const stop = e.status("agent-main", "budget_exhausted");
+    const end = finished(e, "agent-main", "budget_exhausted", "ran out");
+    s = run([stop, end], s);
+    expect(s.agents["agent-main"]).toMatchObject({ wallElapsedMs: stop.ts - first.ts, wallRunStartedAt: null });
+    // Raised and resumed: a second run, its time added to the first's.
+    const requeued = e.status("agent-main", "queued");
+    const second = e.status("agent-main", "running");
+    const done = finished(e, "agent-main", "completed");
+    s = run([requeued, second], s);
+    expect(s.agents["agent-main"]).toMatchObject({ wallElapsedMs: stop.ts - first.ts, wallRunStartedAt: second.ts });
+    s = reduce(s, done);
+    expect(s.agents["agent-main"]).toMatchObject({ wallElapsedMs: stop.ts - first.ts + (done.ts - second.ts), wallRunStartedAt: null });
   });
 });

@@ -3,14 +3,17 @@
  * session state (tree, statuses, approvals, turns), building each agent's
  * output items through items.ts and its approvals through approvals.ts. It
  * never mutates the state it is given (see draft.ts). Token usage is not
- * summed here: Rust sends the figures beside the events (usage.ts), and the
- * rules in force likewise (rules.ts). Rendering and side effects
- * (notifications) live elsewhere.
+ * summed here: Rust sends the figures beside the events (usage.ts), budget
+ * standings among them, and the rules in force likewise (rules.ts). An
+ * agent's budget, and the wall time of its runs, follow Rust's one
+ * derivation (arbor-protocol state.rs) exactly: the shared fixture checks
+ * both. Rendering and side effects (notifications) live elsewhere.
  */
 import type { AgentEvent, AgentId, AgentStatus, StoredAgent } from "../../bindings";
 import { addRequest, markStale, resolveRequest, revokeRule } from "./approvals";
 import { Draft } from "./draft";
 import {
+  addBudgetWarning,
   addFinished,
   addNotification,
   addChange,
@@ -58,7 +61,8 @@ export function reduce(state: SessionState, event: AgentEvent): SessionState {
 /**
  * Sets each stored agent's status as the store last left it, where the events
  * say otherwise: an agent whose process died mid-run has `running` as its last
- * event but is `interrupted` in the store. Its run is then over.
+ * event but is `interrupted` in the store. Its run is then over (its wall
+ * time stops counting, as Rust's StoredAgent::resumed has it).
  */
 export function withStoredStatuses(state: SessionState, agents: readonly StoredAgent[]): SessionState {
   let copied: Record<AgentId, AgentNode> | null = null;
@@ -71,9 +75,18 @@ export function withStoredStatuses(state: SessionState, agents: readonly StoredA
       next.runEndedAt = a.ended_at;
       if (next.runEndedAt === null) next.runStartedAt = null;
     }
+    // As Rust takes a stored agent back (StoredAgent::resumed): no run of it is counting.
+    if (isTerminal(a.status)) next.wallRunStartedAt = null;
     copied[a.id] = next;
   }
   return copied ? { ...state, agents: copied } : state;
+}
+
+/** Its current run, if any, ended at `ts`: that run's wall time adds to the total (Rust's `end_run`). */
+function endWallRun(node: AgentNode, ts: number): void {
+  if (node.wallRunStartedAt === null) return;
+  node.wallElapsedMs += Math.max(0, ts - node.wallRunStartedAt);
+  node.wallRunStartedAt = null;
 }
 
 function setStatus(node: AgentNode, status: AgentStatus, ts: number): void {
@@ -149,6 +162,9 @@ function apply(d: Draft, ev: AgentEvent): void {
     case "agent_status":
       setStatus(node, ev.status, ev.ts);
       if (!isTerminal(ev.status)) node.endedAt = null;
+      // Wall time counts from its first running (or waiting) status: time queued for a slot is not the agent's.
+      if (ev.status === "running" || ev.status === "waiting_approval") node.wallRunStartedAt ??= ev.ts;
+      if (isTerminal(ev.status)) endWallRun(node, ev.ts);
       break;
     case "thoughts_chunk":
       streamText(d, node, "thoughts", ev, ev.content, false);
@@ -200,6 +216,14 @@ function apply(d: Draft, ev: AgentEvent): void {
     case "worktree":
       setWorktree(d, node, ev);
       break;
+    case "budget_set":
+      node.budget = ev.budget;
+      node.budgetOrigin = ev.origin;
+      node.budgetCarved = ev.carved;
+      break;
+    case "budget_warning":
+      addBudgetWarning(d, node, ev);
+      break;
     case "agent_finished": {
       node.finished = addFinished(d, node, ev);
       node.openThoughts = null;
@@ -207,6 +231,7 @@ function apply(d: Draft, ev: AgentEvent): void {
       setStatus(node, ev.status, ev.ts);
       node.endedAt = ev.ts;
       node.durationMs = ev.duration_ms;
+      endWallRun(node, ev.ts);
       break;
     }
     default: {

@@ -1,7 +1,8 @@
 /**
  * The shapes of the session state: the agent tree, each agent's output items
- * and approvals, as the reducer builds them from the event stream, and the
- * usage figures Rust sends beside it. Types only; the reducer lives in
+ * and approvals, as the reducer builds them from the event stream (budgets
+ * included), and the usage figures Rust sends beside it (budget standings
+ * included). Types only; the reducer lives in
  * reducer.ts, the usage figures' merging in usage.ts.
  */
 import type {
@@ -14,6 +15,10 @@ import type {
   ApprovalPreview,
   ApprovalRule,
   ApprovalScope,
+  Budget,
+  BudgetKind,
+  BudgetOrigin,
+  BudgetStanding,
   DecidedBy,
   FileChanged,
   McpState,
@@ -45,7 +50,17 @@ export type OutputItem =
   | { kind: "notification"; key: string; taskId: AgentId; status: AgentStatus; summary: string; ts: number }
   | McpItem
   | ChangeItem
+  | BudgetItem
   | FinishedItem;
+
+/** A budget_warning of the agent's own budget: its subtree passed a share of a limit, and was told to wrap up. */
+export interface BudgetItem {
+  kind: "budget";
+  key: string;
+  limit: BudgetKind;
+  standing: BudgetStanding;
+  ts: number;
+}
 
 /** A file the agent's call created, changed or deleted (or a person's revert): one compact line. */
 export interface ChangeItem {
@@ -146,6 +161,23 @@ export interface AgentNode {
   endedAt: number | null;
   durationMs: number | null;
   turns: number;
+  /**
+   * Its budget (covering its subtree) as its latest budget_set gave it, and
+   * where that came from; null while it has none. How the subtree stands
+   * against it comes from Rust with the usage figures (SessionUsage).
+   */
+  budget: Budget | null;
+  budgetOrigin: BudgetOrigin | null;
+  /** The limits cut to what its ancestors' budgets had left when it started. */
+  budgetCarved: BudgetKind[];
+  /**
+   * Rust's StoredAgent `elapsed_ms` and `run_started_at` (state.rs, checked
+   * against the shared fixture): the wall time of all its runs that ended, and
+   * when its current run began counting (its first running or waiting status),
+   * cleared when the run ends. Not the tree's timer (runStartedAt above).
+   */
+  wallElapsedMs: number;
+  wallRunStartedAt: number | null;
   children: AgentId[];
   /** A one-line summary of its latest tool call ("Bash ls -la", "everything · echo hi"). */
   lastTool: string | null;

@@ -41,6 +41,8 @@ fn a_version_1_file_is_migrated_and_its_skeleton_index_takes_the_new_events() {
         "ALTER TABLE agents DROP COLUMN budget;
          ALTER TABLE agents DROP COLUMN elapsed_ms;
          ALTER TABLE agents DROP COLUMN run_started_at;
+         ALTER TABLE sessions DROP COLUMN source;
+         ALTER TABLE sessions DROP COLUMN import_key;
          DROP INDEX events_skeleton;
          CREATE INDEX events_skeleton ON events (session_id, seq) WHERE type IN ('agent_started', 'agent_status', \
          'usage', 'approval_request', 'approval_resolved', 'task_notification', 'agent_finished');
@@ -64,6 +66,7 @@ fn a_version_1_file_is_migrated_and_its_skeleton_index_takes_the_new_events() {
     // An older file's agents count the wall time of their last run, and have no budget.
     let agents = store.session(&sid("sess-1")).unwrap().agents;
     assert!(agents.iter().all(|a| a.elapsed_ms == a.duration_ms.unwrap_or(0) && a.budget.is_none()), "{agents:?}");
+    assert_eq!(store.session(&sid("sess-1")).unwrap().session.source, SessionSource::Arbor, "older sessions are Arbor's");
     assert_eq!(store.events(&sid("sess-1"), None).unwrap(), log.events, "nothing lost");
     // The skeleton query still uses the index (its condition is the index's text).
     let plan: String = raw(&store)

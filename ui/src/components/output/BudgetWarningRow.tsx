@@ -1,0 +1,15 @@
+/** A budget warning in the agent's output: its subtree passed a share of a limit, and its agents were told to wrap up. */
+import { warningText } from "../../lib/budget";
+import type { BudgetItem } from "../../store/session/types";
+import { BudgetMeter } from "../BudgetMeter";
+import { IconGauge } from "../icons";
+
+export function BudgetWarningRow({ item }: { item: BudgetItem }) {
+  return (
+    <div className="budget-warning" data-testid="budget-warning" data-kind={item.limit} role="status">
+      <IconGauge size={12} />
+      <span>{warningText(item.limit, item.standing)}</span>
+      <BudgetMeter standing={item.standing} />
+    </div>
+  );
+}
