@@ -24,6 +24,7 @@ fn main() {
         "session_changes",
         "session_timeline",
         "dismiss_interrupted",
+        "import_claude_code",
         "revert_changes",
         "worktree_action",
         "list_worktrees",

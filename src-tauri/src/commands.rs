@@ -191,6 +191,13 @@ pub fn dismiss_interrupted(host: State<'_, Host>) -> AppState {
     host.state()
 }
 
+/// Imports Claude Code's transcripts (its projects folder when `dir` is null) as read-only sessions.
+#[tauri::command]
+#[specta::specta]
+pub async fn import_claude_code(host: State<'_, Host>, dir: Option<String>) -> Result<arbor_app::import::ImportReport> {
+    host.import_claude_code(dir.filter(|d| !d.trim().is_empty()).map(std::path::PathBuf::from)).await
+}
+
 /// A session's timeline: each agent's queued time, model turns, tool calls and waits for a person.
 #[tauri::command]
 #[specta::specta]

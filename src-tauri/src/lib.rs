@@ -41,6 +41,7 @@ pub fn specta_builder() -> tauri_specta::Builder<tauri::Wry> {
             commands::session_changes,
             commands::session_timeline,
             commands::dismiss_interrupted,
+            commands::import_claude_code,
             commands::revert_changes,
             commands::worktree_action,
             commands::list_worktrees,

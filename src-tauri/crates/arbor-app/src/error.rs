@@ -20,6 +20,8 @@ pub enum AppErrorKind {
     NotFound,
     /// Writing an export file failed.
     Export,
+    /// Reading another tool's transcripts failed (their folder is missing or unreadable).
+    Import,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, specta::Type, thiserror::Error)]

@@ -11,6 +11,7 @@ pub mod demo;
 pub mod env;
 pub mod error;
 pub mod host;
+pub mod import;
 pub mod keys;
 pub mod mcp;
 pub mod paths;

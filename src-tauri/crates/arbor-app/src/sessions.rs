@@ -219,7 +219,7 @@ impl Host {
                     .map_err(crate::transcripts::store_err)?
                     .session;
                 let kind = resumable_provider(&summary).map_err(|e| match e {
-                    NotResumable::Demo => err(AppErrorKind::Session, e),
+                    NotResumable::Demo | NotResumable::Imported => err(AppErrorKind::Session, e),
                     NotResumable::UnknownProvider(_) => err(AppErrorKind::Provider, e),
                 })?;
                 let workspace = spec.workspace.clone().unwrap_or_else(|| PathBuf::from(&summary.workspace));

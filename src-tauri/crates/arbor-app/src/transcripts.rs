@@ -73,10 +73,15 @@ pub enum NotResumable {
     Demo,
     #[error("the session ran on an unknown provider {0:?}")]
     UnknownProvider(String),
+    #[error("this session was imported from Claude Code: it is kept as it was recorded and cannot be continued here")]
+    Imported,
 }
 
 /// The provider a stored session ran on, if it can run on it again.
 pub fn resumable_provider(summary: &SessionSummary) -> Result<ProviderKind, NotResumable> {
+    if !summary.source.is_resumable() {
+        return Err(NotResumable::Imported);
+    }
     if summary.model == demo::MODEL {
         return Err(NotResumable::Demo);
     }

@@ -43,6 +43,34 @@ pub enum Command {
     /// Arbor's worktrees in the workspace's repository (those a crash left too), or merge or
     /// discard one.
     Worktrees(WorktreesCommand),
+    /// Store other tools' transcripts as read-only sessions, shown with the same tree,
+    /// output, search, timeline and export.
+    Import(ImportCommand),
+}
+
+#[derive(Args, Debug)]
+pub struct ImportCommand {
+    #[command(subcommand)]
+    pub source: ImportSource,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ImportSource {
+    /// Claude Code's sessions and their subagents (read only; nothing is written there).
+    /// Importing again adds only what is new: a session that grew is updated.
+    ClaudeCode(ImportArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct ImportArgs {
+    #[command(flatten)]
+    pub store: StoreArgs,
+    /// A projects folder, or one project's (default: $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects).
+    #[arg(value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+    /// The report as one JSON object.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Args, Debug)]

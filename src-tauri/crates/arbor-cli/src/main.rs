@@ -6,6 +6,7 @@ mod approvals;
 mod args;
 mod changes;
 mod demo;
+mod import;
 mod mcp;
 mod preview;
 mod printer;
@@ -37,6 +38,9 @@ fn main() -> ExitCode {
             args::Command::Changes(a) => changes::changes(a, env).await,
             args::Command::Revert(a) => changes::revert(a, env).await,
             args::Command::Worktrees(a) => changes::worktrees(a, env).await,
+            args::Command::Import(a) => match a.source {
+                args::ImportSource::ClaudeCode(a) => import::claude_code(a, env).await,
+            },
         }
     });
     // Every session settled before its command returned; nothing is left to wait for.

@@ -22,6 +22,11 @@ pub fn second(ms: i64) -> String {
     utc(ms).format("%Y-%m-%d %H:%M:%S").to_string()
 }
 
+/// An RFC 3339 / ISO 8601 time (`2026-11-24T03:03:42.623Z`) as milliseconds since the epoch.
+pub fn parse_rfc3339(s: &str) -> Option<i64> {
+    DateTime::parse_from_rfc3339(s.trim()).ok().map(|t| t.timestamp_millis())
+}
+
 /// A span as a person says it: "850 ms", "4.2 s", "42 s", "3 min 05 s", "1 h 02 min".
 pub fn duration_words(ms: u64) -> String {
     let s = ms / 1000;
@@ -46,6 +51,8 @@ mod tests {
         assert_eq!(minute(1_795_305_600_000 + 61_000), "2026-11-22 00:01");
         assert_eq!(second(-1_000), "1969-12-31 23:59:59");
         assert_eq!(duration_words(850), "850 ms");
+        assert_eq!(parse_rfc3339("2026-11-24T03:03:42.623Z"), Some(1_795_489_422_623));
+        assert_eq!(parse_rfc3339("yesterday"), None);
         assert_eq!(duration_words(42_300), "42 s");
         assert_eq!(duration_words(1_150), "1.1 s");
         assert_eq!(duration_words(185_000), "3 min 05 s");

@@ -330,6 +330,14 @@ fn event(out: &mut String, ev: &AgentEvent, section: &Section<'_>, at: Nesting) 
                 c.lines_removed
             );
         }
+        EventKind::ImportedEntry(e) => {
+            let _ = writeln!(
+                out,
+                "<details><summary>Imported: {}</summary>\n\n{}\n</details>\n",
+                e.kind,
+                fenced(&e.content, "")
+            );
+        }
         EventKind::Worktree(w) => {
             let _ = writeln!(
                 out,

@@ -1,2 +1,3 @@
 mod host;
+mod import;
 mod soak;

@@ -66,7 +66,11 @@ fn a_version_1_file_is_migrated_and_its_skeleton_index_takes_the_new_events() {
     // An older file's agents count the wall time of their last run, and have no budget.
     let agents = store.session(&sid("sess-1")).unwrap().agents;
     assert!(agents.iter().all(|a| a.elapsed_ms == a.duration_ms.unwrap_or(0) && a.budget.is_none()), "{agents:?}");
-    assert_eq!(store.session(&sid("sess-1")).unwrap().session.source, SessionSource::Arbor, "older sessions are Arbor's");
+    assert_eq!(
+        store.session(&sid("sess-1")).unwrap().session.source,
+        SessionSource::Arbor,
+        "older sessions are Arbor's"
+    );
     assert_eq!(store.events(&sid("sess-1"), None).unwrap(), log.events, "nothing lost");
     // The skeleton query still uses the index (its condition is the index's text).
     let plan: String = raw(&store)
