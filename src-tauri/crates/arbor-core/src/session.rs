@@ -267,6 +267,13 @@ impl Session {
                 }
                 let stopped = crate::budget::change(&self.shared, &agent_id, &budget)
                     .ok_or_else(|| SessionError::UnknownAgent(agent_id.clone()))?;
+                // A wall-time limit given to a running agent is watched from now on (a second
+                // watcher of one already watched is harmless: both stop the same subtree).
+                let running =
+                    self.shared.registry().get(&agent_id).filter(|r| r.inbox.is_some()).map(|r| r.cancel.clone());
+                if let (Some(run), Some(_)) = (running, budget.max_duration_seconds) {
+                    crate::budget::watch_deadline(&self.shared, agent_id.clone(), run);
+                }
                 if stopped && crate::budget::has_room(&self.shared, &agent_id) {
                     self.resume_agent(&agent_id, Some(crate::budget::RAISED.to_string()))?;
                     return Ok(CommandReply::Resumed { agent_id });

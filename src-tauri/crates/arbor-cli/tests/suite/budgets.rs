@@ -80,3 +80,23 @@ async fn a_budget_line_on_stdin_raises_a_running_agents_budget() {
     assert_eq!((last["type"].as_str(), last["status"].as_str()), (Some("agent_finished"), Some("completed")));
     assert_eq!(cli.server.requests().len(), 9);
 }
+
+#[tokio::test]
+async fn dollar_and_wall_time_budgets_stop_the_session_naming_the_limit() {
+    // $3 per million input tokens (the default Anthropic model): 10,000 tokens cost $0.03 a turn.
+    let cli = spending_cli(10_000).await;
+    let out = cli.run(&["run", "--approve", "all", "--max-budget-usd", "0.05", "spend"]).await;
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("the cost budget of") && stderr.contains("of $0.05"), "{stderr}");
+    assert_eq!(cli.server.requests().len(), 2, "the third request was never sent");
+
+    // The 7th turn streams for 2.5 s: a 1 s limit stops it mid-request.
+    let cli = spending_cli(10).await;
+    let started = std::time::Instant::now();
+    let out = cli.run(&["run", "--approve", "all", "--max-duration", "1", "spend"]).await;
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("the duration budget of") && stderr.contains("of 1.0 s wall time"), "{stderr}");
+    assert!(started.elapsed() < std::time::Duration::from_millis(2_400), "stopped at the limit, not after the turn");
+}
