@@ -66,6 +66,7 @@ pub fn specta_builder() -> tauri_specta::Builder<tauri::Wry> {
         .constant("BUDGET_WARNING_FRACTION", arbor_protocol::budget::BUDGET_WARNING_FRACTION)
         .constant("SEGMENT_KINDS", arbor_protocol::SegmentKind::ALL)
         .constant("SESSION_SOURCES", arbor_protocol::SessionSource::ALL)
+        .constant("RESUMABLE_SESSION_SOURCES", arbor_protocol::SessionSource::RESUMABLE)
         .constant(
             "OPEN_WORKTREE_STATES",
             [arbor_protocol::WorktreeState::Ready, arbor_protocol::WorktreeState::Conflicted],

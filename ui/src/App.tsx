@@ -1,6 +1,7 @@
 /**
  * The window: loading and first-run screens, the session layout (live or
- * under review), history, settings, dialogs. The approval inbox is beside
+ * under review; its centre an agent's output or the session's timeline),
+ * history, settings, dialogs. The approval inbox is beside
  * every view (the live session's requests are never hidden), and the window
  * title counts them.
  */
@@ -18,8 +19,10 @@ import { MessageDialog } from "./components/MessageDialog";
 import { OutputView } from "./components/output/OutputView";
 import { PromptBox } from "./components/PromptBox";
 import { ReviewBanner } from "./components/ReviewBanner";
+import { SessionViewTabs } from "./components/SessionViewTabs";
 import { SettingsPanel } from "./components/SettingsPanel";
 import { StatusBar } from "./components/StatusBar";
+import { TimelineView } from "./components/timeline/TimelineView";
 import { TopBar } from "./components/TopBar";
 import { useWindowTitle } from "./hooks/useWindowTitle";
 import { installEventEffects, loadAppState } from "./ipc/actions";
@@ -59,6 +62,7 @@ export function App() {
     (s) => s.app !== null && !s.app.providers.some((p) => p.ready) && s.session === null && !s.starting,
   );
   const view = useStore(uiStore, (s) => s.view);
+  const sessionView = useStore(uiStore, (s) => s.sessionView);
   const dialog = useStore(uiStore, (s) => s.dialog);
   const hasAgents = useStore(sessionStore, (s) => s.roots.length > 0);
   const reviewing = useStore(bookStore, (b) => b.review !== null);
@@ -129,7 +133,8 @@ export function App() {
             </div>
           </aside>
           <section className="center" aria-label="Output">
-            <OutputView />
+            <SessionViewTabs />
+            {sessionView === "timeline" ? <TimelineView /> : <OutputView />}
             <PromptBox />
           </section>
           <InboxPanel />

@@ -56,6 +56,8 @@ export const commands = {
 	sessionTimeline: (sessionId: SessionId) => typedError<Timeline, AppError>(__TAURI_INVOKE("session_timeline", { sessionId })),
 	/**  Forgets the sessions start-up found interrupted (the person will not continue them now). */
 	dismissInterrupted: () => __TAURI_INVOKE<AppState>("dismiss_interrupted"),
+	/**  Imports Claude Code's transcripts (its projects folder when `dir` is null) as read-only sessions. */
+	importClaudeCode: (dir: string | null) => typedError<ImportReport, AppError>(__TAURI_INVOKE("import_claude_code", { dir })),
 	/**  Undoes an agent's changes (all, or those to `paths`); all or nothing, conflicts listed. */
 	revertChanges: (sessionId: SessionId, agentId: AgentId, paths: string[]) => typedError<RevertOutcome, AppError>(__TAURI_INVOKE("revert_changes", { sessionId, agentId, paths })),
 	/**  Merges, keeps or discards an agent's finished worktree (live or left by a past run). */
@@ -92,6 +94,8 @@ export const ISOLATIONS = ["shared","worktree"] as const;
 export const OPEN_WORKTREE_STATES = ["ready","conflicted"] as const;
 
 export const PROVIDER_KINDS = ["anthropic","openai"] as const;
+
+export const RESUMABLE_SESSION_SOURCES = ["arbor"] as const;
 
 export const SANDBOX_MODES = ["off","workspace","strict"] as const;
 
@@ -200,7 +204,9 @@ export type AppErrorKind =
 /**  No such stored session or agent. */
 "not_found" | 
 /**  Writing an export file failed. */
-"export";
+"export" | 
+/**  Reading another tool's transcripts failed (their folder is missing or unreadable). */
+"import";
 
 /**  What the UI needs to draw its first screen. */
 export type AppState = {
@@ -220,6 +226,8 @@ export type AppState = {
 	 *  start-up: the app offers to continue them. Empty once continued or dismissed.
 	 */
 	interrupted: SessionSummary[],
+	/**  The folder Import reads when none is chosen (Claude Code's projects), if known. */
+	claude_code_dir: string | null,
 };
 
 export type ApprovalAnswer = {
@@ -653,12 +661,56 @@ export type HistoryQuery = {
 	offset?: number,
 };
 
+/**  What became of one session. */
+export type ImportOutcome = "added" | 
+/**  Its files grew since the last import: stored anew. */
+"updated" | 
+/**  Its files are as they were at the last import: nothing read. */
+"unchanged" | 
+/**  It could not be stored (the reason is among the problems). */
+"failed";
+
+/**  A line that could not be read. */
+export type ImportProblem = {
+	file: string,
+	/**  1-based; None for a problem with the whole file. */
+	line: number | null,
+	message: string,
+};
+
+/**  What an import read and stored. */
+export type ImportReport = {
+	/**  The folder read. */
+	dir: string,
+	sessions: ImportedSession[],
+	/**  Lines that were not JSON, and sessions that could not be stored; the rest imported. */
+	problems: ImportProblem[],
+	/**
+	 *  Rows Claude Code writes beside the conversation (its request log, queue and costs,
+	 *  copies of the system prompt), counted by kind and not kept.
+	 */
+	skipped: { [key in string]: number },
+	/**  Bytes of the files read. */
+	bytes: number,
+	elapsed_ms: number,
+};
+
 /**  A row of another tool's transcript (an attachment, a row kind Arbor does not know) as it was. */
 export type ImportedEntry = {
 	/**  Where it came from and what it was: `attachment: environment`, or the row's `type`. */
 	kind: string,
 	/**  Its text as the model saw it, or the row's JSON (cut to 16 KiB, with a note). */
 	content: string,
+};
+
+export type ImportedSession = {
+	session_id: SessionId,
+	first_prompt: string,
+	outcome: ImportOutcome,
+	/**  Its subagents' files found beside it. */
+	subagents: number,
+	/**  Events stored (0 when unchanged). */
+	events: number,
 };
 
 /**  Where a subagent does its work. */
@@ -914,6 +966,8 @@ export type SearchHit = {
 	seq: number,
 	ts: number,
 	event_type: string,
+	/**  Where the hit's session comes from. */
+	source?: SessionSource,
 	/**
 	 *  The matching passage, in parts: the words that matched are the parts marked `hit`.
 	 *  (Marks inside the text itself, like `[` or `]`, could not tell them apart.)

@@ -12,7 +12,7 @@ import { memo, useCallback, useEffect, useRef, type KeyboardEvent } from "react"
 import type { AgentId } from "../bindings";
 import { resumeAgent, stopAgent } from "../ipc/actions";
 import { worktreeActionable } from "../lib/changes";
-import { formatCost, formatDuration, formatTokens } from "../lib/format";
+import { formatCost, formatDuration, formatTokens, formatTurns } from "../lib/format";
 import {
   agentStanding,
   agentWorktree,
@@ -22,8 +22,8 @@ import {
   canStop,
   changeCount,
   effectiveSelection,
-  elapsedMs,
   subtreeSizes,
+  totalElapsedMs,
   visibleRows,
   type TreeRow,
 } from "../store/selectors";
@@ -168,14 +168,15 @@ const TreeNode = memo(function TreeNode({ row, selected, focusable, position, se
   const changed = useStore(sessionStore, (s) => changeCount(s, row.id));
   const worktree = useStore(sessionStore, (s) => agentWorktree(s, row.id));
   const standing = useStore(sessionStore, (s) => agentStanding(s, row.id));
-  const active = node ? !isTerminal(node.status) && node.runStartedAt !== null : false;
+  const active = node ? !isTerminal(node.status) && (node.runStartedAt !== null || node.wallRunStartedAt !== null) : false;
   const now = useNow(active);
   if (!node) return null;
 
   // No figures yet: nothing used.
   const tokens = figures?.tokens ?? 0;
   const cost = formatCost(figures?.usage.cost_usd ?? null);
-  const elapsed = elapsedMs(node, now);
+  // Every run's wall time: a resumed agent's runs add up.
+  const elapsed = totalElapsedMs(node, now);
   const title = node.description || (node.depth === 0 ? "main" : node.id);
   const mcpLast = node.lastToolMcp;
 
@@ -231,7 +232,11 @@ const TreeNode = memo(function TreeNode({ row, selected, focusable, position, se
               {formatTokens(tokens)} tok{cost ? ` · ${cost}` : ""}
             </span>
           ) : null}
-          {elapsed !== null ? <span>{formatDuration(elapsed)}</span> : null}
+          {elapsed !== null ? (
+            <span data-testid="tree-elapsed" title={`${formatTurns(node.turns)} · ${formatDuration(elapsed)} over every run`}>
+              {formatDuration(elapsed)}
+            </span>
+          ) : null}
           {standing ? <BudgetMeter standing={standing} testId="tree-budget" /> : null}
           {hidden > 0 ? <span>+{hidden} hidden</span> : null}
           {changed > 0 ? (

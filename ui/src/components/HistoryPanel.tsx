@@ -1,7 +1,9 @@
 /**
- * The history panel: stored sessions, newest first, with a text filter and a
- * status filter; and search across every transcript (Enter), whose hits open
- * the session at the agent and event they name.
+ * The history panel: stored sessions, newest first (imported ones badged with
+ * their source), with a text filter and a status filter; search across every
+ * transcript (Enter), whose hits open the session at the agent and event they
+ * name; the offer to continue sessions the last run left interrupted; and
+ * Import (Claude Code's transcripts, in a dialog).
  */
 import { memo, useEffect, type FormEvent } from "react";
 import { SEARCH_LIMIT, SESSION_STATUSES, type SearchHit, type SessionStatus, type SessionSummary } from "../bindings";
@@ -16,17 +18,21 @@ import {
   setSearchText,
 } from "../ipc/history";
 import { statusLabel } from "../lib/format";
+import { openImport } from "../ipc/importer";
 import { historyRow, hitRow } from "../lib/history";
 import { historyStore } from "../store/history";
 import { bookStore } from "../store/review";
 import { useStore } from "../store/store";
 import { patchUi, uiStore } from "../store/ui";
-import { IconAlert, IconArrowLeft, IconHistory, IconSearch, IconX } from "./icons";
+import { IconAlert, IconArrowLeft, IconHistory, IconImport, IconSearch, IconX } from "./icons";
+import { ImportDialog } from "./ImportDialog";
+import { InterruptedBanner } from "./InterruptedBanner";
 import { StatusIcon } from "./StatusIcon";
 
 export function HistoryPanel() {
   const searched = useStore(historyStore, (h) => h.searched);
   const problem = useStore(uiStore, (s) => s.app?.transcripts.problem ?? null);
+  const importing = useStore(uiStore, (s) => s.dialog?.kind === "import");
   useEffect(() => {
     void loadHistory();
   }, []);
@@ -44,6 +50,15 @@ export function HistoryPanel() {
             <IconHistory size={18} /> History
           </h1>
           <span className="spacer" />
+          <button
+            type="button"
+            className="btn"
+            data-testid="import-open"
+            title="Import Claude Code's transcripts as read-only sessions"
+            onClick={openImport}
+          >
+            <IconImport size={12} /> Import…
+          </button>
           <button type="button" className="btn" data-testid="history-close" onClick={() => patchUi({ view: "session" })}>
             <IconArrowLeft size={12} /> Back to session
           </button>
@@ -53,9 +68,11 @@ export function HistoryPanel() {
             {problem}
           </div>
         ) : null}
+        <InterruptedBanner />
         <SearchBox />
         {searched !== null ? <SearchResults /> : <SessionList />}
       </div>
+      {importing ? <ImportDialog /> : null}
     </div>
   );
 }
@@ -238,6 +255,11 @@ const SessionRow = memo(function SessionRow({
         {row.cost ? <span className="faint"> · {row.cost}</span> : null}
       </span>
       <span className="state">
+        {row.source ? (
+          <span className="badge source" data-testid="history-source" title={`Imported from ${row.source}: read-only`}>
+            {row.source}
+          </span>
+        ) : null}
         {live ? <span className="badge live">live</span> : null}
         <span className={`badge status ${row.status}`}>
           <StatusIcon status={row.status} />
@@ -327,6 +349,11 @@ const HitRow = memo(function HitRow({ hit, now }: { hit: SearchHit; now: number 
           {row.path}
         </span>
         <span className="badge">{row.type}</span>
+        {row.source ? (
+          <span className="badge source" data-testid="hit-source">
+            {row.source}
+          </span>
+        ) : null}
       </span>
       <span className="snippet">
         {row.parts.map((p, i) => (p.hit ? <mark key={i}>{p.text}</mark> : <span key={i}>{p.text}</span>))}

@@ -29,6 +29,7 @@ const app: AppState = {
   transcripts: { path: "/data/arbor.db", problem: null },
   sandbox: { mechanism: "bubblewrap 0.8.0", problem: null },
   interrupted: [],
+  claude_code_dir: null,
 };
 
 function server(extra: Partial<McpServerInfo> = {}): McpServerInfo {

@@ -1,11 +1,13 @@
 /**
  * The prompt: starts a session, or continues the current one with the main
  * agent. Under a past session's review it becomes "Continue this session",
- * which resumes the stored session live (with the prompt, if any).
+ * which resumes the stored session live (with the prompt, if any); under an
+ * imported session's (read-only: Rust refuses to resume it), a note saying so.
  */
 import { useState, type FormEvent, type KeyboardEvent } from "react";
 import { sendPrompt } from "../ipc/actions";
-import { continueReviewed } from "../ipc/history";
+import { continueSession } from "../ipc/interrupted";
+import { sourceBadge } from "../lib/history";
 import { bookStore } from "../store/review";
 import { useStore } from "../store/store";
 import { uiStore } from "../store/ui";
@@ -23,7 +25,7 @@ export function PromptBox() {
     if (busy || starting) return;
     if (!review && !text.trim()) return;
     setBusy(true);
-    const ok = review ? await continueReviewed(text) : await sendPrompt(text);
+    const ok = review ? await continueSession(text) : await sendPrompt(text);
     setBusy(false);
     if (ok) setText("");
   };
@@ -31,6 +33,22 @@ export function PromptBox() {
   const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>) => {
     if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) void submit();
   };
+
+  const imported = review ? sourceBadge(review) : null;
+  if (review && imported) {
+    return (
+      <div className="prompt review read-only" data-testid="imported-note">
+        <div className="prompt-foot">
+          <span>
+            Imported from {imported}: read-only. Review, search and export it here; it cannot be continued in Arbor.
+          </span>
+          <span className="mono" title={review.workspace}>
+            session {review.id} · {review.model}
+          </span>
+        </div>
+      </div>
+    );
+  }
 
   if (review) {
     return (

@@ -165,6 +165,7 @@ describe("a live session", () => {
         transcripts: { path: "/d/arbor.db", problem: "transcripts are not being saved: /d/arbor.db is locked" },
         sandbox: { mechanism: "bubblewrap 0.8.0", problem: null },
         interrupted: [],
+        claude_code_dir: null,
       },
     });
     render(<ErrorBanners />);

@@ -1,10 +1,11 @@
 /**
- * The bar over a past session under review: "Past session · <date> · read-only",
- * its prompt and workspace, and the ways out (back to the live session, the
- * history list, or closing the review).
+ * The bar over a past session under review: "Past session · <date> · read-only"
+ * (an imported one badged with where it came from: "Claude Code"), its prompt
+ * and workspace, and the ways out (back to the live session, the history
+ * list, or closing the review).
  */
 import { closeReview } from "../ipc/history";
-import { formatDateTime, oneLine, shortWorkspace } from "../lib/history";
+import { formatDateTime, oneLine, shortWorkspace, sourceBadge } from "../lib/history";
 import { bookStore } from "../store/review";
 import { useStore } from "../store/store";
 import { patchUi, uiStore } from "../store/ui";
@@ -15,11 +16,17 @@ export function ReviewBanner() {
   const summary = useStore(bookStore, (b) => b.review?.detail.session ?? null);
   const live = useStore(uiStore, (s) => s.session !== null);
   if (!summary) return null;
+  const source = sourceBadge(summary);
   return (
     <div className="review-banner" data-testid="review-banner" role="status">
       <IconHistory size={15} />
+      {source ? (
+        <span className="badge source" data-testid="review-source" title={`Imported from ${source}: read-only`}>
+          {source}
+        </span>
+      ) : null}
       <span className="label">
-        <strong>Past session</strong> · {formatDateTime(summary.started_at)} · read-only
+        <strong>{source ? "Imported session" : "Past session"}</strong> · {formatDateTime(summary.started_at)} · read-only
       </span>
       <StatusIcon status={summary.status} />
       <span className="first-prompt" title={summary.first_prompt}>

@@ -190,3 +190,13 @@ export const IconShield = (p: P) => (
     <path d="M5.8 8l1.6 1.6 2.8-3" />
   </Svg>
 );
+export const IconImport = (p: P) => (
+  <Svg {...p}>
+    <path d="M8 2.5v7.5M5 7l3 3 3-3M3 11.5v1.5h10v-1.5" />
+  </Svg>
+);
+export const IconFilter = (p: P) => (
+  <Svg {...p}>
+    <path d="M2.5 3.5h11L9.5 8.5v4l-3 1v-5z" />
+  </Svg>
+);

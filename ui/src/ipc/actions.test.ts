@@ -25,6 +25,7 @@ function app(extra: Partial<AppState> = {}, anthropicModel = "claude-a"): AppSta
     transcripts: { path: "/data/arbor.db", problem: null },
     sandbox: { mechanism: "bubblewrap 0.8.0", problem: null },
     interrupted: [],
+    claude_code_dir: null,
     ...extra,
   };
 }

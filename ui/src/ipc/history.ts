@@ -2,9 +2,9 @@
  * Stored sessions through the backend: the history list and its filters,
  * search across transcripts, opening a past session for review (and the agent
  * and event a search hit names), loading transcript pages as agents are
- * selected, a stored session's file changes, going back to the live session,
- * continuing a reviewed session live, and exporting a session or an agent's
- * transcript.
+ * selected (or down to an event a timeline segment names), a stored
+ * session's file changes, going back to the live session, continuing a
+ * reviewed session live, and exporting a session or an agent's transcript.
  */
 import { save } from "@tauri-apps/plugin-dialog";
 import {
@@ -243,6 +243,16 @@ export async function loadEarlier(agentId: AgentId): Promise<void> {
   }
   const before = earlierBefore(book, agentId);
   if (before !== null) await fetchPage(book.sessionId, agentId, before);
+}
+
+/**
+ * Loads a stored agent's transcript down to event `seq` (a timeline segment
+ * the output is to show); nothing when it is loaded already, or not stored.
+ */
+export async function loadTranscriptTo(agentId: AgentId, seq: number): Promise<void> {
+  const book = displayedBook(bookStore.get());
+  if (!book || !book.detail.agents.some((a) => a.id === agentId) || covers(book, agentId, seq)) return;
+  await loadAround(book.sessionId, agentId, seq);
 }
 
 /** Leaves the review: back to the live session (as it is now), or to an empty window. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { AGENT_STATUSES } from "../bindings";
-import { clipOutput, endTone, OUTPUT_PREVIEW, orList, statusLabel } from "./format";
+import { clipOutput, endTone, formatTurns, OUTPUT_PREVIEW, orList, resultMeta, statusLabel } from "./format";
 
 describe("statuses in words", () => {
   it("has words for every status Rust has", () => {
@@ -48,5 +48,23 @@ describe("clipOutput", () => {
 
   it("shows everything when asked", () => {
     expect(clipOutput(long, false, true)).toEqual({ text: long, hidden: 0 });
+  });
+});
+
+describe("a result's figures", () => {
+  const base = { run: 1, runs: 1, latest: true, turns: 2, durationMs: 5_000, allTurns: 2, allMs: 5_000 };
+  it("gives the agent's totals on its only run", () => {
+    expect(resultMeta(base)).toBe("2 turns · 5s");
+    // An earlier run that ended without a result (its process died) still counts in the totals.
+    expect(resultMeta({ ...base, turns: 1, durationMs: 100, allTurns: 3, allMs: 4_100 })).toBe("3 turns · 4s");
+    expect(formatTurns(1)).toBe("1 turn");
+  });
+  it("gives the totals over every run on the latest result, and an earlier run's own figures on its result", () => {
+    expect(resultMeta({ ...base, run: 2, runs: 2, turns: 1, durationMs: 30_000, allTurns: 3, allMs: 95_000 })).toBe(
+      "run 2 of 2 · 3 turns · 1m 35s in all runs",
+    );
+    expect(resultMeta({ ...base, run: 1, runs: 3, latest: false, turns: 1, durationMs: 10_000, allTurns: 9, allMs: 99_000 })).toBe(
+      "run 1 of 3 · 1 turn · 10s this run",
+    );
   });
 });

@@ -23,6 +23,38 @@ export function formatDuration(ms: number): string {
   return `${Math.floor(m / 60)}h ${String(m % 60).padStart(2, "0")}m`;
 }
 
+/** "1 turn", "3 turns". */
+export function formatTurns(n: number): string {
+  return `${n} turn${n === 1 ? "" : "s"}`;
+}
+
+/** A result's figures: the run's own, and the agent's over every run so far. */
+export interface ResultFigures {
+  /** Which run it ended (1-based), of how many so far. */
+  run: number;
+  runs: number;
+  /** It ended the agent's latest run, and no other has begun. */
+  latest: boolean;
+  /** The run's own turns and duration (its agent_finished's). */
+  turns: number;
+  durationMs: number;
+  /** The agent's turns and wall time over every run. */
+  allTurns: number;
+  allMs: number;
+}
+
+/**
+ * A result's line: the agent's totals on its latest result ("3 turns · 42s",
+ * with "run 2 of 2 · … in all runs" after a resume), an earlier run's own
+ * figures on its result ("run 1 of 2 · 1 turn · 5s this run").
+ */
+export function resultMeta(f: ResultFigures): string {
+  if (f.runs <= 1) return `${formatTurns(f.allTurns)} · ${formatDuration(f.allMs)}`;
+  const run = `run ${f.run} of ${f.runs}`;
+  if (f.latest) return `${run} · ${formatTurns(f.allTurns)} · ${formatDuration(f.allMs)} in all runs`;
+  return `${run} · ${formatTurns(f.turns)} · ${formatDuration(f.durationMs)} this run`;
+}
+
 /** "a", "a or b", "a, b or c". */
 export function orList(items: readonly string[]): string {
   if (items.length <= 1) return items[0] ?? "";

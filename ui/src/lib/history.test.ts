@@ -1,13 +1,17 @@
 import { describe, expect, it } from "vitest";
-import type { SearchHit, SessionSummary } from "../bindings";
+import { SESSION_SOURCES, type SearchHit, type SessionSummary } from "../bindings";
 import {
   exportFileName,
   formatDateTime,
   formatWhen,
   historyRow,
   hitRow,
+  isImported,
   oneLine,
+  sessionSource,
   shortWorkspace,
+  sourceBadge,
+  sourceLabel,
 } from "./history";
 
 const at = (y: number, m: number, d: number, h = 0, min = 0) => new Date(y, m - 1, d, h, min).getTime();
@@ -69,9 +73,21 @@ describe("labels", () => {
       statusText: "turn limit reached",
       tokens: "12k tok",
       cost: "$0.04",
+      source: null,
     });
     const one = historyRow({ ...s, agent_count: 1, first_prompt: " ", usage: { ...s.usage, usage: { ...s.usage.usage, cost_usd: null } } }, 0);
     expect(one).toMatchObject({ agents: "1 agent", prompt: "(no prompt yet)", cost: null });
+  });
+
+  it("tells an imported session (read-only, badged) from Arbor's own, a store without sources included", () => {
+    const base = { source: undefined } as Pick<SessionSummary, "source">;
+    expect(sessionSource(base)).toBe("arbor");
+    expect(isImported(base)).toBe(false);
+    expect(sourceBadge({ source: "arbor" })).toBeNull();
+    expect(isImported({ source: "claude_code" })).toBe(true);
+    expect(sourceBadge({ source: "claude_code" })).toBe("Claude Code");
+    // Every source Rust has reads as words.
+    for (const src of SESSION_SOURCES) expect(sourceLabel(src)).not.toBe("");
   });
 });
 
@@ -99,7 +115,12 @@ describe("hitRow and exportFileName", () => {
         { text: "a ", hit: false },
         { text: "fish", hit: true },
       ],
+      source: null,
     });
+    // The window knows the hit's session was imported: it is badged.
+    expect(hitRow({ ...hit, source: "claude_code" }, 0).source).toBe("Claude Code");
+    expect(hitRow({ ...hit, source: "arbor" }, 0).source).toBeNull();
+    expect(hitRow({ ...hit, event_type: "imported_entry" }, 0).type).toBe("imported entry");
   });
   it("labels an MCP status hit", () => {
     const hit: SearchHit = {

@@ -1,9 +1,21 @@
 /**
  * Formatting for the history panel, search hits and exports: dates, short
- * workspace paths, one-line prompts, a history row's labels, a search
+ * workspace paths, one-line prompts, where a session came from (Arbor, or
+ * imported from Claude Code: read-only), a history row's labels, a search
  * snippet's marked parts and export file names. Pure; tested without Tauri.
  */
-import type { AgentEvent, AgentId, ExportFormat, SearchHit, SessionId, SessionStatus, SessionSummary, SnippetPart } from "../bindings";
+import type {
+  AgentEvent,
+  AgentId,
+  ExportFormat,
+  SearchHit,
+  SessionId,
+  SessionSource,
+  SessionStatus,
+  SessionSummary,
+  SnippetPart,
+} from "../bindings";
+import { RESUMABLE_SESSION_SOURCES } from "../bindings";
 import { formatCost, formatTokens, statusLabel } from "./format";
 
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
@@ -48,6 +60,35 @@ export function oneLine(text: string, max = 160): string {
   return flat.length > max ? `${flat.slice(0, max - 1).trimEnd()}…` : flat;
 }
 
+// Every source Rust has must have words here: a new one fails the typecheck until it does.
+const SOURCE_LABELS: Record<SessionSource, string> = {
+  arbor: "Arbor",
+  claude_code: "Claude Code",
+};
+
+export function sourceLabel(source: SessionSource): string {
+  return SOURCE_LABELS[source];
+}
+
+/** Where a stored session came from; absent (a store older than imports): Arbor's own. */
+export function sessionSource(s: Pick<SessionSummary, "source">): SessionSource {
+  return s.source ?? "arbor";
+}
+
+/**
+ * A session another tool wrote (imported): read-only. Which sources Arbor can
+ * continue is Rust's list (RESUMABLE_SESSION_SOURCES); the UI offers no
+ * Continue, Resume, Message, Delegate or Budget on the others.
+ */
+export function isImported(s: Pick<SessionSummary, "source">): boolean {
+  return !(RESUMABLE_SESSION_SOURCES as readonly SessionSource[]).includes(sessionSource(s));
+}
+
+/** The badge of an imported session ("Claude Code"); null for Arbor's own. */
+export function sourceBadge(s: Pick<SessionSummary, "source">): string | null {
+  return isImported(s) ? sourceLabel(sessionSource(s)) : null;
+}
+
 export interface HistoryRow {
   when: string;
   /** The full start date and time, for a tooltip. */
@@ -59,6 +100,8 @@ export interface HistoryRow {
   statusText: string;
   tokens: string;
   cost: string | null;
+  /** "Claude Code" for an imported session; null for Arbor's own. */
+  source: string | null;
 }
 
 /** The labels of one history row. */
@@ -73,6 +116,7 @@ export function historyRow(s: SessionSummary, now: number): HistoryRow {
     statusText: statusLabel(s.status),
     tokens: `${formatTokens(s.usage.tokens)} tok`,
     cost: formatCost(s.usage.usage.cost_usd),
+    source: sourceBadge(s),
   };
 }
 
@@ -90,6 +134,7 @@ const EVENT_LABELS: Readonly<Record<string, string>> = {
   task_notification: "notification",
   mcp_status: "MCP server",
   file_changed: "file change",
+  imported_entry: "imported entry",
 } satisfies Partial<Record<AgentEvent["type"], string>>;
 
 export interface HitRow {
@@ -99,6 +144,8 @@ export interface HitRow {
   when: string;
   /** Rust's parts of the snippet: the words searched for are the `hit` ones (rendered as text, never HTML). */
   parts: SnippetPart[];
+  /** "Claude Code" when the hit's session was imported; null for Arbor's own. */
+  source: string | null;
 }
 
 /** The labels of one search hit. */
@@ -109,6 +156,7 @@ export function hitRow(hit: SearchHit, now: number): HitRow {
     type: EVENT_LABELS[hit.event_type] ?? hit.event_type.replace(/_/g, " "),
     when: formatWhen(hit.ts, now),
     parts: hit.snippet,
+    source: sourceBadge(hit),
   };
 }
 

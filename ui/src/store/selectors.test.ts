@@ -14,14 +14,19 @@ import {
   childrenByCall,
   effectiveSelection,
   elapsedMs,
+  filterHidesSeq,
   pendingApprovals,
   rowForSeq,
   subagentCounts,
   subtreeSizes,
+  runOf,
+  sessionActive,
+  totalElapsedMs,
   treePath,
   visibleItems,
   visibleRows,
 } from "./selectors";
+import { SHOW_ALL, toggleKind } from "../lib/outputFilter";
 import { initialSession, reduce, reduceBatch } from "./session/reducer";
 import { withUsage } from "./session/usage";
 import { agentUsage, budget, figures, standing, usageUpdate } from "../test/usage";
@@ -222,5 +227,86 @@ describe("budgets", () => {
     const own = withUsage(withMain, [usageUpdate([agentUsage("agent-a", figures(0), figures(10), out)], figures(120))]);
     expect(exhaustedOwner(own, "agent-a1")).toBe("agent-a");
     expect(exhaustedOwner(s, "agent-a1")).toBeNull();
+  });
+});
+
+describe("runs: wall time, turns and which run a result ended", () => {
+  /** A main agent that ran, finished, was resumed and finished again; each run's times as given. */
+  function twoRuns() {
+    const e = eventMaker();
+    const at = <T extends { ts: number }>(ev: T, ts: number): T => ({ ...ev, ts });
+    const finished = (ts: number, turns: number, ms: number) =>
+      at(
+        e.make("agent-main", {
+          type: "agent_finished",
+          status: "completed",
+          result: "done",
+          error: null,
+          turns,
+          duration_ms: ms,
+          files_modified: [],
+        }),
+        ts,
+      );
+    const first = [
+      at(e.started("agent-main", null, "main"), 0),
+      at(e.status("agent-main", "running"), 1_000),
+      at(e.usage("agent-main", 10, 1), 5_000),
+      at(e.status("agent-main", "completed"), 11_000),
+      finished(11_000, 1, 10_000),
+    ];
+    const resumed = [at(e.status("agent-main", "queued"), 20_000), at(e.status("agent-main", "running"), 21_000)];
+    const second = [
+      at(e.usage("agent-main", 10, 1), 30_000),
+      at(e.usage("agent-main", 10, 1), 40_000),
+      at(e.status("agent-main", "completed"), 51_000),
+      finished(51_000, 2, 30_000),
+    ];
+    return { first, resumed, second };
+  }
+
+  it("adds up every run's wall time, the current one's so far; nothing before the first run", () => {
+    const { first, resumed, second } = twoRuns();
+    const started = reduceBatch(initialSession(), first.slice(0, 1));
+    expect(totalElapsedMs(started.agents["agent-main"]!, 99_000)).toBeNull();
+    let s = reduceBatch(initialSession(), first);
+    expect(totalElapsedMs(s.agents["agent-main"]!, 99_000)).toBe(10_000);
+    s = reduceBatch(s, resumed);
+    // Running again: the first run's 10 s and this one's 4 s so far (not the time queued).
+    expect(totalElapsedMs(s.agents["agent-main"]!, 25_000)).toBe(14_000);
+    expect(sessionActive(s)).toBe(true);
+    s = reduceBatch(s, second);
+    expect(totalElapsedMs(s.agents["agent-main"]!, 99_000)).toBe(40_000);
+    expect(s.agents["agent-main"]?.turns).toBe(3);
+    expect(sessionActive(s)).toBe(false);
+    // The current run's own time is still there for what needs it.
+    expect(elapsedMs(s.agents["agent-main"]!, 99_000)).toBe(30_000);
+  });
+
+  it("places a result among the agent's runs, a run under way counted too", () => {
+    const { first, resumed, second } = twoRuns();
+    const k1 = `e${first[4]!.seq}`;
+    const k2 = `e${second[3]!.seq}`;
+    let s = reduceBatch(initialSession(), first);
+    expect(runOf(s, "agent-main", k1)).toEqual({ index: 1, total: 1, latest: true });
+    s = reduceBatch(s, resumed);
+    expect(runOf(s, "agent-main", k1)).toEqual({ index: 1, total: 2, latest: false });
+    // The same answer for the same state (components read it through useSyncExternalStore).
+    expect(runOf(s, "agent-main", k1)).toBe(runOf(s, "agent-main", k1));
+    s = reduceBatch(s, second);
+    expect(runOf(s, "agent-main", k1)).toEqual({ index: 1, total: 2, latest: false });
+    expect(runOf(s, "agent-main", k2)).toEqual({ index: 2, total: 2, latest: true });
+    expect(runOf(s, "agent-main", "e9999")).toBeNull();
+    expect(runOf(s, "agent-gone", k1)).toBeNull();
+  });
+
+  it("says when the output filter hides the row of an event", () => {
+    const { first } = twoRuns();
+    const s = reduceBatch(initialSession(), first);
+    const items = s.agents["agent-main"]?.items ?? [];
+    const seq = first[4]!.seq;
+    expect(filterHidesSeq(items, SHOW_ALL, seq)).toBe(false);
+    // A completed result is context: no filter hides it.
+    expect(filterHidesSeq(items, toggleKind(SHOW_ALL, "errors"), seq)).toBe(false);
   });
 });

@@ -10,6 +10,7 @@
  */
 import type { AgentChange, AgentId, AgentStatus, Budget, BudgetStanding, McpToolRef, ToolClass, ToolInfo } from "../bindings";
 import { fileCounts, groupByAgent, ofAgents, revertedIds, subtreeIds } from "../lib/changes";
+import { isShown, showsAll, type OutputFilter } from "../lib/outputFilter";
 import { isTerminal } from "./session/status";
 import type { AgentNode, AgentWorktree, Approval, OutputItem, SessionState } from "./session/types";
 
@@ -262,11 +263,91 @@ export function rowForSeq(keys: readonly string[], seq: number): number {
   return found;
 }
 
+const activeMemo = new WeakMap<Record<AgentId, AgentNode>, boolean>();
+
+/** Some agent of the session is still at work (or waiting to): the session is running. */
+export function sessionActive(state: SessionState): boolean {
+  let v = activeMemo.get(state.agents);
+  if (v === undefined) {
+    v = Object.values(state.agents).some((a) => a.known && !isTerminal(a.status));
+    activeMemo.set(state.agents, v);
+  }
+  return v;
+}
+
+/**
+ * Whether the output filter hides the item holding transcript event `seq` (a
+ * search hit, a timeline segment to bring into view): then the filter gives way.
+ */
+export function filterHidesSeq(items: readonly OutputItem[], filter: OutputFilter, seq: number): boolean {
+  if (showsAll(filter)) return false;
+  const item = items[rowForSeq(items.map((it) => it.key), seq)];
+  return item !== undefined && !isShown(item, filter);
+}
+
 /** Milliseconds the agent has been (or was) working in its current/last run. */
 export function elapsedMs(node: AgentNode, now: number): number | null {
   if (node.runStartedAt === null) return null;
   return Math.max(0, (node.runEndedAt ?? now) - node.runStartedAt);
 }
+
+/**
+ * The agent's wall time over all its runs: those that ended, and the current
+ * one so far (Rust's StoredAgent `elapsed_ms` + now − `run_started_at`, as the
+ * reducer mirrors them); null while it never ran.
+ */
+export function totalElapsedMs(node: AgentNode, now: number): number | null {
+  if (node.wallRunStartedAt === null) return node.wallElapsedMs > 0 || node.runStartedAt !== null ? node.wallElapsedMs : null;
+  return node.wallElapsedMs + Math.max(0, now - node.wallRunStartedAt);
+}
+
+/** Which of an agent's runs a result is: 1-based, of how many so far. */
+export interface RunPlace {
+  index: number;
+  total: number;
+  /** The agent's latest run, and over: the result's figures are the agent's to date. */
+  latest: boolean;
+}
+
+const finishedKeysMemo = new WeakMap<OutputItem[], string[]>();
+
+function finishedKeys(items: OutputItem[]): string[] {
+  let keys = finishedKeysMemo.get(items);
+  if (!keys) {
+    keys = items.filter((it) => it.kind === "finished").map((it) => it.key);
+    finishedKeysMemo.set(items, keys);
+  }
+  return keys;
+}
+
+/**
+ * The run a result (by its item key) ended, counted from the agent's
+ * agent_finished events: a run under way after the last one counts too. A run
+ * that ended without one (its process died) is not counted: Rust does not say
+ * where it was.
+ */
+export function runOf(state: SessionState, agentId: AgentId, key: string): RunPlace | null {
+  const node = state.agents[agentId];
+  if (!node) return null;
+  const keys = finishedKeys(node.items);
+  const at = keys.indexOf(key);
+  if (at < 0) return null;
+  const running = !isTerminal(node.status);
+  // The same object for the same items and state (components read it through useSyncExternalStore).
+  let byKey = runMemo.get(node.items);
+  if (!byKey) {
+    byKey = new Map();
+    runMemo.set(node.items, byKey);
+  }
+  const memoKey = `${key}/${running}`;
+  let place = byKey.get(memoKey);
+  if (!place) {
+    place = { index: at + 1, total: keys.length + (running ? 1 : 0), latest: at === keys.length - 1 && !running };
+    byKey.set(memoKey, place);
+  }
+  return place;
+}
+const runMemo = new WeakMap<OutputItem[], Map<string, RunPlace>>();
 
 /** The agent the output shows: the selected one while it exists, else the main agent. */
 export function effectiveSelection(state: SessionState, selected: AgentId | null): AgentId | null {

@@ -1,6 +1,7 @@
 /**
  * The live session state and the event queue in front of it. Frames from the
- * backend (events, and the usage figures and rules they changed) are queued
+ * backend (events, and the usage figures, rules and timeline segments they
+ * changed; the segments go to store/timeline.ts) are queued
  * as they arrive and applied once per animation frame (with a timer fallback
  * for hidden windows, where frames stop), so bursts of thousands of events
  * cost one reduce, one usage merge and one render per frame.
@@ -10,12 +11,13 @@
  * back to it. What must never be hidden (its pending approvals, its rules)
  * is read through `liveSession`, parked or displayed.
  */
-import type { AgentEvent, ApprovalRule, EventFrame, UsageUpdate } from "../bindings";
+import type { AgentEvent, ApprovalRule, EventFrame, TimelineUpdate, UsageUpdate } from "../bindings";
 import { reduceBatch, initialSession } from "./session/reducer";
 import { withRules } from "./session/rules";
 import type { SessionState } from "./session/types";
 import { withUsage } from "./session/usage";
 import { createStore, type Readable } from "./store";
+import { applyFrames, clearTimelines } from "./timeline";
 
 /** The displayed session: the live one, or a past one under review. */
 export const sessionStore = createStore<SessionState>(initialSession());
@@ -45,6 +47,8 @@ let queue: AgentEvent[] = [];
 let usageQueue: UsageUpdate[] = [];
 /** The rule lists of the queued frames (each is the whole list: the last one applies). */
 let rulesQueue: ApprovalRule[][] = [];
+/** The timeline updates of the queued frames, in order (upserts: each applies). */
+let timelineQueue: TimelineUpdate[] = [];
 let frame: number | null = null;
 let timer: ReturnType<typeof setTimeout> | null = null;
 const appliedListeners = new Set<AppliedListener>();
@@ -63,6 +67,8 @@ export function enqueueFrame(f: EventFrame): void {
   if (f.usage !== null) usageQueue.push(f.usage);
   // Absent from frames of a backend older than rules; null: unchanged.
   if (f.rules) rulesQueue.push(f.rules);
+  // Absent from frames of a backend older than the timeline; null: unchanged.
+  if (f.timeline) timelineQueue.push(f.timeline);
   schedule();
 }
 
@@ -78,16 +84,20 @@ export function flushEvents(): void {
   if (timer !== null) clearTimeout(timer);
   frame = null;
   timer = null;
-  if (queue.length === 0 && usageQueue.length === 0 && rulesQueue.length === 0) return;
+  if (queue.length === 0 && usageQueue.length === 0 && rulesQueue.length === 0 && timelineQueue.length === 0) return;
   const events = queue;
   const usage = usageQueue;
   const rules = rulesQueue;
+  const timeline = timelineQueue;
   queue = [];
   usageQueue = [];
   rulesQueue = [];
+  timelineQueue = [];
   const started = typeof performance !== "undefined" ? performance.now() : 0;
   const parked = parkedStore.get();
   const next = withRules(withUsage(reduceBatch(parked ?? sessionStore.get(), events), usage), rules);
+  // The live session's timeline, before its state: a render for the state finds the segments there.
+  if (next.sessionId !== null) applyFrames(next.sessionId, timeline);
   if (parked !== null) parkedStore.set(next);
   else sessionStore.set(next);
   if (typeof window !== "undefined") {
@@ -109,13 +119,15 @@ export function onEventsApplied(listener: AppliedListener): () => void {
   };
 }
 
-/** Forgets the current session (queued events and a parked live session included) before a new one starts. */
+/** Forgets the current session (queued events, a parked live session and the timelines included) before a new one starts. */
 export function resetSession(): void {
   queue = [];
   usageQueue = [];
   rulesQueue = [];
+  timelineQueue = [];
   parkedStore.set(null);
   sessionStore.set(initialSession());
+  clearTimelines();
 }
 
 /**
@@ -147,6 +159,7 @@ export function adoptDisplayedSession(): void {
   queue = [];
   usageQueue = [];
   rulesQueue = [];
+  timelineQueue = [];
   parkedStore.set(null);
 }
 

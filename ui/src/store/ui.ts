@@ -1,11 +1,14 @@
 /**
  * UI state that is not derived from the event stream: the app state from the
  * backend, the session's identity, selection, collapsed nodes, dialogs,
- * approvals being sent, the view (session, history, settings) and the output
- * pane's tab (output or changes), the output row
- * to bring into view, and banners (errors and notices).
+ * approvals being sent, the view (session, history, settings), what the
+ * session's centre shows (an agent, or the whole session's timeline), the
+ * output pane's tab (output or changes), the output's filter by kind (one per
+ * session shown, whichever agent is selected), the output row to bring into
+ * view, and banners (errors and notices).
  */
-import { PROVIDER_KINDS, type AgentId, type AppState, type ProviderKind, type SessionInfo } from "../bindings";
+import { PROVIDER_KINDS, type AgentId, type AppState, type ProviderKind, type SessionId, type SessionInfo } from "../bindings";
+import { SHOW_ALL, type OutputFilter } from "../lib/outputFilter";
 import { createStore } from "./store";
 
 /** A delegation may come prefilled ("Delegate similar…" on a Task card: that call's prompt and type). */
@@ -13,6 +16,7 @@ export type Dialog =
   | { kind: "delegate"; parentId: AgentId; prompt?: string; subagentType?: string | null }
   | { kind: "message"; agentId: AgentId }
   | { kind: "budget"; agentId: AgentId }
+  | { kind: "import" }
   | null;
 
 export interface ErrorNote {
@@ -26,13 +30,16 @@ export interface ErrorNote {
   kind: "error" | "warning" | "info";
 }
 
-/** A transcript event to scroll the output to (a search hit). */
+/** A transcript event to scroll the output to (a search hit, a timeline segment). */
 export interface Focus {
   agentId: AgentId;
   seq: number;
 }
 
 export type View = "session" | "settings" | "history";
+
+/** What the session's centre shows: the selected agent (its output or changes), or the session's timeline. */
+export type SessionView = "agent" | "timeline";
 
 /** What the output pane shows of the selected agent: its output, or the files it changed. */
 export type OutputTab = "output" | "changes";
@@ -51,7 +58,10 @@ export interface UiState {
   errors: ErrorNote[];
   showSubagentThoughts: boolean;
   view: View;
+  sessionView: SessionView;
   outputTab: OutputTab;
+  /** The output's filter by kind, per session (by id); a session without one shows everything. */
+  outputFilters: Readonly<Record<SessionId, OutputFilter>>;
   focus: Focus | null;
   /** The transcript-store problem the person dismissed (a new one shows again). */
   dismissedProblem: string | null;
@@ -74,7 +84,9 @@ export function initialUi(): UiState {
     errors: [],
     showSubagentThoughts: false,
     view: "session",
+    sessionView: "agent",
     outputTab: "output",
+    outputFilters: {},
     focus: null,
     dismissedProblem: null,
     dialog: null,
@@ -120,6 +132,22 @@ export function select(id: AgentId | null): void {
   uiStore.set((s) => (s.selected === id ? s : { ...s, selected: id }));
 }
 
+export function setSessionView(sessionView: SessionView): void {
+  uiStore.set((s) => (s.sessionView === sessionView ? s : { ...s, sessionView }));
+}
+
+/** The output filter of the session shown (by its id; null before its first event): everything until one is set. */
+export function outputFilterOf(ui: UiState, sessionId: SessionId | null): OutputFilter {
+  return sessionId === null ? SHOW_ALL : (ui.outputFilters[sessionId] ?? SHOW_ALL);
+}
+
+export function setOutputFilter(sessionId: SessionId | null, filter: OutputFilter): void {
+  if (sessionId === null) return;
+  uiStore.set((s) =>
+    s.outputFilters[sessionId] === filter ? s : { ...s, outputFilters: { ...s.outputFilters, [sessionId]: filter } },
+  );
+}
+
 export function setOutputTab(outputTab: OutputTab): void {
   uiStore.set((s) => (s.outputTab === outputTab ? s : { ...s, outputTab }));
 }
@@ -127,6 +155,7 @@ export function setOutputTab(outputTab: OutputTab): void {
 /** Selects the agent and shows its Changes (the tree's change count, an output's change line). */
 export function showChanges(id: AgentId): void {
   select(id);
+  setSessionView("agent");
   setOutputTab("changes");
 }
 

@@ -3,6 +3,7 @@ import type { AgentEvent, AppState, SessionInfo, UsageUpdate } from "../bindings
 import { approvalsStore, initialApprovalsUi } from "../store/approvals";
 import { changesStore, initialChangesUi } from "../store/changes";
 import { historyStore, initialHistory } from "../store/history";
+import { importStore, initialImport } from "../store/importer";
 import { initialMcp, mcpStore } from "../store/mcp";
 import { trustStore } from "../store/trust";
 import { bookStore } from "../store/review";
@@ -16,6 +17,7 @@ export function resetStores(ui: Partial<UiState> = {}): void {
   sessionStore.set(initialSession());
   bookStore.set({ review: null, live: null });
   historyStore.set(initialHistory());
+  importStore.set(initialImport());
   mcpStore.set(initialMcp());
   trustStore.set(null);
   approvalsStore.set(initialApprovalsUi());
@@ -67,6 +69,7 @@ export function appState(extra: Partial<AppState> = {}): AppState {
     transcripts: { path: "/data/arbor.db", problem: null },
     sandbox: { mechanism: "bubblewrap 0.8.0", problem: null },
     interrupted: [],
+    claude_code_dir: null,
     ...extra,
   };
 }

@@ -40,6 +40,8 @@ pub struct AppState {
     /// Sessions that were still at work when the process writing them died, found at
     /// start-up: the app offers to continue them. Empty once continued or dismissed.
     pub interrupted: Vec<arbor_protocol::SessionSummary>,
+    /// The folder Import reads when none is chosen (Claude Code's projects), if known.
+    pub claude_code_dir: Option<String>,
 }
 
 /// Whether this machine can sandbox commands, for Settings to say before any session runs.
@@ -232,6 +234,7 @@ impl Host {
                 Err(why) => SandboxAvailability { mechanism: None, problem: Some(why.to_string()) },
             },
             interrupted: self.interrupted_sessions(),
+            claude_code_dir: self.claude_code_dir().map(|d| d.display().to_string()),
         }
     }
 

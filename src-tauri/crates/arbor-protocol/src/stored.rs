@@ -74,13 +74,15 @@ pub enum SessionSource {
 impl SessionSource {
     pub const ALL: [SessionSource; 2] = [Self::Arbor, Self::ClaudeCode];
 
+    /// The sources whose sessions Arbor can continue (an imported one is kept as it was recorded).
+    pub const RESUMABLE: [SessionSource; 1] = [Self::Arbor];
+
     pub fn as_str(self) -> &'static str {
         crate::wire::name(&self)
     }
 
-    /// Whether Arbor can continue it (an imported session is kept as it was recorded).
     pub fn is_resumable(self) -> bool {
-        self == Self::Arbor
+        Self::RESUMABLE.contains(&self)
     }
 }
 
@@ -180,6 +182,9 @@ pub struct SearchHit {
     pub seq: u64,
     pub ts: i64,
     pub event_type: String,
+    /// Where the hit's session comes from.
+    #[serde(default)]
+    pub source: SessionSource,
     /// The matching passage, in parts: the words that matched are the parts marked `hit`.
     /// (Marks inside the text itself, like `[` or `]`, could not tell them apart.)
     pub snippet: Vec<SnippetPart>,

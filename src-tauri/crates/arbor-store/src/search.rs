@@ -6,7 +6,7 @@
 
 use crate::Store;
 use crate::error::{At, StoreError};
-use arbor_protocol::{AgentId, SearchHit, SessionId, SnippetPart};
+use arbor_protocol::{AgentId, SearchHit, SessionId, SessionSource, SnippetPart};
 use rusqlite::{Connection, params};
 use std::collections::HashMap;
 use std::path::Path;
@@ -72,9 +72,9 @@ impl Store {
         let tx = conn.unchecked_transaction().at(&self.path)?;
         // The inner query is FTS5's alone, so ORDER BY rowid DESC LIMIT is served
         // by walking the index backwards and snippets are built for the kept rows only.
-        let rows: Vec<(String, String, u64, i64, String, String, String)> = tx
+        let rows: Vec<(String, String, u64, i64, String, String, String, String)> = tx
             .prepare_cached(
-                "SELECT e.session_id, e.agent_id, e.seq, e.ts, e.type, s.first_prompt, f.snip
+                "SELECT e.session_id, e.agent_id, e.seq, e.ts, e.type, s.first_prompt, f.snip, s.source
                  FROM (SELECT rowid AS id, snippet(events_fts, 0, char(1), char(2), '…', 16) AS snip
                        FROM events_fts WHERE events_fts MATCH ?1 ORDER BY rowid DESC LIMIT ?2) AS f
                  JOIN events AS e ON e.id = f.id
@@ -83,7 +83,7 @@ impl Store {
             )
             .and_then(|mut st| {
                 st.query_map(params![query, limit], |r| {
-                    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?))
+                    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?, r.get(7)?))
                 })?
                 .collect()
             })
@@ -91,7 +91,7 @@ impl Store {
 
         let mut trees: HashMap<String, HashMap<String, (Option<String>, String)>> = HashMap::new();
         let mut hits = Vec::with_capacity(rows.len());
-        for (session_id, agent_id, seq, ts, event_type, session_prompt, snippet) in rows {
+        for (session_id, agent_id, seq, ts, event_type, session_prompt, snippet, source) in rows {
             if !trees.contains_key(&session_id) {
                 let tree = agent_tree(&tx, &self.path, &session_id)?;
                 trees.insert(session_id.clone(), tree);
@@ -105,6 +105,7 @@ impl Store {
                 seq,
                 ts,
                 event_type,
+                source: arbor_protocol::wire::parse(&SessionSource::ALL, &source).unwrap_or_default(),
                 snippet: parts(&snippet),
             });
         }

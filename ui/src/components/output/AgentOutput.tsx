@@ -1,29 +1,35 @@
 /**
- * One agent's output: its header, then its task, streamed responses,
- * thinking, tool calls and result as a virtualised list with measured rows,
- * stuck to the bottom while new output arrives unless the person scrolled up.
- * For a stored session: "Load earlier" above the oldest loaded page, and a
- * search hit scrolled into view.
+ * One agent's output: its header and the filter by kind (FilterBar), then its
+ * task, streamed responses, thinking, tool calls and result (those the filter
+ * shows) as a virtualised list with measured rows, stuck to the bottom while
+ * new output arrives unless the person scrolled up. For a stored session:
+ * "Load earlier" above the oldest loaded page, and a search hit scrolled into
+ * view (the filter gives way when it hides the hit).
  */
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import type { AgentId } from "../../bindings";
 import { loadEarlier } from "../../ipc/history";
+import { SHOW_ALL, filterItems } from "../../lib/outputFilter";
 import { bookStore, displayedBook, pagesOf } from "../../store/review";
-import { agentPrompt, rowForSeq, visibleItems } from "../../store/selectors";
+import { agentPrompt, filterHidesSeq, rowForSeq, visibleItems } from "../../store/selectors";
 import { isTerminal } from "../../store/session/status";
 import { sessionStore } from "../../store/sessionStore";
 import { useStore } from "../../store/store";
-import { patchUi, uiStore } from "../../store/ui";
+import { outputFilterOf, patchUi, setOutputFilter, uiStore } from "../../store/ui";
 import { IconArrowDown } from "../icons";
 import { EarlierRow } from "./EarlierRow";
+import { FilterBar } from "./FilterBar";
 import { OutputHeader } from "./OutputHeader";
 import { RowView, type Row } from "./RowView";
 
 export function AgentOutput({ id }: { id: AgentId }) {
   const showThoughts = useStore(uiStore, (s) => s.showSubagentThoughts);
   const node = useStore(sessionStore, (s) => s.agents[id]);
-  const items = useStore(sessionStore, (s) => visibleItems(s, id, showThoughts));
+  const all = useStore(sessionStore, (s) => visibleItems(s, id, showThoughts));
+  const sessionId = useStore(sessionStore, (s) => s.sessionId);
+  const filter = useStore(uiStore, (s) => outputFilterOf(s, sessionId));
+  const items = filterItems(all, filter);
   const prompt = useStore(sessionStore, (s) => (s.agents[id]?.depth ? agentPrompt(s, id) : null));
   const pages = useStore(bookStore, (b) => {
     const book = displayedBook(b);
@@ -105,6 +111,11 @@ export function AgentOutput({ id }: { id: AgentId }) {
   // A search hit: once its page is in, bring its row into view and flash it.
   useEffect(() => {
     if (!focus || (pages !== null && pages.status === "loading")) return;
+    // Hidden by the filter: everything shows again, and this runs again with the row there.
+    if (filterHidesSeq(all, filter, focus.seq)) {
+      setOutputFilter(sessionId, SHOW_ALL);
+      return;
+    }
     const keys = rows.map((r) => r.key);
     let index = rowForSeq(keys, focus.seq);
     if (index < 0) index = keys.indexOf("task");
@@ -122,7 +133,7 @@ export function AgentOutput({ id }: { id: AgentId }) {
     setFlash(key);
     const t = setTimeout(() => setFlash(null), 2500);
     return () => clearTimeout(t);
-  }, [focus, pages, rows, virtualizer]);
+  }, [focus, pages, rows, virtualizer, all, filter, sessionId]);
 
   const earlierClick = () => {
     const el = scrollRef.current;
@@ -136,13 +147,21 @@ export function AgentOutput({ id }: { id: AgentId }) {
   return (
     <>
       <OutputHeader id={id} node={node} showThoughts={showThoughts} />
+      <FilterBar sessionId={sessionId} items={all} filter={filter} shown={items.length} />
       <div className="output-scroll" ref={scrollRef} onScroll={onScroll}>
-        {loadingFirst && items.length === 0 ? (
+        {loadingFirst && all.length === 0 ? (
           <div className="empty" data-testid="transcript-loading">
             <span className="status-icon running">
               <span className="spinner" />
             </span>
             <div className="title">Loading the transcript…</div>
+          </div>
+        ) : rows.length === 0 && all.length > 0 ? (
+          <div className="empty" data-testid="filter-empty">
+            <div className="title">Nothing of the kinds shown</div>
+            <button type="button" className="btn small" onClick={() => setOutputFilter(sessionId, SHOW_ALL)}>
+              Show all
+            </button>
           </div>
         ) : rows.length === 0 ? (
           <div className="empty">

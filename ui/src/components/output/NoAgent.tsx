@@ -1,6 +1,11 @@
-/** The output pane with no agent to show: starting, nothing selected, or no session yet (with the demo). */
+/**
+ * The output pane with no agent to show: starting, nothing selected, or no
+ * session yet (with the demo, and the offer to continue what the last run
+ * left interrupted).
+ */
 import { startDemo } from "../../ipc/actions";
 import { IconMessage, IconPlay } from "../icons";
+import { InterruptedBanner } from "../InterruptedBanner";
 
 export function NoAgent({ hasSession, starting }: { hasSession: boolean; starting: boolean }) {
   if (starting) {
@@ -23,6 +28,7 @@ export function NoAgent({ hasSession, starting }: { hasSession: boolean; startin
   }
   return (
     <div className="empty">
+      <InterruptedBanner />
       <IconMessage size={28} />
       <div className="title">No session yet — write a prompt</div>
       <div>The main agent's answer streams here; choose any agent in the tree to follow it instead.</div>

@@ -1,12 +1,14 @@
 /**
  * The head of an agent's output: its status, name, id, model, type, tokens,
- * cost and place in the tree, its budget (AgentBudget), the Output / Changes
- * tabs, the export menu, and (for a subagent's output) the "Show thinking"
- * toggle; below it, why a budget stopped the agent, when one did.
+ * cost, turns and wall time over every run, and place in the tree, its budget
+ * (AgentBudget), the Output / Changes tabs, the export menu, and (for a
+ * subagent's output) the "Show thinking" toggle; below it, why a budget
+ * stopped the agent, when one did.
  */
 import type { AgentId } from "../../bindings";
-import { formatCost, formatTokens, statusLabel } from "../../lib/format";
-import { changeCount, treePath } from "../../store/selectors";
+import { useNow } from "../../hooks/useNow";
+import { formatCost, formatDuration, formatTokens, formatTurns, statusLabel } from "../../lib/format";
+import { changeCount, totalElapsedMs, treePath } from "../../store/selectors";
 import type { AgentNode } from "../../store/session/types";
 import { agentFigures } from "../../store/session/usage";
 import { sessionStore } from "../../store/sessionStore";
@@ -22,6 +24,8 @@ export function OutputHeader({ id, node, showThoughts }: { id: AgentId; node: Ag
   const figures = useStore(sessionStore, (s) => agentFigures(s.usage, id, false));
   const tab = useStore(uiStore, (s) => s.outputTab);
   const changed = useStore(sessionStore, (s) => changeCount(s, id));
+  const now = useNow(node.wallRunStartedAt !== null);
+  const elapsed = totalElapsedMs(node, now);
   // No figures yet: nothing used.
   const tokens = figures?.tokens ?? 0;
   const cost = formatCost(figures?.usage.cost_usd ?? null);
@@ -38,6 +42,12 @@ export function OutputHeader({ id, node, showThoughts }: { id: AgentId; node: Ag
             {` · ${statusLabel(node.status)}`}
             {tokens > 0 ? ` · ${formatTokens(tokens)} tokens` : ""}
             {cost ? ` · ${cost}` : ""}
+            {node.turns > 0 ? ` · ${formatTurns(node.turns)}` : ""}
+            {elapsed !== null ? (
+              <span data-testid="header-elapsed" title="Wall time over every run">
+                {` · ${formatDuration(elapsed)}`}
+              </span>
+            ) : null}
             {node.depth > 0 ? ` · ${path}` : ""}
           </div>
         </div>

@@ -1,15 +1,37 @@
 /**
- * How an agent's run ended: its status, turns and duration, the error, the
- * result text (unless the last response already showed it) and the files it
- * modified. A result cut off at the output limit says so above its text; one
- * a budget stopped says why in the budget's colour, not a failure's.
+ * How an agent's run ended: its status; the agent's turns and wall time over
+ * every run (after a resume, "run 2 of 2 · … in all runs"; an earlier run's
+ * result keeps its own figures), the error, the result text (unless the last
+ * response already showed it) and the files it modified. A result cut off at
+ * the output limit says so above its text; one a budget stopped says why in
+ * the budget's colour, not a failure's.
  */
-import { endTone, formatDuration, statusLabel } from "../../lib/format";
+import type { AgentId } from "../../bindings";
+import { endTone, formatDuration, formatTurns, resultMeta, statusLabel } from "../../lib/format";
+import { runOf, totalElapsedMs } from "../../store/selectors";
 import type { FinishedItem } from "../../store/session/types";
+import { sessionStore } from "../../store/sessionStore";
+import { useStore } from "../../store/store";
 import { Markdown } from "../Markdown";
 import { StatusIcon } from "../StatusIcon";
 
-export function ResultCard({ item }: { item: FinishedItem }) {
+export function ResultCard({ item, agentId }: { item: FinishedItem; agentId: AgentId }) {
+  const run = useStore(sessionStore, (s) => runOf(s, agentId, item.key));
+  const allTurns = useStore(sessionStore, (s) => s.agents[agentId]?.turns ?? item.turns);
+  // Over once its latest result is in: no clock needed.
+  const allMs = useStore(sessionStore, (s) => {
+    const node = s.agents[agentId];
+    return node ? totalElapsedMs(node, node.endedAt ?? item.ts) : null;
+  });
+  const meta = resultMeta({
+    run: run?.index ?? 1,
+    runs: run?.total ?? 1,
+    latest: run?.latest ?? true,
+    turns: item.turns,
+    durationMs: item.durationMs,
+    allTurns,
+    allMs: allMs ?? item.durationMs,
+  });
   const tone = endTone(item.status);
   const kind = tone === "done" ? "" : tone;
   const showText = !item.resultShown && (item.result !== "" || item.error === null);
@@ -20,8 +42,12 @@ export function ResultCard({ item }: { item: FinishedItem }) {
       <div className="result-head">
         <StatusIcon status={item.status} />
         {item.status === "completed" ? "Result" : statusLabel(item.status)}
-        <span className="meta">
-          {item.turns} turn{item.turns === 1 ? "" : "s"} · {formatDuration(item.durationMs)}
+        <span
+          className="meta"
+          data-testid="result-meta"
+          title={`This run: ${formatTurns(item.turns)} · ${formatDuration(item.durationMs)}`}
+        >
+          {meta}
         </span>
       </div>
       {hasBody ? (

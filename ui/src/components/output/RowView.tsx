@@ -2,7 +2,7 @@
  * One row of an agent's output, by kind: its task, a person's message,
  * thinking, a response (Markdown), a tool call, a background task's
  * notification, an MCP connection line, a file change line, a budget
- * warning, or the result.
+ * warning, a row of an imported transcript, or the result.
  */
 import { memo } from "react";
 import type { AgentId } from "../../bindings";
@@ -10,6 +10,7 @@ import type { OutputItem } from "../../store/session/types";
 import { Markdown } from "../Markdown";
 import { BudgetWarningRow } from "./BudgetWarningRow";
 import { ChangeLine } from "./ChangeLine";
+import { ImportedEntryRow } from "./ImportedEntryRow";
 import { McpStatusRow } from "./McpStatusRow";
 import { NotificationRow } from "./NotificationRow";
 import { ResultCard } from "./ResultCard";
@@ -52,7 +53,9 @@ export const RowView = memo(function RowView({ row, agentId }: { row: Exclude<Ro
       return <ChangeLine item={row} agentId={agentId} />;
     case "budget":
       return <BudgetWarningRow item={row} />;
+    case "imported":
+      return <ImportedEntryRow item={row} agentId={agentId} />;
     case "finished":
-      return <ResultCard item={row} />;
+      return <ResultCard item={row} agentId={agentId} />;
   }
 });

@@ -2,8 +2,9 @@
  * Building an agent's output items from its events: streamed thinking and
  * responses, tool calls with their output and approval state, background
  * task notifications, MCP connection lines, file change lines, budget
- * warnings and the final result; and the agent's worktree state. Each function
- * changes the batch's draft only (see draft.ts).
+ * warnings, rows of an imported transcript and the final result; and the
+ * agent's worktree state. Each function changes the batch's draft only (see
+ * draft.ts).
  */
 import type { AgentEvent, DecidedBy } from "../../bindings";
 import { fileChangedOf, worktreeUpdateOf } from "../../lib/changes";
@@ -179,4 +180,9 @@ function lastResponse(node: AgentNode): string | undefined {
 /** A budget warning of the agent's own budget: a line in its output, with the figures Rust sent. */
 export function addBudgetWarning(d: Draft, node: AgentNode, ev: EventOf<"budget_warning">): void {
   d.push(node, { kind: "budget", key: `e${ev.seq}`, limit: ev.kind, standing: ev.standing, ts: ev.ts });
+}
+
+/** A row of an imported transcript that no other event holds: a compact line, its text folded under it. */
+export function addImportedEntry(d: Draft, node: AgentNode, ev: EventOf<"imported_entry">): void {
+  d.push(node, { kind: "imported", key: `e${ev.seq}`, entry: ev.kind, content: ev.content, ts: ev.ts });
 }

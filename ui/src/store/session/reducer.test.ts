@@ -686,3 +686,30 @@ describe("budgets", () => {
     expect(s.agents["agent-main"]).toMatchObject({ wallElapsedMs: stop.ts - first.ts + (done.ts - second.ts), wallRunStartedAt: null });
   });
 });
+
+describe("imported_entry", () => {
+  it("keeps a row of an imported transcript in order, as Rust stored it, without ending the open response", () => {
+    const e = eventMaker();
+    const start = e.started("agent-main", null, "main");
+    const prompt = e.make("agent-main", { type: "user_message", content: "Fix the build" });
+    const chunk = e.make("agent-main", { type: "response_chunk", content: "Looking" });
+    const entry = e.make("agent-main", {
+      type: "imported_entry",
+      kind: "attachment: environment",
+      content: "Working directory: /home/me/pond\nPlatform: linux",
+    });
+    const s = run([start, prompt, chunk, entry, e.make("agent-main", { type: "response_chunk", content: " now" })]);
+    expect(items(s, "agent-main").map((it) => it.kind)).toEqual(["user", "response", "imported"]);
+    expect(items(s, "agent-main")[2]).toEqual({
+      kind: "imported",
+      key: `e${entry.seq}`,
+      entry: "attachment: environment",
+      content: "Working directory: /home/me/pond\nPlatform: linux",
+      ts: entry.ts,
+    });
+    // The streamed response goes on in its own item: the entry is beside it, not in it.
+    expect(items(s, "agent-main")[1]).toMatchObject({ kind: "response", text: "Looking now" });
+    // Applied once: the same event again (a merged page) adds nothing.
+    expect(reduce(s, entry)).toBe(s);
+  });
+});

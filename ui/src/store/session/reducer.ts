@@ -15,6 +15,7 @@ import { Draft } from "./draft";
 import {
   addBudgetWarning,
   addFinished,
+  addImportedEntry,
   addNotification,
   addChange,
   addToolCall,
@@ -223,6 +224,9 @@ function apply(d: Draft, ev: AgentEvent): void {
       break;
     case "budget_warning":
       addBudgetWarning(d, node, ev);
+      break;
+    case "imported_entry":
+      addImportedEntry(d, node, ev);
       break;
     case "agent_finished": {
       node.finished = addFinished(d, node, ev);

@@ -1,8 +1,8 @@
 /**
  * The shapes of the session state: the agent tree, each agent's output items
  * and approvals, as the reducer builds them from the event stream (budgets
- * included), and the usage figures Rust sends beside it (budget standings
- * included). Types only; the reducer lives in
+ * included; rows of imported transcripts too), and the usage figures Rust
+ * sends beside it (budget standings included). Types only; the reducer lives in
  * reducer.ts, the usage figures' merging in usage.ts.
  */
 import type {
@@ -51,7 +51,21 @@ export type OutputItem =
   | McpItem
   | ChangeItem
   | BudgetItem
+  | ImportedItem
   | FinishedItem;
+
+/**
+ * A row of an imported transcript Arbor has no event for (an attachment the
+ * model saw, a row kind it does not know), kept as Rust stored it.
+ */
+export interface ImportedItem {
+  kind: "imported";
+  key: string;
+  /** What it was: `attachment: environment`, or the row's type. */
+  entry: string;
+  content: string;
+  ts: number;
+}
 
 /** A budget_warning of the agent's own budget: its subtree passed a share of a limit, and was told to wrap up. */
 export interface BudgetItem {
