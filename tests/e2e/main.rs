@@ -9,6 +9,7 @@
 mod approvals;
 mod harness;
 mod isolation;
+mod review;
 mod xwd;
 
 use arbor_testkit::{Scenario, ScriptedServer};

@@ -412,7 +412,10 @@ export type BudgetUse = {
 	subagents: number,
 };
 
-/**  A subtree passed 80% of one of its budget's limits (`budget_warning`, on the budget's agent). */
+/**
+ *  A subtree passed 80% of one of its budget's limits, or ran out of one (`standing.exhausted`
+ *  set): `budget_warning`, on the budget's agent.
+ */
 export type BudgetWarning = {
 	kind: BudgetKind,
 	standing: BudgetStanding,
@@ -1166,6 +1169,8 @@ export type StoredAgent = {
 	elapsed_ms?: number,
 	/**  When its current run started; None while it is not running. */
 	run_started_at?: number | null,
+	/**  The limit of its own budget that ran out (until a person changes the budget). */
+	budget_exhausted?: BudgetKind | null,
 };
 
 /**  A background child finished. */

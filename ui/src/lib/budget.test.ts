@@ -97,5 +97,8 @@ describe("budgets in words", () => {
   it("says a warning with the figures of the limit it is about", () => {
     const s = standing({ max_tokens: 10_000 }, { tokens: 8000 }, 0.8, "tokens");
     expect(warningText("tokens", s)).toBe("Budget 80% used: 8,000 of 10,000 tokens — its agents were told to wrap up");
+    expect(warningText("tokens", { ...s, exhausted: "tokens" })).toBe(
+      "Budget ran out: 8,000 of 10,000 tokens — its subtree was stopped",
+    );
   });
 });

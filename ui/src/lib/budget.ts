@@ -185,8 +185,11 @@ export function standingShort(standing: BudgetStanding): string {
   return `Budget ${percent(standingFraction(standing))}% · ${nearest}`;
 }
 
-/** A budget_warning as the output's line says it. */
+/** A budget_warning as the output's line says it: passed 80%, or (standing exhausted) ran out. */
 export function warningText(kind: BudgetKind, standing: BudgetStanding): string {
+  if (standing.exhausted) {
+    return `Budget ran out: ${limitFigures(standing, kind)} — its subtree was stopped`;
+  }
   return `Budget ${percent(standingFraction(standing))}% used: ${limitFigures(standing, kind)} — its agents were told to wrap up`;
 }
 

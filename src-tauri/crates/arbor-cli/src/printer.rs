@@ -260,6 +260,10 @@ impl Printer {
                     format!("budget {} · from {}{carved}", b.budget.describe(), b.origin.as_str().replace('_', " "));
                 self.line(id, &format!("{DIM}{text}{DIM:#}"));
             }
+            EventKind::BudgetWarning(w) if w.standing.exhausted.is_some() => {
+                let text = format!("{ERR}budget ran out{ERR:#}: {} (its subtree stops)", w.standing.figures(w.kind));
+                self.line(id, &text);
+            }
             EventKind::BudgetWarning(w) => {
                 let text = format!(
                     "{ASK}budget {:.0}% used{ASK:#}: {} (its agents are told to wrap up)",

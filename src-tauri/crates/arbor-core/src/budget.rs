@@ -88,7 +88,7 @@ pub(crate) fn before_request(shared: &Shared, id: &AgentId, next_tokens: u64) ->
     for owner in st.registry.budgeted_chain(id) {
         let Some(standing) = st.registry.standing(&owner, now, next_tokens) else { continue };
         if let Some(why) = standing.exhausted_reason(&owner) {
-            stop_subtree(&mut st, &owner, &why);
+            exhaust(&mut st, &owner, standing, &why);
             return Err(why);
         }
         warn_if_near(&mut st, &owner, standing);
@@ -123,6 +123,17 @@ fn warn_if_near(st: &mut Locked<'_>, owner: &AgentId, standing: BudgetStanding) 
         }
     }
     st.emit(owner, EventKind::BudgetWarning(BudgetWarning { kind, standing }));
+}
+
+/// Announces that `owner`'s budget ran out (a `budget_warning` whose standing is
+/// exhausted) and stops its subtree.
+fn exhaust(st: &mut Locked<'_>, owner: &AgentId, standing: BudgetStanding, why: &str) {
+    // Once per run out: another agent of the subtree may check before it has wound down.
+    let stopped = st.registry.get(owner).is_some_and(|r| r.budget_stop.is_some());
+    if let Some(kind) = standing.exhausted.filter(|_| !stopped) {
+        st.emit(owner, EventKind::BudgetWarning(BudgetWarning { kind, standing }));
+    }
+    stop_subtree(st, owner, why);
 }
 
 /// Stops `owner` and everything below it that still runs, each to end as
@@ -276,7 +287,7 @@ pub(crate) fn watch_deadline(shared: &Arc<Shared>, id: AgentId, run: Cancellatio
                 let left = max.saturating_mul(1000).saturating_sub(standing.used.elapsed_ms);
                 if left == 0 {
                     if let Some(why) = standing.exhausted_reason(&id) {
-                        stop_subtree(&mut st, &id, &why);
+                        exhaust(&mut st, &id, standing, &why);
                     }
                     return;
                 }

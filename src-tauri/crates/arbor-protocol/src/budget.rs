@@ -296,7 +296,8 @@ pub struct BudgetSet {
     pub carved: Vec<BudgetKind>,
 }
 
-/// A subtree passed 80% of one of its budget's limits (`budget_warning`, on the budget's agent).
+/// A subtree passed 80% of one of its budget's limits, or ran out of one (`standing.exhausted`
+/// set): `budget_warning`, on the budget's agent.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
 pub struct BudgetWarning {
     pub kind: BudgetKind,

@@ -65,6 +65,7 @@ impl StoredAgent {
             budget: None,
             elapsed_ms: 0,
             run_started_at: None,
+            budget_exhausted: None,
         }
     }
 
@@ -99,7 +100,8 @@ impl StoredAgent {
     ///   (turns count every run's responses; `agent_finished.turns` counts its own run's).
     /// - `agent_finished`: status, result, error, duration, the files it changed in all its runs, `ended_at`;
     ///   the run's wall time adds to `elapsed_ms`.
-    /// - `budget_set`: its budget.
+    /// - `budget_set`: its budget (and no limit of it has run out); a `budget_warning` whose
+    ///   standing is exhausted: the limit that ran out.
     pub fn apply(&mut self, event: &AgentEvent) {
         match &event.kind {
             // Announced again (a store merging logs): where it sits and what it runs on.
@@ -126,7 +128,13 @@ impl StoredAgent {
                     self.end_run(event.ts);
                 }
             }
-            EventKind::BudgetSet(set) => self.budget = Some(set.budget.clone()),
+            EventKind::BudgetSet(set) => {
+                self.budget = Some(set.budget.clone());
+                self.budget_exhausted = None;
+            }
+            EventKind::BudgetWarning(w) if w.standing.exhausted.is_some() => {
+                self.budget_exhausted = w.standing.exhausted;
+            }
             EventKind::Usage(u) => {
                 self.usage.add(u);
                 self.turns += 1;
@@ -257,7 +265,10 @@ impl AgentStates {
                     used.add_usage(&subtree);
                     used.elapsed_ms = a.elapsed_at(self.now);
                     used.subagents = descendants;
-                    b.standing(used, 0)
+                    let mut standing = b.standing(used, 0);
+                    // It ran out before a request that would have passed it: the use alone may not say so.
+                    standing.exhausted = standing.exhausted.or(a.budget_exhausted);
+                    standing
                 });
                 AgentUsage {
                     agent_id: a.id.clone(),

@@ -137,6 +137,9 @@ pub struct StoredAgent {
     /// When its current run started; None while it is not running.
     #[serde(default)]
     pub run_started_at: Option<i64>,
+    /// The limit of its own budget that ran out (until a person changes the budget).
+    #[serde(default)]
+    pub budget_exhausted: Option<crate::BudgetKind>,
 }
 
 impl StoredAgent {

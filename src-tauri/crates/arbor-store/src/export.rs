@@ -311,6 +311,9 @@ fn event(out: &mut String, ev: &AgentEvent, section: &Section<'_>, at: Nesting) 
             let from = b.origin.as_str().replace('_', " ");
             let _ = writeln!(out, "*Budget: {} (from {from}{carved}).*\n", b.budget.describe());
         }
+        EventKind::BudgetWarning(w) if w.standing.exhausted.is_some() => {
+            let _ = writeln!(out, "**Budget ran out:** {}; its subtree was stopped.\n", w.standing.figures(w.kind));
+        }
         EventKind::BudgetWarning(w) => {
             let _ = writeln!(
                 out,

@@ -19,7 +19,7 @@ pub(crate) const SESSION_COLUMNS: &str = "id, workspace, first_prompt, provider,
 
 pub(crate) const AGENT_COLUMNS: &str = "id, parent_id, parent_call_id, depth, description, subagent_type, model, \
      provider, background, status, started_at, ended_at, turns, duration_ms, input_tokens, output_tokens, \
-     cache_read_tokens, cache_write_tokens, cost_usd, files_modified, result, error, budget, elapsed_ms, run_started_at";
+     cache_read_tokens, cache_write_tokens, cost_usd, files_modified, result, error, budget, elapsed_ms, run_started_at, budget_exhausted";
 
 /// The event types of an agent's transcript (the protocol's list).
 static TRANSCRIPT_TYPES_SQL: std::sync::LazyLock<String> =
@@ -97,6 +97,9 @@ pub(crate) fn agent_row(r: &Row<'_>) -> rusqlite::Result<StoredAgent> {
             .map_err(|e| conversion(22, e))?,
         elapsed_ms: r.get(23)?,
         run_started_at: r.get(24)?,
+        budget_exhausted: r
+            .get::<_, Option<String>>(25)?
+            .and_then(|k| wire::parse(&arbor_protocol::BudgetKind::ALL, &k)),
     })
 }
 

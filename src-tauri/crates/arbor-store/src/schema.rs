@@ -142,6 +142,7 @@ const V4: &str = "
 ALTER TABLE agents ADD COLUMN budget TEXT;
 ALTER TABLE agents ADD COLUMN elapsed_ms INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE agents ADD COLUMN run_started_at INTEGER;
+ALTER TABLE agents ADD COLUMN budget_exhausted TEXT;
 UPDATE agents SET elapsed_ms = COALESCE(duration_ms, 0);
 ALTER TABLE sessions ADD COLUMN source TEXT NOT NULL DEFAULT 'arbor';
 -- What an imported session was made from (its files' sizes and times): unchanged files import nothing.

@@ -356,9 +356,9 @@ fn flush(tx: &Transaction<'_>, path: &Path, batch: Batch) -> Result<(), StoreErr
             "INSERT OR REPLACE INTO agents (session_id, id, parent_id, parent_call_id, depth, description,
                  subagent_type, model, provider, background, status, started_at, ended_at, turns, duration_ms,
                  input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd,
-                 files_modified, result, error, budget, elapsed_ms, run_started_at)
+                 files_modified, result, error, budget, elapsed_ms, run_started_at, budget_exhausted)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20,
-                 ?21, ?22, ?23, ?24, ?25, ?26)",
+                 ?21, ?22, ?23, ?24, ?25, ?26, ?27)",
         )
         .and_then(|mut stmt| {
             stmt.execute(params![
@@ -387,7 +387,8 @@ fn flush(tx: &Transaction<'_>, path: &Path, batch: Batch) -> Result<(), StoreErr
                 a.error,
                 budget,
                 a.elapsed_ms,
-                a.run_started_at
+                a.run_started_at,
+                a.budget_exhausted.map(|k| k.as_str())
             ])
         })
         .at(path)?;

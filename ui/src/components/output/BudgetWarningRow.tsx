@@ -1,4 +1,7 @@
-/** A budget warning in the agent's output: its subtree passed a share of a limit, and its agents were told to wrap up. */
+/**
+ * A budget warning in the agent's output: its subtree passed 80% of a limit and its agents
+ * were told to wrap up, or (its standing exhausted) the limit ran out and the subtree stopped.
+ */
 import { warningText } from "../../lib/budget";
 import type { BudgetItem } from "../../store/session/types";
 import { BudgetMeter } from "../BudgetMeter";

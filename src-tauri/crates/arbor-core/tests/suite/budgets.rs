@@ -79,9 +79,13 @@ async fn a_subtree_token_budget_stops_it_before_a_request_that_would_pass_it() {
         assert_eq!(requests_of(&run.requests, "CHILD:").len(), 1, "{api:?}");
         // At 80% (8,000 of 10,000) the child's budget warned, and the next request told the model.
         let warned = warnings(&run.events);
-        assert_eq!(warned.len(), 1, "{api:?}: {warned:?}");
-        assert_eq!((&warned[0].0, warned[0].1.kind), (&child_id, BudgetKind::Tokens));
+        assert_eq!(warned.len(), 2, "{api:?}: {warned:?}");
+        assert_eq!((&warned[0].0, warned[0].1.kind, warned[0].1.standing.exhausted), (&child_id, BudgetKind::Tokens, None));
         assert_eq!(warned[0].1.standing.used.tokens, 8_000);
+        // Then once, that it ran out: what the meter shows, though use alone is under the limit.
+        assert_eq!((&warned[1].0, warned[1].1.standing.exhausted), (&child_id, Some(BudgetKind::Tokens)));
+        let stored = run.session.agents().into_iter().find(|a| a.id == child_id).unwrap();
+        assert_eq!(stored.usage.input_tokens, 1000);
         assert!(last_message(grand_requests[7]).contains("Budget notice"), "{api:?}");
         assert!(!last_message(grand_requests[6]).contains("Budget notice"), "{api:?}");
 

@@ -41,6 +41,7 @@ fn a_version_1_file_is_migrated_and_its_skeleton_index_takes_the_new_events() {
         "ALTER TABLE agents DROP COLUMN budget;
          ALTER TABLE agents DROP COLUMN elapsed_ms;
          ALTER TABLE agents DROP COLUMN run_started_at;
+         ALTER TABLE agents DROP COLUMN budget_exhausted;
          ALTER TABLE sessions DROP COLUMN source;
          ALTER TABLE sessions DROP COLUMN import_key;
          DROP INDEX events_skeleton;
