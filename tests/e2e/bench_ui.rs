@@ -5,7 +5,11 @@
 //!   the real provider, runtime and bridge): events/s reached, frame intervals and
 //!   the UI's work per applied batch (reduce + render);
 //! - cold start: process start to the page's first contentful paint;
-//! - idle memory: resident set of the app and its WebKit processes, idle.
+//! - idle memory: resident set of the app and its WebKit processes, idle;
+//! - the Timeline of a stored 200-agent, 100,000-event session: from the tab's click
+//!   to its first paint, and each frame's interval and paint time while it is panned.
+//!
+//! `-- --timeline` measures the timeline alone.
 
 // A benchmark binary: its output is the report, and a failed step should stop it loudly.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
@@ -13,6 +17,8 @@
 #[path = "harness.rs"]
 #[allow(dead_code)]
 mod harness;
+#[path = "synthetic.rs"]
+mod synthetic;
 #[path = "xwd.rs"]
 mod xwd;
 
@@ -135,6 +141,10 @@ async fn main() {
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_arbor-desktop")));
     println!("app binary: {}", bin.display());
+    timeline_bench(&bin).await;
+    if std::env::args().any(|a| a == "--timeline") {
+        return;
+    }
     let server = ScriptedServer::start(firehose()).await.unwrap();
     let settings = json!({ "limits": { "max_parallel": CHILDREN, "max_subagents": CHILDREN, "max_depth": 1, "subagent_max_turns": 10, "main_max_turns": 10 } });
     let mut cold = Vec::new();
@@ -338,4 +348,109 @@ async fn firehose_run(app: &App) {
         pct(&mut work, 0.99),
         pct(&mut work, 1.0)
     );
+}
+
+/// The Timeline of a stored 200-agent, 100,000-event session: click on the tab to
+/// its first paint (the timeline read from the store, laid out and drawn), then
+/// two seconds of panning (a horizontal wheel event every frame): frame intervals
+/// and the time each paint took.
+async fn timeline_bench(bin: &std::path::Path) {
+    let data = tempfile::tempdir().unwrap();
+    let built = Instant::now();
+    let (_, events) = synthetic::big_session(&data.path().join("data"), 200, 100_000);
+    println!(
+        "timeline: a stored session of 200 agents and {events} events written in {:.1} s",
+        built.elapsed().as_secs_f64()
+    );
+    let app = App::launch_with(bin, &[("ARBOR_DATA_DIR", data.path().join("data").display().to_string())], None).await;
+    app.client.execute("localStorage.setItem('arborPerf', '1'); location.reload();", vec![]).await.ok();
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    let mut firsts = Vec::new();
+    let mut intervals = Vec::new();
+    let mut paints = Vec::new();
+    for run in 0..3 {
+        app.click("[data-testid=history-button]").await;
+        app.find("[data-testid=history-row]").await;
+        app.click("[data-testid=history-row]").await;
+        app.wait("all 200 agents in the tree", || async {
+            let n = app
+                .client
+                .execute("return document.querySelectorAll('[data-testid=tree-node]').length", vec![])
+                .await
+                .ok()?;
+            (n.as_u64()? >= 10).then_some(())
+        })
+        .await;
+        let first = app
+            .client
+            .execute_async(
+                "const done = arguments[arguments.length - 1]; const probe = window.__arborPerf; \
+                 probe.paints.length = 0; const t0 = performance.now(); \
+                 document.querySelector('[data-testid=timeline-view-tab]').click(); \
+                 const check = () => { const p = probe.paints.find(p => p.rects > 100); \
+                   if (p) done(p.at - t0); else requestAnimationFrame(check); }; \
+                 requestAnimationFrame(check);",
+                vec![],
+            )
+            .await
+            .unwrap();
+        firsts.push(first.as_f64().unwrap_or(f64::NAN));
+        if run == 0 {
+            let panned = app
+                .client
+                .execute_async(
+                    "const done = arguments[arguments.length - 1]; const probe = window.__arborPerf; \
+                     const canvas = document.querySelector('[data-testid=timeline-canvas]'); \
+                     const target = canvas.parentElement || canvas; \
+                     target.dispatchEvent(new WheelEvent('wheel', { deltaY: -600, ctrlKey: true, bubbles: true, cancelable: true })); \
+                     probe.frames.length = 0; probe.paints.length = 0; const t0 = performance.now(); \
+                     let dir = 1; \
+                     const step = () => { \
+                       target.dispatchEvent(new WheelEvent('wheel', { deltaX: 40 * dir, deltaY: 0, shiftKey: false, bubbles: true, cancelable: true })); \
+                       if (Math.random() < 0.05) dir = -dir; \
+                       if (performance.now() - t0 < 2000) requestAnimationFrame(step); \
+                       else done({ frames: probe.frames.slice(1), paints: probe.paints.map(p => [p.ms, p.rects]) }); }; \
+                     requestAnimationFrame(step);",
+                    vec![],
+                )
+                .await
+                .unwrap();
+            intervals = floats(&panned["frames"]);
+            paints = panned["paints"].as_array().cloned().unwrap_or_default();
+        }
+        app.click("[data-testid=agent-view-tab]").await;
+    }
+    // The command alone, through the IPC: the store's part of the first paint.
+    let ipc = app
+        .client
+        .execute_async(
+            "const done = arguments[arguments.length - 1]; const inv = window.__TAURI_INTERNALS__.invoke; \
+             (async () => { const t = []; for (let i = 0; i < 3; i++) { const t0 = performance.now(); \
+               const tl = await inv('session_timeline', { sessionId: 'sess-bench-timeline' }); \
+               t.push([Math.round(performance.now() - t0), tl.lanes.reduce((n, l) => n + l.segments.length, 0)]); } \
+               done(t); })();",
+            vec![],
+        )
+        .await
+        .unwrap();
+    println!("  of which the session_timeline command (ms, segments): {ipc}");
+    let mut paint_ms: Vec<f64> = paints.iter().filter_map(|p| p[0].as_f64()).collect();
+    let rects: Vec<f64> = paints.iter().filter_map(|p| p[1].as_f64()).collect();
+    println!(
+        "timeline first paint (click on the tab to the painted lanes): {:?} ms (median {:.0} ms)",
+        firsts.iter().map(|v| v.round()).collect::<Vec<_>>(),
+        pct(&mut firsts, 0.5)
+    );
+    println!(
+        "timeline while panning: {} frames, interval p50 {:.1} ms p95 {:.1} ms p99 {:.1} ms; {} paints, each p50 {:.2} ms p95 {:.2} ms ({:.0} rectangles a paint)",
+        intervals.len(),
+        pct(&mut intervals.clone(), 0.5),
+        pct(&mut intervals.clone(), 0.95),
+        pct(&mut intervals, 0.99),
+        paint_ms.len(),
+        pct(&mut paint_ms.clone(), 0.5),
+        pct(&mut paint_ms, 0.95),
+        rects.iter().sum::<f64>() / rects.len().max(1) as f64
+    );
+    app.close().await;
 }

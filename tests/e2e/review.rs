@@ -61,7 +61,8 @@ async fn a_budget_meter_stops_its_subtree_and_the_timeline_shows_parallel_work_a
 
     // The budgeted child stops before a request that would pass its 20,000 tokens; its meter says so.
     let budgeted = app.node_status("Budgeted survey", "budget_exhausted").await;
-    let meter = app.find(&format!("[data-testid=tree-node][data-agent-id='{budgeted}'] [data-testid=tree-budget]")).await;
+    let meter =
+        app.find(&format!("[data-testid=tree-node][data-agent-id='{budgeted}'] [data-testid=tree-budget]")).await;
     assert_eq!(meter.attr("data-tone").await.unwrap().as_deref(), Some("exhausted"));
     let aria = app
         .find(&format!("[data-testid=tree-node][data-agent-id='{budgeted}'] [role=meter]"))

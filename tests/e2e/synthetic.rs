@@ -72,9 +72,10 @@ pub fn big_session(data_dir: &Path, agents: usize, events: usize) -> (SessionId,
     log.push(&main, t0, EventKind::UserMessage(Text { content: "BENCH-TIMELINE: a big fan-out".into() }));
     log.push(&main, t0, status(AgentStatus::Running));
     let children = agents - 1;
-    // Every child's share of the log, spread over turns of ~12 events each.
+    // Every child's share of the log, spread over its turns.
     let per_child = (events.saturating_sub(children * 8 + 10)) / children.max(1);
-    let turns = (per_child / 12).max(1);
+    // Five chunks, the response, its usage, a call and its output: nine events a turn.
+    let turns = (per_child / 9).max(1);
     let mut t = t0 + 2_000;
     let waves = children.div_ceil(20);
     let mut k = 0usize;
@@ -85,12 +86,16 @@ pub fn big_session(data_dir: &Path, agents: usize, events: usize) -> (SessionId,
             .map(|i| (AgentId::from_suffix(0x1000 + (wave * 20 + i) as u32), format!("call-{}", wave * 20 + i)))
             .collect();
         for (id, call) in &ids {
-            log.push(&main, t, EventKind::ToolCall(ToolCall {
-                call_id: call.clone(),
-                tool_name: "Task".into(),
-                tool_args: serde_json::json!({"description": "work", "prompt": "do it"}),
-                mcp: None,
-            }));
+            log.push(
+                &main,
+                t,
+                EventKind::ToolCall(ToolCall {
+                    call_id: call.clone(),
+                    tool_name: "Task".into(),
+                    tool_args: serde_json::json!({"description": "work", "prompt": "do it"}),
+                    mcp: None,
+                }),
+            );
             let n = log.events.len();
             log.push(id, t, started(Some(&main), Some(call.clone()), format!("Worker {n:05}")));
             log.push(id, t, status(AgentStatus::Queued));
@@ -104,44 +109,83 @@ pub fn big_session(data_dir: &Path, agents: usize, events: usize) -> (SessionId,
             for turn in 0..turns {
                 for chunk in 0..5 {
                     c += 40;
-                    log.push(id, c, EventKind::ResponseChunk(Text { content: format!("part {chunk} of turn {turn} ") }));
+                    log.push(
+                        id,
+                        c,
+                        EventKind::ResponseChunk(Text { content: format!("part {chunk} of turn {turn} ") }),
+                    );
                 }
                 log.push(id, c, EventKind::Response(Text { content: format!("turn {turn}") }));
                 log.push(id, c, EventKind::Usage(Usage { input_tokens: 3000, output_tokens: 200, ..Usage::default() }));
                 let tool = ["Read", "Grep", "Bash", "Edit"][(turn + j) % 4];
                 let cid = format!("t{turn}");
-                log.push(id, c, EventKind::ToolCall(ToolCall { call_id: cid.clone(), tool_name: tool.into(), tool_args: serde_json::json!({}), mcp: None }));
-                k += 1;
-                if k % 97 == 0 {
-                    let rid = format!("approval-{k}");
-                    log.push(id, c, EventKind::ApprovalRequest(ApprovalRequest {
-                        request_id: rid.clone(),
+                log.push(
+                    id,
+                    c,
+                    EventKind::ToolCall(ToolCall {
                         call_id: cid.clone(),
                         tool_name: tool.into(),
                         tool_args: serde_json::json!({}),
-                        agent_path: vec!["main".into(), "Worker".into()],
-                        preview: None,
-                    }));
+                        mcp: None,
+                    }),
+                );
+                k += 1;
+                if k.is_multiple_of(97) {
+                    let rid = format!("approval-{k}");
+                    log.push(
+                        id,
+                        c,
+                        EventKind::ApprovalRequest(ApprovalRequest {
+                            request_id: rid.clone(),
+                            call_id: cid.clone(),
+                            tool_name: tool.into(),
+                            tool_args: serde_json::json!({}),
+                            agent_path: vec!["main".into(), "Worker".into()],
+                            preview: None,
+                        }),
+                    );
                     log.push(id, c, status(AgentStatus::WaitingApproval));
                     c += 3_000;
-                    log.push(id, c, EventKind::ApprovalResolved(ApprovalResolved {
-                        request_id: rid,
-                        outcome: ApprovalOutcome::Approved,
-                        scope: ApprovalScope::Once,
-                        decided_by: Some(DecidedBy::Person),
-                        reason: None,
-                        rule: None,
-                        edit: None,
-                    }));
+                    log.push(
+                        id,
+                        c,
+                        EventKind::ApprovalResolved(ApprovalResolved {
+                            request_id: rid,
+                            outcome: ApprovalOutcome::Approved,
+                            scope: ApprovalScope::Once,
+                            decided_by: Some(DecidedBy::Person),
+                            reason: None,
+                            rule: None,
+                            edit: None,
+                        }),
+                    );
                     log.push(id, c, status(AgentStatus::Running));
                 }
                 c += 120;
-                log.push(id, c, EventKind::ToolOutput(ToolOutput { call_id: cid, content: "ok".into(), is_error: false, decided_by: None }));
+                log.push(
+                    id,
+                    c,
+                    EventKind::ToolOutput(ToolOutput {
+                        call_id: cid,
+                        content: "ok".into(),
+                        is_error: false,
+                        decided_by: None,
+                    }),
+                );
             }
             c += 200;
             log.push(id, c, status(AgentStatus::Completed));
             log.push(id, c, finished(AgentStatus::Completed, turns as u32, c - begin));
-            log.push(&main, c, EventKind::ToolOutput(ToolOutput { call_id: call.clone(), content: "done".into(), is_error: false, decided_by: None }));
+            log.push(
+                &main,
+                c,
+                EventKind::ToolOutput(ToolOutput {
+                    call_id: call.clone(),
+                    content: "done".into(),
+                    is_error: false,
+                    decided_by: None,
+                }),
+            );
             wave_end = wave_end.max(c);
         }
         t = wave_end + 1_500;

@@ -32,6 +32,7 @@ describe("budgets in words", () => {
   it("says spans as Rust's messages do", () => {
     expect(durationWords(850)).toBe("850 ms");
     expect(durationWords(42_300)).toBe("42 s");
+    expect(durationWords(4_200)).toBe("4.2 s");
     expect(durationWords(185_000)).toBe("3 min 05 s");
     expect(durationWords(3_720_000)).toBe("1 h 02 min");
   });

@@ -54,6 +54,7 @@ export function dollars(usd: number): string {
 export function durationWords(ms: number): string {
   const s = Math.floor(ms / 1000);
   if (s === 0) return `${Math.round(ms)} ms`;
+  if (s < 10) return `${(ms / 1000).toFixed(1)} s`;
   if (s < 60) return `${s} s`;
   if (s < 3600) return `${Math.floor(s / 60)} min ${String(s % 60).padStart(2, "0")} s`;
   return `${Math.floor(s / 3600)} h ${String(Math.floor((s % 3600) / 60)).padStart(2, "0")} min`;

@@ -1,12 +1,19 @@
 /**
  * A frame-time probe for benchmarks: when `localStorage.arborPerf === "1"` or
  * the URL has `?perf=1`, `window.__arborPerf.frames` collects the time between
- * animation frames (ms) and `work` the time each applied batch of events took
- * to reduce and render (ms). Off otherwise.
+ * animation frames (ms), `work` the time each applied batch of events took
+ * to reduce and render (ms), and `paints` each timeline paint: when it ended
+ * (performance.now()), how long it took and how many rectangles it filled. Off otherwise.
  */
+export interface TimelinePaint {
+  at: number;
+  ms: number;
+  rects: number;
+}
+
 declare global {
   interface Window {
-    __arborPerf?: { frames: number[]; work: number[] };
+    __arborPerf?: { frames: number[]; work: number[]; paints: TimelinePaint[] };
   }
 }
 
@@ -23,12 +30,13 @@ function enabled(): boolean {
 
 export function installPerfProbe(): void {
   if (typeof window === "undefined" || !enabled() || window.__arborPerf) return;
-  const probe = { frames: [] as number[], work: [] as number[] };
+  const probe = { frames: [] as number[], work: [] as number[], paints: [] as TimelinePaint[] };
   window.__arborPerf = probe;
   let last = performance.now();
   const tick = (t: number) => {
     if (probe.frames.length >= MAX_FRAMES) probe.frames.splice(0, probe.frames.length - MAX_FRAMES / 2);
     if (probe.work.length >= MAX_FRAMES) probe.work.splice(0, probe.work.length - MAX_FRAMES / 2);
+    if (probe.paints.length >= MAX_FRAMES) probe.paints.splice(0, probe.paints.length - MAX_FRAMES / 2);
     probe.frames.push(t - last);
     last = t;
     requestAnimationFrame(tick);

@@ -283,7 +283,11 @@ impl Host {
         config.limits.subagent_budget = settings.budgets.subagent.clone();
         config.limits.max_spawns_per_minute =
             spec.tuning.max_spawns_per_minute.unwrap_or(settings.budgets.max_spawns_per_minute);
-        config.budget = settings.budgets.session.changed_by(&spec.tuning.budget);
+        // A resumed session keeps the budget it had (raised, perhaps): only the command line's change it.
+        config.budget = match &spec.start {
+            Start::Resume { .. } => spec.tuning.budget.clone(),
+            _ => settings.budgets.session.changed_by(&spec.tuning.budget),
+        };
         config.main_agent.max_turns = spec.tuning.max_turns.unwrap_or(settings.limits.main_max_turns);
         config.approval = match (spec.tuning.approval, demo) {
             (None, true) => ApprovalPolicy::default(),

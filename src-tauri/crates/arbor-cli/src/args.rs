@@ -282,7 +282,7 @@ pub struct Common {
 /// The session's budget: the main agent's, so it covers every agent of the session.
 #[derive(Args, Debug, Clone, Default)]
 pub struct BudgetArgs {
-    /// Stop the session before its agents use more than N tokens (input + output; cache reads are not counted).
+    /// Stop the session before its agents use more than N tokens (input, output and cache writes; cache reads are not counted).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_tokens: Option<u64>,
     /// Stop the session before its agents cost more than USD dollars (where the models' prices are known).

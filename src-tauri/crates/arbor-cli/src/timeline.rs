@@ -28,17 +28,30 @@ pub fn render(detail: &SessionDetail, timeline: &Timeline, width: usize) -> Stri
         .max(start + 1);
     let label_w =
         agents.iter().map(|(a, depth)| depth * 2 + a.description.chars().count()).max().unwrap_or(4).clamp(8, 28);
-    let tail_w = 34;
+    let lanes: HashMap<&AgentId, &Lane> = timeline.lanes.iter().map(|l| (&l.agent_id, l)).collect();
+    // Each row's end: its status, its time, and how long it waited for you.
+    let tails: Vec<String> = agents
+        .iter()
+        .map(|(a, _)| {
+            let ran = a.elapsed_ms + a.run_started_at.map_or(0, |s| u64::try_from(end - s).unwrap_or(0));
+            let mut tail = format!("{} {}", a.status.as_str(), arbor_protocol::time::duration_words(ran));
+            let waited = lanes.get(&a.id).map_or(0, |l| l.waiting_ms);
+            if waited > 0 {
+                tail.push_str(&format!(", waited {} for you", arbor_protocol::time::duration_words(waited)));
+            }
+            tail
+        })
+        .collect();
+    let tail_w = tails.iter().map(|t| t.chars().count()).max().unwrap_or(0);
     let bar_w = width.saturating_sub(label_w + tail_w + 4).max(10);
     let span = (end - start) as f64;
-    let lanes: HashMap<&AgentId, &Lane> = timeline.lanes.iter().map(|l| (&l.agent_id, l)).collect();
     let mut out = format!(
         "{:label_w$}  0 s{:>pad$}\n",
         "",
         arbor_protocol::time::duration_words((end - start) as u64),
         pad = bar_w.saturating_sub(3)
     );
-    for (a, depth) in &agents {
+    for ((a, depth), tail) in agents.iter().zip(&tails) {
         let label: String = format!("{}{}", "  ".repeat(*depth), a.description).chars().take(label_w).collect();
         let mut cells = vec![' '; bar_w];
         if let Some(lane) = lanes.get(&a.id) {
@@ -56,17 +69,6 @@ pub fn render(detail: &SessionDetail, timeline: &Timeline, width: usize) -> Stri
             }
         }
         let bar: String = cells.into_iter().collect();
-        let waited = lanes.get(&a.id).map_or(0, |l| l.waiting_ms);
-        let mut tail = format!(
-            "{} {}",
-            a.status.as_str(),
-            arbor_protocol::time::duration_words(
-                a.elapsed_ms + a.run_started_at.map_or(0, |s| (end - s).max(0) as u64)
-            )
-        );
-        if waited > 0 {
-            tail.push_str(&format!(", waited {} for you", arbor_protocol::time::duration_words(waited)));
-        }
         out.push_str(&format!("{label:label_w$}  {bar}  {tail}\n"));
     }
     out.push_str(&format!(

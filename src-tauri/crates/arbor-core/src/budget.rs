@@ -99,38 +99,47 @@ pub(crate) fn before_request(shared: &Shared, id: &AgentId, next_tokens: u64) ->
 /// Emits a `budget_warning` the first time a limit passes 80%, and queues a
 /// wrap-up notice for every agent of the subtree that is still at work.
 fn warn_if_near(st: &mut Locked<'_>, owner: &AgentId, standing: BudgetStanding) {
-    let Some(kind) = standing.nearest.filter(|_| standing.fraction >= arbor_protocol::budget::BUDGET_WARNING_FRACTION)
-    else {
-        return;
-    };
-    let Some(r) = st.registry.get_mut(owner) else { return };
-    if r.budget_warned.contains(&kind) {
-        return;
-    }
-    r.budget_warned.push(kind);
-    let notice = format!(
-        "[Budget notice from Arbor: the work of {owner} and its subagents has used {:.0}% of its {} budget ({}). \
-         Wrap up now: finish the most important part, start no new subagents, and give your answer.]",
-        standing.fraction * 100.0,
-        kind.as_str(),
-        standing.figures(kind),
-    );
-    for a in st.registry.subtree(owner) {
-        if let Some(r) = st.registry.get_mut(&a)
-            && !r.state.status.is_terminal()
-        {
-            r.budget_notice = Some(notice.clone());
+    let passed: Vec<(BudgetKind, f64)> = BudgetKind::ALL
+        .into_iter()
+        .filter_map(|k| standing.share(k).map(|f| (k, f)))
+        .filter(|(_, f)| *f >= arbor_protocol::budget::BUDGET_WARNING_FRACTION)
+        .collect();
+    for (kind, share) in passed {
+        let Some(r) = st.registry.get_mut(owner) else { return };
+        if r.budget_warned.contains(&kind) {
+            continue;
         }
+        r.budget_warned.push(kind);
+        // Nearly all the subagents it may start are started: that asks for no wrap-up, only no more of them.
+        let what = if kind == BudgetKind::Subagents {
+            "Start no new subagents: do what is left yourself."
+        } else {
+            "Wrap up now: finish the most important part, start no new subagents, and give your answer."
+        };
+        let notice = format!(
+            "[Budget notice from Arbor: the work of {owner} and its subagents has used {:.0}% of its {} budget ({}). {what}]",
+            share * 100.0,
+            kind.as_str(),
+            standing.figures(kind),
+        );
+        for a in st.registry.subtree(owner) {
+            if let Some(r) = st.registry.get_mut(&a)
+                && !r.state.status.is_terminal()
+            {
+                r.budget_notice = Some(notice.clone());
+            }
+        }
+        st.emit(owner, EventKind::BudgetWarning(BudgetWarning { kind, standing: standing.clone() }));
     }
-    st.emit(owner, EventKind::BudgetWarning(BudgetWarning { kind, standing }));
 }
 
 /// Announces that `owner`'s budget ran out (a `budget_warning` whose standing is
 /// exhausted) and stops its subtree.
 fn exhaust(st: &mut Locked<'_>, owner: &AgentId, standing: BudgetStanding, why: &str) {
-    // Once per run out: another agent of the subtree may check before it has wound down.
-    let stopped = st.registry.get(owner).is_some_and(|r| r.budget_stop.is_some());
-    if let Some(kind) = standing.exhausted.filter(|_| !stopped) {
+    // Once per run out (until the budget changes): other agents of the subtree, or ones a
+    // person starts under it later, may check before anyone changed it.
+    let announced = st.registry.get(owner).is_none_or(|r| r.state.budget_exhausted.is_some());
+    if let Some(kind) = standing.exhausted.filter(|_| !announced) {
         st.emit(owner, EventKind::BudgetWarning(BudgetWarning { kind, standing }));
     }
     stop_subtree(st, owner, why);
@@ -181,6 +190,10 @@ pub(crate) fn before_spawn(
     for owner in st.registry.budgeted_chain(parent) {
         let Some(standing) = st.registry.standing(&owner, now, 0) else { continue };
         if let Some(why) = standing.exhausted_reason(&owner) {
+            return Err(SpawnError::Budget(why));
+        }
+        // Stopped already (its next request would have passed it): no new child under it.
+        if let Some(why) = st.registry.get(&owner).and_then(|r| r.budget_stop.clone()) {
             return Err(SpawnError::Budget(why));
         }
         if let Some(max) = standing.budget.max_subagents
@@ -241,15 +254,28 @@ pub(crate) fn set(st: &mut Locked<'_>, id: &AgentId, budget: Budget, origin: Bud
     st.emit(id, EventKind::BudgetSet(BudgetSet { budget, origin, carved }));
 }
 
+/// Whether a budget had stopped an agent when a person changed its budget.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Stopped {
+    No,
+    /// Its run ended `budget_exhausted`.
+    Ended,
+    /// Its subtree was stopped and its run is still winding down.
+    WindingDown,
+}
+
 /// A person changes `id`'s budget: the limits named replace the old ones.
-/// Returns whether the agent had been stopped by a budget (and so may be resumed).
-pub(crate) fn change(shared: &Shared, id: &AgentId, change: &Budget) -> Option<bool> {
+pub(crate) fn change(shared: &Shared, id: &AgentId, change: &Budget) -> Option<Stopped> {
     let mut st = shared.lock();
     let r = st.registry.get(id)?;
     let now = r.state.budget.clone().unwrap_or_default().changed_by(change);
-    let exhausted = r.state.status == AgentStatus::BudgetExhausted;
+    let stopped = match (r.state.status, &r.budget_stop) {
+        (AgentStatus::BudgetExhausted, _) => Stopped::Ended,
+        (s, Some(_)) if !s.is_terminal() => Stopped::WindingDown,
+        _ => Stopped::No,
+    };
     set(&mut st, id, now, BudgetOrigin::Person, Vec::new());
-    Some(exhausted)
+    Some(stopped)
 }
 
 /// What an agent its budget stopped reads when a person gives it more.

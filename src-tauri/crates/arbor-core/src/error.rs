@@ -27,6 +27,8 @@ pub enum SessionError {
     LooserMode(&'static str),
     #[error("a message must not be empty")]
     EmptyMessage,
+    #[error("a budget's {0} must be above 0 (leave it out for no limit)")]
+    InvalidBudget(&'static str),
     #[error("cannot start the subagent: {0}")]
     Spawn(#[from] SpawnError),
     #[error("the session was shut down")]

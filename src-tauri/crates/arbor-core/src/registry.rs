@@ -91,6 +91,8 @@ pub struct AgentRecord {
     pub(crate) budget_warned: Vec<arbor_protocol::BudgetKind>,
     /// A wrap-up notice its model reads before its next request.
     pub(crate) budget_notice: Option<String>,
+    /// Cancelled when its current run ends: what watches the run (its wall-time limit) stops with it.
+    pub(crate) run_watch: CancellationToken,
 }
 
 impl AgentRecord {
@@ -121,6 +123,7 @@ impl AgentRecord {
             budget_stop: None,
             budget_warned: Vec::new(),
             budget_notice: None,
+            run_watch: CancellationToken::new(),
         }
     }
 

@@ -58,12 +58,19 @@ impl Session {
     }
 
     /// Continues a stored session: its agents are back as they were left, none
-    /// running; the main agent's next prompt (a [`Command::SendMessage`]) or a
+    /// running (`config.budget`, when it names limits, changes the main agent's); the main agent's next prompt (a [`Command::SendMessage`]) or a
     /// [`Command::Resume`] starts a run. Events go on from `state.last_seq`.
     pub fn resume(config: SessionConfig, state: ResumeState) -> Result<(Session, EventStream), SessionError> {
         let rng = config.seed.map(fastrand::Rng::with_seed).unwrap_or_default();
         let (session, stream) = Self::build(config, rng, state.session_id, state.main_agent_id, state.last_seq)?;
         resume::restore(&session.shared, &session.main.id, &session.main.spec, state.agents);
+        // Limits given for this run (the command line's) change the stored budget, as a person's would.
+        if !session.main.budget.is_empty() {
+            let mut st = session.shared.lock();
+            let stored = st.registry.get(&session.main.id).and_then(|r| r.state.budget.clone()).unwrap_or_default();
+            let now = stored.changed_by(&session.main.budget);
+            crate::budget::set(&mut st, &session.main.id, now, arbor_protocol::BudgetOrigin::Person, Vec::new());
+        }
         Ok((session, stream))
     }
 
@@ -255,32 +262,57 @@ impl Session {
             Command::Cancel { agent_id } => self.cancel(&agent_id)?,
             Command::RevokeRule { rule_id } => self.revoke_rule(&rule_id)?,
             Command::Delegate(request) => {
+                if let Some(field) = request.budget.as_ref().and_then(|b| b.invalid_field()) {
+                    return Err(SessionError::InvalidBudget(field));
+                }
                 return self.delegate(request).map(|agent_id| CommandReply::Delegated { agent_id });
             }
             Command::Resume { agent_id, text } => {
                 self.resume_agent(&agent_id, text)?;
                 return Ok(CommandReply::Resumed { agent_id });
             }
-            Command::SetBudget { agent_id, budget } => {
-                if agent_id == self.main.id {
-                    self.ensure_main();
-                }
-                let stopped = crate::budget::change(&self.shared, &agent_id, &budget)
-                    .ok_or_else(|| SessionError::UnknownAgent(agent_id.clone()))?;
-                // A wall-time limit given to a running agent is watched from now on (a second
-                // watcher of one already watched is harmless: both stop the same subtree).
-                let running =
-                    self.shared.registry().get(&agent_id).filter(|r| r.inbox.is_some()).map(|r| r.cancel.clone());
-                if let (Some(run), Some(_)) = (running, budget.max_duration_seconds) {
-                    crate::budget::watch_deadline(&self.shared, agent_id.clone(), run);
-                }
-                if stopped && crate::budget::has_room(&self.shared, &agent_id) {
-                    self.resume_agent(&agent_id, Some(crate::budget::RAISED.to_string()))?;
-                    return Ok(CommandReply::Resumed { agent_id });
-                }
-            }
+            Command::SetBudget { agent_id, budget } => return self.set_budget(agent_id, &budget),
         }
         Ok(CommandReply::Done)
+    }
+
+    /// A person changes an agent's budget. A running agent goes on within it (a new
+    /// wall-time limit is watched from now); one its budget stopped resumes when every
+    /// budget above it has room, at once or, while its stop still winds down, once it has.
+    fn set_budget(&self, agent_id: AgentId, budget: &arbor_protocol::Budget) -> Result<CommandReply, SessionError> {
+        if let Some(field) = budget.invalid_field() {
+            return Err(SessionError::InvalidBudget(field));
+        }
+        if agent_id == self.main.id {
+            self.ensure_main();
+        }
+        let stopped = crate::budget::change(&self.shared, &agent_id, budget)
+            .ok_or_else(|| SessionError::UnknownAgent(agent_id.clone()))?;
+        let watch = self.shared.registry().get(&agent_id).filter(|r| r.inbox.is_some()).map(|r| r.run_watch.clone());
+        if let (Some(watch), Some(_)) = (watch, budget.max_duration_seconds) {
+            crate::budget::watch_deadline(&self.shared, agent_id.clone(), watch);
+        }
+        match stopped {
+            crate::budget::Stopped::Ended if crate::budget::has_room(&self.shared, &agent_id) => {
+                self.resume_agent(&agent_id, Some(crate::budget::RAISED.to_string()))?;
+                Ok(CommandReply::Resumed { agent_id })
+            }
+            crate::budget::Stopped::WindingDown => {
+                let mut outcome = match self.shared.registry().get(&agent_id) {
+                    Some(r) => r.outcome.subscribe(),
+                    None => return Ok(CommandReply::Done),
+                };
+                let session = self.clone();
+                self.shared.ctx.runtime.spawn(async move {
+                    let _ = outcome.wait_for(Option::is_some).await;
+                    if crate::budget::has_room(&session.shared, &agent_id) {
+                        let _ = session.resume_agent(&agent_id, Some(crate::budget::RAISED.to_string()));
+                    }
+                });
+                Ok(CommandReply::Done)
+            }
+            _ => Ok(CommandReply::Done),
+        }
     }
 
     /// Starts a new run of an agent that is not running, its history continued

@@ -176,8 +176,9 @@ pub struct BudgetUse {
 impl BudgetUse {
     /// Adds one model response's usage.
     pub fn add_usage(&mut self, u: &crate::Usage) {
-        self.tokens += u.input_tokens + u.output_tokens + u.cache_write_tokens;
-        self.cache_read_tokens += u.cache_read_tokens;
+        let tokens = u.input_tokens.saturating_add(u.output_tokens).saturating_add(u.cache_write_tokens);
+        self.tokens = self.tokens.saturating_add(tokens);
+        self.cache_read_tokens = self.cache_read_tokens.saturating_add(u.cache_read_tokens);
         match u.cost_usd {
             Some(c) => self.cost_usd += c,
             None if u.total_tokens() > 0 => self.cost_incomplete = true,
@@ -202,6 +203,19 @@ pub struct BudgetStanding {
 }
 
 impl BudgetStanding {
+    /// The share of one limit used (1.0 = at the limit); None when the budget sets no such limit.
+    pub fn share(&self, kind: BudgetKind) -> Option<f64> {
+        let (b, u) = (&self.budget, &self.used);
+        match kind {
+            BudgetKind::Tokens => b.max_tokens.map(|m| ratio(u.tokens as f64, m as f64)),
+            BudgetKind::Cost => b.max_cost_usd.map(|m| ratio(u.cost_usd, m)),
+            BudgetKind::Duration => {
+                b.max_duration_seconds.map(|m| ratio(u.elapsed_ms as f64, m.saturating_mul(1000) as f64))
+            }
+            BudgetKind::Subagents => b.max_subagents.map(|m| ratio(f64::from(u.subagents), f64::from(m))),
+        }
+    }
+
     /// The figures of one limit, as a person reads them: "12,400 of 10,000 tokens".
     pub fn figures(&self, kind: BudgetKind) -> String {
         let b = &self.budget;

@@ -60,6 +60,9 @@ fn parts(snippet: &str) -> Vec<SnippetPart> {
     out
 }
 
+/// A hit as SQLite returns it: session, agent, seq, ts, type, session prompt, snippet, source.
+type HitRow = (String, String, u64, i64, String, String, String, String);
+
 impl Store {
     /// Events of any session whose indexed text matches every word of `text`
     /// (the last as a prefix), newest first, at most `limit`. Empty text finds nothing.
@@ -72,7 +75,7 @@ impl Store {
         let tx = conn.unchecked_transaction().at(&self.path)?;
         // The inner query is FTS5's alone, so ORDER BY rowid DESC LIMIT is served
         // by walking the index backwards and snippets are built for the kept rows only.
-        let rows: Vec<(String, String, u64, i64, String, String, String, String)> = tx
+        let rows: Vec<HitRow> = tx
             .prepare_cached(
                 "SELECT e.session_id, e.agent_id, e.seq, e.ts, e.type, s.first_prompt, f.snip, s.source
                  FROM (SELECT rowid AS id, snippet(events_fts, 0, char(1), char(2), '…', 16) AS snip

@@ -171,9 +171,10 @@ export class TimelineController {
       actx.clearRect(0, 0, this.width, AXIS_HEIGHT);
       return;
     }
+    const started = performance.now();
     const ticks = axisTicks(vp, this.width, scene.extent.start);
     const { first, last } = rowWindow(this.scrollTop, this.height, ROW_HEIGHT, scene.rows.length, OVERSCAN);
-    paintLanes(lctx, scene, {
+    const rects = paintLanes(lctx, scene, {
       vp,
       width: this.width,
       height: this.height,
@@ -184,6 +185,11 @@ export class TimelineController {
       hover: this.hover,
     }, p);
     paintAxis(actx, this.width, ticks, scene.running ? timeToX(scene.now, vp) : null, p);
+    const probe = typeof window === "undefined" ? undefined : window.__arborPerf;
+    if (probe) {
+      const at = performance.now();
+      probe.paints.push({ at, ms: at - started, rects });
+    }
     if (scene.running) this.tick(vp);
   }
 

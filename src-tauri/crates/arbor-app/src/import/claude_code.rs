@@ -12,7 +12,7 @@ use arbor_protocol::{
     Text, ToolCall, ToolOutput, Usage,
 };
 use serde_json::Value;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// Rows Claude Code writes about its API requests, queue and costs, beside the conversation
 /// (which they repeat): counted, not kept.
@@ -100,6 +100,9 @@ struct Read {
     unfinished: bool,
 }
 
+/// A file's JSON rows with their line numbers.
+type Rows = Vec<(u32, Value)>;
+
 /// Converts a session's files. `session_uuid` is the session file's stem.
 pub fn convert(session_uuid: &str, main: &File, subagents: &[SubagentFiles]) -> Converted {
     let mut problems = Vec::new();
@@ -118,24 +121,8 @@ pub fn convert(session_uuid: &str, main: &File, subagents: &[SubagentFiles]) -> 
     let main_started = main_read.lane.events.first().map_or(0, |e| e.0);
     let first_prompt = main_read.first_prompt.clone().unwrap_or_default();
     let workspace = main_read.cwd.clone().unwrap_or_default();
-    let handed_back: HashMap<&str, String> = main_rows
-        .iter()
-        .filter_map(|(_, r)| {
-            let agent = r["toolUseResult"]["agentId"].as_str()?;
-            let call = r["message"]["content"].as_array()?.iter().find_map(|b| b["tool_use_id"].as_str())?;
-            Some((agent, call.to_string()))
-        })
-        .collect();
-    let tool_calls: HashMap<String, i64> = main_read
-        .lane
-        .events
-        .iter()
-        .filter_map(|(ts, k)| match k {
-            EventKind::ToolCall(c) => Some((c.call_id.clone(), *ts)),
-            _ => None,
-        })
-        .collect();
-    lanes.push((main_read, None::<AgentStarted>));
+    // The subagents' own rows first: a subagent may start subagents of its own.
+    let mut subs: Vec<(Read, Value, &SubagentFiles, Rows)> = Vec::new();
     for sub in subagents {
         let sub_id = agent_id(&sub.id, &used);
         used.push(sub_id.clone());
@@ -147,14 +134,41 @@ pub fn convert(session_uuid: &str, main: &File, subagents: &[SubagentFiles]) -> 
             None => Value::Null,
         };
         let sub_rows = rows(&sub.rows, &mut problems);
-        let read = read_rows(sub_id.clone(), &sub_rows, &mut skipped);
-        // The parent's call: meta.json names it; without one, the parent's result for it names the agent.
+        let read = read_rows(sub_id, &sub_rows, &mut skipped);
+        subs.push((read, meta, sub, sub_rows));
+    }
+    // Every call of every agent, and every hand-back naming the agent a call started: how a
+    // subagent finds its parent (meta.json's `toolUseId`; without one, the result that names it).
+    let mut calls: HashMap<String, (AgentId, i64)> = HashMap::new();
+    let mut handed_back: HashMap<String, String> = HashMap::new();
+    let every = std::iter::once((&main_read, &main_rows)).chain(subs.iter().map(|(r, _, _, rows)| (r, rows)));
+    for (read, file_rows) in every {
+        for (ts, k) in &read.lane.events {
+            if let EventKind::ToolCall(c) = k {
+                calls.entry(c.call_id.clone()).or_insert((read.lane.id.clone(), *ts));
+            }
+        }
+        for (_, r) in file_rows {
+            let Some(agent) = r["toolUseResult"]["agentId"].as_str() else { continue };
+            let call =
+                r["message"]["content"].as_array().and_then(|c| c.iter().find_map(|b| b["tool_use_id"].as_str()));
+            if let Some(call) = call {
+                handed_back.insert(agent.to_string(), call.to_string());
+            }
+        }
+    }
+    lanes.push((main_read, None::<AgentStarted>));
+    for (mut read, meta, sub, _) in subs {
         let call = meta["toolUseId"].as_str().map(str::to_string).or_else(|| handed_back.get(sub.id.as_str()).cloned());
+        let (parent, floor) = match call.as_deref().and_then(|c| calls.get(c)) {
+            Some((parent, ts)) if *parent != read.lane.id => (parent.clone(), *ts),
+            _ => (main_id.clone(), i64::MIN),
+        };
         let model = meta["model"].as_str().map(str::to_string).or_else(|| read.model.clone()).unwrap_or_default();
         let started = AgentStarted {
-            parent_id: Some(main_id.clone()),
-            parent_call_id: call.clone(),
             depth: meta["spawnDepth"].as_u64().and_then(|d| u32::try_from(d).ok()).unwrap_or(1).max(1),
+            parent_id: Some(parent),
+            parent_call_id: call,
             description: meta["description"].as_str().map_or_else(|| format!("agent {}", sub.id), str::to_string),
             subagent_type: Some(meta["agentType"].as_str().unwrap_or("general-purpose").to_string()),
             model,
@@ -162,8 +176,6 @@ pub fn convert(session_uuid: &str, main: &File, subagents: &[SubagentFiles]) -> 
             background: meta["requestShape"].as_str() == Some("background"),
         };
         // A child never starts before the call that started it.
-        let floor = call.as_deref().and_then(|c| tool_calls.get(c)).copied().unwrap_or(i64::MIN);
-        let mut read = read;
         for e in &mut read.lane.events {
             e.0 = e.0.max(floor);
         }
@@ -196,7 +208,7 @@ fn agent_id(from: &str, used: &[AgentId]) -> AgentId {
 }
 
 /// The file's JSON rows with their line numbers; a bad line is a problem and is skipped.
-fn rows(file: &File, problems: &mut Vec<ImportProblem>) -> Vec<(u32, Value)> {
+fn rows(file: &File, problems: &mut Vec<ImportProblem>) -> Rows {
     let mut out = Vec::new();
     for (i, line) in file.text.lines().enumerate() {
         if line.trim().is_empty() {
@@ -270,21 +282,30 @@ fn read_rows(id: AgentId, rows: &[(u32, Value)], skipped: &mut BTreeMap<String, 
         last_stop: None,
         unfinished: false,
     };
-    let mut ts = i64::MIN;
+    // Rows without a time (summaries, snapshots) take the time of the row before them, or
+    // the file's first time: never 1970.
+    let mut ts = rows.iter().find_map(|(_, r)| millis(r)).unwrap_or(0);
     let mut open: Option<Response> = None;
+    // Each response's usage is on every row of it: counted once per message id.
+    let mut counted: HashSet<String> = HashSet::new();
     for (_, row) in rows {
         let k = kind(row);
         if let Some(t) = millis(row) {
             ts = ts.max(t);
         }
-        let at = if ts == i64::MIN { 0 } else { ts };
+        let at = ts;
         if read.cwd.is_none() {
             read.cwd = row["cwd"].as_str().map(str::to_string);
         }
-        // A response ends at the first row that is not one of its blocks.
-        let same = k == "assistant" && open.as_ref().is_some_and(|r| row["message"]["id"].as_str() == Some(&r.id));
-        if !same && let Some(r) = open.take() {
-            end_response(&mut read, r);
+        // A response ends at the next prompt or tool result, or at another response's row;
+        // attachments and bookkeeping written between its rows do not end it.
+        let other = match k {
+            "user" => true,
+            "assistant" => open.as_ref().is_some_and(|r| row["message"]["id"].as_str() != Some(&r.id)),
+            _ => false,
+        };
+        if other && let Some(r) = open.take() {
+            end_response(&mut read, r, &mut counted);
         }
         match k {
             "user" => {
@@ -325,7 +346,7 @@ fn read_rows(id: AgentId, rows: &[(u32, Value)], skipped: &mut BTreeMap<String, 
         }
     }
     if let Some(r) = open.take() {
-        end_response(&mut read, r);
+        end_response(&mut read, r, &mut counted);
     }
     read
 }
@@ -409,11 +430,14 @@ fn entry(kind: String, content: String) -> EventKind {
     EventKind::ImportedEntry(ImportedEntry { kind, content: cap(content) })
 }
 
-/// The response's usage goes after its blocks.
-fn end_response(read: &mut Read, r: Response) {
+/// The response's usage goes after its blocks (once per message id).
+fn end_response(read: &mut Read, r: Response, counted: &mut HashSet<String>) {
+    read.last_stop = r.stop_reason.clone();
+    if !r.id.is_empty() && !counted.insert(r.id.clone()) {
+        return;
+    }
     let index = read.lane.events.len();
     read.lane.events.push((r.ts, EventKind::Usage(r.usage.clone())));
-    read.last_stop = r.stop_reason.clone();
     read.responses.push((index, r));
 }
 
@@ -564,4 +588,126 @@ fn merge(session: &SessionId, lanes: Vec<Lane>) -> Vec<AgentEvent> {
             kind,
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(name: &str, rows: &[Value]) -> File {
+        File { name: name.into(), text: rows.iter().map(|r| format!("{r}\n")).collect() }
+    }
+
+    fn assistant(id: &str, ts: &str, block: Value, stop: &str) -> Value {
+        serde_json::json!({"type": "assistant", "timestamp": ts, "cwd": "/w",
+            "message": {"id": id, "model": "claude-x", "stop_reason": stop, "content": [block],
+                        "usage": {"input_tokens": 100, "output_tokens": 10}}})
+    }
+
+    #[test]
+    fn a_response_split_by_other_rows_counts_once_and_rows_without_a_time_take_a_neighbours() {
+        let rows = [
+            serde_json::json!({"type": "summary", "summary": "a title", "leafUuid": "x"}),
+            serde_json::json!({"type": "user", "timestamp": "2026-11-24T03:00:00.000Z", "cwd": "/w", "message": {"content": "go"}}),
+            assistant(
+                "m1",
+                "2026-11-24T03:00:01.000Z",
+                serde_json::json!({"type": "text", "text": "Working."}),
+                "tool_use",
+            ),
+            serde_json::json!({"type": "tools-used", "tools": []}),
+            assistant(
+                "m1",
+                "2026-11-24T03:00:01.100Z",
+                serde_json::json!({"type": "tool_use", "id": "t1", "name": "Read", "input": {}}),
+                "tool_use",
+            ),
+            serde_json::json!({"type": "user", "timestamp": "2026-11-24T03:00:02.000Z", "message": {"content": [{"type": "tool_result", "tool_use_id": "t1", "content": "ok"}]}}),
+            assistant(
+                "m2",
+                "2026-11-24T03:00:03.000Z",
+                serde_json::json!({"type": "text", "text": "Done."}),
+                "end_turn",
+            ),
+        ];
+        let c = convert("11112222-0000-0000-0000-000000000000", &file("s.jsonl", &rows), &[]);
+        assert!(c.problems.is_empty(), "{:?}", c.problems);
+        assert_eq!(c.started_at, 1_795_489_200_000, "the first time in the file, not 1970");
+        let usages = c.events.iter().filter(|e| matches!(e.kind, EventKind::Usage(_))).count();
+        assert_eq!(usages, 2, "m1 once though its rows were apart, and m2");
+        let summary = c.events.iter().find(|e| matches!(&e.kind, EventKind::ImportedEntry(x) if x.kind == "summary"));
+        assert_eq!(summary.map(|e| e.ts), Some(1_795_489_200_000));
+        assert!(
+            arbor_testkit::violations(&c.events, true).is_empty(),
+            "{:?}",
+            arbor_testkit::violations(&c.events, true)
+        );
+    }
+
+    #[test]
+    fn a_subagent_started_by_a_subagent_sits_under_it() {
+        let at = |s: u32| format!("2026-11-24T03:00:{s:02}.000Z");
+        let main = [
+            serde_json::json!({"type": "user", "timestamp": at(0), "cwd": "/w", "message": {"content": "go"}}),
+            assistant(
+                "m1",
+                &at(1),
+                serde_json::json!({"type": "tool_use", "id": "call-a", "name": "Agent", "input": {"description": "A"}}),
+                "tool_use",
+            ),
+            serde_json::json!({"type": "user", "timestamp": at(9), "message": {"content": [{"type": "tool_result", "tool_use_id": "call-a", "content": "a done"}]}}),
+            assistant("m2", &at(10), serde_json::json!({"type": "text", "text": "All done."}), "end_turn"),
+        ];
+        let a = [
+            serde_json::json!({"type": "user", "timestamp": at(2), "message": {"content": "A: go"}}),
+            assistant(
+                "a1",
+                &at(3),
+                serde_json::json!({"type": "tool_use", "id": "call-b", "name": "Agent", "input": {"description": "B"}}),
+                "tool_use",
+            ),
+            serde_json::json!({"type": "user", "timestamp": at(7), "message": {"content": [{"type": "tool_result", "tool_use_id": "call-b", "content": "b done"}]}}),
+            assistant("a2", &at(8), serde_json::json!({"type": "text", "text": "a done"}), "end_turn"),
+        ];
+        let b = [
+            serde_json::json!({"type": "user", "timestamp": at(4), "message": {"content": "B: go"}}),
+            assistant("b1", &at(5), serde_json::json!({"type": "text", "text": "b done"}), "end_turn"),
+        ];
+        let meta = |call: &str, depth: u32, d: &str| {
+            File {
+            name: "m.json".into(),
+            text: serde_json::json!({"agentType": "general-purpose", "description": d, "toolUseId": call, "spawnDepth": depth}).to_string(),
+        }
+        };
+        let subs = [
+            SubagentFiles {
+                id: "a1111111111111111".into(),
+                rows: file("a.jsonl", &a),
+                meta: Some(meta("call-a", 1, "A")),
+            },
+            SubagentFiles {
+                id: "a2222222222222222".into(),
+                rows: file("b.jsonl", &b),
+                meta: Some(meta("call-b", 2, "B")),
+            },
+        ];
+        let c = convert("33334444-0000-0000-0000-000000000000", &file("s.jsonl", &main), &subs);
+        let started: Vec<(AgentId, AgentStarted)> = c
+            .events
+            .iter()
+            .filter_map(|e| match &e.kind {
+                EventKind::AgentStarted(s) => Some((e.agent_id.clone(), s.clone())),
+                _ => None,
+            })
+            .collect();
+        let of = |d: &str| started.iter().find(|(_, s)| s.description == d).unwrap().clone();
+        let (a_id, _) = of("A");
+        let (_, b) = of("B");
+        assert_eq!((b.parent_id.as_ref(), b.parent_call_id.as_deref(), b.depth), (Some(&a_id), Some("call-b"), 2));
+        assert!(
+            arbor_testkit::violations(&c.events, true).is_empty(),
+            "{:?}",
+            arbor_testkit::violations(&c.events, true)
+        );
+    }
 }

@@ -230,11 +230,24 @@ fn read_and_convert(f: &Found) -> Result<(claude_code::Converted, u64), ImportPr
     let main = read(&f.file)?;
     let mut bytes = main.text.len() as u64;
     let mut subs = Vec::new();
+    let mut unread = Vec::new();
     for (id, path, meta) in &f.subagents {
-        let rows = read(path)?;
-        let meta = meta.as_deref().map(read).transpose()?;
+        // A subagent that cannot be read is reported; the session and its other subagents import.
+        let rows = match read(path) {
+            Ok(rows) => rows,
+            Err(problem) => {
+                unread.push(problem);
+                continue;
+            }
+        };
+        let meta = meta.as_deref().map(read).transpose().unwrap_or_else(|problem| {
+            unread.push(problem);
+            None
+        });
         bytes += rows.text.len() as u64 + meta.as_ref().map_or(0, |m| m.text.len() as u64);
         subs.push(SubagentFiles { id: id.clone(), rows, meta });
     }
-    Ok((claude_code::convert(&f.uuid, &main, &subs), bytes))
+    let mut converted = claude_code::convert(&f.uuid, &main, &subs);
+    converted.problems.extend(unread);
+    Ok((converted, bytes))
 }

@@ -37,6 +37,13 @@ async fn max_tokens_stops_the_session_before_a_request_would_pass_it() {
     );
     assert_eq!(cli.server.requests().len(), 2, "the third request was never sent");
 
+    // Resumed with more room, it carries on where the budget stopped it.
+    let id = stdout.lines().find_map(|l| l.strip_prefix("session ")).and_then(|l| l.split_whitespace().next()).unwrap();
+    let resumed = cli.run(&["resume", "--approve", "all", "--max-tokens", "100000", id]).await;
+    let out = text(&resumed.stdout);
+    assert!(resumed.status.success(), "{out}\n{}", text(&resumed.stderr));
+    assert!(out.contains("budget 100,000 tokens · from person") && out.contains("all done"), "{out}");
+
     let bad = cli.run(&["run", "--max-budget-usd", "0", "spend"]).await;
     assert_eq!(bad.status.code(), Some(2), "clap refuses it");
     assert!(text(&bad.stderr).contains("expected an amount of dollars above 0"), "{}", text(&bad.stderr));

@@ -144,7 +144,12 @@ pub(crate) fn launch(
     let span = info_span!("session", session_id = %shared.ctx.id);
     let runtime = &shared.ctx.runtime;
     let handle = runtime.spawn(run.run(shared.clone()).instrument(span));
-    crate::budget::watch_deadline(shared, id_for_panic.clone(), cancel);
+    // Stops with the run however it ends (a completed run's token is never cancelled).
+    let watch = cancel.child_token();
+    if let Some(r) = shared.registry().get_mut(&id_for_panic) {
+        r.run_watch = watch.clone();
+    }
+    crate::budget::watch_deadline(shared, id_for_panic.clone(), watch);
     // A bug that panics an agent's task must still end the agent, or whoever waits
     // for it (a Task call, a parent, the CLI) would wait forever.
     let shared = shared.clone();
@@ -227,6 +232,7 @@ pub(crate) fn end_run(
         }
         let Some(r) = st.registry.get_mut(id) else { return EndStep::Finished };
         r.inbox = None;
+        r.run_watch.cancel();
         if let Some(history) = history {
             let late = drain_texts(inbox);
             if !late.is_empty() {
@@ -263,7 +269,8 @@ pub(crate) fn end_run(
                 Some(inbox) => inbox.send(text).err().map(|e| e.0),
                 None => Some(text),
             };
-            if status != AgentStatus::Cancelled {
+            // A child that was stopped (by the person, its parent's end, or a budget) wakes nobody.
+            if !matches!(status, AgentStatus::Cancelled | AgentStatus::BudgetExhausted) {
                 wake = pending.map(|text| (parent, text));
             }
         }

@@ -106,8 +106,8 @@ struct TaskInput {
     /// it cannot disturb your files or other subagents'; its changes come back on the branch for the user to merge
     #[schemars(with = "Option<IsolationName>")]
     isolation: Option<String>,
-    /// A token budget for the subagent and everything it starts (input + output tokens); never more than you
-    /// have left (optional)
+    /// A token budget for the subagent and everything it starts (input, output and cache-write tokens); never more
+    /// than you have left (optional)
     #[schemars(with = "Option<u64>", range(min = 1))]
     max_tokens: Option<Value>,
     /// A budget in US dollars for the subagent and everything it starts (optional)

@@ -80,7 +80,10 @@ async fn a_subtree_token_budget_stops_it_before_a_request_that_would_pass_it() {
         // At 80% (8,000 of 10,000) the child's budget warned, and the next request told the model.
         let warned = warnings(&run.events);
         assert_eq!(warned.len(), 2, "{api:?}: {warned:?}");
-        assert_eq!((&warned[0].0, warned[0].1.kind, warned[0].1.standing.exhausted), (&child_id, BudgetKind::Tokens, None));
+        assert_eq!(
+            (&warned[0].0, warned[0].1.kind, warned[0].1.standing.exhausted),
+            (&child_id, BudgetKind::Tokens, None)
+        );
         assert_eq!(warned[0].1.standing.used.tokens, 8_000);
         // Then once, that it ran out: what the meter shows, though use alone is under the limit.
         assert_eq!((&warned[1].0, warned[1].1.standing.exhausted), (&child_id, Some(BudgetKind::Tokens)));
@@ -230,6 +233,10 @@ async fn a_descendants_budget_and_the_spawn_rate_guard_refuse_spawns_with_a_clea
     assert_eq!(outs.iter().filter(|(_, e)| !e).count(), 1, "one leaf ran: {outs:?}");
     let refused = &outs.iter().find(|(_, e)| *e).unwrap().0;
     assert!(refused.contains("allows 1 subagents below it, and 1 have been started"), "{refused}");
+    // Its one subagent started, the limit is reached: no wrap-up, only no more subagents.
+    let second = requests_of(&h.requests(), "LIMITED:")[1].clone();
+    let said = last_message(&second);
+    assert!(said.contains("Start no new subagents") && !said.contains("Wrap up"), "{said}");
     session.shutdown();
 
     // A model that spawns in a loop is held to the rate.
