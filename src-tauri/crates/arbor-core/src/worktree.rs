@@ -110,6 +110,29 @@ fn run(mut cmd: Command, what: &str) -> Result<String, WorktreeError> {
     Ok(String::from_utf8_lossy(&out.stdout).trim_end().to_string())
 }
 
+/// `git worktree add`, `remove` and `list` read every worktree's files under the
+/// repository's `worktrees/`: two at once can see one another half made ("failed to
+/// read …/commondir"), which parallel worktree children did about once in twenty
+/// runs. One at a time per repository in this process; another process's, retried.
+fn worktree_git(common: &Path, make: impl Fn() -> Command, what: &str) -> Result<String, WorktreeError> {
+    type Locks = std::collections::HashMap<PathBuf, std::sync::Arc<parking_lot::Mutex<()>>>;
+    static LOCKS: std::sync::LazyLock<parking_lot::Mutex<Locks>> = std::sync::LazyLock::new(Default::default);
+    let lock = LOCKS.lock().entry(common.to_path_buf()).or_default().clone();
+    let _one_at_a_time = lock.lock();
+    let mut attempt = 0;
+    loop {
+        match run(make(), what) {
+            Err(WorktreeError::Git { message, .. })
+                if attempt < 4 && (message.contains("failed to read") || message.contains(".lock")) =>
+            {
+                attempt += 1;
+                std::thread::sleep(std::time::Duration::from_millis(50 * attempt));
+            }
+            other => return other,
+        }
+    }
+}
+
 /// Where Arbor keeps worktrees of the repository whose git common dir is `common`.
 pub fn worktrees_dir(common: &Path) -> PathBuf {
     common.join("arbor").join("worktrees")
@@ -162,9 +185,12 @@ pub fn create(parent_root: &Path, session: &str, agent: &str) -> Result<Worktree
     })();
     let _ = std::fs::remove_file(&index);
     let base = made?;
-    let mut add = git(&parent_top);
-    add.args(["worktree", "add", "-q", "-b", &branch]).arg(&path).arg(&base);
-    run(add, "worktree add")?;
+    let add = || {
+        let mut add = git(&parent_top);
+        add.args(["worktree", "add", "-q", "-b", &branch]).arg(&path).arg(&base);
+        add
+    };
+    worktree_git(&common, add, "worktree add")?;
     let sub = parent_root.strip_prefix(&parent_top).unwrap_or(Path::new(""));
     let wt = Worktree { root: path.join(sub), path, branch, base, parent_root: parent_root.to_path_buf(), parent_top };
     if let Ok(json) = serde_json::to_vec_pretty(&wt) {
@@ -327,9 +353,12 @@ pub fn act(wt: &Worktree, action: WorktreeAction, files: Vec<WorktreeFile>) -> R
 
 /// Removes the worktree's checkout; the branch too unless `keep_branch`.
 pub fn remove(wt_path: &Path, top: &Path, branch: &str, keep_branch: bool) -> Result<(), WorktreeError> {
-    let mut g = git(top);
-    g.args(["worktree", "remove", "--force"]).arg(wt_path);
-    run(g, "worktree remove")?;
+    let remove = || {
+        let mut g = git(top);
+        g.args(["worktree", "remove", "--force"]).arg(wt_path);
+        g
+    };
+    worktree_git(&common_dir(top)?, remove, "worktree remove")?;
     let _ = std::fs::remove_file(wt_path.with_extension("json"));
     if !keep_branch {
         git_out(top, &["branch", "-q", "-D", branch], "branch -D")?;
@@ -350,8 +379,14 @@ pub struct Listed {
 /// Arbor's worktrees of the repository `dir` is in (`git worktree list`).
 pub fn list(dir: &Path) -> Result<Vec<Listed>, WorktreeError> {
     let top = repository_of(dir).ok_or_else(|| WorktreeError::NotARepository(dir.display().to_string()))?;
-    let ours = worktrees_dir(&common_dir(&top)?);
-    let porcelain = git_out(&top, &["worktree", "list", "--porcelain"], "worktree list")?;
+    let common = common_dir(&top)?;
+    let ours = worktrees_dir(&common);
+    let list = || {
+        let mut g = git(&top);
+        g.args(["worktree", "list", "--porcelain"]);
+        g
+    };
+    let porcelain = worktree_git(&common, list, "worktree list")?;
     let mut out = Vec::new();
     for block in porcelain.split("\n\n") {
         let field = |name: &str| block.lines().find_map(|l| l.strip_prefix(name)).map(str::to_string);

@@ -65,17 +65,21 @@ async fn parallel_worktrees_merge_once_conflict_without_touching_the_tree_and_le
 
     // Both diffs are shown: each finished worktree lists its files.
     let ready = |a: &AgentId| worktree_updates(&run.events, a).into_iter().find(|u| u.state == WorktreeState::Ready);
-    let one_ready = ready(&one).unwrap_or_else(|| {
-        let mine: Vec<_> = run.events.iter().filter(|e| e.agent_id == one).map(|e| format!("{:?}", e.kind)).collect();
-        panic!("one is not ready: {mine:#?}")
-    });
+    let ready_or_say = |a: &AgentId| {
+        ready(a).unwrap_or_else(|| {
+            let mine: Vec<_> =
+                run.events.iter().filter(|e| e.agent_id == *a).map(|e| format!("{:?}", e.kind)).collect();
+            panic!("{a} is not ready: {mine:#?}")
+        })
+    };
+    let one_ready = ready_or_say(&one);
     assert_eq!(one_ready.branch, format!("arbor/{one}"));
     assert_eq!(one_ready.files.len(), 1);
     assert_eq!(
         (one_ready.files[0].path.as_str(), one_ready.files[0].lines_added, one_ready.files[0].lines_removed),
         ("shared.txt", 1, 1)
     );
-    let two_ready = ready(&two).expect("two ready");
+    let two_ready = ready_or_say(&two);
     let two_files: Vec<(&str, ChangeKind)> = two_ready.files.iter().map(|f| (f.path.as_str(), f.kind)).collect();
     assert_eq!(two_files, vec![("extra.txt", ChangeKind::Created), ("shared.txt", ChangeKind::Modified)]);
     // Nothing reached the parent's tree yet.
