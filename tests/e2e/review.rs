@@ -87,10 +87,11 @@ async fn a_budget_meter_stops_its_subtree_and_the_timeline_shows_parallel_work_a
             (rows.len() == 4).then_some(rows)
         })
         .await;
-    // In the tree's order (the main agent first, named as the header names it).
+    // In the tree's order, which is the order the main agent made its calls (they start in any order).
     let names: Vec<String> = rows.iter().skip(1).map(|r| r.0.trim().to_string()).collect();
     let tree: Vec<String> = app.rows().await.into_iter().skip(1).map(|(_, d, _)| d.trim().to_string()).collect();
     assert_eq!(names, tree);
+    assert_eq!(names, ["Read the code", "Write notes", "Budgeted survey"]);
     assert_eq!(rows[0].0.trim(), "Main agent");
     app.screenshot("timeline-waiting").await;
 

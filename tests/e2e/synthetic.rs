@@ -36,6 +36,7 @@ fn started(parent: Option<&AgentId>, call: Option<String>, description: String) 
         model: "claude-sonnet-4-5".into(),
         provider: "anthropic".into(),
         background: false,
+        call_seq: None,
     })
 }
 

@@ -161,6 +161,11 @@ export type AgentStarted = {
 	model: string,
 	provider: string,
 	background: boolean,
+	/**
+	 *  The `seq` of its parent's `tool_call` that started it: its place among its siblings,
+	 *  which start in any order when called at once. None when a person delegated it.
+	 */
+	call_seq?: number | null,
 };
 
 export type AgentStatus = "queued" | "running" | "waiting_approval" | "completed" | "failed" | "cancelled" | "max_turns" | 

@@ -67,6 +67,7 @@ export function eventMaker(sessionId = "s-1") {
         model: "claude-test",
         provider: "anthropic",
         background: false,
+        call_seq: null,
         ...extra,
       }),
     status: (id: AgentId, status: AgentStatus) => make(id, { type: "agent_status", status }),

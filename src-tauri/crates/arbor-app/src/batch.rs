@@ -247,6 +247,7 @@ mod tests {
                 model: "m".into(),
                 provider: "p".into(),
                 background: false,
+                call_seq: None,
             }),
         }
     }

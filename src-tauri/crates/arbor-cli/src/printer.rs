@@ -456,6 +456,7 @@ mod tests {
                 model: "m".into(),
                 provider: "p".into(),
                 background: false,
+                call_seq: None,
             }),
         });
         let rule = ApprovalRule {

@@ -417,6 +417,7 @@ impl BudgetProbe {
                 model: "m".into(),
                 provider: "p".into(),
                 background: false,
+                call_seq: None,
             };
             let record = crate::registry::AgentRecord::queued(
                 id.clone(),

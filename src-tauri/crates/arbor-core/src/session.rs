@@ -393,6 +393,7 @@ impl Session {
             model: self.main.spec.model.clone(),
             provider: self.main.provider_name.clone(),
             background: false,
+            call_seq: None,
         };
         st.registry.insert(AgentRecord::queued(
             id.clone(),

@@ -58,6 +58,8 @@ pub(crate) struct State {
     pub(crate) spawned: u32,
     /// When the models' spawns of the last minute happened (the spawn-rate guard).
     pub(crate) spawn_times: std::collections::VecDeque<i64>,
+    /// The seq of each subagent tool call, by (agent, call id): its child's place among its siblings.
+    pub(crate) call_seqs: std::collections::HashMap<(AgentId, String), u64>,
     events: EventSink,
     /// The tool specs offered so far, by the names of the tools in them (see [`Shared::tool_specs`]).
     tool_specs: Vec<Arc<[ToolSpec]>>,
@@ -90,15 +92,17 @@ impl std::ops::DerefMut for Locked<'_> {
 }
 
 impl Locked<'_> {
-    /// Numbers the event, applies it to its agent's record, and sends it on.
-    pub(crate) fn emit(&mut self, agent_id: &AgentId, kind: EventKind) {
+    /// Numbers the event, applies it to its agent's record, and sends it on; returns its seq.
+    pub(crate) fn emit(&mut self, agent_id: &AgentId, kind: EventKind) -> u64 {
         let state = &mut *self.state;
         let event = state.events.stamp(agent_id, kind);
+        let seq = event.seq;
         if let Some(r) = state.registry.get_mut(agent_id) {
             r.state.apply(&event);
         }
         state.registry.account(&event);
         state.events.send(event);
+        seq
     }
 
     /// Random bits for an approval request's UUID.
@@ -126,6 +130,7 @@ impl Shared {
             approvals: Approvals::default(),
             spawned: 0,
             spawn_times: std::collections::VecDeque::new(),
+            call_seqs: std::collections::HashMap::new(),
             events,
             tool_specs: Vec::new(),
             rng,
@@ -143,8 +148,8 @@ impl Shared {
         MutexGuard::map(self.state.lock(), |s| &mut s.registry)
     }
 
-    pub(crate) fn emit(&self, agent_id: &AgentId, kind: EventKind) {
-        self.lock().emit(agent_id, kind);
+    pub(crate) fn emit(&self, agent_id: &AgentId, kind: EventKind) -> u64 {
+        self.lock().emit(agent_id, kind)
     }
 
     pub(crate) fn now_ms(&self) -> i64 {

@@ -205,6 +205,10 @@ pub struct AgentStarted {
     pub model: String,
     pub provider: String,
     pub background: bool,
+    /// The `seq` of its parent's `tool_call` that started it: its place among its siblings,
+    /// which start in any order when called at once. None when a person delegated it.
+    #[serde(default)]
+    pub call_seq: Option<u64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
@@ -351,6 +355,7 @@ mod tests {
                     model: "m".into(),
                     provider: "p".into(),
                     background: false,
+                    call_seq: None,
                 }),
                 EventType::AgentStatus => EventKind::AgentStatus(StatusChanged { status: AgentStatus::Running }),
                 EventType::BudgetSet => EventKind::BudgetSet(crate::BudgetSet {

@@ -154,6 +154,7 @@ impl StoredAgent {
             model: self.model.clone(),
             provider: self.provider.clone(),
             background: self.background,
+            call_seq: None,
         }
     }
 }

@@ -446,6 +446,7 @@ mod tests {
             model: "m".into(),
             provider: "p".into(),
             background: false,
+            call_seq: None,
         })
     }
 

@@ -146,6 +146,7 @@ function placeholder(id: AgentId, ts: number): AgentNode {
     known: false,
     parentId: null,
     parentCallId: null,
+    callSeq: null,
     depth: 0,
     description: id,
     subagentType: null,

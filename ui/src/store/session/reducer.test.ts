@@ -38,6 +38,18 @@ describe("agent_started and the tree", () => {
     expect(s.agents["agent-b"]?.depth).toBe(2);
   });
 
+  it("orders siblings as their parent called them, whatever order they started in", () => {
+    const e = eventMaker();
+    const s = run([
+      e.started("agent-main", null, "main"),
+      e.started("agent-third", "agent-main", "Third", { parent_call_id: "c3", call_seq: 14 }),
+      e.started("agent-first", "agent-main", "First", { parent_call_id: "c1", call_seq: 10 }),
+      e.started("agent-mine", "agent-main", "Delegated by me"),
+      e.started("agent-second", "agent-main", "Second", { parent_call_id: "c2", call_seq: 12 }),
+    ]);
+    expect(s.agents["agent-main"]?.children).toEqual(["agent-first", "agent-second", "agent-third", "agent-mine"]);
+  });
+
   it("attaches a child whose parent is announced later", () => {
     const e = eventMaker();
     const child = e.started("agent-c", "agent-p", "Early child");

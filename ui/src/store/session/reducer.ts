@@ -124,6 +124,7 @@ function apply(d: Draft, ev: AgentEvent): void {
       node.model = ev.model;
       node.provider = ev.provider;
       node.background = ev.background;
+      node.callSeq = ev.call_seq ?? null;
       if (oldParent !== null && oldParent !== ev.parent_id) {
         // Moved (a merged log): its old parent's subtree no longer holds it.
         const old = d.agent(oldParent, ev.ts);
@@ -138,7 +139,7 @@ function apply(d: Draft, ev: AgentEvent): void {
         }
         if (oldParent !== ev.parent_id) {
           const parent = d.agent(ev.parent_id, ev.ts);
-          if (!parent.children.includes(node.id)) d.children(parent).push(node.id);
+          if (!parent.children.includes(node.id)) insertByCall(d.children(parent), node, (id) => s.agents[id]);
         }
       } else {
         if (!wasRoot) d.roots().push(node.id);
@@ -243,4 +244,23 @@ function apply(d: Draft, ev: AgentEvent): void {
       void never;
     }
   }
+}
+
+/**
+ * Puts a child among its siblings in the order its parent made the calls that
+ * started them (Rust's `call_seq`; calls made at once start in any order), after
+ * them the ones a person delegated, in the order they started.
+ */
+function insertByCall(siblings: AgentId[], child: AgentNode, nodeOf: (id: AgentId) => AgentNode | undefined): void {
+  const key = child.callSeq;
+  if (key === null) {
+    siblings.push(child.id);
+    return;
+  }
+  const at = siblings.findIndex((id) => {
+    const other = nodeOf(id)?.callSeq ?? null;
+    return other === null || other > key;
+  });
+  if (at < 0) siblings.push(child.id);
+  else siblings.splice(at, 0, child.id);
 }

@@ -156,6 +156,8 @@ export interface AgentNode {
   known: boolean;
   parentId: AgentId | null;
   parentCallId: string | null;
+  /** The seq of the parent's call that started it: its place among its siblings (null: delegated). */
+  callSeq: number | null;
   depth: number;
   description: string;
   subagentType: string | null;

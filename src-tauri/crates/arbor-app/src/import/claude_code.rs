@@ -174,6 +174,7 @@ pub fn convert(session_uuid: &str, main: &File, subagents: &[SubagentFiles]) -> 
             model,
             provider: "anthropic".to_string(),
             background: meta["requestShape"].as_str() == Some("background"),
+            call_seq: None,
         };
         // A child never starts before the call that started it.
         for e in &mut read.lane.events {
@@ -487,6 +488,7 @@ fn finish_lane(read: Read, started: Option<AgentStarted>) -> Lane {
         model: model.unwrap_or_default(),
         provider: "anthropic".to_string(),
         background: false,
+        call_seq: None,
     });
     let mut out = vec![(first, EventKind::AgentStarted(started))];
     let mut run = Run::default();

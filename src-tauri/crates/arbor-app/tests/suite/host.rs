@@ -350,6 +350,7 @@ fn start_up_offers_the_sessions_the_last_run_left_interrupted() {
         model: "m".into(),
         provider: "anthropic".into(),
         background: false,
+        call_seq: None,
     };
     store
         .append(&[

@@ -33,7 +33,8 @@ pub(crate) struct Call {
 
 pub(crate) async fn run_calls(shared: &Arc<Shared>, agent: &AgentRun, calls: Vec<Call>) -> Vec<UserBlock> {
     for c in &calls {
-        shared.emit(
+        let mut st = shared.lock();
+        let seq = st.emit(
             &agent.id,
             EventKind::ToolCall(ToolCall {
                 call_id: c.id.clone(),
@@ -42,6 +43,9 @@ pub(crate) async fn run_calls(shared: &Arc<Shared>, agent: &AgentRun, calls: Vec
                 mcp: agent.tools.get(&c.name).and_then(|t| t.mcp()),
             }),
         );
+        if crate::subagents::is_subagent_tool(&c.name) {
+            st.call_seqs.insert((agent.id.clone(), c.id.clone()), seq);
+        }
     }
     let handles: Vec<_> = calls
         .into_iter()

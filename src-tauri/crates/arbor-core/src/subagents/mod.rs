@@ -261,6 +261,7 @@ pub(crate) fn start(shared: &Arc<Shared>, req: SpawnRequest, plan: Plan) -> Resu
         model: spec.model.clone(),
         provider: provider_name,
         background: req.background,
+        call_seq: req.parent_call_id.as_ref().and_then(|c| st.call_seqs.remove(&(req.parent.clone(), c.clone()))),
     };
     let (inbox_tx, inbox) = mpsc::unbounded_channel();
     let cancel = parent_cancel.child_token();

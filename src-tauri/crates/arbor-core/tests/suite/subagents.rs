@@ -191,6 +191,17 @@ async fn two_children_run_and_only_their_last_texts_reach_the_parent() {
         );
         assert_eq!(b.subtree_usage, b.usage);
         assert_eq!((a.turns, b.turns, main.turns), (1, 2, 2));
+        // Each child says which call started it: the tree shows them in call order, whichever started first.
+        for (_, started) in children(&run.events) {
+            let call = run.events.iter().find_map(|e| match &e.kind {
+                EventKind::ToolCall(c) if Some(&c.call_id) == started.parent_call_id.as_ref() => Some(e.seq),
+                _ => None,
+            });
+            assert_eq!(started.call_seq, call, "{api:?} {}", started.description);
+        }
+        let seq_of =
+            |d: &str| children(&run.events).into_iter().find(|(_, s)| s.description == d).and_then(|(_, s)| s.call_seq);
+        assert!(seq_of("Do A") < seq_of("Do B"), "{api:?}: in call order");
     }
 }
 
@@ -285,6 +296,7 @@ async fn a_child_is_announced_with_its_place_in_the_tree_and_every_status_change
                 model: "claude-sonnet-4-5".into(),
                 provider: provider.into(),
                 background: false,
+                call_seq: None,
             }
         );
         assert_eq!(statuses(&run.events, id), vec![AgentStatus::Queued, AgentStatus::Running, AgentStatus::Completed]);

@@ -85,6 +85,7 @@ pub fn started(parent: Option<&AgentId>, call: Option<&str>, depth: u32, descrip
         model: "claude-test".into(),
         provider: "anthropic".into(),
         background: false,
+        call_seq: None,
     })
 }
 
