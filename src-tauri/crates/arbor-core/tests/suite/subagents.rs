@@ -285,6 +285,12 @@ async fn a_child_is_announced_with_its_place_in_the_tree_and_every_status_change
         assert_eq!(kids.len(), 1, "{api:?}");
         let (id, started) = &kids[0];
         assert!(AgentId::is_valid(id.as_str()) && *id != main, "a fresh id: {id}");
+        // Its place among its siblings: the seq of the call that started it.
+        let call_seq = run.events.iter().find_map(|e| match &e.kind {
+            EventKind::ToolCall(c) if c.call_id == task_id => Some(e.seq),
+            _ => None,
+        });
+        assert!(call_seq.is_some());
         assert_eq!(
             *started,
             AgentStarted {
@@ -296,7 +302,7 @@ async fn a_child_is_announced_with_its_place_in_the_tree_and_every_status_change
                 model: "claude-sonnet-4-5".into(),
                 provider: provider.into(),
                 background: false,
-                call_seq: None,
+                call_seq,
             }
         );
         assert_eq!(statuses(&run.events, id), vec![AgentStatus::Queued, AgentStatus::Running, AgentStatus::Completed]);
