@@ -130,6 +130,10 @@ describe("approvals", () => {
     });
     const after = reduce(next, e.resolved("agent-a1", "r1", "approved"));
     expect(pendingApprovals(after).map((a) => a.requestId)).toEqual(["r2"]);
+    // The main agent's own request: named once, no path repeating it.
+    const own = reduce(after, e.approval("agent-main", "r3", "c3", ["main"]));
+    const mine = pendingApprovals(own).find((a) => a.requestId === "r3")!;
+    expect(approvalAgentLabel(own.agents["agent-main"], mine)).toEqual({ description: "main", id: "agent-main", path: "" });
   });
 });
 

@@ -129,13 +129,17 @@ export function pathLabel(path: readonly string[]): string {
   return path.join(" › ");
 }
 
-/** The label of an approval's agent: its description, id and path in the tree. */
+/**
+ * The label of an approval's agent: its description, id and path in the tree. The
+ * main agent's path is itself alone, so it has none ("main / agent-… / main" said it twice).
+ */
 export function approvalAgentLabel(
   node: AgentNode | undefined,
   approval: Approval,
 ): { description: string; id: string; path: string } {
   const description = node?.known ? node.description : (approval.agentPath.at(-1) ?? approval.agentId);
-  return { description, id: approval.agentId, path: pathLabel(approval.agentPath) };
+  const path = approval.agentPath.length > 1 ? pathLabel(approval.agentPath) : "";
+  return { description, id: approval.agentId, path };
 }
 
 export interface TreeRow {

@@ -81,7 +81,7 @@ export const ApprovalCard = memo(function ApprovalCard({ approval, reviewing }: 
         >
           <span className="desc">{description}</span>
           <span className="id">{agentId}</span>
-          <span className="path">{path}</span>
+          {path ? <span className="path">{path}</span> : null}
         </button>
       </div>
       {/* A spawn's plan and its answers together: what is approved is the form as edited. */}
