@@ -13,6 +13,7 @@ import { fileCounts, groupByAgent, ofAgents, revertedIds, subtreeIds } from "../
 import { isShown, showsAll, type OutputFilter } from "../lib/outputFilter";
 import { isTerminal } from "./session/status";
 import type { AgentNode, AgentWorktree, Approval, OutputItem, SessionState } from "./session/types";
+import { anyAgentActive, wallTimeMs } from "./timeline";
 
 function memoByRef<K extends object, V>(compute: (k: K) => V): (k: K) => V {
   const cache = new WeakMap<K, V>();
@@ -267,16 +268,9 @@ export function rowForSeq(keys: readonly string[], seq: number): number {
   return found;
 }
 
-const activeMemo = new WeakMap<Record<AgentId, AgentNode>, boolean>();
-
 /** Some agent of the session is still at work (or waiting to): the session is running. */
 export function sessionActive(state: SessionState): boolean {
-  let v = activeMemo.get(state.agents);
-  if (v === undefined) {
-    v = Object.values(state.agents).some((a) => a.known && !isTerminal(a.status));
-    activeMemo.set(state.agents, v);
-  }
-  return v;
+  return anyAgentActive(state.agents);
 }
 
 /**
@@ -301,8 +295,8 @@ export function elapsedMs(node: AgentNode, now: number): number | null {
  * reducer mirrors them); null while it never ran.
  */
 export function totalElapsedMs(node: AgentNode, now: number): number | null {
-  if (node.wallRunStartedAt === null) return node.wallElapsedMs > 0 || node.runStartedAt !== null ? node.wallElapsedMs : null;
-  return node.wallElapsedMs + Math.max(0, now - node.wallRunStartedAt);
+  const ran = node.wallRunStartedAt !== null || node.wallElapsedMs > 0 || node.runStartedAt !== null;
+  return ran ? wallTimeMs(node, now) : null;
 }
 
 /** Which of an agent's runs a result is: 1-based, of how many so far. */

@@ -207,7 +207,7 @@ pub(crate) fn before_spawn(
         let left = standing.budget.remainder(&standing.used);
         let tighter = budget.within(&left);
         for kind in BudgetKind::ALL {
-            if limit(&tighter, kind) != limit(&budget, kind) && limit(&budget, kind).is_some() {
+            if tighter.limit(kind) != budget.limit(kind) && budget.limit(kind).is_some() {
                 carved.push(kind);
             }
         }
@@ -231,15 +231,6 @@ pub(crate) fn before_spawn(
     }
     carved.dedup();
     Ok((budget, carved))
-}
-
-fn limit(b: &Budget, kind: BudgetKind) -> Option<f64> {
-    match kind {
-        BudgetKind::Tokens => b.max_tokens.map(|v| v as f64),
-        BudgetKind::Cost => b.max_cost_usd,
-        BudgetKind::Duration => b.max_duration_seconds.map(|v| v as f64),
-        BudgetKind::Subagents => b.max_subagents.map(f64::from),
-    }
 }
 
 /// Gives `id` a budget (announced as `budget_set`), under the lock it was registered under.

@@ -62,6 +62,16 @@ impl Budget {
         if parts.is_empty() { "no limits".to_string() } else { parts.join(" · ") }
     }
 
+    /// One limit, as a number (wall time in seconds); None when it sets none.
+    pub fn limit(&self, kind: BudgetKind) -> Option<f64> {
+        match kind {
+            BudgetKind::Tokens => self.max_tokens.map(|v| v as f64),
+            BudgetKind::Cost => self.max_cost_usd,
+            BudgetKind::Duration => self.max_duration_seconds.map(|v| v as f64),
+            BudgetKind::Subagents => self.max_subagents.map(f64::from),
+        }
+    }
+
     /// The tighter of the two, limit by limit.
     pub fn within(&self, other: &Budget) -> Budget {
         fn min<T: PartialOrd + Copy>(a: Option<T>, b: Option<T>) -> Option<T> {
@@ -205,15 +215,14 @@ pub struct BudgetStanding {
 impl BudgetStanding {
     /// The share of one limit used (1.0 = at the limit); None when the budget sets no such limit.
     pub fn share(&self, kind: BudgetKind) -> Option<f64> {
-        let (b, u) = (&self.budget, &self.used);
-        match kind {
-            BudgetKind::Tokens => b.max_tokens.map(|m| ratio(u.tokens as f64, m as f64)),
-            BudgetKind::Cost => b.max_cost_usd.map(|m| ratio(u.cost_usd, m)),
-            BudgetKind::Duration => {
-                b.max_duration_seconds.map(|m| ratio(u.elapsed_ms as f64, m.saturating_mul(1000) as f64))
-            }
-            BudgetKind::Subagents => b.max_subagents.map(|m| ratio(f64::from(u.subagents), f64::from(m))),
-        }
+        let u = &self.used;
+        let used = match kind {
+            BudgetKind::Tokens => u.tokens as f64,
+            BudgetKind::Cost => u.cost_usd,
+            BudgetKind::Duration => u.elapsed_ms as f64 / 1000.0,
+            BudgetKind::Subagents => f64::from(u.subagents),
+        };
+        self.budget.limit(kind).map(|max| ratio(used, max))
     }
 
     /// The figures of one limit, as a person reads them: "12,400 of 10,000 tokens".

@@ -13,8 +13,8 @@ use crate::read::{agent, agents, summary};
 use crate::search::path_to;
 use arbor_protocol::time::duration_words;
 use arbor_protocol::{
-    AgentEvent, AgentId, AgentStates, ApprovalOutcome, ApprovalRule, Budget, BudgetKind, BudgetStanding, DecidedBy,
-    EventKind, McpState, SessionId, SessionSummary, StoredAgent, Timeline, Usage,
+    AgentEvent, AgentId, AgentStates, ApprovalOutcome, ApprovalRule, BudgetKind, BudgetStanding, DecidedBy, EventKind,
+    McpState, SessionId, SessionSummary, StoredAgent, Timeline, Usage,
 };
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -183,7 +183,7 @@ fn agent_section(
     );
     if let Some(b) = budget {
         let used: Vec<String> =
-            BudgetKind::ALL.iter().filter(|k| limit_set(&b.budget, **k)).map(|k| b.figures(*k)).collect();
+            BudgetKind::ALL.iter().filter(|k| b.budget.limit(**k).is_some()).map(|k| b.figures(*k)).collect();
         let _ = writeln!(
             out,
             "Budget of its subtree: {} · used {:.0}%: {}\n",
@@ -234,15 +234,6 @@ struct Nesting {
 
 fn count(n: usize, what: &str) -> String {
     format!("{n} {what}{}", if n == 1 { "" } else { "s" })
-}
-
-fn limit_set(b: &Budget, kind: BudgetKind) -> bool {
-    match kind {
-        BudgetKind::Tokens => b.max_tokens.is_some(),
-        BudgetKind::Cost => b.max_cost_usd.is_some(),
-        BudgetKind::Duration => b.max_duration_seconds.is_some(),
-        BudgetKind::Subagents => b.max_subagents.is_some(),
-    }
 }
 
 fn flush_chunks(out: &mut String, pending: Option<(&'static str, String)>) {
