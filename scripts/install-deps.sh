@@ -10,7 +10,7 @@ SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 
 PACKAGES=(
-  build-essential pkg-config libssl-dev curl ca-certificates git
+  build-essential pkg-config curl ca-certificates git
   libwebkit2gtk-4.1-dev libsoup-3.0-dev libgtk-3-dev librsvg2-dev
   xvfb xauth fonts-dejavu-core webkit2gtk-driver python3-venv bubblewrap
 )

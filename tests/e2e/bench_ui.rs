@@ -5,15 +5,21 @@
 //!   the real provider, runtime and bridge): events/s reached, frame intervals and
 //!   the UI's work per applied batch (reduce + render);
 //! - cold start: process start to the page's first contentful paint;
-//! - idle memory: resident set of the app and its WebKit processes, idle;
+//! - memory: the app and its WebKit processes, as PSS (shared pages shared out)
+//!   and RSS, with the window up and idle, and again after the demo has run;
 //! - the Timeline of a stored 200-agent, 100,000-event session: from the tab's click
-//!   to its first paint, and each frame's interval and paint time while it is panned.
+//!   to its first paint, and each frame's interval and paint time while it is panned;
+//! - how it feels (bench_speed.rs): typing while ten agents stream, a 1,500-line
+//!   answer, tool calls as they stream, 200 live agents; and the binaries' sizes.
 //!
-//! `-- --timeline` measures the timeline alone.
+//! `-- --timeline` measures the timeline alone; `-- --speed` the figures of bench_speed.rs,
+//! memory and start alone.
 
 // A benchmark binary: its output is the report, and a failed step should stop it loudly.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 
+#[path = "bench_speed.rs"]
+mod bench_speed;
 #[path = "harness.rs"]
 #[allow(dead_code)]
 mod harness;
@@ -66,8 +72,14 @@ fn floats(v: &Value) -> Vec<f64> {
     v.as_array().map(|a| a.iter().filter_map(Value::as_f64).collect()).unwrap_or_default()
 }
 
-/// Resident memory (kB) of `root` and all its descendants, from /proc.
+/// Resident memory (kB) of `root` and all its descendants, from /proc, and their pids.
 fn tree_rss_kb(root: u32) -> (u64, Vec<(String, u64)>) {
+    let (total, parts, _) = process_tree(root);
+    (total, parts)
+}
+
+/// `root` and its descendants: their summed RSS (kB), each one's name and RSS, and their pids.
+fn process_tree(root: u32) -> (u64, Vec<(String, u64)>, Vec<u32>) {
     let mut procs = Vec::new();
     for entry in std::fs::read_dir("/proc").unwrap().flatten() {
         let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else { continue };
@@ -87,7 +99,20 @@ fn tree_rss_kb(root: u32) -> (u64, Vec<(String, u64)>) {
         i += 1;
     }
     let parts: Vec<(String, u64)> = procs.iter().filter(|p| tree.contains(&p.0)).map(|p| (p.3.clone(), p.2)).collect();
-    (parts.iter().map(|p| p.1).sum(), parts)
+    (parts.iter().map(|p| p.1).sum(), parts, tree)
+}
+
+/// PSS and RSS (MiB) of the app's process tree, and each process's PSS.
+fn memory(pid: u32) -> (f64, f64, Vec<(String, f64)>) {
+    let (rss, _, pids) = process_tree(pid);
+    let each = pids
+        .iter()
+        .map(|p| {
+            let name = std::fs::read_to_string(format!("/proc/{p}/comm")).unwrap_or_default().trim().to_string();
+            (name, bench_speed::tree_pss_kb(*p, &[]) as f64 / 1024.0)
+        })
+        .collect();
+    (bench_speed::tree_pss_kb(pid, &pids[1..]) as f64 / 1024.0, rss as f64 / 1024.0, each)
 }
 
 /// CPU time (user + system, in clock ticks) of `root`, its descendants and this
@@ -141,13 +166,22 @@ async fn main() {
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_arbor-desktop")));
     println!("app binary: {}", bin.display());
-    timeline_bench(&bin).await;
+    bench_speed::binary_sizes(&bin);
+    let only_speed = std::env::args().any(|a| a == "--speed");
+    if !only_speed {
+        timeline_bench(&bin).await;
+    }
     if std::env::args().any(|a| a == "--timeline") {
         return;
     }
-    let server = ScriptedServer::start(firehose()).await.unwrap();
+    let mut scenario = firehose();
+    scenario.rules.extend(bench_speed::rules().into_iter().map(|r| serde_json::from_value(r).unwrap()));
+    let server = ScriptedServer::start(scenario).await.unwrap();
+    memory_with_demo(&bin).await;
     let settings = json!({ "limits": { "max_parallel": CHILDREN, "max_subagents": CHILDREN, "max_depth": 1, "subagent_max_turns": 10, "main_max_turns": 10 } });
     let mut cold = Vec::new();
+    let mut ready = Vec::new();
+    let mut page = Vec::new();
     let mut idle = Vec::new();
     for run in 0..3 {
         let app = App::launch_with(
@@ -158,39 +192,112 @@ async fn main() {
         .await;
         app.find("[data-testid=prompt-input]").await;
         let pid = app_pid().expect("the app's process");
-        let fcp = app
+        let marks = app
             .client
             .execute(
                 "const p = performance.getEntriesByType('paint').find(e => e.name === 'first-contentful-paint'); \
-                 return p ? performance.timeOrigin + p.startTime : null",
+                 const i = performance.getEntriesByName('arbor-interactive')[0]; \
+                 return [p ? performance.timeOrigin + p.startTime : null, i ? performance.timeOrigin + i.startTime : null, performance.timeOrigin]",
                 vec![],
             )
             .await
             .unwrap();
-        if let (Some(fcp), Some(start)) = (fcp.as_f64(), process_start_ms(pid)) {
+        if let (Some(fcp), Some(start)) = (marks[0].as_f64(), process_start_ms(pid)) {
             cold.push(fcp - start);
+            // Builds before the mark existed: FCP is the nearest figure.
+            ready.push(marks[1].as_f64().unwrap_or(fcp) - start);
+            page.push(marks[2].as_f64().unwrap_or(fcp) - start);
         }
         tokio::time::sleep(Duration::from_secs(3)).await;
-        let (rss, parts) = tree_rss_kb(pid);
-        idle.push(rss as f64 / 1024.0);
+        let (pss, rss, each) = memory(pid);
+        idle.push((pss, rss));
         if run == 0 {
-            println!("idle processes: {parts:?}");
-            firehose_run(&app).await;
-            open_stored_run(&app).await;
+            println!("idle processes (PSS MiB): {each:?}");
+            if only_speed {
+                speed_run(&app).await;
+            } else {
+                firehose_run(&app).await;
+                open_stored_run(&app).await;
+                speed_run(&app).await;
+            }
         }
         app.close().await;
     }
+    let env = [("ANTHROPIC_BASE_URL", server.anthropic_base_url()), ("ANTHROPIC_API_KEY", "bench".to_string())];
+    bench_speed::many_agents(&bin, &env).await;
     println!(
-        "cold start to first contentful paint: {:?} ms (median {:.0} ms)",
-        cold.iter().map(|v| v.round()).collect::<Vec<_>>(),
+        "cold start to an interactive window (process start to the first screen after loading): {:?} ms (median {:.0} ms)",
+        ready.iter().map(|v| v.round()).collect::<Vec<_>>(),
+        pct(&mut ready, 0.5)
+    );
+    println!(
+        "  of which to the page's start {:.0} ms, to its first contentful paint {:.0} ms (medians)",
+        pct(&mut page, 0.5),
         pct(&mut cold, 0.5)
     );
+    let mut pss: Vec<f64> = idle.iter().map(|v| v.0).collect();
+    let mut rss: Vec<f64> = idle.iter().map(|v| v.1).collect();
     println!(
-        "idle memory (app + WebKit processes, RSS): {:?} MiB (median {:.0} MiB)",
-        idle.iter().map(|v| v.round()).collect::<Vec<_>>(),
-        pct(&mut idle, 0.5)
+        "memory with the window up, no session (app + WebKit processes): PSS {:?} MiB (median {:.0} MiB); RSS median {:.0} MiB",
+        pss.iter().map(|v| v.round()).collect::<Vec<_>>(),
+        pct(&mut pss, 0.5),
+        pct(&mut rss, 0.5)
     );
     server.shutdown().await;
+}
+
+/// The figures of bench_speed.rs, on a fresh session each (New session between them).
+async fn speed_run(app: &App) {
+    app.client.execute("localStorage.setItem('arborPerf', '1'); location.reload();", vec![]).await.ok();
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    for step in 0..3 {
+        // Disabled while no session is open: then the next prompt starts one anyway.
+        app.client
+            .execute(
+                "const b = document.querySelector('[data-testid=new-session]'); if (b && !b.disabled) b.click();",
+                vec![],
+            )
+            .await
+            .unwrap();
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        match step {
+            0 => bench_speed::typing(app).await,
+            1 => bench_speed::long_answer(app).await,
+            _ => bench_speed::streamed_calls(app).await,
+        }
+    }
+}
+
+/// Memory after the demo has run (no provider set up: the first-run screen offers it).
+async fn memory_with_demo(bin: &std::path::Path) {
+    let app = App::launch_with(bin, &[], None).await;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let pid = app_pid().expect("the app's process");
+    let (before, _, _) = memory(pid);
+    app.click("[data-testid=try-demo]").await;
+    // The demo asks before its edits: approve each as a person trying it would.
+    app.wait("the demo to finish", || async {
+        let done = app
+            .client
+            .execute(
+                "const a = document.querySelector('[data-testid=approval] [data-testid=approve]'); if (a) a.click(); \
+                 const s = document.querySelector('[data-testid=tree-node]'); \
+                 return !!s && document.querySelectorAll('[data-testid=approval]').length === 0 && \
+                   !!document.querySelector('[data-testid=status-bar]') && \
+                   ![...document.querySelectorAll('[data-testid=tree-node]')].some(n => /running|queued|waiting/.test(n.getAttribute('data-status') || ''));",
+                vec![],
+            )
+            .await
+            .ok()?;
+        done.as_bool()?.then_some(())
+    })
+    .await;
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let (after, rss, _) = memory(pid);
+    println!(
+        "memory after the demo ran (app + WebKit processes): PSS {after:.0} MiB (window up before it: {before:.0} MiB); RSS {rss:.0} MiB"
+    );
+    app.close().await;
 }
 
 /// Opens the firehose's stored session (~100,000 events, 21 agents) from the

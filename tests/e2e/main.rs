@@ -9,6 +9,7 @@
 mod approvals;
 mod harness;
 mod isolation;
+mod layout;
 mod review;
 mod xwd;
 

@@ -70,7 +70,14 @@ pub fn big_session(data_dir: &Path, agents: usize, events: usize) -> (SessionId,
     let mut log = Log { session: session.clone(), events: Vec::with_capacity(events + agents * 8) };
     let main = AgentId::from_suffix(0x0a11);
     log.push(&main, t0, started(None, None, "main".into()));
-    log.push(&main, t0, EventKind::UserMessage(Text { content: "BENCH-TIMELINE: a big fan-out".into() }));
+    log.push(
+        &main,
+        t0,
+        EventKind::UserMessage(arbor_protocol::UserMessage::new(
+            "BENCH-TIMELINE: a big fan-out",
+            arbor_protocol::MessageFrom::Person,
+        )),
+    );
     log.push(&main, t0, status(AgentStatus::Running));
     let children = agents - 1;
     // Every child's share of the log, spread over its turns.

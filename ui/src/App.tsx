@@ -2,18 +2,22 @@
  * The window: loading and first-run screens, the session layout (live or
  * under review; its centre an agent's output or the session's timeline),
  * history, settings, dialogs. The approval inbox is beside
- * every view (the live session's requests are never hidden), and the window
- * title counts them.
+ * every view (the live session's requests are never hidden; folded to a
+ * strip while none waits), and the window title counts them. The tree and
+ * the inbox are resized with splitters; in a narrow window (or at 200% zoom)
+ * the panes stack and the whole scrolls.
  */
 import { useEffect } from "react";
 import { AgentTree } from "./components/AgentTree";
-import { ApprovalInbox } from "./components/ApprovalInbox";
 import { BudgetDialog } from "./components/BudgetDialog";
 import { DelegateDialog } from "./components/DelegateDialog";
 import { ErrorBanners } from "./components/ErrorBanners";
 import { FirstRun } from "./components/FirstRun";
 import { HistoryPanel } from "./components/HistoryPanel";
 import { IconAlert, IconTree } from "./components/icons";
+import { INBOX_PANE_ID, InboxPanel, useInboxFolded } from "./components/layout/InboxPanel";
+import { Splitter } from "./components/layout/Splitter";
+import { paneVars, useSessionLayout } from "./components/layout/useSessionLayout";
 import { McpTrustDialog } from "./components/McpTrustDialog";
 import { MessageDialog } from "./components/MessageDialog";
 import { OutputView } from "./components/output/OutputView";
@@ -28,10 +32,13 @@ import { useWindowTitle } from "./hooks/useWindowTitle";
 import { installEventEffects, loadAppState } from "./ipc/actions";
 import { installApprovalEffects } from "./ipc/approvals";
 import { installHistoryEffects } from "./ipc/history";
+import { markInteractive } from "./lib/perf";
 import { bookStore } from "./store/review";
-import { liveSession, sessionStore } from "./store/sessionStore";
+import { sessionStore } from "./store/sessionStore";
 import { useStore } from "./store/store";
 import { toggleHistory, uiStore } from "./store/ui";
+
+const TREE_PANE_ID = "agent-tree-pane";
 
 /** Ctrl+H (Cmd+H on macOS) shows or hides the history. */
 function onGlobalKey(e: KeyboardEvent): void {
@@ -56,6 +63,10 @@ export function App() {
     };
   }, []);
   const loading = useStore(uiStore, (s) => s.appLoading && s.app === null);
+  // The first screen after loading is what a cold start is measured to.
+  useEffect(() => {
+    if (!loading) markInteractive();
+  }, [loading]);
   const appError = useStore(uiStore, (s) => s.appError);
   const firstRun = useStore(
     uiStore,
@@ -66,6 +77,8 @@ export function App() {
   const dialog = useStore(uiStore, (s) => s.dialog);
   const hasAgents = useStore(sessionStore, (s) => s.roots.length > 0);
   const reviewing = useStore(bookStore, (b) => b.review !== null);
+  const folded = useInboxFolded();
+  const layout = useSessionLayout(folded);
   useWindowTitle();
 
   if (loading) {
@@ -95,14 +108,23 @@ export function App() {
     );
   }
 
+  const shape = `${folded ? " inbox-folded" : ""}${layout.narrow ? " narrow" : ""}`;
+  const inbox = (
+    <>
+      {folded || layout.narrow ? null : (
+        <Splitter pane="inbox" side="end" size={layout.inbox} label="Resize the approvals" controls={INBOX_PANE_ID} />
+      )}
+      <InboxPanel folded={folded} />
+    </>
+  );
   let body;
   if (view === "settings") {
     body = (
       <>
         <TopBar />
-        <div className="with-inbox">
+        <div className={`with-inbox${shape}`} style={paneVars(layout)}>
           <SettingsPanel />
-          <InboxPanel />
+          {inbox}
         </div>
       </>
     );
@@ -110,9 +132,9 @@ export function App() {
     body = (
       <>
         <TopBar />
-        <div className="with-inbox">
+        <div className={`with-inbox${shape}`} style={paneVars(layout)}>
           <HistoryPanel />
-          <InboxPanel />
+          {inbox}
         </div>
       </>
     );
@@ -122,9 +144,9 @@ export function App() {
     body = (
       <>
         <TopBar />
-        <div className={`main${reviewing ? " reviewing" : ""}`}>
+        <div className={`main${reviewing ? " reviewing" : ""}${shape}`} style={paneVars(layout)}>
           <ReviewBanner />
-          <aside className="panel" aria-label="Agent tree">
+          <aside className="panel tree-panel" id={TREE_PANE_ID} aria-label="Agent tree">
             <div className="panel-header">
               <IconTree size={12} /> Agents
             </div>
@@ -132,12 +154,15 @@ export function App() {
               <AgentTree />
             </div>
           </aside>
+          {layout.narrow ? null : (
+            <Splitter pane="tree" side="start" size={layout.tree} label="Resize the agent tree" controls={TREE_PANE_ID} />
+          )}
           <section className="center" aria-label="Output">
             <SessionViewTabs />
             {sessionView === "timeline" ? <TimelineView /> : <OutputView />}
             <PromptBox />
           </section>
-          <InboxPanel />
+          {inbox}
         </div>
       </>
     );
@@ -153,20 +178,5 @@ export function App() {
       <McpTrustDialog />
       <ErrorBanners />
     </div>
-  );
-}
-
-/** The approval inbox with its header: the live session's count, whichever session is displayed. */
-function InboxPanel() {
-  const n = useStore(liveSession, (s) => s.pending.length);
-  return (
-    <aside className="panel inbox-panel" aria-label="Approvals" data-testid="inbox-panel">
-      <div className="panel-header">
-        Approvals <span className={`count${n > 0 ? " hot" : ""}`}>{n}</span>
-      </div>
-      <div className="panel-body">
-        <ApprovalInbox />
-      </div>
-    </aside>
   );
 }

@@ -83,7 +83,7 @@ export const BUDGET_WARNING_FRACTION = 0.8 as const;
 
 export const DELEGATION_PERMISSION_MODES = ["default","plan","dontAsk"] as const;
 
-export const EVENT_TYPES = ["agent_started","agent_status","user_message","thoughts_chunk","thoughts","response_chunk","response","tool_call","tool_output_chunk","tool_output","approval_request","approval_stale","approval_resolved","rule_revoked","usage","task_notification","mcp_status","file_changed","worktree","budget_set","budget_warning","imported_entry","agent_finished"] as const;
+export const EVENT_TYPES = ["agent_started","agent_status","user_message","thoughts_chunk","thoughts","response_chunk","response","tool_input_chunk","tool_call","tool_output_chunk","tool_output","approval_request","approval_stale","approval_resolved","rule_revoked","usage","task_notification","mcp_status","file_changed","worktree","budget_set","budget_warning","imported_entry","agent_finished"] as const;
 
 export const GENERAL_PURPOSE = "general-purpose" as const;
 
@@ -111,7 +111,7 @@ export const TERMINAL_AGENT_STATUSES = ["completed","failed","cancelled","max_tu
 
 export const TOOL_CLASSES = ["read_only","mutating","delegation"] as const;
 
-export const TRANSCRIPT_EVENT_TYPES = ["user_message","thoughts","response","tool_call","tool_output","thoughts_chunk","response_chunk","tool_output_chunk","mcp_status","file_changed","imported_entry"] as const;
+export const TRANSCRIPT_EVENT_TYPES = ["user_message","thoughts","response","tool_call","tool_output","thoughts_chunk","response_chunk","tool_input_chunk","tool_output_chunk","mcp_status","file_changed","imported_entry"] as const;
 
 /* Types */
 /**  One change and the agent it is attributed to. */
@@ -563,12 +563,14 @@ export type EventKind = {
 } & StatusChanged | 
 /**
  *  Text given to the agent as a user message: its task (the main agent's prompt,
- *  a Task call's or a delegation's prompt), a person's message, or a resume.
- *  Results delivered as notifications are `task_notification`s instead.
+ *  a Task call's or a delegation's prompt), a person's message, or Arbor's request
+ *  to carry on; `from` says which. Announced when the agent takes it into its
+ *  context, not when it was sent. Results delivered as notifications are
+ *  `task_notification`s instead.
  */
 {
 	type: "user_message",
-} & Text | {
+} & UserMessage | {
 	type: "thoughts_chunk",
 } & Text | {
 	type: "thoughts",
@@ -576,7 +578,14 @@ export type EventKind = {
 	type: "response_chunk",
 } & Text | {
 	type: "response",
-} & Text | {
+} & Text | 
+/**
+ *  A piece of a tool call's input as the model writes it: the call shows from its
+ *  first piece; the `tool_call` that follows carries the whole input.
+ */
+{
+	type: "tool_input_chunk",
+} & ToolInputChunk | {
 	type: "tool_call",
 } & ToolCall | {
 	type: "tool_output_chunk",
@@ -840,6 +849,15 @@ export type McpToolRef = {
 	server: string,
 	tool: string,
 };
+
+/**  Who wrote a user message: what the transcript shows it as. */
+export type MessageFrom = 
+/**  A person: the main agent's prompts, Message…, Delegate…, a resume with their text. */
+"person" | 
+/**  The parent agent, through its Task call. */
+"parent" | 
+/**  Arbor itself: the request to carry on when a run is resumed or a budget raised. */
+"arbor";
 
 /**  A stored session opened for review: enough for its first screen. */
 export type PastSession = {
@@ -1238,6 +1256,13 @@ export type ToolInfo = {
 	default: ApprovalChoice,
 };
 
+/**  A piece of a tool call's input (raw JSON text, as the model writes it). */
+export type ToolInputChunk = {
+	call_id: string,
+	tool_name: string,
+	content: string,
+};
+
 export type ToolOutput = {
 	call_id: string,
 	content: string,
@@ -1286,6 +1311,13 @@ export type UsageUpdate = {
 	agents: AgentUsage[],
 	/**  Every agent of the session. */
 	session: UsageFigures,
+};
+
+/**  A message given to an agent as its user turn. */
+export type UserMessage = {
+	content: string,
+	/**  Events stored before this field was added were all shown as a person's. */
+	from?: MessageFrom,
 };
 
 export type Value = null | boolean | number | string | Value[] | { [key in string]: Value };

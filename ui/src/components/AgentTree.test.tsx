@@ -1,8 +1,11 @@
-import { act, fireEvent, render, screen } from "@testing-library/react";
-import { beforeEach, describe, expect, it, vi } from "vitest";
+import { act, fireEvent, render, screen, within } from "@testing-library/react";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { TIP_DELAY_MS } from "../lib/tooltip";
 import { eventMaker } from "../test/events";
 import { applyEvents, applyUsage, resetStores, sessionInfo } from "../test/stores";
 import { agentUsage, figures, usageUpdate } from "../test/usage";
+import { answered, askFor } from "../test/approvals";
+import { bookStore } from "../store/review";
 import { uiStore } from "../store/ui";
 import { AgentTree } from "./AgentTree";
 
@@ -20,6 +23,9 @@ function node(id: string) {
   const el = nodes().find((n) => n.dataset.agentId === id);
   if (!el) throw new Error(`no node ${id}`);
   return el;
+}
+function actions(id: string) {
+  return [...node(id).querySelectorAll<HTMLElement>("button[data-testid^=node-]")].map((b) => b.dataset.testid);
 }
 function selectedId() {
   return nodes().find((n) => n.getAttribute("aria-selected") === "true")?.dataset.agentId;
@@ -141,6 +147,7 @@ describe("AgentTree", () => {
 
   it("offers Message only to active agents and Stop only to unfinished ones", () => {
     render(<AgentTree />);
+    for (const n of nodes()) fireEvent.mouseEnter(n);
     const has = (id: string, testId: string) => node(id).querySelector(`[data-testid="${testId}"]`) !== null;
     expect(has("agent-a", "node-message")).toBe(true);
     expect(has("agent-b", "node-message")).toBe(true);
@@ -148,18 +155,179 @@ describe("AgentTree", () => {
     expect(has("agent-a1", "node-stop")).toBe(false);
     expect(has("agent-a1", "node-delegate")).toBe(true);
     expect(has("agent-a", "node-stop")).toBe(true);
+    // Icon buttons, each named for assistive technology.
+    expect(within(node("agent-a")).getByRole("button", { name: "Stop" }).dataset.testid).toBe("node-stop");
+    expect(within(node("agent-a")).getByRole("button", { name: "Delegate…" })).toBeTruthy();
+    expect(within(node("agent-a")).getByRole("button", { name: "Message…" })).toBeTruthy();
   });
 
   it("stops a subtree and opens the dialogs", async () => {
     render(<AgentTree />);
+    fireEvent.mouseEnter(node("agent-a"));
     await act(async () => {
       fireEvent.click(node("agent-a").querySelector('[data-testid="node-stop"]')!);
     });
     expect(sendCommand).toHaveBeenCalledWith({ type: "cancel", agent_id: "agent-a" });
+    fireEvent.mouseEnter(node("agent-b"));
     fireEvent.click(node("agent-b").querySelector('[data-testid="node-delegate"]')!);
     expect(uiStore.get().dialog).toEqual({ kind: "delegate", parentId: "agent-b" });
     fireEvent.click(node("agent-a").querySelector('[data-testid="node-message"]')!);
     expect(uiStore.get().dialog).toEqual({ kind: "message", agentId: "agent-a" });
+  });
+
+  it("shows a row's actions only while it is selected, hovered or holds the focus, on its second line", () => {
+    render(<AgentTree />);
+    // The main agent is the selection until another is chosen.
+    expect(actions("agent-main")).toEqual(["node-delegate", "node-message", "node-stop"]);
+    expect(actions("agent-a")).toEqual([]);
+    expect(actions("agent-b")).toEqual([]);
+    expect(node("agent-main").dataset.actions).toBe("shown");
+    // Hovered.
+    fireEvent.mouseEnter(node("agent-b"));
+    expect(actions("agent-b")).toEqual(["node-delegate", "node-message", "node-stop"]);
+    fireEvent.mouseLeave(node("agent-b"));
+    expect(actions("agent-b")).toEqual([]);
+    // Focused (the keyboard), and kept while the focus moves to one of its buttons.
+    act(() => node("agent-a1").focus());
+    expect(actions("agent-a1")).toEqual(["node-delegate"]);
+    act(() => (node("agent-a1").querySelector('[data-testid="node-delegate"]') as HTMLElement).focus());
+    expect(actions("agent-a1")).toEqual(["node-delegate"]);
+    act(() => node("agent-b").focus());
+    expect(actions("agent-a1")).toEqual([]);
+    expect(actions("agent-b")).toHaveLength(3);
+    // Selected: they move with the selection.
+    act(() => (document.activeElement as HTMLElement).blur());
+    act(() => uiStore.set((s) => ({ ...s, selected: "agent-a" })));
+    expect(actions("agent-a")).toHaveLength(3);
+    expect(actions("agent-main")).toEqual([]);
+    // In the row's second line, beside the figures: the row keeps its two lines.
+    const row = node("agent-a");
+    expect(row.querySelectorAll(".node-line")).toHaveLength(2);
+    expect(row.querySelector(".node-sub [data-testid=node-actions]")).not.toBeNull();
+    // A past session under review: none at all.
+    act(() => bookStore.set({ review: {} as never, live: null }));
+    expect(actions("agent-a")).toEqual([]);
+  });
+
+  it("is a tree for assistive technology: items, groups their parents own, levels, positions, one tab stop", () => {
+    render(<AgentTree />);
+    const tree = screen.getByRole("tree", { name: "Agents" });
+    const items = within(tree).getAllByRole("treeitem");
+    expect(items.map((n) => n.dataset.agentId)).toEqual(["agent-main", "agent-a", "agent-a1", "agent-b"]);
+    expect(items.map((n) => [n.getAttribute("aria-level"), n.getAttribute("aria-posinset"), n.getAttribute("aria-setsize")])).toEqual([
+      ["1", "1", "1"],
+      ["2", "1", "2"],
+      ["3", "1", "1"],
+      ["2", "2", "2"],
+    ]);
+    // Each open parent owns the group of its children.
+    const groups = within(tree).getAllByRole("group");
+    expect(groups).toHaveLength(2);
+    expect(node("agent-main").getAttribute("aria-owns")).toBe(groups[0]!.id);
+    expect(within(groups[0]!).getAllByRole("treeitem").map((n) => n.dataset.agentId)).toEqual(["agent-a", "agent-a1", "agent-b"]);
+    expect(node("agent-a").getAttribute("aria-owns")).toBe(groups[1]!.id);
+    expect(within(groups[1]!).getAllByRole("treeitem").map((n) => n.dataset.agentId)).toEqual(["agent-a1"]);
+    // Expanded, selected, and the one row Tab reaches.
+    expect(items.map((n) => n.getAttribute("aria-expanded"))).toEqual(["true", "true", null, null]);
+    expect(items.map((n) => n.getAttribute("aria-selected"))).toEqual(["true", "false", "false", "false"]);
+    expect(items.map((n) => n.tabIndex)).toEqual([0, -1, -1, -1]);
+    // Named by what it is and how it stands.
+    expect(node("agent-b").getAttribute("aria-label")).toBe("Survey the repository, waiting for approval");
+    // Folded: no group, not expanded.
+    fireEvent.click(within(node("agent-a")).getByRole("button", { name: "Collapse “Write the tests”" }));
+    expect(node("agent-a").getAttribute("aria-expanded")).toBe("false");
+    expect(node("agent-a").getAttribute("aria-owns")).toBeNull();
+    expect(within(tree).getAllByRole("group")).toHaveLength(1);
+  });
+
+  it("moves the focus and the tab stop with Home, End, the arrows, and selects with Enter", () => {
+    render(<AgentTree />);
+    act(() => node("agent-main").focus());
+    fireEvent.keyDown(document.activeElement!, { key: "End" });
+    expect(document.activeElement).toBe(node("agent-b"));
+    expect(node("agent-b").tabIndex).toBe(0);
+    expect(node("agent-main").tabIndex).toBe(-1);
+    fireEvent.keyDown(document.activeElement!, { key: "Home" });
+    expect(document.activeElement).toBe(node("agent-main"));
+    // → on an open parent goes into its first child; ← on a leaf goes up to its parent.
+    fireEvent.keyDown(document.activeElement!, { key: "ArrowRight" });
+    expect(document.activeElement).toBe(node("agent-a"));
+    fireEvent.keyDown(document.activeElement!, { key: "ArrowRight" });
+    fireEvent.keyDown(document.activeElement!, { key: "ArrowLeft" });
+    expect(document.activeElement).toBe(node("agent-a"));
+    fireEvent.keyDown(document.activeElement!, { key: "ArrowLeft" });
+    expect(node("agent-a").getAttribute("aria-expanded")).toBe("false");
+    fireEvent.keyDown(document.activeElement!, { key: "ArrowLeft" });
+    expect(document.activeElement).toBe(node("agent-main"));
+    // A modifier leaves the key to others (Ctrl+Home, Alt+arrows).
+    fireEvent.keyDown(document.activeElement!, { key: "End", ctrlKey: true });
+    expect(document.activeElement).toBe(node("agent-main"));
+    act(() => uiStore.set((s) => ({ ...s, selected: "agent-a" })));
+    act(() => node("agent-b").focus());
+    fireEvent.keyDown(node("agent-b"), { key: "Enter" });
+    expect(selectedId()).toBe("agent-b");
+  });
+
+  it("says on the last-tool line that a denied write was denied, even once the agent completed", () => {
+    const e = eventMaker("s-1");
+    resetStores({ session: sessionInfo() });
+    applyEvents([
+      e.started("agent-main", null, "main"),
+      e.started("agent-c", "agent-main", "Update the changelog"),
+      ...askFor(e.make, "agent-c", "r-1", { args: { file_path: "CHANGELOG.md", content: "x" } }),
+      answered(e.make, "agent-c", "r-1", "denied"),
+      e.make("agent-c", { type: "tool_output", call_id: "c-r-1", content: "This Write call was denied by the user", is_error: true, decided_by: { kind: "person" } }),
+      e.status("agent-c", "completed"),
+      e.started("agent-d", "agent-main", "Read the notes"),
+      e.make("agent-d", { type: "tool_call", call_id: "d1", tool_name: "Read", tool_args: { file_path: "notes.md" } }),
+      e.make("agent-d", { type: "tool_output", call_id: "d1", content: "notes", is_error: false, decided_by: { kind: "policy" } }),
+      e.status("agent-d", "completed"),
+    ]);
+    render(<AgentTree />);
+    expect(node("agent-c").querySelector(".status-icon")?.className).toContain("completed");
+    const line = within(node("agent-c")).getByTestId("tree-last-tool");
+    expect(line.dataset.outcome).toBe("denied");
+    expect(line.className).toContain("denied");
+    // The refusal leads the line, in the deny colour (its mark's `refused` tone).
+    expect(line.textContent).toBe("denied by youWrite CHANGELOG.md");
+    expect(within(line).getByTestId("decided-by").className).toContain("refused");
+    expect(line.getAttribute("title")).toBe("Write CHANGELOG.md\ndenied by you");
+    expect(node("agent-c").getAttribute("aria-label")).toBe("Update the changelog, completed, last tool Write CHANGELOG.md denied");
+    // A call that simply ran says nothing more.
+    const read = within(node("agent-d")).getByTestId("tree-last-tool");
+    expect(read.dataset.outcome).toBe("ran");
+    expect(read.textContent).toBe("Read notes.md");
+  });
+
+  it("says a call refused without a mark (an old transcript) or one that failed in words", () => {
+    const e = eventMaker("s-1");
+    resetStores({ session: sessionInfo() });
+    applyEvents([
+      e.started("agent-main", null, "main"),
+      ...askFor(e.make, "agent-main", "r-1", { args: { file_path: "a.md", content: "x" } }),
+      // Stored before answers named who gave them.
+      answered(e.make, "agent-main", "r-1", "denied", { decidedBy: null }),
+      e.started("agent-b", "agent-main", "Build"),
+      e.make("agent-b", { type: "tool_call", call_id: "b1", tool_name: "Bash", tool_args: { command: "make" } }),
+      e.make("agent-b", { type: "tool_output", call_id: "b1", content: "make: *** No targets", is_error: true, decided_by: { kind: "policy" } }),
+    ]);
+    render(<AgentTree />);
+    const main = within(node("agent-main")).getByTestId("tree-last-tool");
+    expect(main.textContent).toBe("deniedWrite a.md");
+    const build = within(node("agent-b")).getByTestId("tree-last-tool");
+    expect(build.dataset.outcome).toBe("failed");
+    expect(build.textContent).toBe("failedBash make");
+    expect(build.getAttribute("title")).toBe("Bash make\nmake: *** No targets");
+  });
+
+  it("puts the timer at the end of the title line, where tree.css keeps its width (tabular figures, a minimum)", () => {
+    const e = eventMaker("s-1");
+    resetStores({ session: sessionInfo() });
+    applyEvents([e.started("agent-main", null, "main"), e.status("agent-main", "running"), e.status("agent-main", "completed")]);
+    render(<AgentTree />);
+    const timer = within(node("agent-main")).getByTestId("tree-elapsed");
+    expect(timer.className).toBe("node-elapsed");
+    expect(timer.closest(".node-title")).not.toBeNull();
   });
 
   it("marks an MCP tool as the last tool with a tag and server · tool", () => {
@@ -210,5 +378,94 @@ describe("AgentTree", () => {
     render(<AgentTree />);
     expect(screen.getByText("No session yet")).toBeTruthy();
     expect(nodes()).toHaveLength(0);
+  });
+});
+
+describe("the row actions' tooltips", () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  /** The tooltip describing a button (it floats in document.body: the row clips what leaves it). */
+  function tipOf(button: HTMLElement): HTMLElement {
+    const tip = document.getElementById(button.getAttribute("aria-describedby") ?? "");
+    if (!tip) throw new Error(`no tooltip for ${button.dataset.testid}`);
+    return tip;
+  }
+  function hover(button: HTMLElement) {
+    fireEvent.pointerEnter(button.closest(".tip-anchor") as HTMLElement);
+    act(() => vi.advanceTimersByTime(TIP_DELAY_MS));
+  }
+  const shownTips = () => [...document.querySelectorAll<HTMLElement>("[role=tooltip]")].filter((t) => !t.hidden).map((t) => t.textContent);
+  const button = (testId: string) => node("agent-main").querySelector<HTMLElement>(`[data-testid="${testId}"]`);
+
+  function runningMain() {
+    const e = eventMaker("s-1");
+    resetStores({ session: sessionInfo() });
+    applyEvents([e.started("agent-main", null, "main"), e.status("agent-main", "running")]);
+    return e;
+  }
+
+  it("describe each button in lib/tooltip's tooltip, not a native title, over the page rather than in the row", () => {
+    runningMain();
+    render(<AgentTree />);
+    const buttons = [...node("agent-main").querySelectorAll<HTMLElement>("button[data-testid^=node-]")];
+    expect(buttons.map((b) => b.dataset.testid)).toEqual(["node-delegate", "node-message", "node-stop"]);
+    for (const b of buttons) {
+      expect(b.getAttribute("title")).toBeNull();
+      expect(tipOf(b).hidden).toBe(true);
+    }
+    // Named for assistive technology; the tooltip describes.
+    expect(buttons.map((b) => b.getAttribute("aria-label"))).toEqual(["Delegate…", "Message…", "Stop"]);
+    expect(button("node-delegate")?.getAttribute("aria-keyshortcuts")).toBe("Shift+D");
+    expect(tipOf(button("node-stop")!).textContent).toBe("Stop this agent and its subagents");
+
+    hover(button("node-stop")!);
+    expect(shownTips()).toEqual(["Stop this agent and its subagents"]);
+    const tip = tipOf(button("node-stop")!);
+    expect(node("agent-main").contains(tip)).toBe(false);
+    expect(tip.style.position).toBe("fixed");
+    // A press: it did what the tooltip said; the tooltip goes.
+    fireEvent.pointerDown(button("node-stop")!);
+    expect(shownTips()).toEqual([]);
+  });
+
+  it("go with Stop when Resume takes its place, and Resume's waits to be hovered anew", () => {
+    const e = runningMain();
+    render(<AgentTree />);
+    const stop = button("node-stop")!;
+    const stopTip = tipOf(stop);
+    hover(stop);
+    expect(stopTip.hidden).toBe(false);
+
+    act(() => applyEvents([e.status("agent-main", "cancelled")]));
+    expect(button("node-stop")).toBeNull();
+    const resume = button("node-resume")!;
+    expect(resume).not.toBe(stop);
+    // Stop's tooltip left the page with its button; Resume's is there, hidden.
+    expect(stopTip.isConnected).toBe(false);
+    expect(shownTips()).toEqual([]);
+    act(() => vi.advanceTimersByTime(TIP_DELAY_MS * 2));
+    expect(shownTips()).toEqual([]);
+
+    hover(resume);
+    expect(shownTips()).toEqual([tipOf(resume).textContent]);
+    expect(tipOf(resume).textContent).toMatch(/^Resume: /);
+  });
+
+  it("go with Stop when Raise budget… takes its place, even while the pointer was about to show it", () => {
+    const e = runningMain();
+    render(<AgentTree />);
+    // The pointer came to rest on Stop; the agent's budget runs out before its tooltip shows.
+    fireEvent.pointerEnter(button("node-stop")!.closest(".tip-anchor") as HTMLElement);
+    act(() => vi.advanceTimersByTime(TIP_DELAY_MS / 2));
+    act(() => applyEvents([e.status("agent-main", "budget_exhausted")]));
+    expect(button("node-stop")).toBeNull();
+    expect(button("node-raise-budget")?.getAttribute("aria-label")).toBe("Raise budget…");
+    act(() => vi.advanceTimersByTime(TIP_DELAY_MS * 2));
+    expect(shownTips()).toEqual([]);
   });
 });

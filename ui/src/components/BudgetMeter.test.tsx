@@ -101,6 +101,9 @@ describe("the tree's budget meters", () => {
 
   it("offers Raise budget… instead of Resume on an agent its budget stopped", () => {
     render(<AgentTree />);
+    // A row's actions show while it is hovered (or selected, or focused).
+    fireEvent.mouseEnter(row("agent-a"));
+    fireEvent.mouseEnter(row("agent-b"));
     expect(within(row("agent-b")).queryByTestId("node-resume")).toBeNull();
     expect(within(row("agent-a")).queryByTestId("node-raise-budget")).toBeNull();
     act(() => fireEvent.click(within(row("agent-b")).getByTestId("node-raise-budget")));

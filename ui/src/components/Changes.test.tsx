@@ -243,7 +243,10 @@ describe("an agent's worktree in the tree", () => {
     expect(badge.textContent).toContain("ready to merge");
     expect(screen.queryByTestId("worktree-files")).toBeNull();
     act(() => select("agent-a"));
-    expect(within(treeNode("agent-a")).getByTestId("worktree-files").textContent).toBe("2 files, +12 −1 on arbor/agent-a");
+    // Under the tree, not in the row: selecting a row never changes its height.
+    const panel = screen.getByRole("region", { name: "Worktree of “Write the tests”" });
+    expect(within(treeNode("agent-a")).queryByTestId("worktree-files")).toBeNull();
+    expect(within(panel).getByTestId("worktree-files").textContent).toBe("2 files, +12 −1 on arbor/agent-a");
     for (const id of ["worktree-merge", "worktree-keep", "worktree-discard"]) expect(screen.getByTestId(id)).toBeTruthy();
   });
 

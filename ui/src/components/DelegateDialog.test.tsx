@@ -328,7 +328,10 @@ describe("opening Delegate…", () => {
         </div>
       </>,
     );
-    expect(screen.getAllByTestId("node-delegate")[0]?.getAttribute("title")).toContain("Shift+D");
+    // Its tooltip (lib/tooltip's, by aria-describedby) names the shortcut, as does aria-keyshortcuts.
+    const delegateButton = screen.getAllByTestId("node-delegate")[0];
+    expect(document.getElementById(delegateButton?.getAttribute("aria-describedby") ?? "")?.textContent).toContain("Shift+D");
+    expect(delegateButton?.getAttribute("aria-keyshortcuts")).toBe("Shift+D");
 
     const field = screen.getByTestId("elsewhere");
     field.focus();

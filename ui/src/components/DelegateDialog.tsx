@@ -10,9 +10,16 @@
  * worktree of its own, whose changes come back on a branch to merge.
  * "Budget" gives it limits of its own (tokens, dollars, wall time), sent as
  * null when all are empty; Rust keeps them within what the parent has left.
- * The form may come prefilled from a Task call ("Delegate similar…").
+ * The form may come prefilled from a Task call ("Delegate similar…"). Agent
+ * types found on disk after the session started are listed too, but only
+ * those the session can start can be chosen (lib/agentTypes).
+ *
+ * Its text fields are drafts (DraftField): a keystroke renders that field
+ * (and, for the task, the description's suggestion), not the whole form; the
+ * parent chip reads only the parent's status and label, so the parent's
+ * streamed events do not render the form again.
  */
-import { useState, type FormEvent } from "react";
+import { useEffect, useMemo, useState, type FormEvent } from "react";
 import {
   BUDGET_KINDS,
   DELEGATION_PERMISSION_MODES,
@@ -27,6 +34,8 @@ import {
 } from "../bindings";
 import { useTaskLabel } from "../hooks/useTaskLabel";
 import { delegate } from "../ipc/actions";
+import { refreshAgentTypes } from "../ipc/delegate";
+import { typeOptions } from "../lib/agentTypes";
 import { describeBudget } from "../lib/budget";
 import { budgetFields, budgetOrNull, firstProblem, parseBudget, type BudgetFields } from "../lib/budgetForm";
 import { ISOLATION_LABELS, isolationRequest } from "../lib/changes";
@@ -38,44 +47,50 @@ import {
   type DelegationMode,
 } from "../lib/delegate";
 import { delegateSandboxHint, isSandboxMode, modeOptionText, networkChoosable, sandboxRequest } from "../lib/sandbox";
+import { foundFor, foundTypesStore } from "../store/delegate";
 import { sessionStore } from "../store/sessionStore";
 import { useStore } from "../store/store";
 import { openDialog, select, uiStore } from "../store/ui";
 import { ChoiceSelect } from "./ChoiceSelect";
 import { IconChevron } from "./icons";
 import { BudgetInputs } from "./BudgetInputs";
+import { DraftInput, DraftTextarea, useDraft, useDraftValue, type Draft } from "./DraftField";
 import { Modal } from "./Modal";
 import { StatusIcon } from "./StatusIcon";
-
-const GENERAL_DESCRIPTION = "Inherits the parent's model, provider, instructions and tools.";
 
 /** The limits a person gives a delegated agent here. */
 const BUDGET_FIELDS: readonly BudgetKind[] = BUDGET_KINDS.filter((k) => k !== "subagents");
 
 export function DelegateDialog({ parentId }: { parentId: AgentId }) {
-  const parent = useStore(sessionStore, (s) => s.agents[parentId]);
+  const parentStatus = useStore(sessionStore, (s) => s.agents[parentId]?.status ?? null);
+  const parentLabel = useStore(sessionStore, (s) => {
+    const parent = s.agents[parentId];
+    return parent ? (parent.depth === 0 ? "Main agent" : parent.description) : parentId;
+  });
+  // The session's types and those found on disk since (lib/agentTypes), read again as the form opens.
   const types = useStore(uiStore, (s) => s.session?.agent_types);
-  const options = [
-    { name: GENERAL_PURPOSE, description: GENERAL_DESCRIPTION, model: null as string | null },
-    ...(types ?? []).filter((t) => t.name !== GENERAL_PURPOSE),
-  ];
+  const workspace = useStore(uiStore, (s) => s.session?.workspace);
+  const found = useStore(foundTypesStore, (f) => foundFor(f, workspace));
+  const options = useMemo(() => typeOptions(types, found), [types, found]);
+  useEffect(() => {
+    void refreshAgentTypes();
+  }, []);
   // What opened the form may have prefilled it (read once: later edits are the person's).
   const [prefill] = useState(() => {
     const d = uiStore.get().dialog;
     return d?.kind === "delegate" && d.parentId === parentId ? d : null;
   });
   const [type, setType] = useState<string>(() => {
-    const offered = options.map((o) => o.name);
+    const offered = options.filter((o) => o.unavailable === null).map((o) => o.name);
     return initialType(prefill?.subagentType, offered, GENERAL_PURPOSE);
   });
-  const [prompt, setPrompt] = useState(prefill?.prompt ?? "");
-  const [description, setDescription] = useState("");
-  const suggestion = useTaskLabel(prompt);
+  const prompt = useDraft(prefill?.prompt ?? "");
+  const description = useDraft();
   const tools = useStore(uiStore, (s) => s.app?.tools);
   const toolNames = (tools ?? []).map((t) => t.name);
   const [unticked, setUnticked] = useState<ReadonlySet<string>>(() => new Set());
   const [mode, setMode] = useState<DelegationMode>("default");
-  const [model, setModel] = useState("");
+  const model = useDraft();
   // null: the parent's sandbox.
   const [sandboxMode, setSandboxMode] = useState<SandboxMode | null>(null);
   const [sandboxNetwork, setSandboxNetwork] = useState(false);
@@ -90,7 +105,8 @@ export function DelegateDialog({ parentId }: { parentId: AgentId }) {
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
-    if (!prompt.trim()) {
+    const task = prompt.get();
+    if (!task.trim()) {
       setError("Write the task for the subagent.");
       return;
     }
@@ -104,9 +120,9 @@ export function DelegateDialog({ parentId }: { parentId: AgentId }) {
     const r = await delegate({
       parentId,
       subagentType: type,
-      prompt,
-      description,
-      model,
+      prompt: task,
+      description: description.get(),
+      model: model.get(),
       tools: narrowed,
       permissionMode: mode,
       sandbox: sandboxRequest(sandboxMode, sandboxNetwork),
@@ -122,7 +138,6 @@ export function DelegateDialog({ parentId }: { parentId: AgentId }) {
     if (r.data) select(r.data);
   };
 
-  const parentLabel = parent ? (parent.depth === 0 ? "Main agent" : parent.description) : parentId;
   return (
     <Modal title="Delegate a task" onClose={close}>
       <form data-testid="delegate-form" onSubmit={(e) => void submit(e)} noValidate>
@@ -130,7 +145,7 @@ export function DelegateDialog({ parentId }: { parentId: AgentId }) {
           <div className="field">
             <span className="hint">Parent</span>
             <div className="parent-chip">
-              {parent ? <StatusIcon status={parent.status} /> : null}
+              {parentStatus ? <StatusIcon status={parentStatus} /> : null}
               <strong>{parentLabel}</strong>
               <span className="faint mono">{parentId}</span>
             </div>
@@ -144,9 +159,10 @@ export function DelegateDialog({ parentId }: { parentId: AgentId }) {
               onChange={(e) => setType(e.target.value)}
             >
               {options.map((o) => (
-                <option key={o.name} value={o.name} title={o.description}>
+                <option key={o.name} value={o.name} title={o.description} disabled={o.unavailable !== null}>
                   {o.name}
                   {o.model ? ` (${o.model})` : ""}
+                  {o.unavailable ? ` — ${o.unavailable}` : ""}
                 </option>
               ))}
             </select>
@@ -154,37 +170,28 @@ export function DelegateDialog({ parentId }: { parentId: AgentId }) {
           </label>
           <label className="field">
             <span className="label">Task</span>
-            <textarea
+            <DraftTextarea
+              draft={prompt}
               className="textarea"
               data-testid="delegate-prompt"
               data-autofocus
               rows={5}
               required
               placeholder="What should the subagent do? It sees only this text."
-              value={prompt}
-              onChange={(e) => setPrompt(e.target.value)}
             />
           </label>
           <div className="grid-2">
             <label className="field">
               <span className="label">Description</span>
-              <input
-                className="input"
-                data-testid="delegate-description"
-                placeholder={suggestion || "3–5 words for the tree"}
-                title={suggestion ? `Left empty, it is labelled “${suggestion}”` : undefined}
-                value={description}
-                onChange={(e) => setDescription(e.target.value)}
-              />
+              <DescriptionInput prompt={prompt} draft={description} />
             </label>
             <label className="field">
               <span className="label">Model</span>
-              <input
+              <DraftInput
+                draft={model}
                 className="input mono"
                 data-testid="delegate-model"
                 placeholder={chosen?.model ?? "inherit"}
-                value={model}
-                onChange={(e) => setModel(e.target.value)}
                 spellCheck={false}
               />
             </label>
@@ -321,6 +328,20 @@ export function DelegateDialog({ parentId }: { parentId: AgentId }) {
         </div>
       </form>
     </Modal>
+  );
+}
+
+/** The description, suggesting the backend's label for the task as typed so far (asked for once typing pauses). */
+function DescriptionInput({ prompt, draft }: { prompt: Draft; draft: Draft }) {
+  const suggestion = useTaskLabel(useDraftValue(prompt, (t) => t));
+  return (
+    <DraftInput
+      draft={draft}
+      className="input"
+      data-testid="delegate-description"
+      placeholder={suggestion || "3–5 words for the tree"}
+      title={suggestion ? `Left empty, it is labelled “${suggestion}”` : undefined}
+    />
   );
 }
 

@@ -1,7 +1,12 @@
-/** "Export…": the displayed session, or the shown agent's transcript, as Markdown or JSON. */
+/**
+ * "Export…": the displayed session, or the shown agent's transcript, as
+ * Markdown or JSON. Its tooltip stays away while the menu is open (a native
+ * title's covered the first item).
+ */
 import { useEffect, useRef, useState } from "react";
 import type { AgentId, ExportFormat } from "../bindings";
 import { exportTranscript } from "../ipc/history";
+import { Tip } from "../lib/tooltip";
 import { IconDownload } from "./icons";
 
 const CHOICES: { id: string; label: string; agent: boolean; format: ExportFormat }[] = [
@@ -33,17 +38,21 @@ export function ExportMenu({ agentId }: { agentId: AgentId }) {
         }
       }}
     >
-      <button
-        type="button"
-        className="btn small"
-        data-testid="export-menu"
-        aria-haspopup="menu"
-        aria-expanded={open}
-        title="Save this session or this agent's transcript to a file"
-        onClick={() => setOpen(!open)}
-      >
-        <IconDownload size={12} /> Export…
-      </button>
+      <Tip text="Save this session or this agent's transcript to a file" suppressed={open} align="end">
+        {(describedBy) => (
+          <button
+            type="button"
+            className="btn small"
+            data-testid="export-menu"
+            aria-haspopup="menu"
+            aria-expanded={open}
+            aria-describedby={describedBy}
+            onClick={() => setOpen(!open)}
+          >
+            <IconDownload size={12} /> Export…
+          </button>
+        )}
+      </Tip>
       {open ? (
         <div className="menu" role="menu">
           {CHOICES.map((c, i) => (

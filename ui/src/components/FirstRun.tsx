@@ -47,7 +47,10 @@ export function FirstRun() {
             </div>
             <div className="choice">
               <div className="title">See it first</div>
-              <p>A scripted session with two parallel subagents, edits and shell commands. No API key needed.</p>
+              <p>
+                A scripted session with two parallel subagents, edits and shell commands, on a small sample project of
+                its own (not your workspace). No API key needed.
+              </p>
               <button
                 type="button"
                 className="btn primary large"

@@ -3,6 +3,10 @@
  * agent. Under a past session's review it becomes "Continue this session",
  * which resumes the stored session live (with the prompt, if any); under an
  * imported session's (read-only: Rust refuses to resume it), a note saying so.
+ *
+ * The text is a draft (DraftField): a keystroke re-renders the text area and,
+ * when the text turns empty or not, the Send button; nothing else. The box
+ * reads no session state that streams, so events do not render it either.
  */
 import { useState, type FormEvent, type KeyboardEvent } from "react";
 import { sendPrompt } from "../ipc/actions";
@@ -11,23 +15,25 @@ import { sourceBadge } from "../lib/history";
 import { bookStore } from "../store/review";
 import { useStore } from "../store/store";
 import { uiStore } from "../store/ui";
+import { DraftTextarea, useDraft, useDraftValue, type Draft } from "./DraftField";
 import { IconResume, IconSend } from "./icons";
 
 export function PromptBox() {
   const session = useStore(uiStore, (s) => s.session);
   const starting = useStore(uiStore, (s) => s.starting);
   const review = useStore(bookStore, (b) => b.review?.detail.session ?? null);
-  const [text, setText] = useState("");
+  const draft = useDraft();
   const [busy, setBusy] = useState(false);
 
   const submit = async (e?: FormEvent) => {
     e?.preventDefault();
     if (busy || starting) return;
+    const text = draft.get();
     if (!review && !text.trim()) return;
     setBusy(true);
     const ok = review ? await continueSession(text) : await sendPrompt(text);
     setBusy(false);
-    if (ok) setText("");
+    if (ok) draft.set("");
   };
 
   const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>) => {
@@ -54,13 +60,12 @@ export function PromptBox() {
     return (
       <form className="prompt review" data-testid="continue-form" onSubmit={(e) => void submit(e)}>
         <div className="prompt-box">
-          <textarea
+          <DraftTextarea
+            draft={draft}
             data-testid="prompt-input"
             aria-label="Continue this session"
             placeholder="Continue this session: a new prompt for its main agent (optional)…"
             rows={2}
-            value={text}
-            onChange={(e) => setText(e.target.value)}
             onKeyDown={onKeyDown}
           />
           <button type="submit" className="btn primary" data-testid="resume-session" disabled={busy || starting}>
@@ -80,23 +85,15 @@ export function PromptBox() {
   return (
     <form className="prompt" onSubmit={(e) => void submit(e)}>
       <div className="prompt-box">
-        <textarea
+        <DraftTextarea
+          draft={draft}
           data-testid="prompt-input"
           aria-label={session ? "Message the main agent" : "Task for a new session"}
           placeholder={session ? "Message the main agent…" : "Describe a task to start a session…"}
           rows={2}
-          value={text}
-          onChange={(e) => setText(e.target.value)}
           onKeyDown={onKeyDown}
         />
-        <button
-          type="submit"
-          className="btn primary"
-          data-testid="send"
-          disabled={!text.trim() || busy || starting}
-        >
-          <IconSend size={12} /> {session ? "Send" : "Start"}
-        </button>
+        <SendButton draft={draft} busy={busy || starting} label={session ? "Send" : "Start"} />
       </div>
       <div className="prompt-foot">
         <span>
@@ -111,5 +108,15 @@ export function PromptBox() {
         )}
       </div>
     </form>
+  );
+}
+
+/** Enabled once there is something to send: it renders again when the text turns empty or not, not per keystroke. */
+function SendButton({ draft, busy, label }: { draft: Draft; busy: boolean; label: string }) {
+  const empty = useDraftValue(draft, (t) => !t.trim());
+  return (
+    <button type="submit" className="btn primary" data-testid="send" disabled={empty || busy}>
+      <IconSend size={12} /> {label}
+    </button>
   );
 }

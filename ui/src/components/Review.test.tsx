@@ -143,6 +143,8 @@ describe("a live session", () => {
     ]);
     commands.sendCommand.mockReturnValue(ok({ kind: "done" }));
     render(<AgentTree />);
+    // Every row's actions, as hovering each shows them.
+    for (const row of screen.getAllByTestId("tree-node")) fireEvent.mouseEnter(row);
     const resume = screen.getAllByTestId("node-resume");
     expect(resume).toHaveLength(1);
     expect(resume[0]?.closest("[data-agent-id]")?.getAttribute("data-agent-id")).toBe("agent-a");

@@ -11,6 +11,7 @@ import {
   APPROVAL_CHOICES,
   type ApprovalChoice,
   type CatalogReport,
+  type KeyringState,
   type KeySource,
   type LimitSettings,
   type ProviderKind,
@@ -20,6 +21,7 @@ import {
 } from "../bindings";
 import { clearApiKey, loadCatalog, saveSettings, setApiKey } from "../ipc/actions";
 import { asksBeforeSpawning, toolChoice, withAskBeforeSpawning, withToolChoice } from "../lib/approvalSettings";
+import { keyControls, keyringNote } from "../lib/keys";
 import { useStore } from "../store/store";
 import { patchUi, uiStore } from "../store/ui";
 import { IconAlert, IconCheck, IconX } from "./icons";
@@ -117,16 +119,24 @@ export function SettingsPanel() {
           <h2 id="providers-h">Providers</h2>
           <div className="card-body">
             {!app.keyring.available ? (
-              <div className="inline-error">
-                {app.keyring.problem ? sentence(app.keyring.problem) : "The OS keyring is not available"}. Keys can still
-                come from the environment ({app.providers.map((p) => p.key_var).join(", ")}).
+              <div className="inline-warn keyring-off" role="note" data-testid="keyring-unavailable">
+                <IconAlert size={12} />
+                <div>
+                  <div data-testid="keyring-note">{keyringNote(app.providers)}</div>
+                  {app.keyring.problem ? (
+                    <details className="keyring-detail">
+                      <summary>Details</summary>
+                      <code>{app.keyring.problem}</code>
+                    </details>
+                  ) : null}
+                </div>
               </div>
             ) : null}
             {app.providers.map((p) => (
               <ProviderCard
                 key={p.kind}
                 provider={p}
-                keyringAvailable={app.keyring.available}
+                keyring={app.keyring}
                 baseUrl={draft[p.kind]?.base_url ?? ""}
                 defaultModel={draft[p.kind]?.default_model ?? ""}
                 onChange={(base_url, default_model) =>
@@ -312,12 +322,15 @@ export function SettingsPanel() {
 
 function ProviderCard(props: {
   provider: ProviderState;
-  keyringAvailable: boolean;
+  keyring: KeyringState;
   baseUrl: string;
   defaultModel: string;
   onChange: (baseUrl: string, defaultModel: string) => void;
 }) {
-  const { provider: p, keyringAvailable, baseUrl, defaultModel, onChange } = props;
+  const { provider: p, keyring, baseUrl, defaultModel, onChange } = props;
+  const controls = keyControls(p, keyring);
+  const reasonId = `key-reason-${p.kind}`;
+  const describedBy = controls.reason !== null ? reasonId : undefined;
   const [key, setKey] = useState("");
   const [busy, setBusy] = useState(false);
   const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
@@ -361,15 +374,19 @@ function ProviderCard(props: {
             className="input mono"
             type="password"
             autoComplete="off"
-            placeholder={p.key_source === "keyring" ? "•••••••• (stored; type to replace)" : `Paste an API key (or set ${p.key_var})`}
+            placeholder={controls.placeholder}
             value={key}
+            disabled={!controls.canSave}
             onChange={(e) => setKey(e.target.value)}
             aria-label={`${p.label} API key`}
+            aria-describedby={describedBy}
           />
           <button
             type="button"
             className="btn primary"
-            disabled={!key.trim() || busy || !keyringAvailable}
+            data-testid="save-key"
+            disabled={!key.trim() || busy || !controls.canSave}
+            aria-describedby={describedBy}
             onClick={() => void saveKey()}
           >
             Save key
@@ -377,13 +394,20 @@ function ProviderCard(props: {
           <button
             type="button"
             className="btn danger"
-            disabled={p.key_source !== "keyring" || busy}
+            data-testid="remove-key"
+            disabled={!controls.canRemove || busy}
+            aria-describedby={describedBy}
             onClick={() => void removeKey()}
           >
             <IconX size={11} /> Remove key
           </button>
         </div>
       </label>
+      {controls.reason !== null ? (
+        <span className="hint key-reason" id={reasonId} data-testid="key-reason">
+          {controls.reason}
+        </span>
+      ) : null}
       {message ? <span className={message.ok ? "inline-ok" : "inline-error"}>{message.text}</span> : null}
       <div className="grid-2">
         <label className="field">
@@ -505,9 +529,4 @@ function Catalog({ workspace }: { workspace: string }) {
       </div>
     </section>
   );
-}
-
-/** A backend message ("the OS keyring is not available …") as the start of a sentence. */
-function sentence(text: string): string {
-  return text.charAt(0).toUpperCase() + text.slice(1);
 }

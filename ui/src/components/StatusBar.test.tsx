@@ -43,8 +43,12 @@ describe("StatusBar", () => {
     expect(text("count-waiting")).toMatch(/^1 waiting/);
     expect(text("count-completed")).toMatch(/^3 completed/);
     expect(text("count-failed")).toMatch(/^1 failed/);
-    // Stopped by a person, at a limit, cut off or by a crash: none of them failed.
-    expect(text("count-stopped")).toMatch(/^4 stopped/);
+    // Stopped by a person, at a limit, cut off or by a crash: none of them failed, each counted apart.
+    expect(text("count-stopped")).toMatch(/^1 stopped/);
+    expect(text("count-max-turns")).toMatch(/^1 at turn limit/);
+    expect(text("count-truncated")).toMatch(/^1 cut off/);
+    expect(text("count-interrupted")).toMatch(/^1 interrupted/);
+    expect(screen.queryByTestId("count-budget")).toBeNull();
     expect(text("count-approvals")).toMatch(/^1 approval/);
     expect(text("total-tokens")).toContain("1234 tokens");
     expect(text("total-tokens")).toContain("$0.75");
@@ -70,8 +74,37 @@ describe("StatusBar", () => {
     // The main agent is not a subagent: it shows as the main status.
     expect(text("count-budget")).toMatch(/^1 budget exhausted/);
     expect(text("count-failed")).toMatch(/^1 failed/);
-    expect(text("count-stopped")).toMatch(/^0 stopped/);
+    expect(screen.queryByTestId("count-stopped")).toBeNull();
     expect(text("main-status")).toContain("budget exhausted");
+  });
+
+  it("counts the subagents a person stopped, and those interrupted, as soon as there are any", () => {
+    const e = eventMaker();
+    applyEvents([
+      e.started("agent-main", null, "main"),
+      e.status("agent-main", "running"),
+      ...["a", "b", "c", "d", "e"].map((id) => e.started(`agent-${id}`, "agent-main", id)),
+      ...["a", "b", "c", "d", "e"].map((id) => e.status(`agent-${id}`, "running")),
+      e.status("agent-e", "completed"),
+    ]);
+    render(<StatusBar />);
+    expect(text("count-running")).toMatch(/^4 running/);
+    // Nothing stopped yet: no count for it, so the bar keeps its room.
+    expect(screen.queryByTestId("count-stopped")).toBeNull();
+    expect(screen.queryByTestId("count-interrupted")).toBeNull();
+    // Four stopped from the tree: the bar says so, not "0 running … 1 completed 0 failed" alone.
+    act(() => applyEvents(["a", "b", "c", "d"].map((id) => e.status(`agent-${id}`, "cancelled"))));
+    expect(text("count-running")).toMatch(/^0 running/);
+    expect(text("count-stopped")).toMatch(/^4 stopped/);
+    expect(screen.getByTestId("count-stopped").getAttribute("title")).toBe("Subagents cancelled");
+    expect(text("count-completed")).toMatch(/^1 completed/);
+    act(() => applyEvents([e.status("agent-d", "interrupted")]));
+    expect(text("count-stopped")).toMatch(/^3 stopped/);
+    expect(text("count-interrupted")).toMatch(/^1 interrupted/);
+    // In the order of Rust's statuses, each in its own colour.
+    const shown = [...screen.getByRole("group", { name: "Subagents by status" }).querySelectorAll<HTMLElement>("[data-status]")];
+    expect(shown.map((c) => c.dataset.status)).toEqual(["queued", "running", "waiting_approval", "completed", "failed", "cancelled", "interrupted"]);
+    expect(screen.getByTestId("count-interrupted").querySelector(".status-icon")?.className).toContain("interrupted");
   });
 
   it("shows the session's budget (the main agent's standing) only when it has one", () => {

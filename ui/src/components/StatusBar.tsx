@@ -1,11 +1,13 @@
 /**
- * The session at a glance: main agent state, subagents by status (those a
- * budget stopped counted apart, when there are any), the session's budget
+ * The session at a glance: main agent state, subagents by status (those at
+ * work, completed and failed always; every other end, such as stopped,
+ * interrupted or out of budget, whenever some subagent has it), the session's budget
  * (the main agent's standing, when it has one), tokens and cost of the
  * displayed session, and the live session's pending approvals.
  */
+import type { AgentStatus } from "../bindings";
 import { formatCost, formatTokens, statusLabel } from "../lib/format";
-import { mainAgent, sessionStanding, subagentCounts } from "../store/selectors";
+import { mainAgent, sessionStanding, subagentStatusCounts } from "../store/selectors";
 import { bookStore } from "../store/review";
 import { liveSession, sessionStore } from "../store/sessionStore";
 import { useStore } from "../store/store";
@@ -13,7 +15,7 @@ import { uiStore } from "../store/ui";
 import { BudgetMeter } from "./BudgetMeter";
 
 export function StatusBar() {
-  const counts = useStore(sessionStore, (s) => subagentCounts(s.agents));
+  const counts = useStore(sessionStore, (s) => subagentStatusCounts(s.agents));
   const main = useStore(sessionStore, (s) => mainAgent(s)?.status ?? null);
   // The live session's, even while a past one is displayed: its requests are never hidden.
   const approvals = useStore(liveSession, (s) => s.pending.length);
@@ -35,15 +37,11 @@ export function StatusBar() {
         Main: <span className="num">{mainText}</span>
       </span>
       <span className="sep" />
-      <Count testId="count-running" label="running" n={counts.running} color="var(--running)" />
-      <Count testId="count-queued" label="queued" n={counts.queued} color="var(--queued)" />
-      <Count testId="count-waiting" label="waiting" n={counts.waiting} color="var(--waiting)" />
-      <Count testId="count-completed" label="completed" n={counts.completed} color="var(--completed)" />
-      <Count testId="count-failed" label="failed" n={counts.failed} color="var(--failed)" />
-      <Count testId="count-stopped" label="stopped" n={counts.stopped} color="var(--cancelled)" />
-      {counts.budget > 0 ? (
-        <Count testId="count-budget" label="budget exhausted" n={counts.budget} color="var(--budget)" />
-      ) : null}
+      <span className="counts" role="group" aria-label="Subagents by status">
+        {counts.map(({ status, n }) => (
+          <Count key={status} status={status} n={n} />
+        ))}
+      </span>
       <span className="sep" />
       <span className={`item${approvals > 0 ? " hot" : ""}`} data-testid="count-approvals">
         <span className="num">{approvals}</span> approval{approvals === 1 ? "" : "s"} pending
@@ -72,10 +70,32 @@ export function StatusBar() {
   );
 }
 
-function Count({ testId, label, n, color }: { testId: string; label: string; n: number; color: string }) {
+/**
+ * Each status's words in the bar, and the test id e2e waits on; a status Rust
+ * adds fails the typecheck until it has its words here.
+ */
+const COUNT_WORDS: Readonly<Record<AgentStatus, { label: string; testId: string }>> = {
+  queued: { label: "queued", testId: "count-queued" },
+  running: { label: "running", testId: "count-running" },
+  waiting_approval: { label: "waiting", testId: "count-waiting" },
+  completed: { label: "completed", testId: "count-completed" },
+  failed: { label: "failed", testId: "count-failed" },
+  // Stopped by a person (Stop): "cancelled" in Rust's words.
+  cancelled: { label: "stopped", testId: "count-stopped" },
+  max_turns: { label: "at turn limit", testId: "count-max-turns" },
+  truncated: { label: "cut off", testId: "count-truncated" },
+  interrupted: { label: "interrupted", testId: "count-interrupted" },
+  budget_exhausted: { label: "budget exhausted", testId: "count-budget" },
+};
+
+function Count({ status, n }: { status: AgentStatus; n: number }) {
+  const { label, testId } = COUNT_WORDS[status];
   return (
-    <span className="item" data-testid={testId} title={`Subagents ${label}`}>
-      <span className="dot" style={{ color, opacity: n > 0 ? 1 : 0.35 }} />
+    <span className="item" data-testid={testId} data-status={status} title={`Subagents ${statusLabel(status)}`}>
+      {/* The status's own colour, as its icon in the tree has it; faint while none has it. */}
+      <span className={`status-icon ${status}`} aria-hidden="true">
+        <span className="dot" style={{ opacity: n > 0 ? 1 : 0.35 }} />
+      </span>
       <span className="num">{n}</span> {label}
     </span>
   );

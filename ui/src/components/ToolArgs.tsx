@@ -1,6 +1,7 @@
 /**
  * A tool call's arguments as a person reads them: a diff for Edit and Write,
- * the command for Bash, the task for Task, JSON otherwise.
+ * the command for Bash, the task for Task, JSON otherwise. Text the model
+ * wrote keeps its line breaks (`tool-text`).
  */
 import { memo } from "react";
 import { GENERAL_PURPOSE, type Value } from "../bindings";
@@ -47,7 +48,7 @@ export const ToolArgs = memo(function ToolArgs({ toolName, args }: { toolName: s
     const description = str(o, "description");
     return (
       <div>
-        {description ? <div className="hint">{description}</div> : null}
+        {description ? <div className="hint tool-text">{description}</div> : null}
         <pre className="block command mono">{command}</pre>
       </div>
     );
@@ -59,7 +60,7 @@ export const ToolArgs = memo(function ToolArgs({ toolName, args }: { toolName: s
     return (
       <div>
         <div className="file-path">
-          {description ? <span>{description}</span> : null}
+          {description ? <span className="tool-text">{description}</span> : null}
           <span className="badge">{type ?? GENERAL_PURPOSE}</span>
           {o.run_in_background === true ? <span className="badge">background</span> : null}
         </div>

@@ -1,7 +1,14 @@
-/** The top bar's sandbox badge: what the live session's commands run in. */
-import { render, screen } from "@testing-library/react";
-import { beforeEach, describe, expect, it, vi } from "vitest";
+/**
+ * The top bar: the live session's sandbox badge; what a running session runs
+ * on (the demo's sample project and scripted model included) rather than the
+ * next session's choices; New session always in place; tooltips that go.
+ */
+import { act, fireEvent, render, screen } from "@testing-library/react";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import type { ProviderState } from "../bindings";
+import { TIP_DELAY_MS } from "../lib/tooltip";
 import { bookFromPast, bookStore } from "../store/review";
+import { patchUi } from "../store/ui";
 import { pastSession } from "../test/past";
 import { appState, resetStores, sessionInfo } from "../test/stores";
 import { TopBar } from "./TopBar";
@@ -57,5 +64,144 @@ describe("the session's sandbox badge", () => {
     bookStore.set({ review: bookFromPast(pastSession([], [])), live: null });
     render(<TopBar />);
     expect(screen.queryByTestId("session-sandbox")).toBeNull();
+  });
+});
+
+const anthropic: ProviderState = {
+  kind: "anthropic",
+  label: "Anthropic",
+  key_source: "none",
+  key_var: "ANTHROPIC_API_KEY",
+  base_url: "https://api.anthropic.com",
+  default_model: "claude-a",
+  ready: false,
+  problem: null,
+};
+
+/** The tooltip an element's anchor shows, or null while it shows none. */
+function shownTip(el: HTMLElement): string | null {
+  const tip = el.closest(".tip-anchor")?.querySelector<HTMLElement>("[role=tooltip]");
+  return tip && !tip.hidden ? tip.textContent : null;
+}
+
+describe("what the top bar says runs", () => {
+  it("names the demo's own sample project and scripted model, not the chosen workspace and provider", () => {
+    resetStores({
+      app: appState({ providers: [anthropic] }),
+      workspace: "/home/me/project",
+      provider: "anthropic",
+      session: sessionInfo({
+        workspace: "/tmp/arbor-demo-1700000000000",
+        provider: "anthropic",
+        model: "arbor-demo-scripted",
+        demo: true,
+      }),
+    });
+    render(<TopBar />);
+    expect(screen.getByTestId("workspace-path").textContent).toBe("/tmp/arbor-demo-1700000000000");
+    expect(screen.getByTestId("session-runs").textContent).toBe("Demo (scripted model)");
+    expect(screen.queryByText(/not set up/)).toBeNull();
+    expect(screen.queryByTestId("provider-select")).toBeNull();
+    // The next session's workspace can't be chosen over a running one: New session first, and it says so.
+    const choose = screen.getByTestId("pick-workspace") as HTMLButtonElement;
+    expect(choose.disabled).toBe(true);
+    expect(document.getElementById(choose.getAttribute("aria-describedby") ?? "")?.textContent).toMatch(/New session/);
+  });
+
+  it("names a real session's provider and model as it reported them", () => {
+    resetStores({
+      app: appState({ providers: [{ ...anthropic, ready: true }] }),
+      workspace: "/home/me/other",
+      model: "claude-next",
+      session: sessionInfo({ workspace: "/home/me/project", model: "claude-test" }),
+    });
+    render(<TopBar />);
+    expect(screen.getByTestId("workspace-path").textContent).toBe("/home/me/project");
+    expect(screen.getByTestId("session-runs").textContent).toBe("Anthropic · claude-test");
+  });
+
+  it("offers the next session's workspace, provider and model when none runs", () => {
+    resetStores({ app: appState({ providers: [anthropic] }), workspace: "/home/me/project", provider: "anthropic" });
+    render(<TopBar />);
+    expect(screen.getByTestId("workspace-path").textContent).toBe("/home/me/project");
+    expect((screen.getByTestId("pick-workspace") as HTMLButtonElement).disabled).toBe(false);
+    expect(screen.getByTestId("provider-select").textContent).toBe("Anthropic (not set up)");
+    expect(screen.queryByTestId("session-runs")).toBeNull();
+  });
+});
+
+describe("New session", () => {
+  it("stays in place, disabled with the reason, while no session is open", () => {
+    render(<TopBar />);
+    const button = screen.getByTestId("new-session") as HTMLButtonElement;
+    expect(button.disabled).toBe(true);
+    const reason = document.getElementById(button.getAttribute("aria-describedby") ?? "");
+    expect(reason?.textContent).toBe("No session is open: the prompt below starts one");
+    // It sits where it will be once a session runs: before History and Settings.
+    const order = [...document.querySelectorAll("[data-testid]")].map((e) => e.getAttribute("data-testid"));
+    expect(order.slice(-3)).toEqual(["new-session", "history-button", "open-settings"]);
+  });
+
+  it("says a session is starting while one is", () => {
+    resetStores({ app: appState(), starting: true });
+    render(<TopBar />);
+    const button = screen.getByTestId("new-session") as HTMLButtonElement;
+    expect(button.disabled).toBe(true);
+    expect(document.getElementById(button.getAttribute("aria-describedby") ?? "")?.textContent).toBe("A session is starting");
+  });
+
+  it("clears the window when a session is open", () => {
+    resetStores({ app: appState(), session: sessionInfo() });
+    render(<TopBar />);
+    const button = screen.getByTestId("new-session") as HTMLButtonElement;
+    expect(button.disabled).toBe(false);
+    fireEvent.click(button);
+    expect(screen.getByTestId("new-session")).toBeTruthy();
+    expect((screen.getByTestId("new-session") as HTMLButtonElement).disabled).toBe(true);
+  });
+});
+
+describe("toolbar tooltips", () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("show after a rest, not on the native title, and go on a press", () => {
+    render(<TopBar />);
+    const settings = screen.getByTestId("open-settings");
+    expect(settings.getAttribute("title")).toBeNull();
+    expect(settings.getAttribute("aria-label")).toBe("Settings");
+    fireEvent.pointerEnter(settings.closest(".tip-anchor") as HTMLElement);
+    expect(shownTip(settings)).toBeNull();
+    act(() => vi.advanceTimersByTime(TIP_DELAY_MS));
+    expect(shownTip(settings)).toBe("Settings");
+    fireEvent.pointerDown(settings);
+    expect(shownTip(settings)).toBeNull();
+    // Still over the button after the press: it stays away until the pointer leaves.
+    fireEvent.pointerEnter(settings.closest(".tip-anchor") as HTMLElement);
+    act(() => vi.advanceTimersByTime(TIP_DELAY_MS));
+    expect(shownTip(settings)).toBeNull();
+  });
+
+  it("shows a disabled button's reason on hover", () => {
+    render(<TopBar />);
+    const button = screen.getByTestId("new-session");
+    fireEvent.pointerEnter(button.closest(".tip-anchor") as HTMLElement);
+    act(() => vi.advanceTimersByTime(TIP_DELAY_MS));
+    expect(shownTip(button)).toBe("No session is open: the prompt below starts one");
+  });
+
+  it("does not stay when the button now does something else", () => {
+    resetStores({ app: appState(), session: sessionInfo() });
+    render(<TopBar />);
+    const button = screen.getByTestId("new-session");
+    fireEvent.pointerEnter(button.closest(".tip-anchor") as HTMLElement);
+    act(() => vi.advanceTimersByTime(TIP_DELAY_MS));
+    expect(shownTip(button)).toMatch(/^Clear this window/);
+    act(() => patchUi({ session: null }));
+    expect(shownTip(screen.getByTestId("new-session"))).toBeNull();
   });
 });

@@ -1,9 +1,15 @@
 /**
- * The window's top bar: workspace, provider and model for a new session, what
- * the live session's commands run in (its sandbox badge), history, settings.
+ * The window's top bar. While a session runs: what it runs in (its workspace,
+ * provider and model as Rust reported them, the demo's sample project and
+ * scripted model included; its sandbox badge). Otherwise: the workspace,
+ * provider and model the next session takes. Then New session (always there,
+ * disabled with the reason when there is nothing to clear, so nothing shifts),
+ * history and settings. Toolbar tooltips are lib/tooltip's, not native titles.
  */
 import type { ProviderKind } from "../bindings";
 import { chooseProvider, newSession, pickWorkspace } from "../ipc/actions";
+import { newSessionState, sessionRuns, sessionRunsTip } from "../lib/topBar";
+import { Tip } from "../lib/tooltip";
 import { bookStore } from "../store/review";
 import { liveSession } from "../store/sessionStore";
 import { useStore } from "../store/store";
@@ -22,17 +28,18 @@ export function Brand() {
 export function SettingsButton() {
   const view = useStore(uiStore, (s) => s.view);
   return (
-    <button
-      type="button"
-      className={`btn ${view === "settings" ? "" : "ghost"} icon-btn`}
-      data-testid="open-settings"
-      title="Settings"
-      aria-label="Settings"
-      aria-pressed={view === "settings"}
-      onClick={() => patchUi({ view: view === "settings" ? "session" : "settings" })}
-    >
-      <IconGear size={15} />
-    </button>
+    <Tip text="Settings" align="end">
+      <button
+        type="button"
+        className={`btn ${view === "settings" ? "" : "ghost"} icon-btn`}
+        data-testid="open-settings"
+        aria-label="Settings"
+        aria-pressed={view === "settings"}
+        onClick={() => patchUi({ view: view === "settings" ? "session" : "settings" })}
+      >
+        <IconGear size={15} />
+      </button>
+    </Tip>
   );
 }
 
@@ -42,21 +49,25 @@ export function HistoryButton() {
   const waiting = useStore(liveSession, (s) => s.pending.length);
   const note = waiting > 0 ? ` · ${waiting} approval${waiting === 1 ? "" : "s"} waiting in the live session` : "";
   return (
-    <button
-      type="button"
-      className={`btn ${open ? "" : "ghost"}`}
-      data-testid="history-button"
-      title={`Stored sessions and transcript search (Ctrl+H)${note}`}
-      aria-pressed={open}
-      onClick={toggleHistory}
-    >
-      <IconHistory size={14} /> History
-      {waiting > 0 ? (
-        <span className="btn-count hot" data-testid="history-approvals" aria-label={`${waiting} approvals waiting`}>
-          {waiting}
-        </span>
-      ) : null}
-    </button>
+    <Tip text={`Stored sessions and transcript search (Ctrl+H)${note}`} align="end">
+      {(describedBy) => (
+        <button
+          type="button"
+          className={`btn ${open ? "" : "ghost"}`}
+          data-testid="history-button"
+          aria-describedby={describedBy}
+          aria-pressed={open}
+          onClick={toggleHistory}
+        >
+          <IconHistory size={14} /> History
+          {waiting > 0 ? (
+            <span className="btn-count hot" data-testid="history-approvals" aria-label={`${waiting} approvals waiting`}>
+              {waiting}
+            </span>
+          ) : null}
+        </button>
+      )}
+    </Tip>
   );
 }
 
@@ -66,65 +77,93 @@ export function TopBar() {
   const provider = useStore(uiStore, (s) => s.provider);
   const model = useStore(uiStore, (s) => s.model);
   const session = useStore(uiStore, (s) => s.session);
+  const starting = useStore(uiStore, (s) => s.starting);
   const reviewing = useStore(bookStore, (b) => b.review !== null);
   const providers = app?.providers ?? [];
   const current = providers.find((p) => p.kind === provider);
-  const forNew = session ? " (used by the next new session)" : "";
+  // A past session under review runs nothing: the bar then offers the next session's choices.
+  const live = session !== null && !reviewing ? session : null;
+  const fresh = newSessionState({ live: session !== null, reviewing, starting });
   return (
     <header className="topbar">
       <Brand />
       <div className="workspace">
-        <span className="path-chip" data-testid="workspace-path" title={`Workspace: ${workspace}${forNew}`}>
-          <bdi>{workspace || "No workspace chosen"}</bdi>
-        </span>
-        <button
-          type="button"
-          className="btn"
-          data-testid="pick-workspace"
-          title="Choose the workspace folder"
-          onClick={() => void pickWorkspace()}
-        >
-          <IconFolder size={13} /> Choose…
-        </button>
+        {live ? (
+          <Tip text={`This session works in ${live.workspace}`}>
+            <span className="path-chip" data-testid="workspace-path" data-live="">
+              <bdi>{live.workspace}</bdi>
+            </span>
+          </Tip>
+        ) : (
+          <Tip text={workspace ? `Workspace: ${workspace}` : "Choose the folder the agents work in"}>
+            <span className="path-chip" data-testid="workspace-path">
+              <bdi>{workspace || "No workspace chosen"}</bdi>
+            </span>
+          </Tip>
+        )}
+        <Tip text={live ? "This session's workspace is fixed: New session, then choose" : "Choose the workspace folder"}>
+          {(describedBy) => (
+            <button
+              type="button"
+              className="btn"
+              data-testid="pick-workspace"
+              aria-describedby={describedBy}
+              disabled={live !== null}
+              onClick={() => void pickWorkspace()}
+            >
+              <IconFolder size={13} /> Choose…
+            </button>
+          )}
+        </Tip>
       </div>
-      {/* The live session's; a past session under review runs nothing. */}
-      {session && !reviewing ? <SandboxBadge sandbox={session.sandbox} /> : null}
-      <select
-        className="select"
-        data-testid="provider-select"
-        aria-label="Provider"
-        title={`Provider${forNew}`}
-        value={provider}
-        onChange={(e) => chooseProvider(e.target.value as ProviderKind)}
-      >
-        {providers.map((p) => (
-          <option key={p.kind} value={p.kind}>
-            {p.label}
-            {p.ready ? "" : " (not set up)"}
-          </option>
-        ))}
-      </select>
-      <input
-        className="input model"
-        data-testid="model-input"
-        aria-label="Model"
-        title={`Model${forNew}`}
-        placeholder={current?.default_model ?? "model"}
-        value={model}
-        onChange={(e) => patchUi({ model: e.target.value })}
-        spellCheck={false}
-      />
-      {session || reviewing ? (
-        <button
-          type="button"
-          className="btn"
-          data-testid="new-session"
-          title="Clear this window so the next prompt starts a new session"
-          onClick={newSession}
-        >
-          <IconPlus size={12} /> New session
-        </button>
-      ) : null}
+      {live ? <SandboxBadge sandbox={live.sandbox} /> : null}
+      {live ? (
+        <Tip text={sessionRunsTip(live)} align="end">
+          <span className="run-chip" data-testid="session-runs" data-demo={live.demo ? "" : undefined}>
+            {sessionRuns(live, providers)}
+          </span>
+        </Tip>
+      ) : (
+        <>
+          <select
+            className="select"
+            data-testid="provider-select"
+            aria-label="Provider"
+            value={provider}
+            onChange={(e) => chooseProvider(e.target.value as ProviderKind)}
+          >
+            {providers.map((p) => (
+              <option key={p.kind} value={p.kind}>
+                {p.label}
+                {p.ready ? "" : " (not set up)"}
+              </option>
+            ))}
+          </select>
+          <input
+            className="input model"
+            data-testid="model-input"
+            aria-label="Model"
+            placeholder={current?.default_model ?? "model"}
+            value={model}
+            onChange={(e) => patchUi({ model: e.target.value })}
+            spellCheck={false}
+          />
+        </>
+      )}
+      <Tip text={fresh.enabled ? fresh.tip : fresh.reason} align="end">
+        {(describedBy) => (
+          <button
+            type="button"
+            className="btn"
+            data-testid="new-session"
+            aria-describedby={describedBy}
+            disabled={!fresh.enabled}
+            onClick={newSession}
+          >
+            <IconPlus size={12} /> New session
+          </button>
+        )}
+      </Tip>
       <HistoryButton />
       <SettingsButton />
     </header>

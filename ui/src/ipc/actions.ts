@@ -26,8 +26,9 @@ import {
   setBudgetCommand,
   type DelegateForm,
 } from "../lib/commands";
+import { setFoundTypes } from "../store/delegate";
 import { bookStore } from "../store/review";
-import { onEventsApplied, resetSession } from "../store/sessionStore";
+import { markQueued, onEventsApplied, resetSession, unmarkQueued } from "../store/sessionStore";
 import { patchUi, pushError, pushWarnings, uiStore } from "../store/ui";
 import { closeEventChannel, openEventChannel } from "./channel";
 import { notifyApprovals } from "./notify";
@@ -162,7 +163,9 @@ export async function sendPrompt(text: string): Promise<boolean> {
   if (!prompt) return false;
   const { session } = uiStore.get();
   if (!session) return startSession(prompt);
+  markQueued(session.main_agent_id, prompt);
   const reply = await run(() => send(messageCommand(null, prompt)));
+  if (reply === null) unmarkQueued(session.main_agent_id, prompt);
   return reply !== null;
 }
 
@@ -208,10 +211,17 @@ export async function setBudget(agentId: AgentId, budget: Budget): Promise<Outco
   return { ok: true, data: { resumed: r.data.kind === "resumed" } };
 }
 
-/** A steering message; it reaches the transcript as the backend's `user_message`. */
+/**
+ * A steering message: queued in the transcript until the agent's next turn takes
+ * it, when it arrives as the backend's `user_message`.
+ */
 export async function messageAgent(agentId: AgentId, text: string): Promise<Outcome<null>> {
+  markQueued(agentId, text);
   const r = await attempt(() => send(messageCommand(agentId, text)));
-  if (!r.ok) return r;
+  if (!r.ok) {
+    unmarkQueued(agentId, text);
+    return r;
+  }
   return { ok: true, data: null };
 }
 
@@ -250,9 +260,13 @@ export async function clearApiKey(provider: ProviderKind): Promise<Outcome<AppSt
   return r;
 }
 
+/** The agent types found for a workspace (Settings → Reload); the Delegate… form offers them too. */
 export async function loadCatalog(workspace: string | null): Promise<Outcome<CatalogReport>> {
   try {
-    return { ok: true, data: await commands.agentCatalog(workspace) };
+    const data = await commands.agentCatalog(workspace);
+    // Null asks for Rust's default workspace, whose path this side does not know.
+    if (workspace !== null) setFoundTypes(workspace, data.definitions);
+    return { ok: true, data };
   } catch (e) {
     return { ok: false, kind: null, message: describe(e) };
   }

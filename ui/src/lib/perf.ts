@@ -2,8 +2,21 @@
  * A frame-time probe for benchmarks: when `localStorage.arborPerf === "1"` or
  * the URL has `?perf=1`, `window.__arborPerf.frames` collects the time between
  * animation frames (ms), `work` the time each applied batch of events took
- * to reduce and render (ms), and `paints` each timeline paint: when it ended
- * (performance.now()), how long it took and how many rectangles it filled. Off otherwise.
+ * to reduce and render (ms), `paints` each timeline paint: when it ended
+ * (performance.now()), how long it took and how many rectangles it filled,
+ * and `inputs` the input latency of text fields (ms). Off otherwise.
+ *
+ * `inputs`: for each `input` event in a textarea or an input, the time from
+ * the event's `timeStamp` (when the browser created it, on the
+ * performance.now() clock) to the end of the next frame's rendering. A
+ * requestAnimationFrame callback runs inside that frame's rendering update,
+ * with the app's own frame work (the event stream's batch and its render);
+ * a message it posts on a MessageChannel is a task, and no task runs until
+ * the whole update (every callback, style, layout, paint) is over. So
+ * performance.now() in that message is when the typed character was painted
+ * (handed to the compositor; the compositor's own few ms to the screen are
+ * not counted), whatever else the frame held. A MessageChannel rather than
+ * setTimeout(0): no timer clamping. Inputs of one frame share one message.
  */
 export interface TimelinePaint {
   at: number;
@@ -11,9 +24,16 @@ export interface TimelinePaint {
   rects: number;
 }
 
+export interface PerfProbe {
+  frames: number[];
+  work: number[];
+  paints: TimelinePaint[];
+  inputs: number[];
+}
+
 declare global {
   interface Window {
-    __arborPerf?: { frames: number[]; work: number[]; paints: TimelinePaint[] };
+    __arborPerf?: PerfProbe;
   }
 }
 
@@ -28,18 +48,72 @@ function enabled(): boolean {
   }
 }
 
+/** Keeps a probe list bounded: past the limit, the older half goes. */
+function bound(list: unknown[]): void {
+  if (list.length >= MAX_FRAMES) list.splice(0, list.length - MAX_FRAMES / 2);
+}
+
+/** An event's timeStamp on the performance.now() clock (old engines gave epoch milliseconds). */
+function eventTime(e: Event): number {
+  const t = e.timeStamp;
+  return t > performance.now() + 3_600_000 ? t - performance.timeOrigin : t;
+}
+
+function isTextField(target: EventTarget | null): boolean {
+  return target instanceof HTMLTextAreaElement || target instanceof HTMLInputElement;
+}
+
+function installInputProbe(probe: PerfProbe): void {
+  /** Input event times waiting for their frame to be painted. */
+  let waiting: number[] = [];
+  const channel = new MessageChannel();
+  channel.port1.onmessage = (m: MessageEvent<number[]>) => {
+    const now = performance.now();
+    for (const t of m.data) {
+      bound(probe.inputs);
+      probe.inputs.push(now - t);
+    }
+  };
+  const painted = () => {
+    const times = waiting;
+    waiting = [];
+    channel.port2.postMessage(times);
+  };
+  document.addEventListener(
+    "input",
+    (e) => {
+      if (!isTextField(e.target)) return;
+      if (waiting.length === 0) requestAnimationFrame(painted);
+      waiting.push(eventTime(e));
+    },
+    { capture: true, passive: true },
+  );
+}
+
 export function installPerfProbe(): void {
   if (typeof window === "undefined" || !enabled() || window.__arborPerf) return;
-  const probe = { frames: [] as number[], work: [] as number[], paints: [] as TimelinePaint[] };
+  const probe: PerfProbe = { frames: [], work: [], paints: [], inputs: [] };
   window.__arborPerf = probe;
+  installInputProbe(probe);
   let last = performance.now();
   const tick = (t: number) => {
-    if (probe.frames.length >= MAX_FRAMES) probe.frames.splice(0, probe.frames.length - MAX_FRAMES / 2);
-    if (probe.work.length >= MAX_FRAMES) probe.work.splice(0, probe.work.length - MAX_FRAMES / 2);
-    if (probe.paints.length >= MAX_FRAMES) probe.paints.splice(0, probe.paints.length - MAX_FRAMES / 2);
+    bound(probe.frames);
+    bound(probe.work);
+    bound(probe.paints);
+    bound(probe.inputs);
     probe.frames.push(t - last);
     last = t;
     requestAnimationFrame(tick);
   };
   requestAnimationFrame(tick);
+}
+
+/**
+ * Marks the moment the window first became usable (app state loaded, its first
+ * screen rendered): `performance.getEntriesByName("arbor-interactive")`, what the
+ * benchmark's cold start measures to. Once per page; always on (one mark).
+ */
+export function markInteractive(): void {
+  if (typeof performance === "undefined" || typeof performance.mark !== "function") return;
+  if (performance.getEntriesByName("arbor-interactive").length === 0) performance.mark("arbor-interactive");
 }

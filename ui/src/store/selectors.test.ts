@@ -15,9 +15,10 @@ import {
   effectiveSelection,
   elapsedMs,
   filterHidesSeq,
+  lastTool,
   pendingApprovals,
   rowForSeq,
-  subagentCounts,
+  subagentStatusCounts,
   subtreeSizes,
   runOf,
   sessionActive,
@@ -30,6 +31,7 @@ import { SHOW_ALL, toggleKind } from "../lib/outputFilter";
 import { initialSession, reduce, reduceBatch } from "./session/reducer";
 import { withUsage } from "./session/usage";
 import { agentUsage, budget, figures, standing, usageUpdate } from "../test/usage";
+import { answered, askFor, rule as aRule } from "../test/approvals";
 
 function tree() {
   const e = eventMaker();
@@ -77,7 +79,10 @@ describe("the MCP tool of an approval", () => {
 });
 
 describe("status counts", () => {
-  it("counts subagents only, by status", () => {
+  const counted = (agents: Parameters<typeof subagentStatusCounts>[0]) =>
+    Object.fromEntries(subagentStatusCounts(agents).map((c) => [c.status, c.n]));
+
+  it("counts subagents only, by status: those at work, completed and failed always", () => {
     const { e, s } = tree();
     const next = reduceBatch(s, [
       e.status("agent-main", "running"),
@@ -85,12 +90,39 @@ describe("status counts", () => {
       e.status("agent-a1", "waiting_approval"),
       e.status("agent-b", "failed"),
     ]);
-    expect(subagentCounts(next.agents)).toMatchObject({ running: 1, waiting: 1, failed: 1, queued: 0, completed: 0, total: 3 });
-    const later = reduceBatch(next, [e.status("agent-a", "completed"), e.status("agent-a1", "cancelled")]);
-    expect(subagentCounts(later.agents)).toMatchObject({ running: 0, waiting: 0, completed: 1, stopped: 1, failed: 1 });
-    // Stopped by a budget: counted apart, neither failed nor stopped.
-    const spent = reduceBatch(later, [e.status("agent-b", "budget_exhausted")]);
-    expect(subagentCounts(spent.agents)).toMatchObject({ budget: 1, stopped: 1, failed: 0, waiting: 0 });
+    expect(counted(next.agents)).toEqual({ queued: 0, running: 1, waiting_approval: 1, completed: 0, failed: 1 });
+    // In the order of Rust's statuses.
+    expect(subagentStatusCounts(next.agents).map((c) => c.status)).toEqual([
+      "queued",
+      "running",
+      "waiting_approval",
+      "completed",
+      "failed",
+    ]);
+  });
+
+  it("counts every other end apart, once some subagent has it", () => {
+    const { e, s } = tree();
+    const next = reduceBatch(s, [
+      e.status("agent-a", "cancelled"),
+      e.status("agent-a1", "interrupted"),
+      e.status("agent-b", "budget_exhausted"),
+    ]);
+    expect(counted(next.agents)).toEqual({
+      queued: 0,
+      running: 0,
+      waiting_approval: 0,
+      completed: 0,
+      failed: 0,
+      cancelled: 1,
+      interrupted: 1,
+      budget_exhausted: 1,
+    });
+    const later = reduceBatch(next, [e.status("agent-a", "max_turns"), e.status("agent-a1", "truncated")]);
+    expect(counted(later.agents)).toMatchObject({ max_turns: 1, truncated: 1, budget_exhausted: 1 });
+    expect(counted(later.agents)).not.toHaveProperty("cancelled");
+    // The same list while the agents are the same.
+    expect(subagentStatusCounts(later.agents)).toBe(subagentStatusCounts(later.agents));
   });
 });
 
@@ -108,6 +140,13 @@ describe("visible rows", () => {
     const collapsed = visibleRows(s, { "agent-a": true });
     expect(collapsed.map((r) => r.id)).toEqual(["agent-main", "agent-a", "agent-b"]);
     expect(collapsed[1]).toMatchObject({ expanded: false, hasChildren: true });
+    // Each row's place among its siblings, for aria-posinset and aria-setsize.
+    expect(all.map((r) => [r.id, r.posInSet, r.setSize])).toEqual([
+      ["agent-main", 1, 1],
+      ["agent-a", 1, 2],
+      ["agent-a1", 1, 1],
+      ["agent-b", 2, 2],
+    ]);
     expect(visibleRows(s, { "agent-main": true }).map((r) => r.id)).toEqual(["agent-main"]);
   });
 });
@@ -312,5 +351,50 @@ describe("runs: wall time, turns and which run a result ended", () => {
     expect(filterHidesSeq(items, SHOW_ALL, seq)).toBe(false);
     // A completed result is context: no filter hides it.
     expect(filterHidesSeq(items, toggleKind(SHOW_ALL, "errors"), seq)).toBe(false);
+  });
+});
+
+describe("the last tool of an agent", () => {
+  it("says a write a person denied was denied, with the reason, even after the agent completed", () => {
+    const { e, s } = tree();
+    const asked = reduceBatch(s, askFor(e.make, "agent-a", "r-1", { args: { file_path: "CHANGELOG.md", content: "x" } }));
+    expect(lastTool(asked, "agent-a")).toEqual({
+      summary: "Write CHANGELOG.md",
+      mcp: false,
+      outcome: "waiting",
+      note: "waiting for your approval",
+    });
+    const denied = reduceBatch(asked, [
+      answered(e.make, "agent-a", "r-1", "denied", { reason: "keep it short" }),
+      e.make("agent-a", { type: "tool_output", call_id: "c-r-1", content: "This Write call was denied", is_error: true, decided_by: { kind: "person" } }),
+      e.status("agent-a", "completed"),
+    ]);
+    expect(lastTool(denied, "agent-a")).toMatchObject({ outcome: "denied", note: "denied by you: keep it short" });
+    // The same object while nothing it reads changed.
+    expect(lastTool(denied, "agent-a")).toBe(lastTool(reduceBatch(denied, [e.status("agent-b", "running")]), "agent-a"));
+  });
+
+  it("tells a rule's refusal, a withdrawn request, an error and a call that ran apart", () => {
+    const { e, s } = tree();
+    const refused = aRule("rule-1", { approved: false });
+    const next = reduceBatch(s, [
+      // A standing rule refused it without asking: only the tool_output says so.
+      e.make("agent-a", { type: "tool_call", call_id: "w1", tool_name: "Write", tool_args: { file_path: "a.md" } }),
+      e.make("agent-a", { type: "tool_output", call_id: "w1", content: "refused", is_error: true, decided_by: { kind: "rule", rule: refused } }),
+      ...askFor(e.make, "agent-a1", "r-2"),
+      answered(e.make, "agent-a1", "r-2", "withdrawn"),
+      e.make("agent-b", { type: "tool_call", call_id: "b1", tool_name: "Bash", tool_args: { command: "make" } }),
+      e.make("agent-b", { type: "tool_output", call_id: "b1", content: "make: *** No rule\nmore", is_error: true, decided_by: { kind: "policy" } }),
+      e.make("agent-main", { type: "tool_call", call_id: "m1", tool_name: "Read", tool_args: { file_path: "x" } }),
+    ]);
+    expect(lastTool(next, "agent-a")).toMatchObject({ outcome: "denied", note: "refused by a standing rule" });
+    expect(lastTool(next, "agent-a1")?.outcome).toBe("not_run");
+    expect(lastTool(next, "agent-b")).toMatchObject({ summary: "Bash make", outcome: "failed", note: "make: *** No rule" });
+    expect(lastTool(next, "agent-main")).toMatchObject({ outcome: "running", note: null });
+    const done = reduceBatch(next, [
+      e.make("agent-main", { type: "tool_output", call_id: "m1", content: "ok", is_error: false, decided_by: { kind: "policy" } }),
+    ]);
+    expect(lastTool(done, "agent-main")).toMatchObject({ summary: "Read x", outcome: "ran", note: null });
+    expect(lastTool(done, "agent-x")).toBeNull();
   });
 });

@@ -1,6 +1,7 @@
 /**
  * Derived data over the session state: subtree sizes, status counts, pending
- * approvals (and the MCP tool each is about), visible tree rows, an agent's
+ * approvals (and the MCP tool each is about), visible tree rows (with their
+ * place among their siblings) and how each agent's latest tool call went, an agent's
  * output items, file changes per agent and subtree, worktrees, budgets and
  * their standings. (Usage totals and budget standings are not derived here:
  * Rust sends them, see session/usage.ts.) Each selector returns
@@ -8,11 +9,22 @@
  * components can read them through useSyncExternalStore without re-rendering
  * on unrelated changes.
  */
-import type { AgentChange, AgentId, AgentStatus, Budget, BudgetStanding, McpToolRef, ToolClass, ToolInfo } from "../bindings";
+import {
+  AGENT_STATUSES,
+  type AgentChange,
+  type AgentId,
+  type AgentStatus,
+  type Budget,
+  type BudgetStanding,
+  type McpToolRef,
+  type ToolClass,
+  type ToolInfo,
+} from "../bindings";
+import { personMark } from "../lib/approvals";
 import { fileCounts, groupByAgent, ofAgents, revertedIds, subtreeIds } from "../lib/changes";
 import { isShown, showsAll, type OutputFilter } from "../lib/outputFilter";
 import { isTerminal } from "./session/status";
-import type { AgentNode, AgentWorktree, Approval, OutputItem, SessionState } from "./session/types";
+import type { AgentNode, AgentWorktree, Approval, OutputItem, QueuedMessage, SessionState, ToolItem } from "./session/types";
 import { anyAgentActive, wallTimeMs } from "./timeline";
 
 function memoByRef<K extends object, V>(compute: (k: K) => V): (k: K) => V {
@@ -45,57 +57,27 @@ export const subtreeSizes = memoByRef((agents: Record<AgentId, AgentNode>): Reco
   return out;
 });
 
-export interface StatusCounts {
-  running: number;
-  queued: number;
-  waiting: number;
-  completed: number;
-  failed: number;
-  stopped: number;
-  /** Stopped because its budget, or an ancestor's, ran out. */
-  budget: number;
-  total: number;
+/** How many subagents have one status. */
+export interface StatusCount {
+  status: AgentStatus;
+  n: number;
 }
 
-/** Counts of subagents (depth > 0) by status. */
-export const subagentCounts = memoByRef((agents: Record<AgentId, AgentNode>): StatusCounts => {
-  const c: StatusCounts = { running: 0, queued: 0, waiting: 0, completed: 0, failed: 0, stopped: 0, budget: 0, total: 0 };
+/**
+ * The status bar's counts of subagents (depth > 0), one per status Rust has
+ * (AGENT_STATUSES, in its order): those still at work (queued, running,
+ * waiting), completed and failed always, the other ends (stopped, at a
+ * limit, cut off, interrupted, out of budget) whenever some agent has one.
+ */
+export const subagentStatusCounts = memoByRef((agents: Record<AgentId, AgentNode>): StatusCount[] => {
+  const n = new Map<AgentStatus, number>();
   for (const node of Object.values(agents)) {
     if (node.depth === 0 || !node.known) continue;
-    c.total += 1;
-    switch (node.status) {
-      case "running":
-        c.running += 1;
-        break;
-      case "queued":
-        c.queued += 1;
-        break;
-      case "waiting_approval":
-        c.waiting += 1;
-        break;
-      case "completed":
-        c.completed += 1;
-        break;
-      case "failed":
-        c.failed += 1;
-        break;
-      // Ended short of finishing, not by failing: stopped by a person or a limit, or by a crash.
-      case "cancelled":
-      case "max_turns":
-      case "truncated":
-      case "interrupted":
-        c.stopped += 1;
-        break;
-      case "budget_exhausted":
-        c.budget += 1;
-        break;
-      default: {
-        const never: never = node.status;
-        void never;
-      }
-    }
+    n.set(node.status, (n.get(node.status) ?? 0) + 1);
   }
-  return c;
+  return AGENT_STATUSES.map((status) => ({ status, n: n.get(status) ?? 0 })).filter(
+    (c) => c.n > 0 || !isTerminal(c.status) || c.status === "completed" || c.status === "failed",
+  );
 });
 
 const pendingMemo = new WeakMap<string[], { approvals: Record<string, Approval>; list: Approval[] }>();
@@ -149,6 +131,9 @@ export interface TreeRow {
   hasChildren: boolean;
   expanded: boolean;
   parentId: AgentId | null;
+  /** Its place among its parent's shown children (1-based), and how many there are: aria-posinset/setsize. */
+  posInSet: number;
+  setSize: number;
 }
 
 const rowsMemo = new WeakMap<Record<AgentId, AgentNode>, { roots: AgentId[]; collapsed: object; rows: TreeRow[] }>();
@@ -165,10 +150,18 @@ export function visibleRows(state: SessionState, collapsed: Readonly<Record<Agen
     seen.add(id);
     const hasChildren = node.children.length > 0;
     const expanded = hasChildren && !collapsed[id];
-    rows.push({ id, level, hasChildren, expanded, parentId });
+    rows.push({ id, level, hasChildren, expanded, parentId, posInSet: 0, setSize: 0 });
     if (expanded) for (const child of node.children) walk(child, level + 1, id);
   };
   for (const id of state.roots) walk(id, 0, null);
+  // Siblings as shown: a parent's children are all shown or none, and one it cannot show is not counted.
+  const sizes = new Map<AgentId | null, number>();
+  for (const row of rows) {
+    const n = (sizes.get(row.parentId) ?? 0) + 1;
+    sizes.set(row.parentId, n);
+    row.posInSet = n;
+  }
+  for (const row of rows) row.setSize = sizes.get(row.parentId) ?? 1;
   rowsMemo.set(state.agents, { roots: state.roots, collapsed, rows });
   return rows;
 }
@@ -461,4 +454,106 @@ export function exhaustedOwner(state: SessionState, id: AgentId): AgentId | null
     cur = cur.parentId ? state.agents[cur.parentId] : undefined;
   }
   return null;
+}
+
+// ---- An agent's latest tool call, as its tree row says it ----
+
+/**
+ * How the latest call went: still running, waiting for a person, ran, ended
+ * in an error (a refusal by the approval policy included: its output says so),
+ * refused (by a person or a standing rule), or never run (its request was
+ * withdrawn when the agent was stopped).
+ */
+export type ToolOutcome = "running" | "waiting" | "ran" | "failed" | "denied" | "not_run";
+
+export interface LastTool {
+  /** "Write CHANGELOG.md" (toolSummary's line). */
+  summary: string;
+  /** An MCP server's tool, to tag it. */
+  mcp: boolean;
+  outcome: ToolOutcome;
+  /** Why, in a person's words ("denied by you: keep it short", the error's first line); null when it ran or runs. */
+  note: string | null;
+}
+
+const NOTE_CHARS = 160;
+
+function firstLine(text: string): string | null {
+  const line = text.trim().split("\n", 1)[0]?.trim() ?? "";
+  if (line === "") return null;
+  return line.length > NOTE_CHARS ? `${line.slice(0, NOTE_CHARS - 1)}…` : line;
+}
+
+function outcomeOf(item: ToolItem, approval: Approval | undefined): Pick<LastTool, "outcome" | "note"> {
+  switch (item.approval?.state) {
+    case "pending":
+      return { outcome: "waiting", note: "waiting for your approval" };
+    case "denied":
+      return { outcome: "denied", note: personMarkOrRule(item, approval) };
+    case "withdrawn":
+      return { outcome: "not_run", note: "not run: its agent was stopped while it waited for approval" };
+    default:
+      break;
+  }
+  // A standing rule refused it without asking: there is no request, only the tool_output's word.
+  if (item.decidedBy?.kind === "rule" && !item.decidedBy.rule.approved) {
+    return { outcome: "denied", note: "refused by a standing rule" };
+  }
+  if (!item.done) return { outcome: "running", note: null };
+  if (item.isError) return { outcome: "failed", note: firstLine(item.output) ?? "failed" };
+  return { outcome: "ran", note: null };
+}
+
+/** The words of a refused request: a person's answer (with the reason given), or the rule that answered it. */
+function personMarkOrRule(item: ToolItem, approval: Approval | undefined): string {
+  const by = approval?.decidedBy ?? item.decidedBy;
+  if (by?.kind === "rule") return "refused by a standing rule";
+  return personMark(false, approval?.reason ?? null).text;
+}
+
+const lastToolMemo = new WeakMap<ToolItem, { approval: Approval | undefined; summary: string; mcp: boolean; line: LastTool }>();
+
+/**
+ * The agent's latest tool call with how it went, for the line under its name
+ * in the tree: a denied Write reads as denied even when the agent went on to
+ * complete. Null when it made no call. The same object while nothing it reads
+ * changed.
+ */
+export function lastTool(state: SessionState, agentId: AgentId): LastTool | null {
+  const node = state.agents[agentId];
+  if (!node?.lastTool) return null;
+  const index = node.lastToolCall ? node.callIndex[node.lastToolCall] : undefined;
+  const item = index === undefined ? undefined : node.items[index];
+  const summary = node.lastTool;
+  const mcp = node.lastToolMcp;
+  // Its call not loaded (a past session's page not fetched yet): the line alone.
+  if (item?.kind !== "tool") return lastToolBare(node, summary, mcp);
+  const approval = item.approval ? state.approvals[item.approval.requestId] : undefined;
+  const hit = lastToolMemo.get(item);
+  if (hit && hit.approval === approval && hit.summary === summary && hit.mcp === mcp) return hit.line;
+  const line: LastTool = { summary, mcp, ...outcomeOf(item, approval) };
+  lastToolMemo.set(item, { approval, summary, mcp, line });
+  return line;
+}
+
+const bareMemo = new WeakMap<AgentNode, LastTool>();
+
+function lastToolBare(node: AgentNode, summary: string, mcp: boolean): LastTool {
+  const hit = bareMemo.get(node);
+  if (hit && hit.summary === summary && hit.mcp === mcp) return hit;
+  const line: LastTool = { summary, mcp, outcome: "ran", note: null };
+  bareMemo.set(node, line);
+  return line;
+}
+
+const NO_QUEUED: readonly QueuedMessage[] = [];
+let queuedCache: { list: readonly QueuedMessage[]; id: AgentId; out: readonly QueuedMessage[] } | null = null;
+
+/** The messages sent to `id` that it has not taken yet, oldest first (the same array while they do not change). */
+export function queuedFor(state: SessionState, id: AgentId): readonly QueuedMessage[] {
+  if (queuedCache?.list === state.queued && queuedCache.id === id) return queuedCache.out;
+  const mine = state.queued.filter((q) => q.agentId === id);
+  const out = mine.length === 0 ? NO_QUEUED : mine;
+  queuedCache = { list: state.queued, id, out };
+  return out;
 }

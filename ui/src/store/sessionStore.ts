@@ -11,8 +11,8 @@
  * back to it. What must never be hidden (its pending approvals, its rules)
  * is read through `liveSession`, parked or displayed.
  */
-import type { AgentEvent, ApprovalRule, EventFrame, TimelineUpdate, UsageUpdate } from "../bindings";
-import { reduceBatch, initialSession } from "./session/reducer";
+import type { AgentEvent, AgentId, ApprovalRule, EventFrame, TimelineUpdate, UsageUpdate } from "../bindings";
+import { reduceBatch, initialSession, withQueued, withoutQueued } from "./session/reducer";
 import { withRules } from "./session/rules";
 import type { SessionState } from "./session/types";
 import { withUsage } from "./session/usage";
@@ -72,9 +72,50 @@ export function enqueueFrame(f: EventFrame): void {
   schedule();
 }
 
+/**
+ * When a person last typed in a text field (performance.now()). A batch applied
+ * in the same frame as a keystroke would hold the typed character's paint back
+ * by the batch's whole reduce and render; for a moment after typing, batches are
+ * applied just after the frame is painted instead, so the character shows first.
+ */
+let typedAt = Number.NEGATIVE_INFINITY;
+const TYPING_MS = 150;
+if (typeof window !== "undefined") {
+  window.addEventListener(
+    "input",
+    () => {
+      typedAt = performance.now();
+    },
+    true,
+  );
+}
+
+/** Runs `f` after the current frame has been painted (a task queued from an animation frame runs after it). */
+const afterPaint: (f: () => void) => void = (() => {
+  if (typeof MessageChannel === "undefined") return (f) => void setTimeout(f, 0);
+  const channel = new MessageChannel();
+  let next: (() => void) | null = null;
+  channel.port1.onmessage = () => {
+    const f = next;
+    next = null;
+    f?.();
+  };
+  return (f) => {
+    next = f;
+    channel.port2.postMessage(0);
+  };
+})();
+
+function onFrame(): void {
+  frame = null;
+  if (performance.now() - typedAt < TYPING_MS) afterPaint(flushEvents);
+  else flushEvents();
+}
+
+/** Queues a frame from the backend: applied on the next animation frame (after its paint while a person types). */
 function schedule(): void {
   if (frame !== null || timer !== null) return;
-  if (typeof requestAnimationFrame === "function") frame = requestAnimationFrame(flushEvents);
+  if (typeof requestAnimationFrame === "function") frame = requestAnimationFrame(onFrame);
   timer = setTimeout(flushEvents, 250);
 }
 
@@ -109,6 +150,27 @@ export function flushEvents(): void {
     if (probe) queueMicrotask(() => probe.work.push(performance.now() - started));
   }
   for (const l of appliedListeners) l(events, next);
+}
+
+/** Changes the live session's state, wherever it is (displayed, or parked behind a review). */
+function updateLive(change: (s: SessionState) => SessionState): void {
+  const parked = parkedStore.get();
+  if (parked !== null) parkedStore.set(change(parked));
+  else sessionStore.set(change(sessionStore.get()));
+}
+
+/**
+ * A message about to be sent to a live agent: shown as queued until the agent
+ * takes it (its `user_message`). Marked before the command goes, so the
+ * announcement cannot arrive first.
+ */
+export function markQueued(agentId: AgentId, text: string): void {
+  updateLive((s) => withQueued(s, agentId, text));
+}
+
+/** The message was refused: it is not waiting anywhere. */
+export function unmarkQueued(agentId: AgentId, text: string): void {
+  updateLive((s) => withoutQueued(s, agentId, text));
 }
 
 /** Called after each applied batch of the live session (for side effects such as notifications). */

@@ -5,9 +5,12 @@
  * session's centre shows (an agent, or the whole session's timeline), the
  * output pane's tab (output or changes), the output's filter by kind (one per
  * session shown, whichever agent is selected), the output row to bring into
- * view, and banners (errors and notices).
+ * view, banners (errors and notices), and the session layout: the panes'
+ * widths (kept across restarts in localStorage) and the person's choice to
+ * open or fold the approval inbox.
  */
 import { PROVIDER_KINDS, type AgentId, type AppState, type ProviderKind, type SessionId, type SessionInfo } from "../bindings";
+import { loadWidths, saveWidths, type InboxChoice, type Pane, type PaneWidths } from "../lib/layout";
 import { SHOW_ALL, type OutputFilter } from "../lib/outputFilter";
 import { createStore } from "./store";
 
@@ -69,6 +72,19 @@ export interface UiState {
   workspace: string;
   provider: ProviderKind;
   model: string;
+  /** The tree's and the inbox's widths as a person dragged them (null: the default); saved across restarts. */
+  paneWidths: PaneWidths;
+  /** The person opened or folded the approval inbox (lib/layout.ts says how long that holds); null: never. */
+  inboxChoice: InboxChoice | null;
+}
+
+/** The window's localStorage, when the webview lets the app have one. */
+function layoutStorage(): Storage | null {
+  try {
+    return typeof window === "undefined" ? null : window.localStorage;
+  } catch {
+    return null;
+  }
 }
 
 export function initialUi(): UiState {
@@ -94,6 +110,9 @@ export function initialUi(): UiState {
     // Until the app state says which provider is ready (applyAppState picks then).
     provider: PROVIDER_KINDS[0],
     model: "",
+    // What an earlier run left: the layout is the person's, not the session's.
+    paneWidths: loadWidths(layoutStorage()),
+    inboxChoice: null,
   };
 }
 
@@ -174,4 +193,24 @@ export function toggleHistory(): void {
 
 export function dismissProblem(problem: string): void {
   patchUi({ dismissedProblem: problem });
+}
+
+/**
+ * A pane's width (already within what the window allows; null: back to the
+ * default). `save: false` while a drag is under way: savePaneWidths() at its end.
+ */
+export function setPaneWidth(pane: Pane, width: number | null, save = true): void {
+  uiStore.set((s) =>
+    s.paneWidths[pane] === width ? s : { ...s, paneWidths: { ...s.paneWidths, [pane]: width } },
+  );
+  if (save) savePaneWidths();
+}
+
+export function savePaneWidths(): void {
+  saveWidths(layoutStorage(), uiStore.get().paneWidths);
+}
+
+/** The person opens or folds the inbox; `pending`: the live session's requests waiting now. */
+export function setInboxOpen(open: boolean, pending: readonly string[]): void {
+  patchUi({ inboxChoice: { open, pending: [...pending] } });
 }

@@ -91,12 +91,12 @@ pub async fn forward(
 }
 
 /// Merges each agent's runs of stream chunks (thinking, response, one call's
-/// output) into the first chunk of the run, which keeps its `seq` and place:
+/// input or output) into the first chunk of the run, which keeps its `seq` and place:
 /// every agent's text arrives complete and in order, and `seq` still rises
 /// through the batch (the merged chunks' numbers are skipped). A run ends at any
 /// other event of the same agent; other agents' events in between do not end it.
 pub fn coalesce(batch: Vec<AgentEvent>) -> Vec<AgentEvent> {
-    use arbor_protocol::EventKind::{ResponseChunk, ThoughtsChunk, ToolOutputChunk};
+    use arbor_protocol::EventKind::{ResponseChunk, ThoughtsChunk, ToolInputChunk, ToolOutputChunk};
     let mut out: Vec<AgentEvent> = Vec::with_capacity(batch.len());
     // Per agent: where its open run is in `out`.
     let mut open: Vec<(arbor_protocol::AgentId, usize)> = Vec::new();
@@ -112,12 +112,18 @@ pub fn coalesce(batch: Vec<AgentEvent>) -> Vec<AgentEvent> {
                 a.content.push_str(&b.content);
                 true
             }
+            (Some(ToolInputChunk(a)), ToolInputChunk(b)) if a.call_id == b.call_id => {
+                a.content.push_str(&b.content);
+                // Some servers complete a call's name over several pieces: the latest is the whole.
+                a.tool_name.clone_from(&b.tool_name);
+                true
+            }
             _ => false,
         };
         if merged {
             continue;
         }
-        let chunk = matches!(ev.kind, ResponseChunk(_) | ThoughtsChunk(_) | ToolOutputChunk(_));
+        let chunk = matches!(ev.kind, ResponseChunk(_) | ThoughtsChunk(_) | ToolInputChunk(_) | ToolOutputChunk(_));
         match (slot, chunk) {
             (Some(i), true) => open[i].1 = out.len(),
             (None, true) => open.push((ev.agent_id.clone(), out.len())),

@@ -239,7 +239,7 @@ impl Host {
     }
 
     /// What this machine can sandbox commands with: bubblewrap from `PATH`, if it
-    /// works here (checked once, by running it). Arbor's own config and data are
+    /// works here (checked once, by running it, in the background). Arbor's own config and data are
     /// hidden from commands, like the other secret places.
     pub fn sandboxing(&self) -> Arc<Sandboxing> {
         self.sandboxing
@@ -253,12 +253,9 @@ impl Host {
                     .find(|p| p.is_file());
                 let own: Vec<PathBuf> =
                     self.config.config_dir.iter().chain(self.config.data_dir.iter()).cloned().collect();
-                let probed = Sandboxing::probe(bwrap, env.dir("HOME"), self.config.scratch_dir.clone(), &own);
-                match probed.support() {
-                    Ok(m) => tracing::info!(mechanism = m, "commands run sandboxed"),
-                    Err(why) => tracing::warn!("commands cannot be sandboxed: {why}"),
-                }
-                Arc::new(probed)
+                let probed = Arc::new(Sandboxing::probe(bwrap, env.dir("HOME"), self.config.scratch_dir.clone(), &own));
+                probed.probe_ahead();
+                probed
             })
             .clone()
     }
@@ -354,7 +351,9 @@ impl Host {
             .filter(|w| !w.trim().is_empty())
             .map(PathBuf::from)
             .unwrap_or_else(|| PathBuf::from(self.state().default_workspace));
-        CatalogReport::from(&self.agent_types(&ws))
+        let catalog = self.agent_types(&ws);
+        self.reload_agent_types(&ws, &catalog.definitions);
+        CatalogReport::from(&catalog)
     }
 
     pub(crate) fn agent_types(&self, workspace: &Path) -> arbor_core::definitions::Catalog {

@@ -20,8 +20,10 @@ pub enum KeySource {
     NotNeeded,
 }
 
+/// Says the whole thing itself: `status`'s reason is the detail under the UI's
+/// own "no keyring" sentence, so it does not repeat that the keyring is missing.
 #[derive(Debug, thiserror::Error)]
-#[error("the OS keyring {0}")]
+#[error("{0}")]
 pub struct KeyringError(String);
 
 /// A place keys can be saved in. The OS keyring in the app; in memory in tests.
@@ -47,9 +49,11 @@ impl OsKeyring {
 fn describe(e: keyring::Error) -> KeyringError {
     match e {
         keyring::Error::NoDefaultStore | keyring::Error::NoStorageAccess(_) | keyring::Error::PlatformFailure(_) => {
-            KeyringError(format!("is not available ({e}); on Linux it needs a Secret Service such as gnome-keyring"))
+            KeyringError(format!(
+                "the OS keyring is not available ({e}); on Linux it needs a Secret Service such as gnome-keyring"
+            ))
         }
-        other => KeyringError(format!("failed: {other}")),
+        other => KeyringError(format!("the OS keyring failed: {other}")),
     }
 }
 
@@ -57,9 +61,9 @@ impl SecretStore for OsKeyring {
     fn status(&self) -> Result<(), KeyringError> {
         match keyring::Entry::store_status() {
             Ok(()) => Ok(()),
-            Err(e) => Err(KeyringError(format!(
-                "is not available ({e}); on Linux it needs a Secret Service such as gnome-keyring"
-            ))),
+            Err(e) => {
+                Err(KeyringError(format!("{e}. On Linux, saving keys needs a Secret Service such as gnome-keyring.")))
+            }
         }
     }
 
@@ -88,7 +92,7 @@ pub struct NoSecrets;
 
 impl SecretStore for NoSecrets {
     fn status(&self) -> Result<(), KeyringError> {
-        Err(KeyringError("is not used by the command line: set the API key environment variables".into()))
+        Err(KeyringError("the command line does not use the OS keyring: set the API key environment variables".into()))
     }
     fn get(&self, _kind: ProviderKind) -> Result<Option<String>, KeyringError> {
         Ok(None)

@@ -181,6 +181,23 @@ pub(crate) struct Running {
 }
 
 impl Host {
+    /// Agent types a person reloaded for `workspace` reach the session running in it:
+    /// its Delegate… (and later Task calls) may start them. A type that defines MCP
+    /// servers of its own is taken only as the session had it: its servers were
+    /// checked (and trusted) when the session started, a new one's were not.
+    pub(crate) fn reload_agent_types(&self, workspace: &Path, defs: &[arbor_core::AgentDefinition]) {
+        let mut running = self.running.lock();
+        let Some(r) = running.as_mut().filter(|r| Path::new(&r.info.workspace) == workspace) else { return };
+        let before = r.session.agent_types();
+        let own_servers = |d: &arbor_core::AgentDefinition| d.mcp_servers.iter().any(|s| !s.is_string());
+        let mut types: Vec<arbor_core::AgentDefinition> = defs.iter().filter(|d| !own_servers(d)).cloned().collect();
+        let kept: Vec<_> =
+            before.into_iter().filter(|d| own_servers(d) && !types.iter().any(|t| t.name == d.name)).collect();
+        types.extend(kept);
+        r.info.agent_types = types.iter().map(AgentTypeInfo::from_definition).collect();
+        r.session.set_agent_types(types);
+    }
+
     /// The running session, if it is `id`: acting on it goes through it, not around it.
     pub(crate) fn live(&self, id: &SessionId) -> Option<Session> {
         self.running.lock().as_ref().filter(|r| r.info.session_id == *id).map(|r| r.session.clone())

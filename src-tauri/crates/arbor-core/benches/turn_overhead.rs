@@ -102,6 +102,8 @@ async fn agent_turns(server: Option<&ScriptedServer>, dir: &std::path::Path, tur
 
 /// Replays the recorded requests whose first user text is `prompt`; seconds each.
 async fn bare_requests(server: &ScriptedServer, prompt: &str) -> Vec<f64> {
+    // reqwest's rustls needs its cryptography chosen before a default client is built.
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let client = reqwest::Client::new();
     let url = format!("{}/v1/messages", server.anthropic_base_url());
     let mut out = Vec::new();

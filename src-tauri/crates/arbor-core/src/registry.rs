@@ -57,6 +57,16 @@ impl std::fmt::Debug for AgentSpec {
 }
 
 /// What the registry knows of one agent.
+/// Text waiting in a running agent's inbox for its next turn. A message someone
+/// wrote is announced (`user_message`, with who wrote it) when the agent takes it,
+/// so a transcript never shows it above a reply written before it was read; a
+/// child's result was announced already, as its `task_notification`.
+#[derive(Debug)]
+pub(crate) struct Inbound {
+    pub text: String,
+    pub announce: Option<arbor_protocol::MessageFrom>,
+}
+
 #[derive(Debug)]
 pub struct AgentRecord {
     /// The agent as its events left it: where it sits, status, turns, usage, result.
@@ -68,7 +78,7 @@ pub struct AgentRecord {
     pub(crate) spec: Arc<AgentSpec>,
     pub(crate) cancel: CancellationToken,
     /// Steering messages for the running agent; None when it is not running.
-    pub(crate) inbox: Option<mpsc::UnboundedSender<String>>,
+    pub(crate) inbox: Option<mpsc::UnboundedSender<Inbound>>,
     /// The conversation so far, kept between runs so the agent can be continued.
     pub(crate) history: Vec<Message>,
     /// How many of `history`'s messages the journal has been given.
@@ -103,7 +113,7 @@ impl AgentRecord {
         spec: Arc<AgentSpec>,
         started_at: i64,
         cancel: CancellationToken,
-        inbox: Option<mpsc::UnboundedSender<String>>,
+        inbox: Option<mpsc::UnboundedSender<Inbound>>,
         notifies_parent: bool,
     ) -> Self {
         Self {

@@ -100,7 +100,8 @@ pub(crate) fn restore(shared: &Shared, main_id: &AgentId, main_spec: &Arc<AgentS
 /// ran on; its parent's way when the type or its provider is gone.
 fn restored_spec(ctx: &Context, parent: &AgentSpec, parent_provider: &str, a: &StoredAgent) -> AgentSpec {
     let type_name = a.subagent_type.as_deref().unwrap_or(GENERAL_PURPOSE);
-    let def = ctx.agent_types.get(type_name);
+    let types = ctx.agent_types();
+    let def = types.get(type_name);
     let req = SpawnRequest {
         parent: a.parent_id.clone().unwrap_or_else(|| a.id.clone()),
         parent_call_id: None,

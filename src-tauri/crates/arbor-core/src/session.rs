@@ -18,8 +18,8 @@ use crate::shared::{Context, Shared};
 use crate::subagents::{self, SpawnRequest};
 use crate::workspace::Workspace;
 use arbor_protocol::{
-    AgentId, AgentStarted, AgentStatus, ApprovalAnswer, Command, CommandReply, DelegateRequest, EventKind,
-    RevertOutcome, SessionId, SpawnEdit, WorktreeAction, WorktreeState, WorktreeUpdate,
+    AgentId, AgentStarted, AgentStatus, ApprovalAnswer, Command, CommandReply, DelegateRequest, EventKind, MessageFrom,
+    RevertOutcome, SessionId, SpawnEdit, UserMessage, WorktreeAction, WorktreeState, WorktreeUpdate,
 };
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -106,7 +106,7 @@ impl Session {
             slots: Arc::new(Semaphore::new(config.limits.max_parallel.max(1))),
             limits: config.limits,
             providers: config.providers,
-            agent_types,
+            agent_types: parking_lot::RwLock::new(Arc::new(agent_types)),
             project_instructions: config.project_instructions,
             today,
             task_description,
@@ -167,8 +167,16 @@ impl Session {
     }
 
     /// The subagent types Task calls and delegations may name.
-    pub fn agent_types(&self) -> impl Iterator<Item = &AgentDefinition> {
-        self.shared.ctx.agent_types.values()
+    pub fn agent_types(&self) -> Vec<AgentDefinition> {
+        self.shared.ctx.agent_types().values().cloned().collect()
+    }
+
+    /// The subagent types from now on, as a person reloaded them: later spawns (a
+    /// delegation, a Task call) may name them. The Task tool's description keeps
+    /// listing the types the session started with.
+    pub fn set_agent_types(&self, defs: Vec<AgentDefinition>) {
+        let types = defs.into_iter().map(|d| (d.name.clone(), d)).collect();
+        *self.shared.ctx.agent_types.write() = Arc::new(types);
     }
 
     /// Undoes `agent`'s file changes (all, or those to `paths`), all or nothing:
@@ -256,7 +264,7 @@ impl Session {
                 } else {
                     Delivery::OnlyWhileRunning
                 };
-                lifecycle::deliver(&self.shared, &target, text, start, Announce::AsUserMessage)?;
+                lifecycle::deliver(&self.shared, &target, text, start, Announce::From(MessageFrom::Person))?;
             }
             Command::ResolveApproval(answer) => self.resolve_approval(answer)?,
             Command::Cancel { agent_id } => self.cancel(&agent_id)?,
@@ -268,6 +276,7 @@ impl Session {
                 return self.delegate(request).map(|agent_id| CommandReply::Delegated { agent_id });
             }
             Command::Resume { agent_id, text } => {
+                let text = text.filter(|t| !t.trim().is_empty()).map(|t| UserMessage::new(t, MessageFrom::Person));
                 self.resume_agent(&agent_id, text)?;
                 return Ok(CommandReply::Resumed { agent_id });
             }
@@ -294,7 +303,7 @@ impl Session {
         }
         match stopped {
             crate::budget::Stopped::Ended if crate::budget::has_room(&self.shared, &agent_id) => {
-                self.resume_agent(&agent_id, Some(crate::budget::RAISED.to_string()))?;
+                self.resume_agent(&agent_id, Some(UserMessage::new(crate::budget::RAISED, MessageFrom::Arbor)))?;
                 Ok(CommandReply::Resumed { agent_id })
             }
             crate::budget::Stopped::WindingDown => {
@@ -306,7 +315,8 @@ impl Session {
                 self.shared.ctx.runtime.spawn(async move {
                     let _ = outcome.wait_for(Option::is_some).await;
                     if crate::budget::has_room(&session.shared, &agent_id) {
-                        let _ = session.resume_agent(&agent_id, Some(crate::budget::RAISED.to_string()));
+                        let raised = UserMessage::new(crate::budget::RAISED, MessageFrom::Arbor);
+                        let _ = session.resume_agent(&agent_id, Some(raised));
                     }
                 });
                 Ok(CommandReply::Done)
@@ -316,9 +326,9 @@ impl Session {
     }
 
     /// Starts a new run of an agent that is not running, its history continued
-    /// with `text` (or a request to carry on). A subagent's result then reaches
+    /// with `text` (or Arbor's request to carry on). A subagent's result then reaches
     /// its parent as a task notification.
-    fn resume_agent(&self, id: &AgentId, text: Option<String>) -> Result<(), SessionError> {
+    fn resume_agent(&self, id: &AgentId, text: Option<UserMessage>) -> Result<(), SessionError> {
         if self.shared.ctx.root_cancel.is_cancelled() {
             return Err(SessionError::Closed);
         }
@@ -329,8 +339,8 @@ impl Session {
             None => Err(SessionError::UnknownAgent(id.clone())),
             Some(s) if !s.is_terminal() && s != AgentStatus::Queued => Err(SessionError::AgentRunning(id.clone())),
             Some(_) => {
-                let text = text.filter(|t| !t.trim().is_empty()).unwrap_or_else(|| resume::CARRY_ON.to_string());
-                lifecycle::deliver(&self.shared, id, text, Delivery::StartIfIdle, Announce::AsUserMessage)
+                let m = text.unwrap_or_else(|| UserMessage::new(resume::CARRY_ON, MessageFrom::Arbor));
+                lifecycle::deliver(&self.shared, id, m.content, Delivery::StartIfIdle, Announce::From(m.from))
             }
         }
     }

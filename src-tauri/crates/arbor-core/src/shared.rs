@@ -34,8 +34,8 @@ pub(crate) struct Context {
     pub(crate) max_tokens: u32,
     pub(crate) limits: Limits,
     pub(crate) providers: Providers,
-    /// Loaded subagent types by name.
-    pub(crate) agent_types: BTreeMap<String, AgentDefinition>,
+    /// Loaded subagent types by name; a person's reload replaces them (`Session::set_agent_types`).
+    pub(crate) agent_types: parking_lot::RwLock<Arc<BTreeMap<String, AgentDefinition>>>,
     pub(crate) project_instructions: bool,
     /// `YYYY-MM-DD` at the session's start, for system prompts.
     pub(crate) today: String,
@@ -48,6 +48,13 @@ pub(crate) struct Context {
     pub(crate) root_cancel: CancellationToken,
     /// The runtime agents run on: commands may arrive from any thread.
     pub(crate) runtime: tokio::runtime::Handle,
+}
+
+impl Context {
+    /// The subagent types as they are now (a reload may replace them while a spawn reads these).
+    pub(crate) fn agent_types(&self) -> Arc<BTreeMap<String, AgentDefinition>> {
+        self.agent_types.read().clone()
+    }
 }
 
 /// Everything that changes, behind the one lock.

@@ -27,13 +27,18 @@ pub enum EventKind {
     AgentStarted(AgentStarted),
     AgentStatus(StatusChanged),
     /// Text given to the agent as a user message: its task (the main agent's prompt,
-    /// a Task call's or a delegation's prompt), a person's message, or a resume.
-    /// Results delivered as notifications are `task_notification`s instead.
-    UserMessage(Text),
+    /// a Task call's or a delegation's prompt), a person's message, or Arbor's request
+    /// to carry on; `from` says which. Announced when the agent takes it into its
+    /// context, not when it was sent. Results delivered as notifications are
+    /// `task_notification`s instead.
+    UserMessage(UserMessage),
     ThoughtsChunk(Text),
     Thoughts(Text),
     ResponseChunk(Text),
     Response(Text),
+    /// A piece of a tool call's input as the model writes it: the call shows from its
+    /// first piece; the `tool_call` that follows carries the whole input.
+    ToolInputChunk(ToolInputChunk),
     ToolCall(ToolCall),
     ToolOutputChunk(ToolOutputChunk),
     ToolOutput(ToolOutput),
@@ -72,6 +77,7 @@ pub enum EventType {
     Thoughts,
     ResponseChunk,
     Response,
+    ToolInputChunk,
     ToolCall,
     ToolOutputChunk,
     ToolOutput,
@@ -91,7 +97,7 @@ pub enum EventType {
 }
 
 impl EventType {
-    pub const ALL: [EventType; 23] = [
+    pub const ALL: [EventType; 24] = [
         Self::AgentStarted,
         Self::AgentStatus,
         Self::UserMessage,
@@ -99,6 +105,7 @@ impl EventType {
         Self::Thoughts,
         Self::ResponseChunk,
         Self::Response,
+        Self::ToolInputChunk,
         Self::ToolCall,
         Self::ToolOutputChunk,
         Self::ToolOutput,
@@ -120,7 +127,7 @@ impl EventType {
     /// The events of an agent's transcript (a page of it in review, an export).
     /// Chunks are listed too: those no aggregate event repeated are what an
     /// interrupted stream left.
-    pub const TRANSCRIPT: [EventType; 11] = [
+    pub const TRANSCRIPT: [EventType; 12] = [
         Self::UserMessage,
         Self::Thoughts,
         Self::Response,
@@ -128,6 +135,7 @@ impl EventType {
         Self::ToolOutput,
         Self::ThoughtsChunk,
         Self::ResponseChunk,
+        Self::ToolInputChunk,
         Self::ToolOutputChunk,
         Self::McpStatus,
         Self::FileChanged,
@@ -166,6 +174,7 @@ impl EventKind {
             Self::Thoughts(_) => EventType::Thoughts,
             Self::ResponseChunk(_) => EventType::ResponseChunk,
             Self::Response(_) => EventType::Response,
+            Self::ToolInputChunk(_) => EventType::ToolInputChunk,
             Self::ToolCall(_) => EventType::ToolCall,
             Self::ToolOutputChunk(_) => EventType::ToolOutputChunk,
             Self::ToolOutput(_) => EventType::ToolOutput,
@@ -219,6 +228,50 @@ pub struct StatusChanged {
 /// Text: a user message, or streamed or complete thinking or response.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
 pub struct Text {
+    pub content: String,
+}
+
+/// A message given to an agent as its user turn.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+pub struct UserMessage {
+    pub content: String,
+    /// Events stored before this field was added were all shown as a person's.
+    #[serde(default)]
+    pub from: MessageFrom,
+}
+
+/// Who wrote a user message: what the transcript shows it as.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "snake_case")]
+pub enum MessageFrom {
+    /// A person: the main agent's prompts, Message…, Delegate…, a resume with their text.
+    #[default]
+    Person,
+    /// The parent agent, through its Task call.
+    Parent,
+    /// Arbor itself: the request to carry on when a run is resumed or a budget raised.
+    Arbor,
+}
+
+impl MessageFrom {
+    pub const ALL: [MessageFrom; 3] = [Self::Person, Self::Parent, Self::Arbor];
+
+    pub fn as_str(self) -> &'static str {
+        crate::wire::name(&self)
+    }
+}
+
+impl UserMessage {
+    pub fn new(content: impl Into<String>, from: MessageFrom) -> Self {
+        Self { content: content.into(), from }
+    }
+}
+
+/// A piece of a tool call's input (raw JSON text, as the model writes it).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+pub struct ToolInputChunk {
+    pub call_id: String,
+    pub tool_name: String,
     pub content: String,
 }
 
@@ -396,7 +449,7 @@ mod tests {
                     ambiguous_with: Vec::new(),
                     revert_of: Vec::new(),
                 }),
-                EventType::UserMessage => EventKind::UserMessage(text()),
+                EventType::UserMessage => EventKind::UserMessage(UserMessage::new("x", MessageFrom::Parent)),
                 EventType::ThoughtsChunk => EventKind::ThoughtsChunk(text()),
                 EventType::Thoughts => EventKind::Thoughts(text()),
                 EventType::ResponseChunk => EventKind::ResponseChunk(text()),
@@ -406,6 +459,11 @@ mod tests {
                     tool_name: "Read".into(),
                     tool_args: json!({}),
                     mcp: None,
+                }),
+                EventType::ToolInputChunk => EventKind::ToolInputChunk(ToolInputChunk {
+                    call_id: "c".into(),
+                    tool_name: "Write".into(),
+                    content: "{\"file_path\": \"a".into(),
                 }),
                 EventType::ToolOutputChunk => {
                     EventKind::ToolOutputChunk(ToolOutputChunk { call_id: "c".into(), content: "x".into() })

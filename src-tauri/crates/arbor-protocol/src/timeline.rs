@@ -575,7 +575,7 @@ mod tests {
         assert_eq!((u.segments[0].index, u.segments[0].segment.end), (1, Some(70)));
         assert!(b.take_update().is_empty());
         // A message after the end does not open a turn until the run starts again.
-        log2.at(80, "main", EventKind::UserMessage(crate::Text { content: "again".into() }));
+        log2.at(80, "main", EventKind::UserMessage(crate::UserMessage::new("again", crate::MessageFrom::Person)));
         b.apply(&log2.events[1]);
         assert!(b.take_update().is_empty());
         log2.at(81, "main", status(AgentStatus::Running));

@@ -193,7 +193,13 @@ fn session_events(id: &SessionId, agents: usize, target: usize, words: &mut Word
             }),
         );
         s.push(&a, EventKind::AgentStatus(StatusChanged { status: AgentStatus::Running }));
-        s.push(&a, EventKind::UserMessage(Text { content: words.sentence(10, 30) }));
+        s.push(
+            &a,
+            EventKind::UserMessage(arbor_protocol::UserMessage::new(
+                words.sentence(10, 30),
+                arbor_protocol::MessageFrom::Person,
+            )),
+        );
     }
     let mut n = 0;
     while s.out.len() + 36 + 2 * agents <= target {
@@ -283,7 +289,10 @@ fn search(dir: &Path, words: &mut Words) {
         for i in 0..per_session {
             // Only indexed kinds, with lengths roughly as the runtime's.
             let kind = match i % 5 {
-                0 => EventKind::UserMessage(Text { content: words.sentence(5, 20) }),
+                0 => EventKind::UserMessage(arbor_protocol::UserMessage::new(
+                    words.sentence(5, 20),
+                    arbor_protocol::MessageFrom::Person,
+                )),
                 1 => EventKind::Thoughts(Text { content: words.sentence(8, 30) }),
                 2 => EventKind::Response(Text { content: words.sentence(8, 30) }),
                 3 => EventKind::ToolCall(ToolCall {

@@ -291,7 +291,12 @@ fn event(out: &mut String, ev: &AgentEvent, section: &Section<'_>, at: Nesting) 
         EventKind::UserMessage(t) => {
             let nested = nest_headings(&t.content, at.level);
             let quoted: Vec<String> = nested.lines().map(|l| format!("> {l}")).collect();
-            let _ = writeln!(out, "**User:**\n\n{}\n", quoted.join("\n"));
+            let who = match t.from {
+                arbor_protocol::MessageFrom::Person => "User",
+                arbor_protocol::MessageFrom::Parent => "Task from its parent",
+                arbor_protocol::MessageFrom::Arbor => "Arbor",
+            };
+            let _ = writeln!(out, "**{who}:**\n\n{}\n", quoted.join("\n"));
         }
         EventKind::Thoughts(t) => thinking(out, &nest_headings(&t.content, at.level)),
         EventKind::Response(t) => {

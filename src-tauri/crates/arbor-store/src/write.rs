@@ -183,7 +183,8 @@ pub(crate) fn append_in(tx: &Transaction<'_>, path: &Path, events: &[AgentEvent]
 /// aggregate event that follows them carries the same text.
 fn search_text(kind: &EventKind) -> Option<String> {
     match kind {
-        EventKind::UserMessage(t) | EventKind::Thoughts(t) | EventKind::Response(t) => Some(t.content.clone()),
+        EventKind::UserMessage(m) => Some(m.content.clone()),
+        EventKind::Thoughts(t) | EventKind::Response(t) => Some(t.content.clone()),
         EventKind::ToolCall(c) => Some(format!("{} {}", c.tool_name, c.tool_args)),
         EventKind::ToolOutput(o) => Some(o.content.clone()),
         EventKind::AgentFinished(f) => Some(match &f.error {
@@ -202,6 +203,8 @@ fn stream_keys(kind: &EventKind) -> (Option<String>, Option<String>) {
         EventKind::ThoughtsChunk(_) => (Some("thoughts".into()), None),
         EventKind::ResponseChunk(_) => (Some("response".into()), None),
         EventKind::ToolOutputChunk(c) => (Some(format!("tool_output:{}", c.call_id)), None),
+        EventKind::ToolInputChunk(c) => (Some(format!("tool_input:{}", c.call_id)), None),
+        EventKind::ToolCall(c) => (None, Some(format!("tool_input:{}", c.call_id))),
         EventKind::Thoughts(_) => (None, Some("thoughts".into())),
         EventKind::Response(_) => (None, Some("response".into())),
         EventKind::ToolOutput(o) => (None, Some(format!("tool_output:{}", o.call_id))),

@@ -2,8 +2,9 @@
 //! scenario tests, the soak and the store's tests assert after every run.
 //!
 //! - `seq` starts where the log starts and has no gaps or repeats;
-//! - per tool call: `tool_call` < `approval_request` < `approval_resolved` < `tool_output`,
-//!   each at most once, and every call that ran or was refused has its output;
+//! - per tool call: `tool_input_chunk`s < `tool_call` < `approval_request` < `approval_resolved`
+//!   < `tool_output`, each but the chunks at most once, and every call that ran or was
+//!   refused has its output (a call whose stream broke may have chunks and nothing else);
 //! - every approval request is resolved exactly once, by an event of its own agent;
 //! - every agent that started has ended: its last status is terminal;
 //! - what decided each call is said, and true: a rule decides nothing before the
@@ -50,6 +51,11 @@ pub fn violations(events: &[AgentEvent], ended: bool) -> Vec<Violation> {
     let mut requests: HashMap<String, (AgentId, String, u32)> = HashMap::new();
     for e in events {
         match &e.kind {
+            EventKind::ToolInputChunk(c)
+                if calls.get(&(e.agent_id.clone(), c.call_id.clone())).is_some_and(|s| s.call.is_some()) =>
+            {
+                bad(format!("{}: tool_input_chunk (seq {}) after its tool_call {}", e.agent_id, e.seq, c.call_id));
+            }
             EventKind::ToolCall(c) => {
                 let steps = calls.entry((e.agent_id.clone(), c.call_id.clone())).or_default();
                 if steps.call.replace(e.seq).is_some() {

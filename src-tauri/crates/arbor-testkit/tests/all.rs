@@ -107,7 +107,7 @@ async fn openai_stream_has_the_real_shape_with_usage_and_done() {
 
     // Without include_usage: no usage at all; the /v1 path works too.
     body.as_object_mut().unwrap().remove("stream_options");
-    let resp = reqwest::Client::new()
+    let resp = client()
         .post(format!("{}/chat/completions", s.openai_base_url()))
         .bearer_auth("k")
         .json(&body)

@@ -52,7 +52,7 @@ function FileChange({ preview, toolName, args }: { preview: FilePreview; toolNam
         ) : null}
       </div>
       {note ? (
-        <div className="preview-note" data-testid="preview-note">
+        <div className="preview-note tool-text" data-testid="preview-note">
           <IconAlert size={12} /> {note}
         </div>
       ) : null}
@@ -69,7 +69,7 @@ function FileChange({ preview, toolName, args }: { preview: FilePreview; toolNam
 function Command({ preview }: { preview: CommandPreview }) {
   return (
     <div className="preview-command" data-testid="preview-command">
-      {preview.description ? <div className="preview-why">{preview.description}</div> : null}
+      {preview.description ? <div className="preview-why tool-text">{preview.description}</div> : null}
       <pre className="block command mono full">{preview.command}</pre>
       <div className="preview-cwd">
         in <code title={preview.cwd}>{preview.cwd}</code>

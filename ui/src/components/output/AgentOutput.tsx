@@ -1,7 +1,8 @@
 /**
  * One agent's output: its header and the filter by kind (FilterBar), then its
  * task, streamed responses, thinking, tool calls and result (those the filter
- * shows) as a virtualised list with measured rows, stuck to the bottom while
+ * shows) as a virtualised list with measured rows (a long response is
+ * several rows: lib/responseParts.ts), stuck to the bottom while
  * new output arrives unless the person scrolled up. For a stored session:
  * "Load earlier" above the oldest loaded page, and a search hit scrolled into
  * view (the filter gives way when it hides the hit).
@@ -11,8 +12,9 @@ import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } fr
 import type { AgentId } from "../../bindings";
 import { loadEarlier } from "../../ipc/history";
 import { SHOW_ALL, filterItems } from "../../lib/outputFilter";
+import { ResponseParts, estimateRowSize } from "../../lib/responseParts";
 import { bookStore, displayedBook, pagesOf } from "../../store/review";
-import { agentPrompt, filterHidesSeq, rowForSeq, visibleItems } from "../../store/selectors";
+import { agentPrompt, filterHidesSeq, queuedFor, rowForSeq, visibleItems } from "../../store/selectors";
 import { isTerminal } from "../../store/session/status";
 import { sessionStore } from "../../store/sessionStore";
 import { useStore } from "../../store/store";
@@ -21,7 +23,7 @@ import { IconArrowDown } from "../icons";
 import { EarlierRow } from "./EarlierRow";
 import { FilterBar } from "./FilterBar";
 import { OutputHeader } from "./OutputHeader";
-import { RowView, type Row } from "./RowView";
+import { RowView, rowClass, type Row } from "./RowView";
 
 export function AgentOutput({ id }: { id: AgentId }) {
   const showThoughts = useStore(uiStore, (s) => s.showSubagentThoughts);
@@ -36,6 +38,7 @@ export function AgentOutput({ id }: { id: AgentId }) {
     return book ? pagesOf(book, id) : null;
   });
   const focus = useStore(uiStore, (s) => (s.focus?.agentId === id ? s.focus : null));
+  const queued = useStore(sessionStore, (s) => queuedFor(s, id));
 
   const loadingFirst = pages !== null && pages.status === "loading" && pages.oldest === null;
   const earlierState: "none" | "loading" | "more" | "error" =
@@ -49,7 +52,10 @@ export function AgentOutput({ id }: { id: AgentId }) {
             ? "more"
             : "none";
   const earlierError = pages?.error ?? null;
-  const rows: Row[] = useMemo(() => {
+  // Each response's blocks and parts, kept while this agent is shown, so a streamed append redoes only its end.
+  const [parts] = useState(() => new ResponseParts());
+  const parted = useMemo(() => parts.expand(items), [parts, items]);
+  const rows: readonly Row[] = useMemo(() => {
     const lead: Row[] = [];
     if (earlierState !== "none") {
       lead.push({
@@ -60,8 +66,9 @@ export function AgentOutput({ id }: { id: AgentId }) {
       });
     }
     if (prompt !== null) lead.push({ kind: "prompt", key: "task", text: prompt });
-    return lead.length > 0 ? [...lead, ...items] : items;
-  }, [earlierState, earlierError, prompt, items]);
+    const tail: Row[] = queued.map((q) => ({ kind: "queued", key: `queued-${q.id}`, text: q.text }));
+    return lead.length > 0 || tail.length > 0 ? [...lead, ...parted, ...tail] : parted;
+  }, [earlierState, earlierError, prompt, parted, queued]);
 
   const scrollRef = useRef<HTMLDivElement>(null);
   const stick = useRef(focus === null);
@@ -74,7 +81,7 @@ export function AgentOutput({ id }: { id: AgentId }) {
   const virtualizer = useVirtualizer({
     count: rows.length,
     getScrollElement: () => scrollRef.current,
-    estimateSize: () => 80,
+    estimateSize: (i) => estimateRowSize(rows[i]),
     overscan: 6,
     getItemKey: (i) => rows[i]?.key ?? i,
   });
@@ -122,14 +129,17 @@ export function AgentOutput({ id }: { id: AgentId }) {
     // A hit in a result that repeats the last response: that response shows the text.
     const target = rows[index];
     if (target?.kind === "finished" && target.resultShown) {
-      const response = rows.slice(0, index).findLastIndex((r) => r.kind === "response");
+      const response = rows.slice(0, index).findLastIndex((r) => r.kind === "response" && r.first);
       if (response >= 0) index = response;
     }
     patchUi({ focus: null });
     if (index < 0) return;
     stick.current = false;
-    virtualizer.scrollToIndex(index, { align: "center" });
-    const key = keys[index] ?? null;
+    const hit = rows[index];
+    // A long response (several parts) from its start; anything else in the middle.
+    virtualizer.scrollToIndex(index, { align: hit?.kind === "response" && !hit.last ? "start" : "center" });
+    // A response flashes whole: all its parts.
+    const key = hit?.kind === "response" ? hit.itemKey : (keys[index] ?? null);
     setFlash(key);
     const t = setTimeout(() => setFlash(null), 2500);
     return () => clearTimeout(t);
@@ -176,7 +186,7 @@ export function AgentOutput({ id }: { id: AgentId }) {
               return (
                 <div
                   key={v.key}
-                  className={`output-row${flash === row.key ? " flash" : ""}`}
+                  className={`output-row${rowClass(row)}${flash === (row.kind === "response" ? row.itemKey : row.key) ? " flash" : ""}`}
                   data-index={v.index}
                   data-key={row.key}
                   ref={virtualizer.measureElement}

@@ -1,5 +1,6 @@
 import { act, fireEvent, render, screen, within } from "@testing-library/react";
-import { beforeEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { TIP_DELAY_MS } from "../../lib/tooltip";
 import { outputFilterOf, patchUi, select, uiStore } from "../../store/ui";
 import { sessionStore } from "../../store/sessionStore";
 import { eventMaker } from "../../test/events";
@@ -112,5 +113,76 @@ describe("the output's filter bar", () => {
     act(() => patchUi({ focus: { agentId: "agent-main", seq: bashFail } }));
     expect(output().textContent).toContain("make: *** failed");
     expect(screen.queryByTestId("filter-reset")).toBeNull();
+  });
+});
+
+describe("the tools menu's tooltip", () => {
+  beforeEach(() => {
+    // Only the tooltip's delay: the output's layout keeps its own clock.
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  const caret = () => screen.getByTestId("filter-tools-menu");
+  const anchor = () => caret().closest(".tip-anchor") as HTMLElement;
+  /** The tooltip the button shows, or null while it shows none. */
+  function shownTip(): string | null {
+    const tip = document.getElementById(caret().getAttribute("aria-describedby") ?? "");
+    if (!tip) throw new Error("no tooltip");
+    return tip.hidden ? null : tip.textContent;
+  }
+  function rest() {
+    fireEvent.pointerEnter(anchor());
+    act(() => vi.advanceTimersByTime(TIP_DELAY_MS));
+  }
+
+  it("shows after a rest, never while its menu is open, and again once it is closed", () => {
+    render(<OutputView />);
+    expect(caret().getAttribute("title")).toBeNull();
+    expect(caret().getAttribute("aria-label")).toBe("Which tools");
+    expect(shownTip()).toBeNull();
+    rest();
+    expect(shownTip()).toBe("Which tools' calls to show");
+
+    fireEvent.pointerDown(caret());
+    fireEvent.click(caret());
+    expect(screen.getAllByTestId("filter-tool")).toHaveLength(2);
+    expect(shownTip()).toBeNull();
+    // Back over the button, or focused, while the menu is open: it stays away (it would cover the menu).
+    fireEvent.pointerLeave(anchor());
+    rest();
+    fireEvent.focus(caret());
+    act(() => vi.advanceTimersByTime(TIP_DELAY_MS * 2));
+    expect(shownTip()).toBeNull();
+
+    fireEvent.keyDown(caret(), { key: "Escape" });
+    expect(screen.queryByTestId("filter-tool")).toBeNull();
+    fireEvent.blur(caret());
+    fireEvent.pointerLeave(anchor());
+    rest();
+    expect(shownTip()).toBe("Which tools' calls to show");
+  });
+
+  it("gives a disabled menu's reason, and goes when the button comes to do something else", () => {
+    const e2 = eventMaker("s-1");
+    resetStores({ session: sessionInfo() });
+    applyEvents([e2.started("agent-main", null, "main"), e2.make("agent-main", { type: "response", content: "No tools yet" })]);
+    render(<OutputView />);
+    expect((caret() as HTMLButtonElement).disabled).toBe(true);
+    rest();
+    expect(shownTip()).toBe("No tool called yet");
+    // The first call: the menu has tools to list now; the reason goes, and the new text waits for a new rest.
+    act(() =>
+      applyEvents([e2.make("agent-main", { type: "tool_call", call_id: "r1", tool_name: "Read", tool_args: { file_path: "a" } })]),
+    );
+    expect((caret() as HTMLButtonElement).disabled).toBe(false);
+    expect(shownTip()).toBeNull();
+    act(() => vi.advanceTimersByTime(TIP_DELAY_MS * 2));
+    expect(shownTip()).toBeNull();
+    fireEvent.pointerLeave(anchor());
+    rest();
+    expect(shownTip()).toBe("Which tools' calls to show");
   });
 });

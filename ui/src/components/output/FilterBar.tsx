@@ -3,7 +3,9 @@
  * calls, approvals, errors; imported entries when there are any) with its
  * count, the tool calls' menu of the tools this agent called (each on or
  * off, or only it), and "Show all". The filter is the session's (the ui
- * store's): it stays as the person selects other agents.
+ * store's): it stays as the person selects other agents. The menu's button
+ * has lib/tooltip's tooltip, kept away while the menu is open (a native
+ * title covered the menu).
  */
 import { useEffect, useRef, useState } from "react";
 import type { SessionId } from "../../bindings";
@@ -21,6 +23,7 @@ import {
   type OutputFilter,
   type OutputKind,
 } from "../../lib/outputFilter";
+import { Tip } from "../../lib/tooltip";
 import type { OutputItem } from "../../store/session/types";
 import { setOutputFilter } from "../../store/ui";
 import { IconChevron, IconFilter } from "../icons";
@@ -105,24 +108,28 @@ function ToolsChip({ counts, filter, set }: { counts: KindCounts; filter: Output
       }}
     >
       <Chip kind="tools" count={counts.kinds.tools} filter={filter} set={set} />
-      <button
-        type="button"
-        className="filter-chip filter-caret"
-        data-testid="filter-tools-menu"
-        aria-haspopup="true"
-        aria-expanded={open}
-        aria-label="Which tools"
-        title="Which tools' calls to show"
-        disabled={names.length === 0}
-        onClick={() => setOpen(!open)}
-      >
-        {hiddenHere > 0 ? (
-          <span className="chip-note">
-            {names.length - hiddenHere}/{names.length}
-          </span>
-        ) : null}
-        <IconChevron size={10} />
-      </button>
+      <Tip text={names.length === 0 ? "No tool called yet" : "Which tools' calls to show"} suppressed={open}>
+        {(describedBy) => (
+          <button
+            type="button"
+            className="filter-chip filter-caret"
+            data-testid="filter-tools-menu"
+            aria-haspopup="true"
+            aria-expanded={open}
+            aria-label="Which tools"
+            aria-describedby={describedBy}
+            disabled={names.length === 0}
+            onClick={() => setOpen(!open)}
+          >
+            {hiddenHere > 0 ? (
+              <span className="chip-note">
+                {names.length - hiddenHere}/{names.length}
+              </span>
+            ) : null}
+            <IconChevron size={10} />
+          </button>
+        )}
+      </Tip>
       {open ? (
         <div className="menu filter-menu" role="group" aria-label="Tools">
           {counts.tools.map((t) => (

@@ -13,7 +13,7 @@ export function NotificationRow({ taskId, status, summary }: { taskId: AgentId; 
           {taskId}
         </button>{" "}
         <span className="muted">finished ({statusLabel(status)})</span>
-        {summary ? <div className="muted">{summary}</div> : null}
+        {summary ? <div className="muted tool-text">{summary}</div> : null}
       </div>
     </div>
   );

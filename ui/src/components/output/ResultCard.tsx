@@ -57,7 +57,7 @@ export function ResultCard({ item, agentId }: { item: FinishedItem; agentId: Age
               Cut off: the model reached its output limit, so this answer is incomplete
               {item.resultShown ? " (the last response above is all that arrived)" : ""}. Resume the agent to let it
               carry on.
-              {item.error ? <div className="faint">{item.error}</div> : null}
+              {item.error ? <div className="faint tool-text">{item.error}</div> : null}
             </div>
           ) : item.error ? (
             <div className={tone === "budget" ? "budget-note" : "error-text"}>{item.error}</div>

@@ -1,6 +1,7 @@
 /**
  * A tool call in an agent's output: its name, a one-line summary, approval
- * and run state in the head; under it, while it waits for approval, Approve
+ * and run state in the head (from the first piece of its input: while the
+ * model writes it, it is open and its arguments grow); under it, while it waits for approval, Approve
  * and Deny (ToolApprovalBar), and once decided, what decided it (a person,
  * with the reason; a rule: which, set when, by whose answer) and a spawn's
  * edits; unfolded, its arguments (a diff, a command, a
@@ -29,9 +30,13 @@ import { DecisionMark } from "../approvals/DecisionMark";
 import { ApprovalBadge } from "./ApprovalBadge";
 import { ToolApprovalBar } from "./ToolApprovalBar";
 
-/** Open at first when it needs the person's eye: it failed, waits for an answer, or changes things. */
+/**
+ * Open unless the person chose: while the model writes it (so its input shows
+ * growing), and when it needs the person's eye: it failed, waits for an answer,
+ * or changes things.
+ */
 function defaultOpen(item: ToolItem, changesThings: boolean): boolean {
-  return item.isError || item.approval?.state === "pending" || changesThings;
+  return item.input === "writing" || item.isError || item.approval?.state === "pending" || changesThings;
 }
 
 // Rows are unmounted as they scroll out of the virtualised list: a card the
@@ -41,10 +46,11 @@ const openState = new Map<string, boolean>();
 export const ToolCard = memo(function ToolCard({ item, agentId }: { item: ToolItem; agentId: AgentId }) {
   const stateKey = `${agentId}/${item.callId}`;
   const changesThings = useStore(uiStore, (s) => toolChangesThings(s.app?.tools, item.toolName));
-  const [open, setOpenState] = useState(() => openState.get(stateKey) ?? defaultOpen(item, changesThings));
+  const [chosen, setChosen] = useState<boolean | undefined>(() => openState.get(stateKey));
+  const open = chosen ?? defaultOpen(item, changesThings);
   const setOpen = (v: boolean) => {
     openState.set(stateKey, v);
-    setOpenState(v);
+    setChosen(v);
   };
   const child = useStore(sessionStore, (s) => (item.toolName === "Task" ? childrenByCall(s.agents)[item.callId] : undefined));
   // A past session under review takes no delegations.
@@ -67,7 +73,15 @@ export const ToolCard = memo(function ToolCard({ item, agentId }: { item: ToolIt
         <ToolName name={item.toolName} mcp={item.mcp} className="tool-name" />
         <span className="tool-summary">{summary}</span>
         {approval && badge ? <ApprovalBadge state={approval.state} scope={approval.scope} /> : null}
-        {item.done ? (
+        {item.input === "writing" ? (
+          <span className="badge writing" data-testid="tool-writing">
+            writing…
+          </span>
+        ) : item.input === "cut" ? (
+          <span className="badge failed" title="The model's response ended before this call was complete">
+            incomplete · not run
+          </span>
+        ) : item.done ? (
           item.isError ? (
             <span className="badge failed">error</span>
           ) : (

@@ -1,10 +1,12 @@
 /**
  * The timeline's toolbar: what the colours mean, the session's total time
  * waiting for the person, zoom out / in, Fit, and (while the session runs)
- * Follow live.
+ * Follow live. Its tooltips are lib/tooltip's, not native titles (those
+ * linger after a click, and over Follow live's place once it has gone).
  */
 import { useSyncExternalStore } from "react";
 import { formatSpan } from "../../lib/timeline";
+import { Tip } from "../../lib/tooltip";
 import { sessionStore } from "../../store/sessionStore";
 import { useStore } from "../../store/store";
 import { timelineOf, timelineStore } from "../../store/timeline";
@@ -27,41 +29,60 @@ export function TimelineToolbar({ controller }: { controller: TimelineController
         <span className="swatch tool" /> Tool
         <span className="swatch approval" /> Waiting for you
       </div>
-      <div className="timeline-waiting" data-testid="timeline-waiting" title="Time any agent waited for your approval">
-        Waited for you: <strong>{formatSpan(waiting)}</strong>
-      </div>
+      <Tip text="Time any agent waited for your approval">
+        <span className="timeline-waiting" data-testid="timeline-waiting">
+          Waited for you: <strong>{formatSpan(waiting)}</strong>
+        </span>
+      </Tip>
       <div className="spacer" />
-      <button
-        type="button"
-        className="btn small"
-        aria-label="Zoom out"
-        title="Zoom out (−, or Ctrl/⌘ + wheel)"
-        onClick={() => controller.zoom(1 / ZOOM_STEP)}
-      >
-        −
-      </button>
-      <button
-        type="button"
-        className="btn small"
-        aria-label="Zoom in"
-        title="Zoom in (+, or Ctrl/⌘ + wheel)"
-        onClick={() => controller.zoom(ZOOM_STEP)}
-      >
-        +
-      </button>
-      <button type="button" className="btn small" title="The whole session in view (0)" onClick={() => controller.fit()}>
-        Fit
-      </button>
+      {/* At the toolbar's right end: the tooltips line up with the buttons' right edges. */}
+      <Tip text="Zoom out (−, or Ctrl/⌘ + wheel)" align="end">
+        {(describedBy) => (
+          <button
+            type="button"
+            className="btn small"
+            aria-label="Zoom out"
+            aria-describedby={describedBy}
+            onClick={() => controller.zoom(1 / ZOOM_STEP)}
+          >
+            −
+          </button>
+        )}
+      </Tip>
+      <Tip text="Zoom in (+, or Ctrl/⌘ + wheel)" align="end">
+        {(describedBy) => (
+          <button
+            type="button"
+            className="btn small"
+            aria-label="Zoom in"
+            aria-describedby={describedBy}
+            onClick={() => controller.zoom(ZOOM_STEP)}
+          >
+            +
+          </button>
+        )}
+      </Tip>
+      <Tip text="The whole session in view (0)" align="end">
+        {(describedBy) => (
+          <button type="button" className="btn small" aria-describedby={describedBy} onClick={() => controller.fit()}>
+            Fit
+          </button>
+        )}
+      </Tip>
       {running ? (
-        <button
-          type="button"
-          className="btn small"
-          aria-pressed={follow}
-          title="Keep now in view while the session runs"
-          onClick={() => controller.setFollow(!follow)}
-        >
-          Follow live
-        </button>
+        <Tip text="Keep now in view while the session runs" align="end">
+          {(describedBy) => (
+            <button
+              type="button"
+              className="btn small"
+              aria-pressed={follow}
+              aria-describedby={describedBy}
+              onClick={() => controller.setFollow(!follow)}
+            >
+              Follow live
+            </button>
+          )}
+        </Tip>
       ) : null}
     </div>
   );

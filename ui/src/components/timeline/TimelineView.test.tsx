@@ -1,5 +1,6 @@
 import { act, fireEvent, render, screen, within } from "@testing-library/react";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { TIP_DELAY_MS } from "../../lib/tooltip";
 import { applyFrames, timelineStore } from "../../store/timeline";
 import { uiStore } from "../../store/ui";
 import { recordCanvases, type Painted, type PaintedRect } from "../../test/canvas";
@@ -271,5 +272,56 @@ describe("TimelineView", () => {
     expect(rects.every((r) => r.y > -3 * 28 && r.y < 600 + 3 * 28)).toBe(true);
     // The text alternative lists every agent.
     expect(within(screen.getByTestId("timeline-summary")).getAllByRole("row")).toHaveLength(201);
+  });
+});
+
+describe("the timeline toolbar's tooltips", () => {
+  /** The tooltip describing `el` (a button's by aria-describedby, the waiting figure's in its anchor), or null while hidden. */
+  function shownTip(el: HTMLElement): string | null {
+    const id = el.getAttribute("aria-describedby");
+    const tip = id ? document.getElementById(id) : el.closest(".tip-anchor")?.querySelector<HTMLElement>("[role=tooltip]");
+    if (!tip) throw new Error("no tooltip");
+    return tip.hidden ? null : tip.textContent;
+  }
+  const shownTips = () => [...document.querySelectorAll<HTMLElement>("[role=tooltip]")].filter((t) => !t.hidden);
+  function rest(el: HTMLElement) {
+    fireEvent.pointerEnter(el.closest(".tip-anchor") as HTMLElement);
+    act(() => vi.advanceTimersByTime(TIP_DELAY_MS));
+  }
+
+  it("describe each button in lib/tooltip's tooltip, and go with Follow live when the session stops running", () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    uiStore.set((s) => ({ ...s, session: sessionInfo() }));
+    const e = eventMaker();
+    applyEvents([e.started("agent-main", null, "main"), e.status("agent-main", "running")]);
+    render(<TimelineView />);
+    const button = (name: string) => screen.getByRole("button", { name });
+    const tips = {
+      "Zoom out": "Zoom out (−, or Ctrl/⌘ + wheel)",
+      "Zoom in": "Zoom in (+, or Ctrl/⌘ + wheel)",
+      Fit: "The whole session in view (0)",
+      "Follow live": "Keep now in view while the session runs",
+    };
+    for (const [name, text] of Object.entries(tips)) {
+      expect(button(name).getAttribute("title")).toBeNull();
+      expect(shownTip(button(name))).toBeNull();
+      rest(button(name));
+      expect(shownTip(button(name))).toBe(text);
+      fireEvent.pointerDown(button(name));
+      expect(shownTip(button(name))).toBeNull();
+      fireEvent.pointerLeave(button(name).closest(".tip-anchor") as HTMLElement);
+    }
+    const waiting = screen.getByTestId("timeline-waiting");
+    expect(waiting.getAttribute("title")).toBeNull();
+    rest(waiting);
+    expect(shownTip(waiting)).toBe("Time any agent waited for your approval");
+    fireEvent.pointerLeave(waiting.closest(".tip-anchor") as HTMLElement);
+
+    // Resting on Follow live as the session stops: the button goes, and its tooltip with it.
+    rest(button("Follow live"));
+    expect(shownTips().map((t) => t.textContent)).toEqual([tips["Follow live"]]);
+    act(() => applyEvents([e.status("agent-main", "completed")]));
+    expect(screen.queryByRole("button", { name: "Follow live" })).toBeNull();
+    expect(shownTips()).toEqual([]);
   });
 });

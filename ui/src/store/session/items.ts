@@ -6,7 +6,8 @@
  * agent's worktree state. Each function changes the batch's draft only (see
  * draft.ts).
  */
-import type { AgentEvent, DecidedBy } from "../../bindings";
+import { Allow, parse as parsePartialJson } from "partial-json";
+import type { AgentEvent, DecidedBy, Value } from "../../bindings";
 import { fileChangedOf, worktreeUpdateOf } from "../../lib/changes";
 import type { Draft } from "./draft";
 import { toolSummary } from "./toolSummary";
@@ -38,16 +39,86 @@ export function streamText(
   if (final) node[openKey] = null;
 }
 
-/** A new tool call: its item, found again by call id, and the agent's latest tool. */
+/**
+ * A piece of a call's input as the model writes it: the call's item appears with
+ * the first piece, and its arguments are what the JSON so far parses to (a
+ * Task's description and prompt, a Write's content, growing as they stream).
+ */
+export function streamToolInput(d: Draft, node: AgentNode, ev: EventOf<"tool_input_chunk">): void {
+  const index = node.callIndex[ev.call_id];
+  const it = index === undefined ? undefined : d.item(node, index);
+  if (it?.kind === "tool") {
+    if (it.input !== "writing") return;
+    it.streamedInput += ev.content;
+    it.toolName = ev.tool_name;
+    it.args = partialArgs(it.streamedInput);
+    return;
+  }
+  const at = d.push(node, {
+    kind: "tool",
+    key: `e${ev.seq}`,
+    callId: ev.call_id,
+    toolName: ev.tool_name,
+    mcp: null,
+    input: "writing",
+    streamedInput: ev.content,
+    args: partialArgs(ev.content),
+    output: "",
+    done: false,
+    isError: false,
+    approval: null,
+    decidedBy: null,
+    ts: ev.ts,
+  });
+  // The response's text stays open: its complete text (the `response` event, after every
+  // piece of the calls) replaces what streamed, in its place above the calls.
+  d.callIndex(node)[ev.call_id] = at;
+}
+
+/** Calls whose input the model never finished (its response broke off): they did not run. */
+export function cutToolInputs(d: Draft, node: AgentNode): void {
+  for (const index of Object.values(node.callIndex)) {
+    if (node.items[index]?.kind !== "tool") continue;
+    const it = d.item(node, index);
+    if (it?.kind === "tool" && it.input === "writing") it.input = "cut";
+  }
+}
+
+/** What a call's input parses to so far: every complete value, and the strings being written. */
+function partialArgs(json: string): Value {
+  try {
+    const v: unknown = parsePartialJson(json, Allow.STR | Allow.OBJ | Allow.ARR);
+    return v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Value) : {};
+  } catch {
+    return {};
+  }
+}
+
+/** A tool call: its item (the one its streamed input made, completed), found again by call id, and the agent's latest tool. */
 export function addToolCall(d: Draft, node: AgentNode, ev: EventOf<"tool_call">): void {
   // Absent from transcripts stored before tool calls named their MCP server.
   const mcp = ev.mcp ?? null;
+  node.lastTool = toolSummary(ev.tool_name, ev.tool_args, mcp);
+  node.lastToolMcp = mcp !== null;
+  node.lastToolCall = ev.call_id;
+  const streamed = node.callIndex[ev.call_id];
+  const it = streamed === undefined ? undefined : d.item(node, streamed);
+  if (it?.kind === "tool" && it.input === "writing") {
+    it.toolName = ev.tool_name;
+    it.mcp = mcp;
+    it.args = ev.tool_args;
+    it.input = "complete";
+    it.streamedInput = "";
+    return;
+  }
   const index = d.push(node, {
     kind: "tool",
     key: `e${ev.seq}`,
     callId: ev.call_id,
     toolName: ev.tool_name,
     mcp,
+    input: "complete",
+    streamedInput: "",
     args: ev.tool_args,
     output: "",
     done: false,
@@ -57,9 +128,6 @@ export function addToolCall(d: Draft, node: AgentNode, ev: EventOf<"tool_call">)
     ts: ev.ts,
   });
   d.callIndex(node)[ev.call_id] = index;
-  node.lastTool = toolSummary(ev.tool_name, ev.tool_args, mcp);
-  node.lastToolMcp = mcp !== null;
-  node.lastToolCall = ev.call_id;
 }
 
 /** Streamed output of a call still running; a chunk arriving after its end is dropped. */

@@ -1,15 +1,39 @@
 import { describe, expect, it } from "vitest";
-import type { AgentEvent } from "../../bindings";
+import type { AgentEvent, StoredAgent } from "../../bindings";
 import { answered, askFor, filePreview, ran, rule, spawnPlan } from "../../test/approvals";
 import { eventMaker } from "../../test/events";
 import { budget, standing } from "../../test/usage";
-import { initialSession, reduce, reduceBatch, withStoredStatuses } from "./reducer";
+import { initialSession, reduce, reduceBatch, withQueued, withStoredStatuses, withoutQueued } from "./reducer";
 import { isTerminal } from "./status";
 import { toolSummary } from "./toolSummary";
 import type { OutputItem, SessionState } from "./types";
 
 function run(events: AgentEvent[], state: SessionState = initialSession()): SessionState {
   return reduceBatch(state, events);
+}
+
+/** An agent as the store left it. */
+function stored(id: string, status: "interrupted" | "completed", ended: number | null): StoredAgent {
+  return {
+    id,
+    parent_id: null,
+    parent_call_id: null,
+    depth: 0,
+    description: id,
+    subagent_type: null,
+    model: "m",
+    provider: "anthropic",
+    background: false,
+    status,
+    started_at: 0,
+    ended_at: ended,
+    turns: 1,
+    duration_ms: null,
+    usage: { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, cost_usd: null },
+    files_modified: [],
+    result: null,
+    error: null,
+  };
 }
 
 function items(state: SessionState, id: string): OutputItem[] {
@@ -422,7 +446,8 @@ describe("user messages", () => {
     const started = e.started("agent-main", null, "main");
     const msg = e.make("agent-main", { type: "user_message", content: "hi" });
     const s = run([started, msg, msg]);
-    expect(items(s, "agent-main")).toEqual([{ kind: "user", key: `e${msg.seq}`, text: "hi", ts: msg.ts }]);
+    // Stored before messages said who wrote them: a person's, as Rust reads it.
+    expect(items(s, "agent-main")).toEqual([{ kind: "user", key: `e${msg.seq}`, text: "hi", from: "person", ts: msg.ts }]);
   });
 });
 
@@ -436,26 +461,6 @@ describe("stored statuses", () => {
       e.status("agent-a", "completed"),
     ]);
     expect(s.agents["agent-main"]?.runStartedAt).not.toBeNull();
-    const stored = (id: string, status: "interrupted" | "completed", ended: number | null) => ({
-      id,
-      parent_id: null,
-      parent_call_id: null,
-      depth: 0,
-      description: id,
-      subagent_type: null,
-      model: "m",
-      provider: "anthropic",
-      background: false,
-      status,
-      started_at: 0,
-      ended_at: ended,
-      turns: 1,
-      duration_ms: null,
-      usage: { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, cost_usd: null },
-      files_modified: [],
-      result: null,
-      error: null,
-    });
     const after = withStoredStatuses(s, [stored("agent-main", "interrupted", null), stored("agent-a", "completed", 5)]);
     expect(after.agents["agent-main"]).toMatchObject({ status: "interrupted", runStartedAt: null, runEndedAt: null });
     // Its wall time stops counting, as Rust takes a stored agent back.
@@ -723,5 +728,139 @@ describe("imported_entry", () => {
     expect(items(s, "agent-main")[1]).toMatchObject({ kind: "response", text: "Looking now" });
     // Applied once: the same event again (a merged page) adds nothing.
     expect(reduce(s, entry)).toBe(s);
+  });
+});
+
+describe("a tool call as the model writes it", () => {
+  const chunk = (e: ReturnType<typeof eventMaker>, callId: string, tool: string, content: string) =>
+    e.make("agent-main", { type: "tool_input_chunk", call_id: callId, tool_name: tool, content });
+
+  it("shows the call from its first piece, its arguments growing, then completes it in place", () => {
+    const e = eventMaker();
+    let s = run([e.started("agent-main", null, "main"), e.status("agent-main", "running")]);
+    s = run([chunk(e, "t1", "Task", ""), chunk(e, "t1", "Task", '{"description": "Split the wo')], s);
+    let it = items(s, "agent-main")[0];
+    expect(it).toMatchObject({ kind: "tool", toolName: "Task", input: "writing", args: { description: "Split the wo" } });
+    s = run([chunk(e, "t1", "Task", 'rk", "prompt": "Read the'), chunk(e, "t1", "Task", ' files and')], s);
+    it = items(s, "agent-main")[0];
+    expect(it).toMatchObject({ input: "writing", args: { description: "Split the work", prompt: "Read the files and" } });
+    const key = it?.key;
+    s = run(
+      [
+        e.make("agent-main", {
+          type: "tool_call",
+          call_id: "t1",
+          tool_name: "Task",
+          tool_args: { description: "Split the work", prompt: "Read the files and report" },
+          mcp: null,
+        }),
+      ],
+      s,
+    );
+    const all = items(s, "agent-main");
+    expect(all).toHaveLength(1);
+    expect(all[0]).toMatchObject({ key, input: "complete", streamedInput: "", args: { prompt: "Read the files and report" } });
+    expect(s.agents["agent-main"]?.lastTool).toBe(toolSummary("Task", { description: "Split the work" }, null));
+  });
+
+  it("keeps the response's text above its calls when the complete text arrives after them", () => {
+    const e = eventMaker();
+    const s = run([
+      e.started("agent-main", null, "main"),
+      e.make("agent-main", { type: "response_chunk", content: "I'll split " }),
+      e.make("agent-main", { type: "response_chunk", content: "this." }),
+      chunk(e, "t1", "Task", '{"description": "A"}'),
+      e.make("agent-main", { type: "response", content: "I'll split this." }),
+      e.make("agent-main", { type: "tool_call", call_id: "t1", tool_name: "Task", tool_args: { description: "A" }, mcp: null }),
+    ]);
+    expect(items(s, "agent-main").map((i) => i.kind)).toEqual(["response", "tool"]);
+    expect(items(s, "agent-main")[0]).toMatchObject({ text: "I'll split this.", streaming: false });
+  });
+
+  it("keeps parallel calls apart and marks one whose response broke off as never run", () => {
+    const e = eventMaker();
+    let s = run([e.started("agent-main", null, "main"), e.status("agent-main", "running")]);
+    s = run([chunk(e, "w1", "Write", '{"file_path": "a.txt", "content": "one\\ntw'), chunk(e, "w2", "Write", '{"file_pa')], s);
+    expect(items(s, "agent-main").map((i) => (i.kind === "tool" ? [i.callId, i.args] : null))).toEqual([
+      ["w1", { file_path: "a.txt", content: "one\ntw" }],
+      ["w2", {}],
+    ]);
+    s = run(
+      [
+        e.make("agent-main", {
+          type: "agent_finished",
+          status: "failed",
+          result: "",
+          error: "stream broke",
+          turns: 1,
+          duration_ms: 10,
+          files_modified: [],
+        }),
+      ],
+      s,
+    );
+    expect(items(s, "agent-main").filter((i) => i.kind === "tool").map((i) => (i.kind === "tool" ? i.input : null))).toEqual([
+      "cut",
+      "cut",
+    ]);
+  });
+});
+
+describe("messages: who wrote them, and queued until taken", () => {
+  const said = (e: ReturnType<typeof eventMaker>, id: string, content: string, from: "person" | "parent" | "arbor") =>
+    e.make(id, { type: "user_message", content, from });
+
+  it("keeps a sent message queued until the agent takes it, then shows it where it was read", () => {
+    const e = eventMaker();
+    let s = run([e.started("agent-main", null, "main"), said(e, "agent-main", "go", "person"), e.status("agent-main", "running")]);
+    s = withQueued(s, "agent-main", "also check the docs");
+    s = run([e.make("agent-main", { type: "response_chunk", content: "Working on it" })], s);
+    expect(s.queued.map((q) => q.text)).toEqual(["also check the docs"]);
+    s = run([said(e, "agent-main", "also check the docs", "person")], s);
+    expect(s.queued).toEqual([]);
+    const last = items(s, "agent-main").at(-1);
+    expect(last).toMatchObject({ kind: "user", text: "also check the docs", from: "person" });
+  });
+
+  it("drops what an agent never took when it ends, and a message whose sending failed", () => {
+    const e = eventMaker();
+    let s = run([e.started("agent-main", null, "main")]);
+    s = withQueued(withQueued(s, "agent-main", "a"), "agent-main", "b");
+    s = withoutQueued(s, "agent-main", "a");
+    expect(s.queued.map((q) => q.text)).toEqual(["b"]);
+    s = run(
+      [
+        e.make("agent-main", {
+          type: "agent_finished",
+          status: "cancelled",
+          result: "",
+          error: null,
+          turns: 0,
+          duration_ms: 1,
+          files_modified: [],
+        }),
+      ],
+      s,
+    );
+    expect(s.queued).toEqual([]);
+  });
+
+  it("says Arbor wrote a resume's request to carry on", () => {
+    const e = eventMaker();
+    const s = run([e.started("agent-main", null, "main"), said(e, "agent-main", "go", "person"), said(e, "agent-main", "Continue the task where you left off.", "arbor")]);
+    expect(items(s, "agent-main").map((i) => (i.kind === "user" ? i.from : null))).toEqual(["person", "arbor"]);
+  });
+});
+
+describe("a stored session whose agent died mid-call", () => {
+  it("shows the call it was writing as never run", () => {
+    const e = eventMaker();
+    const s = run([
+      e.started("agent-main", null, "main"),
+      e.status("agent-main", "running"),
+      e.make("agent-main", { type: "tool_input_chunk", call_id: "w1", tool_name: "Write", content: '{"file_path": "a' }),
+    ]);
+    const after = withStoredStatuses(s, [stored("agent-main", "interrupted", null)]);
+    expect(items(after, "agent-main")[0]).toMatchObject({ kind: "tool", input: "cut" });
   });
 });

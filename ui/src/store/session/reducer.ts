@@ -20,10 +20,12 @@ import {
   addChange,
   addToolCall,
   appendToolOutput,
+  cutToolInputs,
   endToolOutput,
   mcpStatus,
   setWorktree,
   streamText,
+  streamToolInput,
 } from "./items";
 import { isTerminal } from "./status";
 import type { AgentNode, SessionState } from "./types";
@@ -42,6 +44,7 @@ export function initialSession(): SessionState {
     revokedRules: {},
     changes: [],
     worktrees: {},
+    queued: [],
     lastSeq: -1,
     eventsApplied: 0,
   };
@@ -78,6 +81,10 @@ export function withStoredStatuses(state: SessionState, agents: readonly StoredA
     }
     // As Rust takes a stored agent back (StoredAgent::resumed): no run of it is counting.
     if (isTerminal(a.status)) next.wallRunStartedAt = null;
+    // A call it was still writing when its run ended never ran.
+    if (isTerminal(a.status) && next.items.some((it) => it.kind === "tool" && it.input === "writing")) {
+      next.items = next.items.map((it) => (it.kind === "tool" && it.input === "writing" ? { ...it, input: "cut" } : it));
+    }
     copied[a.id] = next;
   }
   return copied ? { ...state, agents: copied } : state;
@@ -148,15 +155,19 @@ function apply(d: Draft, ev: AgentEvent): void {
       break;
     }
     case "user_message": {
+      // Absent from events stored before messages said who wrote them: Rust reads those as a person's.
+      const from = ev.from ?? "person";
+      // Announced as the agent takes it: what this window sent is no longer queued.
+      if (from === "person") unqueue(d, node.id, ev.content);
       // A subagent's first message is the task it was given (shown above its
-      // output); the main agent's prompts and every later message are "You" items.
+      // output); the main agent's prompts and every later message are items.
       const sub = node.known && node.parentId !== null;
       if (sub && node.prompt === null && node.items.length === 0) {
         node.prompt = ev.content;
         break;
       }
       if (!sub && node.prompt === null) node.prompt = ev.content;
-      d.push(node, { kind: "user", key: `e${ev.seq}`, text: ev.content, ts: ev.ts });
+      d.push(node, { kind: "user", key: `e${ev.seq}`, text: ev.content, from, ts: ev.ts });
       node.openThoughts = null;
       node.openResponse = null;
       break;
@@ -179,6 +190,9 @@ function apply(d: Draft, ev: AgentEvent): void {
       break;
     case "response":
       streamText(d, node, "response", ev, ev.content, true);
+      break;
+    case "tool_input_chunk":
+      streamToolInput(d, node, ev);
       break;
     case "tool_call":
       addToolCall(d, node, ev);
@@ -230,6 +244,9 @@ function apply(d: Draft, ev: AgentEvent): void {
       addImportedEntry(d, node, ev);
       break;
     case "agent_finished": {
+      cutToolInputs(d, node);
+      // Whatever it never took stays unread: it is not waiting any more.
+      if (s.queued.some((q) => q.agentId === node.id)) s.queued = s.queued.filter((q) => q.agentId !== node.id);
       node.finished = addFinished(d, node, ev);
       node.openThoughts = null;
       node.openResponse = null;
@@ -244,6 +261,23 @@ function apply(d: Draft, ev: AgentEvent): void {
       void never;
     }
   }
+}
+
+/** Marks a message sent to `agentId` as queued until a `user_message` announces it was taken. */
+let nextQueued = 1;
+export function withQueued(state: SessionState, agentId: AgentId, text: string): SessionState {
+  return { ...state, queued: [...state.queued, { id: nextQueued++, agentId, text }] };
+}
+
+/** A message that was never delivered (the command failed): not queued after all. */
+export function withoutQueued(state: SessionState, agentId: AgentId, text: string): SessionState {
+  const at = state.queued.findIndex((q) => q.agentId === agentId && q.text === text);
+  return at < 0 ? state : { ...state, queued: state.queued.filter((_, i) => i !== at) };
+}
+
+function unqueue(d: Draft, agentId: AgentId, text: string): void {
+  const at = d.state.queued.findIndex((q) => q.agentId === agentId && q.text === text);
+  if (at >= 0) d.state.queued = d.state.queued.filter((_, i) => i !== at);
 }
 
 /**

@@ -23,6 +23,7 @@ import type {
   FileChanged,
   McpState,
   McpToolRef,
+  MessageFrom,
   SessionId,
   SpawnEdit,
   UsageFigures,
@@ -43,7 +44,7 @@ export interface ToolApproval {
 export type ApprovalState = "pending" | ApprovalOutcome;
 
 export type OutputItem =
-  | { kind: "user"; key: string; text: string; ts: number }
+  | UserItem
   | { kind: "thoughts"; key: string; text: string; streaming: boolean; ts: number }
   | { kind: "response"; key: string; text: string; streaming: boolean; ts: number }
   | ToolItem
@@ -113,10 +114,26 @@ export interface McpConnection {
   error: string | null;
 }
 
+/** A message the agent took into its context: a person's, its parent's task, or Arbor's request to carry on. */
+export interface UserItem {
+  kind: "user";
+  key: string;
+  text: string;
+  from: MessageFrom;
+  ts: number;
+}
+
 export interface ToolItem {
   kind: "tool";
   key: string;
   callId: string;
+  /**
+   * The model is still writing the call: `args` is what its input parses to so
+   * far, `streamedInput` the JSON text as it arrived. The tool_call that follows
+   * carries the whole input; a response that ended first leaves it `cut`.
+   */
+  input: "writing" | "complete" | "cut";
+  streamedInput: string;
   /** The model's name for the tool, shown as it is when `mcp` is null. */
   toolName: string;
   /** The MCP server and its name for the tool, as the tool_call names them; null for a built-in (or an old transcript). */
@@ -241,6 +258,13 @@ export interface Approval {
   resolvedAt: number | null;
 }
 
+/** A message sent to an agent and not yet taken into its context. */
+export interface QueuedMessage {
+  id: number;
+  agentId: AgentId;
+  text: string;
+}
+
 export interface SessionState {
   sessionId: SessionId | null;
   mainId: AgentId | null;
@@ -267,6 +291,12 @@ export interface SessionState {
   changes: AgentChange[];
   /** Each agent's worktree, as its latest worktree event left it. */
   worktrees: Record<AgentId, AgentWorktree>;
+  /**
+   * Messages this window sent to running agents that no `user_message` has
+   * announced yet: the agent reads them at its next turn, and they show as
+   * queued until then (in the order sent).
+   */
+  queued: QueuedMessage[];
   lastSeq: number;
   eventsApplied: number;
 }

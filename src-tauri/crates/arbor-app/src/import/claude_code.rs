@@ -8,8 +8,8 @@
 //! skipped. Pure: the caller reads the files (format notes: tests/fixtures/claude-code/README.md).
 
 use arbor_protocol::{
-    AgentEvent, AgentFinished, AgentId, AgentStarted, AgentStatus, EventKind, ImportedEntry, SessionId, StatusChanged,
-    Text, ToolCall, ToolOutput, Usage,
+    AgentEvent, AgentFinished, AgentId, AgentStarted, AgentStatus, EventKind, ImportedEntry, MessageFrom, SessionId,
+    StatusChanged, Text, ToolCall, ToolOutput, Usage, UserMessage,
 };
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -359,8 +359,15 @@ fn user_row(read: &mut Read, row: &Value, at: i64) {
         content.as_array().map(|a| a.iter().filter(|b| b["type"] == "tool_result").collect()).unwrap_or_default();
     if results.is_empty() {
         let text = result_text(content);
+        // Claude Code's rows say nothing of who wrote a prompt: a subagent's first is its
+        // parent's task, the rest (and the main session's) a person's.
+        let from = if read.first_prompt.is_none() && row["isSidechain"] == true {
+            MessageFrom::Parent
+        } else {
+            MessageFrom::Person
+        };
         read.first_prompt.get_or_insert_with(|| text.clone());
-        read.lane.events.push((at, EventKind::UserMessage(Text { content: text })));
+        read.lane.events.push((at, EventKind::UserMessage(UserMessage::new(text, from))));
         return;
     }
     for b in results {

@@ -109,12 +109,25 @@ async fn the_demo_runs_its_subagents_and_a_delegation_reaches_the_main_agent() {
     // Parallel Task calls start in any order.
     children.sort();
     assert_eq!(children, ["Find TODOs", "Review the tests"]);
+    // An agent type written after the session started, loaded by Settings → Reload (the catalog
+    // command): the running session may start it from now on.
+    let agents = std::path::Path::new(&info.workspace).join(".arbor/agents");
+    std::fs::create_dir_all(&agents).unwrap();
+    std::fs::write(
+        agents.join("late-reviewer.md"),
+        "---\nname: late-reviewer\ndescription: Reviews what changed\n---\nYou review changes.\n",
+    )
+    .unwrap();
+    let report = host.catalog(Some(info.workspace.clone()));
+    assert!(report.definitions.iter().any(|t| t.name == "late-reviewer"), "{:?}", report.problems);
+    let offered = host.state().session.unwrap().agent_types;
+    assert!(offered.iter().any(|t| t.name == "late-reviewer"), "the running session offers it: {offered:?}");
     let reply = host
         .send(Command::Delegate(arbor_protocol::DelegateRequest {
             parent_id: info.main_agent_id.clone(),
             prompt: "look around".into(),
             description: Some("Look around".into()),
-            subagent_type: None,
+            subagent_type: Some("late-reviewer".into()),
             model: None,
             max_turns: Some(1),
             tools: None,
@@ -132,6 +145,7 @@ async fn the_demo_runs_its_subagents_and_a_delegation_reaches_the_main_agent() {
         {
             assert_eq!(s.parent_id.as_ref(), Some(&info.main_agent_id));
             assert_eq!(s.description, "Look around");
+            assert_eq!(s.subagent_type.as_deref(), Some("late-reviewer"));
             break;
         }
     }

@@ -4,13 +4,14 @@
 //! session's one lock, so two texts cannot start two runs and no result slips
 //! between the check and the end.
 
-use super::{AgentRun, append_user, drain_texts};
+use super::{AgentRun, append_user, take_inbox};
 use crate::error::SessionError;
-use crate::registry::AgentSpec;
+use crate::registry::{AgentSpec, Inbound};
 use crate::shared::Shared;
 use crate::subagents;
 use arbor_protocol::{
-    AgentFinished, AgentId, AgentStatus, EventKind, Message, StatusChanged, TaskNotification, Text, UserBlock,
+    AgentFinished, AgentId, AgentStatus, EventKind, Message, MessageFrom, StatusChanged, TaskNotification, UserBlock,
+    UserMessage,
 };
 use std::sync::Arc;
 use tokio::sync::{mpsc, watch};
@@ -27,12 +28,21 @@ pub(crate) enum Delivery {
     OnlyWhileRunning,
 }
 
-/// Whether delivered text shows as a `user_message` (a person's) or not (a
-/// child's result, shown already as its `task_notification`).
+/// Whether delivered text shows as a `user_message` (written by a person, a parent
+/// or Arbor) or not (a child's result, shown already as its `task_notification`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Announce {
-    AsUserMessage,
+    From(MessageFrom),
     Silently,
+}
+
+impl Announce {
+    fn from(self) -> Option<MessageFrom> {
+        match self {
+            Self::From(from) => Some(from),
+            Self::Silently => None,
+        }
+    }
 }
 
 /// What an agent does when its model has stopped calling tools.
@@ -53,9 +63,10 @@ fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
 
 /// Text for an agent: steering while it runs; otherwise, as `start` says,
 /// a new run that continues its history with the text (the main agent's next
-/// prompt, or a notification to an agent that had finished). A person's text is
-/// announced as a `user_message` once it is accepted; a child's result already
-/// was, as its `task_notification`.
+/// prompt, or a notification to an agent that had finished). Written text is
+/// announced as a `user_message` when the agent takes it (at once for a new run,
+/// at its next turn while it runs); a child's result already was, as its
+/// `task_notification`.
 pub(crate) fn deliver(
     shared: &Arc<Shared>,
     id: &AgentId,
@@ -68,16 +79,10 @@ pub(crate) fn deliver(
     }
     let mut st = shared.lock();
     let r = st.registry.get(id).ok_or_else(|| SessionError::UnknownAgent(id.clone()))?;
-    let shown = (announce == Announce::AsUserMessage).then(|| text.clone());
     let text = match &r.inbox {
-        Some(inbox) => match inbox.send(text) {
-            Ok(()) => {
-                if let Some(content) = shown {
-                    st.emit(id, EventKind::UserMessage(Text { content }));
-                }
-                return Ok(());
-            }
-            Err(e) => e.0,
+        Some(inbox) => match inbox.send(Inbound { text, announce: announce.from() }) {
+            Ok(()) => return Ok(()),
+            Err(e) => e.0.text,
         },
         None => text,
     };
@@ -89,8 +94,8 @@ pub(crate) fn deliver(
         None => shared.ctx.root_cancel.clone(),
     };
     // Under the lock, so the message comes before anything of the run it starts.
-    if let Some(content) = shown {
-        st.emit(id, EventKind::UserMessage(Text { content }));
+    if let Some(from) = announce.from() {
+        st.emit(id, EventKind::UserMessage(UserMessage::new(text.clone(), from)));
     }
     // A new run: queued until it starts (for a subagent, until it has a slot), not still finished.
     if st.registry.get(id).is_some_and(|r| r.state.status != AgentStatus::Queued) {
@@ -123,7 +128,7 @@ pub(crate) fn launch(
     id: AgentId,
     spec: Arc<AgentSpec>,
     history: Vec<Message>,
-    inbox: mpsc::UnboundedReceiver<String>,
+    inbox: mpsc::UnboundedReceiver<Inbound>,
     cancel: CancellationToken,
 ) {
     shared.save_history(&id, &history);
@@ -210,7 +215,7 @@ pub(crate) fn end_run(
     shared: &Arc<Shared>,
     id: &AgentId,
     mut finished: AgentFinished,
-    inbox: &mut mpsc::UnboundedReceiver<String>,
+    inbox: &mut mpsc::UnboundedReceiver<Inbound>,
     history: Option<&mut Vec<Message>>,
 ) -> EndStep {
     let mut abandon = Vec::new();
@@ -219,7 +224,9 @@ pub(crate) fn end_run(
     {
         let mut st = shared.lock();
         if status == AgentStatus::Completed {
-            let late = drain_texts(inbox);
+            let late = take_inbox(inbox, |m| {
+                st.emit(id, EventKind::UserMessage(m));
+            });
             if !late.is_empty() {
                 return EndStep::Continue(late);
             }
@@ -230,11 +237,17 @@ pub(crate) fn end_run(
             // Nobody will read their results now; stop them rather than let them run on unseen.
             abandon = st.registry.outstanding(id);
         }
+        // Read into its history (and announced) before the inbox closes: nothing sent is lost.
+        let late = match history {
+            Some(_) => take_inbox(inbox, |m| {
+                st.emit(id, EventKind::UserMessage(m));
+            }),
+            None => Vec::new(),
+        };
         let Some(r) = st.registry.get_mut(id) else { return EndStep::Finished };
         r.inbox = None;
         r.run_watch.cancel();
         if let Some(history) = history {
-            let late = drain_texts(inbox);
             if !late.is_empty() {
                 append_user(history, late);
             }
@@ -266,7 +279,7 @@ pub(crate) fn end_run(
             // Into the parent's inbox now, under the lock, if it is running; else it wakes
             // to read it, unless the child was stopped (by the person, or because the parent ended).
             let pending = match st.registry.get(&parent).and_then(|p| p.inbox.as_ref()) {
-                Some(inbox) => inbox.send(text).err().map(|e| e.0),
+                Some(inbox) => inbox.send(Inbound { text, announce: None }).err().map(|e| e.0.text),
                 None => Some(text),
             };
             // A child that was stopped (by the person, its parent's end, or a budget) wakes nobody.

@@ -12,11 +12,13 @@ mod turn;
 
 use crate::mcp::{self, AgentMcp, McpError};
 use crate::provider::{StopReason, ToolSpec};
-use crate::registry::AgentSpec;
+use crate::registry::{AgentSpec, Inbound};
 use crate::shared::Shared;
 use crate::subagents;
 use crate::tools::ToolRegistry;
-use arbor_protocol::{AgentFinished, AgentId, AgentStatus, AssistantBlock, EventKind, McpState, Message, UserBlock};
+use arbor_protocol::{
+    AgentFinished, AgentId, AgentStatus, AssistantBlock, EventKind, McpState, Message, UserBlock, UserMessage,
+};
 use lifecycle::EndStep;
 use std::sync::Arc;
 use std::time::Instant;
@@ -35,7 +37,7 @@ pub(crate) struct AgentRun {
     pub slots: Option<Arc<Semaphore>>,
     pub slot: Option<OwnedSemaphorePermit>,
     pub history: Vec<Message>,
-    pub inbox: mpsc::UnboundedReceiver<String>,
+    pub inbox: mpsc::UnboundedReceiver<Inbound>,
     pub cancel: CancellationToken,
     /// The MCP servers that could not list their tools for this run, and why.
     pub mcp_failed: Vec<(String, McpError)>,
@@ -100,7 +102,12 @@ impl AgentRun {
                         let had_slot = self.slot.take().is_some();
                         tokio::select! {
                             text = self.inbox.recv() => match text {
-                                Some(text) => append_user(&mut self.history, vec![UserBlock::Text { text }]),
+                                Some(m) => {
+                                    let block = taken(m, |m| {
+                                        shared.emit(&self.id, EventKind::UserMessage(m));
+                                    });
+                                    append_user(&mut self.history, vec![block]);
+                                }
                                 // The registry holds the sender while the agent runs; gone means torn down.
                                 None => self.cancel.cancel(),
                             },
@@ -132,7 +139,7 @@ impl AgentRun {
         turns: &mut u32,
     ) -> (AgentStatus, Option<String>) {
         loop {
-            self.take_steering(None);
+            self.take_steering(shared, None);
             if self.cancel.is_cancelled() {
                 return (AgentStatus::Cancelled, None);
             }
@@ -198,7 +205,7 @@ impl AgentRun {
             if lend && !self.take_slot().await {
                 return (AgentStatus::Cancelled, None);
             }
-            self.take_steering(Some(&mut content));
+            self.take_steering(shared, Some(&mut content));
             self.history.push(Message::User { content });
             shared.save_history(&self.id, &self.history);
             if self.cancel.is_cancelled() {
@@ -296,8 +303,10 @@ impl AgentRun {
 
     /// Moves waiting steering messages into the history: into `content` (after
     /// tool results) when given, else as a user message. True if there were any.
-    fn take_steering(&mut self, content: Option<&mut Vec<UserBlock>>) -> bool {
-        let texts = drain_texts(&mut self.inbox);
+    fn take_steering(&mut self, shared: &Shared, content: Option<&mut Vec<UserBlock>>) -> bool {
+        let texts = take_inbox(&mut self.inbox, |m| {
+            shared.emit(&self.id, EventKind::UserMessage(m));
+        });
         if texts.is_empty() {
             return false;
         }
@@ -329,12 +338,24 @@ pub(crate) fn last_text(history: &[Message]) -> String {
         .unwrap_or_default()
 }
 
-pub(crate) fn drain_texts(inbox: &mut mpsc::UnboundedReceiver<String>) -> Vec<UserBlock> {
-    let mut texts = Vec::new();
-    while let Ok(text) = inbox.try_recv() {
-        texts.push(UserBlock::Text { text });
+/// Takes what waits in the inbox as user blocks, announcing each written message.
+pub(crate) fn take_inbox(
+    inbox: &mut mpsc::UnboundedReceiver<Inbound>,
+    mut announce: impl FnMut(UserMessage),
+) -> Vec<UserBlock> {
+    let mut blocks = Vec::new();
+    while let Ok(m) = inbox.try_recv() {
+        blocks.push(taken(m, &mut announce));
     }
-    texts
+    blocks
+}
+
+/// One inbox message as the agent takes it.
+pub(crate) fn taken(m: Inbound, mut announce: impl FnMut(UserMessage)) -> UserBlock {
+    if let Some(from) = m.announce {
+        announce(UserMessage::new(m.text.clone(), from));
+    }
+    UserBlock::Text { text: m.text }
 }
 
 /// Adds user blocks at the end, merged into a trailing user message so roles alternate.

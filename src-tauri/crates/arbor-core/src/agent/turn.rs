@@ -4,7 +4,7 @@
 use super::AgentRun;
 use crate::provider::{ModelRequest, ModelResponse, ProviderError, StreamEvent, ToolSpec};
 use crate::shared::Shared;
-use arbor_protocol::{AssistantBlock, EventKind, Text};
+use arbor_protocol::{AssistantBlock, EventKind, Text, ToolInputChunk};
 use futures::StreamExt;
 use tracing::{Instrument, info_span, warn};
 
@@ -94,6 +94,11 @@ async fn stream_once(
             Some(Ok(StreamEvent::ThinkingDelta(d))) => {
                 *shown = true;
                 shared.emit(&agent.id, EventKind::ThoughtsChunk(Text { content: d }));
+            }
+            Some(Ok(StreamEvent::ToolInputDelta { call_id, name, json })) => {
+                *shown = true;
+                let chunk = ToolInputChunk { call_id, tool_name: name, content: json };
+                shared.emit(&agent.id, EventKind::ToolInputChunk(chunk));
             }
             Some(Ok(StreamEvent::Completed(mut response))) => {
                 let thinking: String = response

@@ -87,8 +87,10 @@ impl Connection {
                         .map_err(|_| McpError::Config(format!("the value of header {k} is not valid")))?;
                     custom.insert(name, value);
                 }
+                let client =
+                    crate::provider::mcp_client().map_err(|detail| McpError::Startup { detail, stderr: None })?;
                 let transport = StreamableHttpClientTransport::with_client(
-                    reqwest::Client::new(),
+                    client,
                     StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(custom),
                 );
                 Self::serve(transport, timeout).await

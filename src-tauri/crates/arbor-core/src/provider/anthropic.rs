@@ -297,7 +297,13 @@ impl Decoder for AnthropicDecoder {
                     Some("thinking") => Block::Thinking { text: str_of(&b, "thinking"), signature: None },
                     Some("redacted_thinking") => Block::Redacted(str_of(&b, "data")),
                     Some("tool_use") => {
-                        Block::ToolUse { id: str_of(&b, "id"), name: str_of(&b, "name"), json: String::new() }
+                        let (id, name) = (str_of(&b, "id"), str_of(&b, "name"));
+                        out.push(StreamEvent::ToolInputDelta {
+                            call_id: id.clone(),
+                            name: name.clone(),
+                            json: String::new(),
+                        });
+                        Block::ToolUse { id, name, json: String::new() }
                     }
                     _ => Block::Other,
                 };
@@ -324,8 +330,12 @@ impl Decoder for AnthropicDecoder {
                     (Some("signature_delta"), Block::Thinking { signature, .. }) => {
                         signature.get_or_insert_with(String::new).push_str(&str_of(&delta, "signature"));
                     }
-                    (Some("input_json_delta"), Block::ToolUse { json, .. }) => {
-                        json.push_str(&str_of(&delta, "partial_json"))
+                    (Some("input_json_delta"), Block::ToolUse { id, name, json }) => {
+                        let d = str_of(&delta, "partial_json");
+                        json.push_str(&d);
+                        if !d.is_empty() {
+                            out.push(StreamEvent::ToolInputDelta { call_id: id.clone(), name: name.clone(), json: d });
+                        }
                     }
                     _ => {}
                 }

@@ -23,11 +23,37 @@ impl Default for Timeouts {
     }
 }
 
+/// The process's HTTP client for `connect` (every provider and MCP server shares it,
+/// so its connection pool and the CA bundle it reads at the first HTTPS handshake
+/// serve them all); another connect timeout gets a client of its own.
 pub(crate) fn client(timeouts: &Timeouts) -> Result<reqwest::Client, ProviderError> {
+    static SHARED: parking_lot::Mutex<Option<(Duration, reqwest::Client)>> = parking_lot::Mutex::new(None);
+    let mut shared = SHARED.lock();
+    if let Some((connect, client)) = shared.as_ref()
+        && *connect == timeouts.connect
+    {
+        return Ok(client.clone());
+    }
+    let client = build(timeouts.connect).map_err(|e| ProviderError::Connect {
+        url: String::new(),
+        reason: format!("cannot build an HTTP client: {e}"),
+    })?;
+    *shared = Some((timeouts.connect, client.clone()));
+    Ok(client)
+}
+
+fn build(connect: Duration) -> Result<reqwest::Client, String> {
+    let tls = super::tls::client_config().map_err(|e| e.to_string())?;
     reqwest::Client::builder()
-        .connect_timeout(timeouts.connect)
+        .connect_timeout(connect)
+        .tls_backend_preconfigured(tls)
         .build()
-        .map_err(|e| ProviderError::Connect { url: String::new(), reason: format!("cannot build an HTTP client: {e}") })
+        .map_err(|e| e.to_string())
+}
+
+/// The client for an MCP server's streamable HTTP transport.
+pub(crate) fn mcp_client() -> Result<reqwest::Client, String> {
+    client(&Timeouts::default()).map_err(|e| e.to_string())
 }
 
 /// Sends the request; a non-success status becomes `ProviderError::Http` with the

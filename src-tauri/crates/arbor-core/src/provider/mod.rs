@@ -15,11 +15,13 @@ mod http;
 mod openai;
 mod pricing;
 mod retry;
+mod tls;
 
 pub use anthropic::DEFAULT_BASE_URL as ANTHROPIC_DEFAULT_BASE_URL;
 pub use anthropic::{AnthropicConfig, AnthropicProvider};
 pub use error::ProviderError;
 pub use http::Timeouts;
+pub(crate) use http::mcp_client;
 pub use openai::{DEFAULT_BASE_URL as OPENAI_DEFAULT_BASE_URL, OpenAiConfig, OpenAiProvider};
 pub use pricing::price_usage;
 pub use retry::RetryPolicy;
@@ -53,6 +55,13 @@ pub struct ModelRequest<'a> {
 pub enum StreamEvent {
     TextDelta(String),
     ThinkingDelta(String),
+    /// A tool call the model has started, and the next piece of its input's JSON
+    /// (empty when it only just started).
+    ToolInputDelta {
+        call_id: String,
+        name: String,
+        json: String,
+    },
     Completed(ModelResponse),
 }
 

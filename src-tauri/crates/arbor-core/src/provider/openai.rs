@@ -231,6 +231,13 @@ struct ToolCallAcc {
     id: String,
     name: String,
     arguments: String,
+    /// Its first piece has been passed on (a call shows once its name is known).
+    shown: bool,
+}
+
+/// A call's id, or the one Arbor gives a call whose server sent none.
+fn call_id(id: &str, index: usize) -> String {
+    if id.is_empty() { format!("call_{index}") } else { id.to_string() }
 }
 
 #[derive(Default)]
@@ -300,8 +307,15 @@ impl Decoder for OpenAiDecoder {
             {
                 acc.name.push_str(name);
             }
-            if let Some(args) = call.pointer("/function/arguments").and_then(Value::as_str) {
-                acc.arguments.push_str(args);
+            let args = call.pointer("/function/arguments").and_then(Value::as_str).unwrap_or_default();
+            acc.arguments.push_str(args);
+            if !acc.name.is_empty() && (!acc.shown || !args.is_empty()) {
+                acc.shown = true;
+                out.push(StreamEvent::ToolInputDelta {
+                    call_id: call_id(&acc.id, index),
+                    name: acc.name.clone(),
+                    json: args.to_string(),
+                });
             }
         }
         if let Some(r) = choice.get("finish_reason").and_then(Value::as_str) {
@@ -330,7 +344,7 @@ impl Decoder for OpenAiDecoder {
             if call.name.is_empty() && call.arguments.is_empty() {
                 continue;
             }
-            let id = if call.id.is_empty() { format!("call_{i}") } else { call.id };
+            let id = call_id(&call.id, i);
             let (input, invalid) = super::parse_tool_input(&call.arguments);
             if let Some(reason) = invalid {
                 invalid_tool_inputs.push((id.clone(), reason));

@@ -37,10 +37,14 @@ const SECRET_PLACES: [&str; 16] = [
     ".pypirc",
 ];
 
-/// What the machine can enforce, found once at start-up.
+/// What the machine can enforce, found once: at the first command that needs to
+/// know, or ahead of it in the background ([`Sandboxing::probe_ahead`]), so that
+/// starting a session never waits for bubblewrap's trial run.
 #[derive(Debug)]
 pub struct Sandboxing {
-    support: Support,
+    support: OnceLock<Support>,
+    /// The `bwrap` the probe tries (found on `PATH` by the caller).
+    bwrap: Option<PathBuf>,
     /// The user's home: where the secret places are, and what `strict` hides.
     home: Option<PathBuf>,
     /// Where each agent's private /tmp is made.
@@ -56,37 +60,65 @@ enum Support {
 }
 
 impl Sandboxing {
-    /// Checks that `bwrap` (the path found on `PATH` by the caller) can build a
-    /// sandbox here, by running one. `also_hidden` are the caller's own secret
-    /// places (its data dir). Blocking: call it once, at start-up.
+    /// The machine as it will be checked: whether `bwrap` (the path found on `PATH`
+    /// by the caller) can build a sandbox here, by running one, when first asked.
+    /// `also_hidden` are the caller's own secret places (its data dir).
     pub fn probe(bwrap: Option<PathBuf>, home: Option<PathBuf>, scratch: PathBuf, also_hidden: &[PathBuf]) -> Self {
-        let support = match bwrap {
-            _ if !cfg!(target_os = "linux") => {
-                Support::Unavailable("Arbor's sandbox needs Linux; this operating system is not supported".into())
-            }
-            None => Support::Unavailable(
-                "bubblewrap (bwrap) is not installed; install it (Debian: apt install bubblewrap) to sandbox commands"
-                    .into(),
-            ),
-            Some(program) => bwrap::probe(&program),
-        };
         let hidden = SECRET_PLACES
             .iter()
             .filter_map(|p| home.as_ref().map(|h| h.join(p)))
             .chain(also_hidden.iter().cloned())
             .filter(|p| p.symlink_metadata().is_ok())
             .collect();
-        Self { support, home, scratch, hidden }
+        Self { support: OnceLock::new(), bwrap, home, scratch, hidden }
+    }
+
+    /// Runs the check on a thread of its own now, so it is done before the first command.
+    pub fn probe_ahead(self: &Arc<Self>) {
+        let me = self.clone();
+        let spawned = std::thread::Builder::new().name("sandbox-probe".into()).spawn(move || {
+            me.checked();
+        });
+        // No thread to spare: the first command checks instead.
+        drop(spawned);
     }
 
     /// A machine where nothing is sandboxed, and why.
     pub fn unavailable(reason: impl Into<String>) -> Self {
-        Self { support: Support::Unavailable(reason.into()), home: None, scratch: PathBuf::new(), hidden: Vec::new() }
+        Self {
+            support: OnceLock::from(Support::Unavailable(reason.into())),
+            bwrap: None,
+            home: None,
+            scratch: PathBuf::new(),
+            hidden: Vec::new(),
+        }
+    }
+
+    /// What the machine supports, checked at the first call (blocking, tens of ms).
+    fn checked(&self) -> &Support {
+        self.support.get_or_init(|| {
+            let support = match &self.bwrap {
+                _ if !cfg!(target_os = "linux") => {
+                    Support::Unavailable("Arbor's sandbox needs Linux; this operating system is not supported".into())
+                }
+                None => Support::Unavailable(
+                    "bubblewrap (bwrap) is not installed; install it (Debian: apt install bubblewrap) to sandbox \
+                     commands"
+                        .into(),
+                ),
+                Some(program) => bwrap::probe(program),
+            };
+            match &support {
+                Support::Bubblewrap { version, .. } => tracing::info!(mechanism = %version, "commands run sandboxed"),
+                Support::Unavailable(why) => tracing::warn!("commands cannot be sandboxed: {why}"),
+            }
+            support
+        })
     }
 
     /// The mechanism's name and version, or why there is none.
     pub fn support(&self) -> Result<&str, &str> {
-        match &self.support {
+        match self.checked() {
             Support::Bubblewrap { version, .. } => Ok(version),
             Support::Unavailable(reason) => Err(reason),
         }
@@ -203,7 +235,7 @@ impl Jail {
 
     /// What its commands run with, as a person and the model are told.
     pub fn describe(&self) -> CommandSandbox {
-        match (&self.machine.support, self.policy.mode) {
+        match (self.machine.checked(), self.policy.mode) {
             (_, SandboxMode::Off) => CommandSandbox::Off,
             (Support::Unavailable(reason), _) => CommandSandbox::Unavailable { reason: reason.clone() },
             (Support::Bubblewrap { version, .. }, mode) => CommandSandbox::Sandboxed {
@@ -234,7 +266,7 @@ impl Jail {
     /// The process that runs `command` with `shell` in `cwd`: inside the sandbox
     /// when it holds, else plainly. Stdio, environment and process group are the caller's.
     pub fn command(&self, shell: &str, command: &str, cwd: &Path) -> Result<tokio::process::Command, String> {
-        let Support::Bubblewrap { program, .. } = &self.machine.support else {
+        let Support::Bubblewrap { program, .. } = self.machine.checked() else {
             return Ok(plain(shell, command, cwd));
         };
         if self.policy.mode == SandboxMode::Off {

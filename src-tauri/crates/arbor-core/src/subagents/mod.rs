@@ -10,8 +10,8 @@ use crate::prompt;
 use crate::registry::{AgentRecord, AgentSpec};
 use crate::shared::{Context, Shared};
 use arbor_protocol::{
-    AgentFinished, AgentId, AgentStarted, AgentStatus, EventKind, Message, SpawnEdit, SpawnPlan, StatusChanged, Text,
-    UserBlock,
+    AgentFinished, AgentId, AgentStarted, AgentStatus, EventKind, Message, MessageFrom, SpawnEdit, SpawnPlan,
+    StatusChanged, UserBlock, UserMessage,
 };
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -123,15 +123,16 @@ pub(crate) fn plan(shared: &Arc<Shared>, req: &SpawnRequest) -> Result<Plan, Spa
     if req.prompt.trim().is_empty() {
         return Err(SpawnError::EmptyPrompt);
     }
+    let types = ctx.agent_types();
     let def = match req.subagent_type.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
         None => None,
-        Some(name) => match ctx.agent_types.get(name) {
+        Some(name) => match types.get(name) {
             Some(d) => Some(d),
             None if name == GENERAL_PURPOSE => None,
             None => {
                 return Err(SpawnError::UnknownType {
                     name: name.to_string(),
-                    available: type_names(&ctx.agent_types).join(", "),
+                    available: type_names(&types).join(", "),
                 });
             }
         },
@@ -281,7 +282,8 @@ pub(crate) fn start(shared: &Arc<Shared>, req: SpawnRequest, plan: Plan) -> Resu
     st.emit(&id, EventKind::AgentStarted(started));
     crate::budget::set(&mut st, &id, budget, origin, carved);
     st.emit(&id, EventKind::AgentStatus(StatusChanged { status: AgentStatus::Queued }));
-    st.emit(&id, EventKind::UserMessage(Text { content: req.prompt.clone() }));
+    let from = if req.by_user { MessageFrom::Person } else { MessageFrom::Parent };
+    st.emit(&id, EventKind::UserMessage(UserMessage::new(req.prompt.clone(), from)));
     drop(st);
     let history = vec![Message::User { content: vec![UserBlock::Text { text: req.prompt }] }];
     lifecycle::launch(shared, id.clone(), spec, history, inbox, cancel);

@@ -208,7 +208,9 @@ async fn a_message_to_a_running_agent_joins_its_next_turn() {
     )
     .await;
     let (session, mut events) = h.start(h.config(), "work");
-    arbor_testkit::wait_for_event(&mut events, WAIT, |e| e.kind.type_name() == "tool_call").await.expect("tool call");
+    let mut seen = arbor_testkit::collect_until(&mut events, WAIT, |e| e.kind.type_name() == "tool_call")
+        .await
+        .expect("tool call");
     session
         .submit(Command::SendMessage {
             agent_id: Some(session.main_agent_id().clone()),
@@ -216,9 +218,76 @@ async fn a_message_to_a_running_agent_joins_its_next_turn() {
         })
         .expect("steer");
     std::fs::write(h.path("go"), "").expect("go");
-    until_finished(&mut events, session.main_agent_id()).await;
+    seen.extend(until_finished(&mut events, session.main_agent_id()).await);
     let reqs = h.requests();
     let last = reqs[1].body["messages"].as_array().and_then(|m| m.last().cloned()).expect("last message");
     assert_eq!(last["role"], "user");
     assert_eq!(last["content"], "also check the docs");
+    // Announced when the agent took it (after the call it was busy with), not when it was sent:
+    // a transcript never shows it above output produced before it was read.
+    let types: Vec<&str> = seen.iter().map(|e| e.kind.type_name()).collect();
+    let said = seen
+        .iter()
+        .position(|e| matches!(&e.kind, EventKind::UserMessage(m) if m.content == "also check the docs"))
+        .expect("the message is announced");
+    let output = types.iter().position(|t| *t == "tool_output").expect("tool output");
+    let reply = types.iter().rposition(|t| *t == "response").expect("the reply to it");
+    assert!(output < said && said < reply, "{types:?}");
+    let EventKind::UserMessage(m) = &seen[said].kind else { unreachable!() };
+    assert_eq!(m.from, arbor_protocol::MessageFrom::Person);
+}
+
+#[tokio::test]
+async fn a_tool_calls_input_streams_before_the_call_on_both_wire_formats() {
+    for api in both() {
+        let content = "line one of a file the model writes\n".repeat(20);
+        let h = Harness::new(
+            json!({"rules": [{"match": {"first_user_contains": "write"}, "turns": [
+                {"text": "Writing it.", "tool_calls": [
+                    {"name": "Write", "input": {"file_path": "notes.txt", "content": content}},
+                    {"name": "Read", "input": {"file_path": "notes.txt"}}
+                ]},
+                {"text": "done"}
+            ]}]}),
+            api,
+        )
+        .await;
+        let run = h.run("write the notes").await;
+        assert_eq!(run.finished().status, AgentStatus::Completed, "{api:?}");
+        for (name, input) in [
+            ("Write", json!({"file_path": "notes.txt", "content": content})),
+            ("Read", json!({"file_path": "notes.txt"})),
+        ] {
+            let call = run
+                .events
+                .iter()
+                .find_map(|e| match &e.kind {
+                    EventKind::ToolCall(c) if c.tool_name == name => Some((e.seq, c.call_id.clone())),
+                    _ => None,
+                })
+                .expect("the call");
+            let chunks: Vec<(u64, &arbor_protocol::ToolInputChunk)> = run
+                .events
+                .iter()
+                .filter_map(|e| match &e.kind {
+                    EventKind::ToolInputChunk(c) if c.call_id == call.1 => Some((e.seq, c)),
+                    _ => None,
+                })
+                .collect();
+            assert!(chunks.len() >= 3, "{api:?} {name}: the input arrives in pieces ({})", chunks.len());
+            assert!(
+                chunks.iter().all(|(seq, c)| *seq < call.0 && c.tool_name == name),
+                "{api:?}: every piece before the call"
+            );
+            let streamed: String = chunks.iter().map(|(_, c)| c.content.as_str()).collect();
+            let parsed: serde_json::Value = serde_json::from_str(&streamed).expect("the pieces make the input");
+            assert_eq!(parsed, input, "{api:?}");
+        }
+        // The Write's first piece comes before the response is complete: the card shows while it streams.
+        let first_piece = run.types().iter().position(|t| *t == "tool_input_chunk").expect("a piece");
+        let usage = run.types().iter().position(|t| *t == "usage").expect("usage");
+        assert!(first_piece < usage, "{api:?}");
+        let v = arbor_testkit::contract::violations(&run.events, true);
+        assert!(v.is_empty(), "{api:?}: {v:?}");
+    }
 }

@@ -182,6 +182,10 @@ async fn an_interrupted_subagent_resumes_with_its_unfinished_calls_closed_and_re
     let body = req.body.to_string();
     assert!(body.contains("did not finish"), "the unfinished call has a result: {body}");
     assert!(body.contains("Continue the task where you left off"), "{body}");
+    // Arbor wrote that request, not the person: the transcript says so.
+    assert!(got.iter().any(|e| e.agent_id == child
+        && matches!(&e.kind, EventKind::UserMessage(m) if m.from == arbor_protocol::MessageFrom::Arbor
+            && m.content.contains("Continue the task"))));
     assert!(got.iter().any(|e| e.agent_id == child
         && matches!(&e.kind, EventKind::AgentFinished(f) if f.status == AgentStatus::Completed && f.result == "child finished after all")));
     assert!(matches!(&got.last().unwrap().kind, EventKind::TaskNotification(n) if n.task_id == child));

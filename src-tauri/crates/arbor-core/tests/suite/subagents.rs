@@ -306,6 +306,15 @@ async fn a_child_is_announced_with_its_place_in_the_tree_and_every_status_change
             }
         );
         assert_eq!(statuses(&run.events, id), vec![AgentStatus::Queued, AgentStatus::Running, AgentStatus::Completed]);
+        // Its task reads as its parent's, the main agent's prompt as the person's.
+        let from = |agent: &AgentId| {
+            run.events.iter().find_map(|e| match &e.kind {
+                EventKind::UserMessage(m) if e.agent_id == *agent => Some(m.from),
+                _ => None,
+            })
+        };
+        assert_eq!(from(id), Some(arbor_protocol::MessageFrom::Parent));
+        assert_eq!(from(&main), Some(arbor_protocol::MessageFrom::Person));
         let seq = |pred: &dyn Fn(&AgentEvent) -> bool| run.events.iter().find(|e| pred(e)).expect("event").seq;
         let call = seq(&|e| matches!(&e.kind, EventKind::ToolCall(c) if c.call_id == task_id));
         let born = seq(&|e| e.agent_id == *id);

@@ -88,7 +88,7 @@ fn session_status_mirrors_the_main_agent_while_it_runs() {
 
     // Given a new prompt, it runs again: no longer ended.
     log.push(&m, status(AgentStatus::Running));
-    log.push(&m, text(EventKind::UserMessage, "go on"));
+    log.push(&m, said("go on"));
     store.append(log.since(3)).unwrap();
     let s = store.session(&sid("s")).unwrap().session;
     assert_eq!(s.status, SessionStatus::Running);

@@ -97,6 +97,11 @@ pub fn text(kind: fn(Text) -> EventKind, s: &str) -> EventKind {
     kind(Text { content: s.into() })
 }
 
+/// A person's message.
+pub fn said(s: &str) -> EventKind {
+    EventKind::UserMessage(arbor_protocol::UserMessage::new(s, arbor_protocol::MessageFrom::Person))
+}
+
 pub fn call(id: &str, tool: &str, args: serde_json::Value) -> EventKind {
     EventKind::ToolCall(ToolCall { call_id: id.into(), tool_name: tool.into(), tool_args: args, mcp: None })
 }
@@ -135,7 +140,7 @@ pub fn synthetic(session: &str, started_at: i64) -> Log {
     let mut log = Log::new(session, started_at);
     log.push(&m, started(None, None, 0, "Fix the bug"));
     log.push(&m, status(AgentStatus::Running));
-    log.push(&m, text(EventKind::UserMessage, "Fix the parser bug in lexer.rs"));
+    log.push(&m, said("Fix the parser bug in lexer.rs"));
     log.push(&m, text(EventKind::ThoughtsChunk, "Let me "));
     log.push(&m, text(EventKind::ThoughtsChunk, "look"));
     log.push(&m, text(EventKind::Thoughts, "Let me look"));
@@ -146,7 +151,7 @@ pub fn synthetic(session: &str, started_at: i64) -> Log {
     log.push(&m, usage(100, 20, Some(0.01)));
     log.push(&r, started(Some(&m), Some("c1"), 1, "Read lexer"));
     log.push(&r, status(AgentStatus::Running));
-    log.push(&r, text(EventKind::UserMessage, "Read lexer.rs and summarise it"));
+    log.push(&r, said("Read lexer.rs and summarise it"));
     log.push(&r, call("c2", "Read", json!({"file_path": "src/lexer.rs"})));
     log.push(&r, output_chunk("c2", "fn lex"));
     log.push(&r, output("c2", "fn lex() -> Tokens { todo!() }"));
@@ -157,7 +162,7 @@ pub fn synthetic(session: &str, started_at: i64) -> Log {
     }
     log.push(&w, bg);
     log.push(&w, status(AgentStatus::Running));
-    log.push(&w, text(EventKind::UserMessage, "Write tests for the tokenizer"));
+    log.push(&w, said("Write tests for the tokenizer"));
     log.push(&r, usage(50, 10, None));
     log.push(&r, text(EventKind::Response, "The lexer tokenises identifiers greedily"));
     log.push(&r, finished(AgentStatus::Completed, "The lexer tokenises identifiers greedily", None, 2, &[]));

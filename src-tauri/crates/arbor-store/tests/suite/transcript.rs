@@ -23,7 +23,7 @@ fn long_agent(store: &Store) -> (Log, Vec<u64>) {
     let mut visible = Vec::new();
     log.push(&m, started(None, None, 0, "main"));
     log.push(&m, status(AgentStatus::Running));
-    visible.push(log.push(&m, text(EventKind::UserMessage, "start")));
+    visible.push(log.push(&m, said("start")));
     for turn in 0..20 {
         log.push(&m, text(EventKind::ThoughtsChunk, "hm"));
         visible.push(log.push(&m, text(EventKind::Thoughts, "hm")));
@@ -49,7 +49,7 @@ fn long_agent(store: &Store) -> (Log, Vec<u64>) {
     log.push(&m, finished(AgentStatus::Cancelled, "", None, 20, &[]));
     // Resumed: its next response must not hide the cut-off text.
     log.push(&m, status(AgentStatus::Running));
-    visible.push(log.push(&m, text(EventKind::UserMessage, "go on")));
+    visible.push(log.push(&m, said("go on")));
     log.push(&m, text(EventKind::ResponseChunk, "ok"));
     visible.push(log.push(&m, text(EventKind::Response, "ok")));
     for chunk in log.events.chunks(16) {

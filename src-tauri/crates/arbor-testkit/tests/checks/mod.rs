@@ -22,7 +22,7 @@ async fn validation_rejects_a_missing_tool_result() {
     );
     assert_eq!(post_anthropic(&s, &stray).await.status(), 400);
 
-    let missing_version = reqwest::Client::new()
+    let missing_version = client()
         .post(format!("{}/v1/messages", s.anthropic_base_url()))
         .header("x-api-key", "k")
         .json(&anthropic_body(json!([{"role": "user", "content": "hi"}])))
@@ -41,12 +41,8 @@ async fn validation_rejects_a_missing_tool_result() {
     assert_eq!(resp.status(), 400);
     assert!(resp.json::<Value>().await.unwrap()["error"]["message"].as_str().unwrap().contains("call_2"));
 
-    let unauthenticated = reqwest::Client::new()
-        .post(format!("{}/chat/completions", s.openai_base_url()))
-        .json(&partial)
-        .send()
-        .await
-        .unwrap();
+    let unauthenticated =
+        client().post(format!("{}/chat/completions", s.openai_base_url())).json(&partial).send().await.unwrap();
     assert_eq!(unauthenticated.status(), 401);
 
     let statuses: Vec<u16> = s.requests().iter().map(|r| r.status).collect();

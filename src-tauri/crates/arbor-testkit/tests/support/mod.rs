@@ -7,6 +7,13 @@ use arbor_testkit::{Scenario, ScriptedServer};
 use futures::StreamExt;
 use serde_json::{Value, json};
 
+/// A plain HTTP client. reqwest's TLS is rustls with no cryptography chosen (Arbor's own
+/// client brings its own); a client built the default way needs one installed first.
+pub fn client() -> reqwest::Client {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::new()
+}
+
 pub async fn server(scenario_json: &str) -> ScriptedServer {
     let scenario = Scenario::from_json(scenario_json).unwrap();
     ScriptedServer::start(scenario).await.unwrap()
@@ -21,7 +28,7 @@ pub fn openai_body(messages: Value) -> Value {
 }
 
 pub async fn post_anthropic(s: &ScriptedServer, body: &Value) -> reqwest::Response {
-    reqwest::Client::new()
+    client()
         .post(format!("{}/v1/messages", s.anthropic_base_url()))
         .header("x-api-key", "test-key")
         .header("anthropic-version", "2023-06-01")
@@ -32,7 +39,7 @@ pub async fn post_anthropic(s: &ScriptedServer, body: &Value) -> reqwest::Respon
 }
 
 pub async fn post_openai(s: &ScriptedServer, body: &Value) -> reqwest::Response {
-    reqwest::Client::new()
+    client()
         .post(format!("{}/chat/completions", s.openai_base_url()))
         .bearer_auth("test-key")
         .json(body)

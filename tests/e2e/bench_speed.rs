@@ -1,0 +1,388 @@
+//! The UI benchmark's figures for how the app feels (issue 17), each measured in
+//! the real webview against the scripted model server:
+//! - typing: keystroke to painted character in the prompt box, Message… and
+//!   Delegate… while ten agents stream;
+//! - a 1,500-line Markdown answer: arriving whole, streaming, and reopened from history;
+//! - tool calls as they stream: when the first Task card shows, and its prompt growing;
+//! - 200 live agents at ~20,000 events/s: frame intervals and tree interactions;
+//! - memory (PSS of the app and its WebKit processes) and the binaries' sizes.
+
+use super::harness::App;
+use super::{floats, pct};
+use serde_json::{Value, json};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// Agents streaming while a person types.
+const TYPING_AGENTS: usize = 10;
+/// Agents in the many-agents run.
+const MANY: usize = 200;
+/// Lines of the long Markdown answer.
+const LONG_LINES: usize = 1_500;
+
+/// A 1,500-line answer with what models write: headings, paragraphs, lists, code, tables.
+pub fn long_markdown() -> String {
+    let mut out = String::new();
+    let mut i = 0;
+    while out.lines().count() < LONG_LINES {
+        i += 1;
+        out.push_str(&format!("## Part {i}: what changed in module {i}\n\n"));
+        out.push_str(&format!(
+            "The parser in `src/module_{i}.rs` now keeps **every** token's span, so errors point at the \
+             right column. Before, a multi-byte character shifted them by one.\n\n"
+        ));
+        for j in 0..4 {
+            out.push_str(&format!("- item {j} of part {i}: `fn step_{j}()` returns a `Result<Token, Error>`\n"));
+        }
+        out.push_str("\n```rust\n");
+        for j in 0..6 {
+            out.push_str(&format!("let span_{j} = lexer.next_span({j})?; // part {i}\n"));
+        }
+        out.push_str("```\n\n| file | lines | change |\n|---|---|---|\n");
+        for j in 0..3 {
+            out.push_str(&format!("| src/module_{i}_{j}.rs | {} | +{} −{} |\n", 100 + j, j * 3, j));
+        }
+        out.push('\n');
+    }
+    out.lines().take(LONG_LINES).collect::<Vec<_>>().join("\n")
+}
+
+/// The scripted model's rules for these runs.
+pub fn rules() -> Vec<Value> {
+    let mut rules = Vec::new();
+    // 16 characters a chunk, a chunk every 2 ms each: ten agents stream ~5,000 events/s for ~20 s.
+    let text = "lorem ipsum ".repeat(160_000 / 12);
+    for i in 0..TYPING_AGENTS {
+        rules.push(json!({
+            "match": { "first_user_contains": format!("TEN-{i:02}:") },
+            "turns": [ { "text": text, "chunk_delay_ms": 2 } ]
+        }));
+    }
+    let calls: Vec<Value> = (0..TYPING_AGENTS)
+        .map(|i| json!({ "name": "Task", "input": { "description": format!("Stream {i:02}"), "prompt": format!("TEN-{i:02}: stream") } }))
+        .collect();
+    rules.push(json!({
+        "match": { "first_user_contains": "BENCH-TYPING" },
+        "turns": [ { "text": "Streaming.", "tool_calls": calls }, { "text": "done" } ]
+    }));
+    rules.push(json!({
+        "match": { "first_user_contains": "BENCH-LONG-WHOLE" },
+        "turns": [ { "text": long_markdown() } ]
+    }));
+    rules.push(json!({
+        "match": { "first_user_contains": "BENCH-LONG-STREAM" },
+        "turns": [ { "text": long_markdown(), "chunk_delay_ms": 1 } ]
+    }));
+    let task_prompt = |i: usize| format!("PART-{i}: read the files of part {i} and report what each does. ").repeat(25);
+    let five: Vec<Value> = (0..5)
+        .map(|i| json!({ "name": "Task", "input": { "description": format!("Review part {i}"), "prompt": task_prompt(i) } }))
+        .collect();
+    for i in 0..5 {
+        rules.push(json!({ "match": { "first_user_contains": format!("PART-{i}:") }, "turns": [ { "text": format!("part {i} done") } ] }));
+    }
+    rules.push(json!({
+        "match": { "first_user_contains": "BENCH-CALLS" },
+        "turns": [ { "text": "I'll split this into five parts.", "tool_calls": five, "chunk_delay_ms": 2 }, { "text": "all done" } ]
+    }));
+    let many_text = "lorem ipsum ".repeat(16_000 / 12);
+    for i in 0..MANY {
+        rules.push(json!({
+            "match": { "first_user_contains": format!("MANY-{i:03}:") },
+            "turns": [ { "text": many_text, "chunk_delay_ms": 10 } ]
+        }));
+    }
+    let many: Vec<Value> = (0..MANY)
+        .map(|i| json!({ "name": "Task", "input": { "description": format!("Agent {i:03}"), "prompt": format!("MANY-{i:03}: stream") } }))
+        .collect();
+    rules.push(json!({
+        "match": { "first_user_contains": "BENCH-MANY" },
+        "turns": [ { "text": "Starting 200.", "tool_calls": many }, { "text": "done" } ]
+    }));
+    rules
+}
+
+/// Waits until the session has been quiet (no new event) for a second, or `limit`.
+async fn until_quiet(app: &App, limit: Duration) {
+    let started = Instant::now();
+    let mut last = -1.0;
+    let mut since = Instant::now();
+    while started.elapsed() < limit {
+        let n = app
+            .client
+            .execute("return window.__arborLastSeq || 0", vec![])
+            .await
+            .ok()
+            .and_then(|v| v.as_f64())
+            .unwrap_or(0.0);
+        if n != last {
+            last = n;
+            since = Instant::now();
+        } else if n > 0.0 && since.elapsed() > Duration::from_secs(1) {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+async fn reset_probe(app: &App) {
+    app.client
+        // A build from before the input probe has no `inputs`: its figures come out empty.
+        .execute(
+            "const p = window.__arborPerf; p.frames.length = 0; p.work.length = 0; if (p.inputs) p.inputs.length = 0;",
+            vec![],
+        )
+        .await
+        .unwrap();
+}
+
+async fn probe(app: &App, what: &str) -> Vec<f64> {
+    let v = app.client.execute(&format!("return window.__arborPerf.{what} || []"), vec![]).await.unwrap();
+    floats(&v)
+}
+
+fn summary(name: &str, mut v: Vec<f64>) -> String {
+    format!(
+        "{name} ({} samples): p50 {:.1}, p95 {:.1}, p99 {:.1}, max {:.1}",
+        v.len(),
+        pct(&mut v, 0.5),
+        pct(&mut v, 0.95),
+        pct(&mut v, 0.99),
+        pct(&mut v, 1.0)
+    )
+}
+
+/// Types `text` into the field `css` (already on screen), one key at a time as a person does.
+async fn type_into(app: &App, css: &str, text: &str) -> (Vec<f64>, f64) {
+    reset_probe(app).await;
+    let field = app.find(css).await;
+    field.click().await.ok();
+    let started = Instant::now();
+    field.send_keys(text).await.unwrap();
+    // The burst has caught up when the field holds it all and a frame has painted it.
+    let want = text.chars().count();
+    app.wait("the typed text painted", || async {
+        let n = app
+            .client
+            .execute(&format!("return document.querySelector('{css}').value.length"), vec![])
+            .await
+            .ok()?
+            .as_u64()?;
+        (n as usize >= want).then_some(())
+    })
+    .await;
+    let caught_up = started.elapsed().as_secs_f64() * 1000.0;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    (probe(app, "inputs").await, caught_up)
+}
+
+/// Keystroke to painted character while ten agents stream, in the three text fields.
+pub async fn typing(app: &App) {
+    app.find("[data-testid=prompt-input]").await.send_keys("BENCH-TYPING: go").await.unwrap();
+    app.click("[data-testid=send]").await;
+    app.wait("the ten streaming agents", || async {
+        let n = app
+            .client
+            .execute("return document.querySelectorAll('[data-testid=tree-node]').length", vec![])
+            .await
+            .ok()?;
+        (n.as_u64()? as usize > TYPING_AGENTS).then_some(())
+    })
+    .await;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let burst = "The quick brown fox jumps over the lazy dog while ten agents stream 0123456789";
+    let (inputs, caught_up) = type_into(app, "[data-testid=prompt-input]", burst).await;
+    println!(
+        "typing in the prompt box while {TYPING_AGENTS} agents stream: {}",
+        summary("keystroke to painted character (ms)", inputs)
+    );
+    println!("  a {}-character burst caught up {caught_up:.0} ms after the first key", burst.len());
+    // Clear the box without sending.
+    app.client
+        .execute("const t = document.querySelector('[data-testid=prompt-input]'); t.select();", vec![])
+        .await
+        .ok();
+    app.find("[data-testid=prompt-input]").await.send_keys("\u{E003}").await.ok();
+    let frames = probe(app, "frames").await;
+    println!("  {}", summary("frame interval meanwhile (ms)", frames));
+
+    // Message… to a streaming child.
+    let nodes = app.all("[data-testid=tree-node]").await;
+    nodes[2].click().await.unwrap();
+    app.click("[data-testid=node-message]").await;
+    let (inputs, caught_up) = type_into(app, "[data-testid=message-text]", burst).await;
+    println!(
+        "typing in Message…: {}; burst caught up in {caught_up:.0} ms",
+        summary("keystroke to painted character (ms)", inputs)
+    );
+    app.client
+        .execute("document.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true }));", vec![])
+        .await
+        .ok();
+    app.find("[data-testid=message-text]").await.send_keys("\u{E00C}").await.ok();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+
+    // Delegate… under the main agent.
+    let nodes = app.all("[data-testid=tree-node]").await;
+    nodes[0].click().await.unwrap();
+    app.click("[data-testid=node-delegate]").await;
+    let (inputs, caught_up) = type_into(app, "[data-testid=delegate-prompt]", burst).await;
+    println!(
+        "typing in Delegate…: {}; burst caught up in {caught_up:.0} ms",
+        summary("keystroke to painted character (ms)", inputs)
+    );
+    app.find("[data-testid=delegate-prompt]").await.send_keys("\u{E00C}").await.ok();
+    until_quiet(app, Duration::from_secs(90)).await;
+}
+
+/// A 1,500-line Markdown answer: whole at once, then streamed.
+pub async fn long_answer(app: &App) {
+    // Whole: the response arrives in one frame; its batch's work is the time to the painted answer.
+    reset_probe(app).await;
+    app.client.execute("window.__arborPerf.work.length = 0;", vec![]).await.unwrap();
+    let sent = Instant::now();
+    send_prompt(app, "BENCH-LONG-WHOLE: answer").await;
+    let shown = app
+        .client
+        .execute_async(
+            "const done = arguments[arguments.length - 1]; const t0 = performance.now(); \
+             const check = () => { const h = [...document.querySelectorAll('.md h2')].find(e => e.textContent.startsWith('Part 1:')); \
+               if (h) done(performance.now() - t0); else requestAnimationFrame(check); }; check();",
+            vec![],
+        )
+        .await
+        .unwrap();
+    until_quiet(app, Duration::from_secs(30)).await;
+    let work = probe(app, "work").await;
+    let longest = work.iter().cloned().fold(0.0, f64::max);
+    println!(
+        "a {LONG_LINES}-line Markdown answer arriving whole: its frame's work (reduce + render) {longest:.1} ms; \
+         on screen {:.0} ms after the page began waiting ({:.0} ms after sending)",
+        shown.as_f64().unwrap_or(f64::NAN),
+        sent.elapsed().as_secs_f64() * 1000.0
+    );
+    let rows = app.client.execute("return document.querySelectorAll('.md > *').length", vec![]).await.unwrap();
+    println!("  block elements in the page after it: {rows}");
+
+    // Streamed: 16 characters a chunk, a chunk a millisecond.
+    reset_probe(app).await;
+    send_prompt(app, "BENCH-LONG-STREAM: answer").await;
+    until_quiet(app, Duration::from_secs(60)).await;
+    println!("the same answer streaming: {}", summary("frame interval (ms)", probe(app, "frames").await));
+    println!("  {}", summary("UI work per applied batch (ms)", probe(app, "work").await));
+}
+
+async fn send_prompt(app: &App, text: &str) {
+    app.find("[data-testid=prompt-input]").await.send_keys(text).await.unwrap();
+    app.click("[data-testid=send]").await;
+}
+
+/// Five Task calls streamed by the model: when their cards show, and whether their prompts grow.
+pub async fn streamed_calls(app: &App) {
+    send_prompt(app, "BENCH-CALLS: split").await;
+    let seen = app
+        .client
+        .execute_async(
+            "const done = arguments[arguments.length - 1]; const t0 = performance.now(); \
+             let text = null, first = null, all = null; const lengths = new Set(); \
+             const check = () => { const now = performance.now() - t0; \
+               if (text === null && document.body.innerText.includes(\"I'll split this\")) text = now; \
+               const writing = document.querySelectorAll('[data-testid=tool-writing]'); \
+               if (first === null && writing.length > 0) first = now; \
+               if (writing.length > 0) lengths.add(document.querySelector('.tool .tool-body')?.textContent.length ?? 0); \
+               const cards = [...document.querySelectorAll('.tool .tool-name')].filter(e => e.textContent === 'Task').length; \
+               if (all === null && cards >= 5) all = now; \
+               if (all !== null && writing.length === 0 || now > 20000) done({ text, first, all, growth: lengths.size }); \
+               else requestAnimationFrame(check); }; check();",
+            vec![],
+        )
+        .await
+        .unwrap();
+    println!(
+        "five streamed Task calls: the text at {:.0} ms, the first Task card at {:.0} ms (writing…), all five by {:.0} ms; \
+         the first card's body was seen at {} different lengths while its input streamed",
+        seen["text"].as_f64().unwrap_or(f64::NAN),
+        seen["first"].as_f64().unwrap_or(f64::NAN),
+        seen["all"].as_f64().unwrap_or(f64::NAN),
+        seen["growth"]
+    );
+    until_quiet(app, Duration::from_secs(30)).await;
+}
+
+/// 200 live agents streaming ~20,000 events a second: frames, and the tree answering.
+pub async fn many_agents(bin: &Path, env: &[(&str, String)]) {
+    let settings = json!({
+        "limits": { "max_parallel": MANY, "max_subagents": MANY, "max_depth": 1, "subagent_max_turns": 10, "main_max_turns": 10 },
+        "budgets": { "max_spawns_per_minute": 0 }
+    });
+    let app = App::launch_with(bin, env, Some(&settings)).await;
+    app.client.execute("localStorage.setItem('arborPerf', '1'); location.reload();", vec![]).await.ok();
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    send_prompt(&app, "BENCH-MANY: go").await;
+    app.wait("the 200 agents started", || async {
+        let n = app.client.execute("return window.__arborLastSeq || 0", vec![]).await.ok()?.as_f64()?;
+        (n > (MANY * 6) as f64).then_some(())
+    })
+    .await;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    reset_probe(&app).await;
+    let t0 = app.client.execute("return window.__arborLastSeq || 0", vec![]).await.unwrap().as_f64().unwrap_or(0.0);
+    let started = Instant::now();
+    // Tree interactions while it streams: select rows, fold and unfold the main agent, scroll.
+    let answers = app
+        .client
+        .execute_async(
+            "const done = arguments[arguments.length - 1]; const out = { select: [], fold: [], scroll: [] }; \
+             const painted = () => new Promise(r => requestAnimationFrame(() => { const c = new MessageChannel(); c.port1.onmessage = () => r(); c.port2.postMessage(0); })); \
+             (async () => { \
+               for (let i = 0; i < 20; i++) { const rows = document.querySelectorAll('[data-testid=tree-node]'); \
+                 const t = performance.now(); rows[1 + (i * 7) % Math.max(1, rows.length - 1)].click(); await painted(); out.select.push(performance.now() - t); \
+                 await new Promise(r => setTimeout(r, 100)); } \
+               for (let i = 0; i < 6; i++) { const tw = document.querySelector('[data-testid=tree-node] .twisty:not(.leaf)'); \
+                 if (!tw) break; const t = performance.now(); tw.click(); await painted(); out.fold.push(performance.now() - t); \
+                 await new Promise(r => setTimeout(r, 150)); } \
+               const body = document.querySelector('[aria-label=\"Agent tree\"] .panel-body'); \
+               for (let i = 0; i < 30; i++) { const t = performance.now(); body.scrollTop += 120; body.dispatchEvent(new Event('scroll')); await painted(); out.scroll.push(performance.now() - t); } \
+               done(out); })();",
+            vec![],
+        )
+        .await
+        .unwrap();
+    until_quiet(&app, Duration::from_secs(120)).await;
+    let t1 = app.client.execute("return window.__arborLastSeq || 0", vec![]).await.unwrap().as_f64().unwrap_or(0.0);
+    let secs = started.elapsed().as_secs_f64() - 1.0;
+    println!(
+        "{MANY} live agents: {:.0} events applied in {secs:.1} s (mean {:.0} events/s)",
+        t1 - t0,
+        (t1 - t0) / secs.max(0.001)
+    );
+    println!("  {}", summary("frame interval (ms)", probe(&app, "frames").await));
+    println!("  {}", summary("UI work per applied batch (ms)", probe(&app, "work").await));
+    for k in ["select", "fold", "scroll"] {
+        println!("  tree {k}: {}", summary("input to painted frame (ms)", floats(&answers[k])));
+    }
+    app.close().await;
+}
+
+/// Proportional set size (kB) of `root` and its descendants: shared pages count once, shared out.
+pub fn tree_pss_kb(root: u32, descendants: &[u32]) -> u64 {
+    std::iter::once(root)
+        .chain(descendants.iter().copied())
+        .filter_map(|pid| std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup")).ok())
+        .filter_map(|s| {
+            s.lines()
+                .find(|l| l.starts_with("Pss:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|n| n.parse::<u64>().ok())
+        })
+        .sum()
+}
+
+/// The sizes of the release binaries next to `bin`.
+pub fn binary_sizes(bin: &Path) {
+    let dir = bin.parent().unwrap_or(Path::new("."));
+    for name in ["arbor-desktop", "arbor"] {
+        if let Ok(m) = std::fs::metadata(dir.join(name)) {
+            println!("binary {name}: {:.1} MB ({} bytes)", m.len() as f64 / 1e6, m.len());
+        }
+    }
+}

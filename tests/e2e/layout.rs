@@ -1,0 +1,121 @@
+//! The window's layout where a person sees it (issue 17's rough edges), in the
+//! light and the dark theme, at 1024×700 and 1440×900: tree rows of one height
+//! whose names win over their chips, row actions on the selected row only, the
+//! approvals column folded to a strip while nothing waits, the tree a real ARIA
+//! tree; and a message sent to a working agent marked queued until it is read.
+
+use super::harness::App;
+use super::scripted;
+
+/// Row heights, whether any name is cut while its row has room, and the inbox's width.
+async fn measure(app: &App) -> serde_json::Value {
+    app.client
+        .execute(
+            "const rows = [...document.querySelectorAll('[data-testid=tree-node]')]; \
+             const inbox = document.querySelector('[data-testid=inbox-panel]'); \
+             return { heights: rows.map(r => Math.round(r.getBoundingClientRect().height)), \
+               cut: rows.filter(r => { const d = r.querySelector('.desc'); return d && d.scrollWidth > d.clientWidth + 1; }) \
+                 .map(r => r.querySelector('.desc').textContent), \
+               inbox: inbox ? Math.round(inbox.getBoundingClientRect().width) : -1, \
+               actions: rows.filter(r => r.querySelector('[data-testid=node-actions]')).length, \
+               tree: document.querySelector('[role=tree]') !== null, \
+               levels: rows.map(r => r.getAttribute('aria-level')), \
+               partial: rows.flatMap(r => [...r.querySelectorAll('.node-chips > *, .node-meta > *')].filter(e => { \
+                 const box = e.parentElement.getBoundingClientRect(), b = e.getBoundingClientRect(); \
+                 const shown = b.top < box.bottom && b.bottom > box.top; \
+                 return shown && (b.right > box.right + 1 || b.left < box.left - 1 || b.bottom > box.bottom + 1); }) \
+                 .map(e => e.textContent)) };",
+            vec![],
+        )
+        .await
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(feature = "custom-protocol"),
+    ignore = "needs the UI embedded: run with --features custom-protocol (scripts/test.sh does)"
+)]
+async fn the_layout_holds_at_two_sizes_in_both_themes_and_a_sent_message_waits_queued() {
+    for theme in ["light", "dark"] {
+        let server = scripted("desktop_e2e").await;
+        let mut env = vec![
+            ("ANTHROPIC_BASE_URL", server.anthropic_base_url()),
+            ("ANTHROPIC_API_KEY", "e2e-test-key".to_string()),
+        ];
+        if theme == "dark" {
+            // WebKitGTK answers prefers-color-scheme from the GTK theme.
+            env.push(("GTK_THEME", "Adwaita:dark".to_string()));
+        }
+        let app = App::launch(&env).await;
+        let dark =
+            app.client.execute("return matchMedia('(prefers-color-scheme: dark)').matches", vec![]).await.unwrap();
+        assert_eq!(dark.as_bool(), Some(theme == "dark"), "the {theme} theme is the one shown");
+        app.client.set_window_size(1440, 900).await.unwrap();
+
+        // Nothing waits yet: the approvals column is a strip.
+        let idle = measure(&app).await;
+        assert!(idle["inbox"].as_i64().unwrap() < 60, "{theme}: an empty inbox folds to a strip: {idle}");
+
+        app.find("[data-testid=prompt-input]").await.send_keys("E2E-START: split this into subagents").await.unwrap();
+        app.click("[data-testid=send]").await;
+        app.wait("two approval cards", || async { (app.all("[data-testid=approval]").await.len() == 2).then_some(()) })
+            .await;
+        let asking = measure(&app).await;
+        assert!(asking["inbox"].as_i64().unwrap() > 200, "{theme}: a request opens the inbox: {asking}");
+        assert_eq!(asking["tree"], true, "the tree is an ARIA tree");
+        let heights: Vec<i64> = asking["heights"].as_array().unwrap().iter().filter_map(|h| h.as_i64()).collect();
+        assert_eq!(heights.len(), 4, "{asking}");
+        assert!(heights.iter().all(|h| *h == heights[0] && *h < 60), "{theme}: every row one height: {heights:?}");
+        assert_eq!(asking["cut"].as_array().unwrap().len(), 0, "{theme}: no name cut at 1440 px: {asking}");
+        assert_eq!(asking["actions"], 1, "{theme}: actions on the selected row only: {asking}");
+        assert_eq!(
+            asking["partial"].as_array().unwrap().len(),
+            0,
+            "{theme}: chips and figures whole or not at all: {asking}"
+        );
+        let levels = asking["levels"].as_array().unwrap();
+        assert!(levels[0] == "1" && levels[1..].iter().all(|l| l == "2"), "{levels:?}");
+        app.screenshot(&format!("layout-asking-1440x900-{theme}")).await;
+        app.client.set_window_size(1024, 700).await.unwrap();
+        let narrow = measure(&app).await;
+        let narrow_heights: Vec<i64> =
+            narrow["heights"].as_array().unwrap().iter().filter_map(|h| h.as_i64()).collect();
+        assert_eq!(narrow_heights, heights, "{theme}: rows keep their height in a narrow window");
+        assert_eq!(narrow["partial"].as_array().unwrap().len(), 0, "{theme}: whole or not at all, narrow: {narrow}");
+        app.screenshot(&format!("layout-asking-1024x700-{theme}")).await;
+
+        for card in app.all("[data-testid=approval]").await {
+            card.find(fantoccini::Locator::Css("[data-testid=approve]")).await.unwrap().click().await.unwrap();
+            tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        }
+        app.node_status("Write the greeting", "completed").await;
+        app.node_status("Write the farewell", "completed").await;
+
+        // A message to the survey, which is waiting on its model: queued until its next turn.
+        let slow = app.node("Survey the repository").await;
+        slow.click().await.unwrap();
+        slow.find(fantoccini::Locator::Css("[data-testid=node-message]")).await.unwrap().click().await.unwrap();
+        app.find("[data-testid=message-text]").await.send_keys("also count the tests").await.unwrap();
+        app.click("[data-testid=message-submit]").await;
+        let queued = app.wait_text("[data-testid=queued-message]", "also count the tests").await;
+        assert!(queued.contains("queued"), "{queued}");
+        let folded = measure(&app).await;
+        assert!(folded["inbox"].as_i64().unwrap() < 60, "{theme}: answered, the inbox folds again: {folded}");
+        app.screenshot(&format!("layout-queued-1024x700-{theme}")).await;
+        app.client.set_window_size(1440, 900).await.unwrap();
+        app.screenshot(&format!("layout-queued-1440x900-{theme}")).await;
+
+        // Stopped, it took the message into its history: shown as the person's, no longer queued.
+        slow.find(fantoccini::Locator::Css("[data-testid=node-stop]")).await.unwrap().click().await.unwrap();
+        app.node_status("Survey the repository", "cancelled").await;
+        app.wait("the queued mark gone", || async {
+            app.all("[data-testid=queued-message]").await.is_empty().then_some(())
+        })
+        .await;
+        app.wait_text("[data-testid=user-message]", "also count the tests").await;
+        app.client.set_window_size(1280, 800).await.unwrap();
+        app.close().await;
+        server.shutdown().await;
+    }
+}

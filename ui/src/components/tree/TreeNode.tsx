@@ -1,0 +1,210 @@
+/**
+ * One agent's row in the tree, always the same height (two lines that never
+ * wrap). First its status, name and timer, and in the room the name leaves
+ * its figures (tokens, budget meter, hidden subagents, changed files) then
+ * its chips (approvals waiting, worktree, type): the name gives way last and
+ * its tooltip has it whole. Under it the latest tool call and how it went (a
+ * refused call leads with its refusal, "denied by you: …", in the deny
+ * colour; what let it run follows, clipped first), and the row's actions,
+ * shown on the selected or hovered row and while the focus is in it.
+ */
+import { memo, useState, type CSSProperties } from "react";
+import { formatCost, formatDuration, formatTokens, formatTurns, statusLabel } from "../../lib/format";
+import { OUTCOME_WORDS, rowLabel } from "../../lib/tree";
+import { useNow } from "../../hooks/useNow";
+import { agentStanding, agentWorktree, changeCount, lastTool, subtreeSizes, totalElapsedMs, type TreeRow } from "../../store/selectors";
+import { isTerminal } from "../../store/session/status";
+import { agentFigures } from "../../store/session/usage";
+import { sessionStore } from "../../store/sessionStore";
+import { useStore } from "../../store/store";
+import { lastToolDecision } from "../../store/approvals";
+import { select, setCollapsed, showChanges } from "../../store/ui";
+import { DecisionMark } from "../approvals/DecisionMark";
+import { BudgetMeter } from "../BudgetMeter";
+import { IconChevron, IconSlash, IconX } from "../icons";
+import { StatusIcon } from "../StatusIcon";
+import { WorktreeBadge } from "../WorktreePanel";
+import { NodeActions } from "./NodeActions";
+
+export interface TreeNodeProps {
+  row: TreeRow;
+  selected: boolean;
+  /** The one row reached with Tab (roving tabindex). */
+  focusable: boolean;
+  /** A past session under review: no actions. */
+  readOnly: boolean;
+  /** The id of the group holding its children (the treeitem owns it: it is the row's next sibling in the DOM). */
+  groupId: string;
+}
+
+export const TreeNode = memo(function TreeNode({ row, selected, focusable, readOnly, groupId }: TreeNodeProps) {
+  const node = useStore(sessionStore, (s) => s.agents[row.id]);
+  // Folded: the subtree's figures (Rust's), so what the hidden subagents used still shows.
+  const folded = row.hasChildren && !row.expanded;
+  const figures = useStore(sessionStore, (s) => agentFigures(s.usage, row.id, folded));
+  const hidden = useStore(sessionStore, (s) => (folded ? (subtreeSizes(s.agents)[row.id] ?? 0) : 0));
+  const tool = useStore(sessionStore, (s) => lastTool(s, row.id));
+  // Who let it run or refused it (a person, a rule); the policy's word is left to the output.
+  const decision = useStore(sessionStore, (s) => lastToolDecision(s, row.id));
+  const changed = useStore(sessionStore, (s) => changeCount(s, row.id));
+  const worktree = useStore(sessionStore, (s) => agentWorktree(s, row.id));
+  const standing = useStore(sessionStore, (s) => agentStanding(s, row.id));
+  const [hovered, setHovered] = useState(false);
+  const [focusWithin, setFocusWithin] = useState(false);
+  const active = node ? !isTerminal(node.status) && (node.runStartedAt !== null || node.wallRunStartedAt !== null) : false;
+  const now = useNow(active);
+  if (!node) return null;
+
+  // No figures yet: nothing used.
+  const tokens = figures?.tokens ?? 0;
+  const cost = formatCost(figures?.usage.cost_usd ?? null);
+  // Every run's wall time: a resumed agent's runs add up.
+  const elapsed = totalElapsedMs(node, now);
+  const name = node.description || (node.depth === 0 ? "main" : node.id);
+  const word = tool ? OUTCOME_WORDS[tool.outcome] : null;
+  const mark = decision && decision.kind !== "policy" ? decision : null;
+  // A refusal leads the line (it is what happened); an approval follows the call.
+  const refusal = mark !== null && mark.approved === false;
+  const showActions = !readOnly && (selected || hovered || focusWithin);
+  const indent = { "--level": row.level } as CSSProperties;
+
+  return (
+    <div
+      className="tree-node"
+      role="treeitem"
+      data-testid="tree-node"
+      data-agent-id={node.id}
+      data-status={node.status}
+      data-parent-id={node.parentId ?? undefined}
+      data-actions={showActions ? "shown" : undefined}
+      aria-label={rowLabel({
+        name,
+        status: statusLabel(node.status),
+        approvals: node.pendingApprovals,
+        tool,
+      })}
+      aria-level={row.level + 1}
+      aria-setsize={row.setSize}
+      aria-posinset={row.posInSet}
+      aria-selected={selected}
+      aria-expanded={row.hasChildren ? row.expanded : undefined}
+      aria-owns={row.expanded ? groupId : undefined}
+      tabIndex={focusable ? 0 : -1}
+      style={indent}
+      onClick={() => select(node.id)}
+      onMouseEnter={() => setHovered(true)}
+      onMouseLeave={() => setHovered(false)}
+      onFocus={() => setFocusWithin(true)}
+      onBlur={(e) => {
+        if (!(e.relatedTarget instanceof Node && e.currentTarget.contains(e.relatedTarget))) setFocusWithin(false);
+      }}
+    >
+      {row.hasChildren ? (
+        <button
+          type="button"
+          className="twisty"
+          tabIndex={-1}
+          aria-label={`${row.expanded ? "Collapse" : "Expand"} “${name}”`}
+          onClick={(e) => {
+            e.stopPropagation();
+            setCollapsed(node.id, row.expanded);
+          }}
+        >
+          <IconChevron size={12} />
+        </button>
+      ) : (
+        <span className="twisty leaf" aria-hidden="true" />
+      )}
+      <div className="node-line node-title">
+        <StatusIcon status={node.status} />
+        <span className="desc" title={`${name}\n${node.model ? `${node.model} · ` : ""}${node.id}`}>
+          {name}
+        </span>
+        {/* After the name, in what room it leaves: the figures first, then the chips. */}
+        <span className="node-rest">
+          <span className="node-chips">
+            {node.pendingApprovals > 0 ? (
+              <span className="badge waiting" title="Waiting for your approval">
+                {node.pendingApprovals} approval{node.pendingApprovals > 1 ? "s" : ""}
+              </span>
+            ) : null}
+            {worktree ? <WorktreeBadge update={worktree.update} /> : null}
+            {node.subagentType ? (
+              <span className="badge type" title={`Type: ${node.subagentType}`}>
+                {node.subagentType}
+              </span>
+            ) : null}
+          </span>
+          <span className="node-meta">
+            {tokens > 0 || folded ? (
+              <span title={folded ? "Tokens of this agent and its subagents" : "Tokens"}>
+                {folded ? "Σ " : ""}
+                {formatTokens(tokens)} tok{cost ? <span className="cost"> · {cost}</span> : null}
+              </span>
+            ) : null}
+            {standing ? <BudgetMeter standing={standing} testId="tree-budget" /> : null}
+            {hidden > 0 ? <span title={`${hidden} subagents folded`}>+{hidden} hidden</span> : null}
+            {changed > 0 ? (
+              <button
+                type="button"
+                className="changes-count"
+                data-testid="tree-changes-count"
+                tabIndex={-1}
+                aria-label={`${changed} file${changed === 1 ? "" : "s"} changed: show the changes`}
+                title={`${changed} file${changed === 1 ? "" : "s"} changed`}
+                onClick={(e) => {
+                  e.stopPropagation();
+                  showChanges(node.id);
+                }}
+              >
+                ±{changed}
+              </button>
+            ) : null}
+          </span>
+        </span>
+        {elapsed !== null ? (
+          <span
+            className="node-elapsed"
+            data-testid="tree-elapsed"
+            title={`${formatTurns(node.turns)} · ${formatDuration(elapsed)} over every run`}
+          >
+            {formatDuration(elapsed)}
+          </span>
+        ) : null}
+      </div>
+      <div className="node-line node-sub">
+        {tool ? (
+          <span
+            className={`node-tool ${tool.outcome}`}
+            data-testid="tree-last-tool"
+            data-outcome={tool.outcome}
+            title={`${tool.mcp ? "MCP " : ""}${tool.summary}${tool.note ? `\n${tool.note}` : ""}`}
+          >
+            {refusal ? (
+              <span className="tool-mark lead">
+                <DecisionMark mark={mark} compact />
+              </span>
+            ) : word ? (
+              <span className="tool-outcome">
+                {tool.outcome === "failed" ? <IconX size={10} /> : <IconSlash size={10} />}
+                {word}
+              </span>
+            ) : null}
+            {tool.mcp ? <span className="badge mcp-tag">MCP</span> : null}
+            <span className="tool-summary">{tool.summary}</span>
+            {mark && !refusal ? (
+              <span className="tool-mark">
+                <DecisionMark mark={mark} compact />
+              </span>
+            ) : null}
+          </span>
+        ) : (
+          <span className="node-tool node-model mono" title={node.model || node.id}>
+            {node.model || node.id}
+          </span>
+        )}
+        {showActions ? <NodeActions id={node.id} status={node.status} /> : null}
+      </div>
+    </div>
+  );
+});

@@ -1,0 +1,34 @@
+/**
+ * What the top bar says. While a session runs, it names what that session
+ * actually runs in (its workspace, its provider and model; the demo's sample
+ * project and scripted model), as Rust reported it when the session started,
+ * not the choices the next session would take. And whether "New session" can
+ * act, with the reason when it cannot: the button stays in place either way.
+ */
+import type { ProviderState, SessionInfo } from "../bindings";
+
+/** The demo's model, as the top bar names it (the session says `demo`; its provider field is only a placeholder). */
+export const DEMO_RUNS = "Demo (scripted model)";
+
+/** The running session's provider and model, as a person reads them. */
+export function sessionRuns(session: SessionInfo, providers: readonly ProviderState[]): string {
+  if (session.demo) return DEMO_RUNS;
+  const provider = providers.find((p) => p.kind === session.provider)?.label ?? session.provider;
+  return session.model ? `${provider} · ${session.model}` : provider;
+}
+
+/** The tooltip over the running session's provider and model. */
+export function sessionRunsTip(session: SessionInfo): string {
+  return session.demo
+    ? `This session plays a built-in script (${session.model}): no key, no network`
+    : `This session's provider and model. New session to choose others.`;
+}
+
+export type NewSessionState = { enabled: true; tip: string } | { enabled: false; reason: string };
+
+/** "New session": it clears the window (a live session, a past one under review); with nothing shown it waits. */
+export function newSessionState(s: { live: boolean; reviewing: boolean; starting: boolean }): NewSessionState {
+  if (s.live || s.reviewing) return { enabled: true, tip: "Clear this window so the next prompt starts a new session" };
+  if (s.starting) return { enabled: false, reason: "A session is starting" };
+  return { enabled: false, reason: "No session is open: the prompt below starts one" };
+}
