@@ -13,7 +13,7 @@
 //!   answer, tool calls as they stream, 200 live agents; and the binaries' sizes.
 //!
 //! `-- --timeline` measures the timeline alone; `-- --speed` the figures of bench_speed.rs,
-//! memory and start alone.
+//! memory and start alone; `-- --many` the 200 live agents alone.
 
 // A benchmark binary: its output is the report, and a failed step should stop it loudly.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
@@ -168,6 +168,16 @@ async fn main() {
     println!("app binary: {}", bin.display());
     bench_speed::binary_sizes(&bin);
     let only_speed = std::env::args().any(|a| a == "--speed");
+    if std::env::args().any(|a| a == "--many") {
+        let server = ScriptedServer::start(
+            serde_json::from_value(json!({ "name": "many", "rules": bench_speed::rules() })).unwrap(),
+        )
+        .await
+        .unwrap();
+        let env = [("ANTHROPIC_BASE_URL", server.anthropic_base_url()), ("ANTHROPIC_API_KEY", "bench".to_string())];
+        bench_speed::many_agents(&bin, &env).await;
+        return;
+    }
     if !only_speed {
         timeline_bench(&bin).await;
     }
@@ -213,17 +223,15 @@ async fn main() {
         idle.push((pss, rss));
         if run == 0 {
             println!("idle processes (PSS MiB): {each:?}");
-            if only_speed {
-                speed_run(&app).await;
-            } else {
+            if !only_speed {
                 firehose_run(&app).await;
                 open_stored_run(&app).await;
-                speed_run(&app).await;
             }
         }
         app.close().await;
     }
     let env = [("ANTHROPIC_BASE_URL", server.anthropic_base_url()), ("ANTHROPIC_API_KEY", "bench".to_string())];
+    speed_run(&bin, &env).await;
     bench_speed::many_agents(&bin, &env).await;
     println!(
         "cold start to an interactive window (process start to the first screen after loading): {:?} ms (median {:.0} ms)",
@@ -247,24 +255,18 @@ async fn main() {
 }
 
 /// The figures of bench_speed.rs, on a fresh session each (New session between them).
-async fn speed_run(app: &App) {
-    app.client.execute("localStorage.setItem('arborPerf', '1'); location.reload();", vec![]).await.ok();
-    tokio::time::sleep(Duration::from_millis(800)).await;
+async fn speed_run(bin: &std::path::Path, env: &[(&str, String)]) {
+    // Each in a window of its own: nothing of one run weighs on the next.
     for step in 0..3 {
-        // Disabled while no session is open: then the next prompt starts one anyway.
-        app.client
-            .execute(
-                "const b = document.querySelector('[data-testid=new-session]'); if (b && !b.disabled) b.click();",
-                vec![],
-            )
-            .await
-            .unwrap();
-        tokio::time::sleep(Duration::from_millis(300)).await;
+        let app = App::launch_with(bin, env, Some(&json!({ "budgets": { "max_spawns_per_minute": 0 } }))).await;
+        app.client.execute("localStorage.setItem('arborPerf', '1'); location.reload();", vec![]).await.ok();
+        tokio::time::sleep(Duration::from_millis(800)).await;
         match step {
-            0 => bench_speed::typing(app).await,
-            1 => bench_speed::long_answer(app).await,
-            _ => bench_speed::streamed_calls(app).await,
+            0 => bench_speed::typing(&app).await,
+            1 => bench_speed::long_answer(&app).await,
+            _ => bench_speed::streamed_calls(&app).await,
         }
+        app.close().await;
     }
 }
 

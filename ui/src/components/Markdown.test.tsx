@@ -66,3 +66,20 @@ describe("Markdown", () => {
     expect(container.innerHTML).not.toMatch(/onclick|javascript:/i);
   });
 });
+
+describe("a long block still being written", () => {
+  it("shows as plain text while open, and as Markdown once complete", () => {
+    const long = "**bold** " + "word ".repeat(2_000);
+    const { container, rerender } = render(<Markdown text={long} streaming />);
+    expect(container.querySelector(".md-open")).not.toBeNull();
+    expect(container.querySelector("strong")).toBeNull();
+    rerender(<Markdown text={long} />);
+    expect(container.querySelector(".md-open")).toBeNull();
+    expect(container.querySelector("strong")?.textContent).toBe("bold");
+  });
+
+  it("parses a short open block as it comes", () => {
+    const { container } = render(<Markdown text="**bold** start" streaming />);
+    expect(container.querySelector("strong")?.textContent).toBe("bold");
+  });
+});

@@ -1,6 +1,7 @@
-import { describe, expect, it } from "vitest";
+import { Lexer } from "marked";
+import { describe, expect, it, vi } from "vitest";
 import { renderMarkdown } from "../components/Markdown";
-import { NO_LINKS, lineCount, renderBlock, splitBlocks } from "./markdownBlocks";
+import { BlockSplitter, NO_LINKS, lineCount, renderBlock, splitBlocks } from "./markdownBlocks";
 
 const DOC = [
   "# Plan",
@@ -191,5 +192,27 @@ describe("line breaks", () => {
   it("keeps a single line break: a list of files does not run together", () => {
     expect(renderBlock("Changed:\nsrc/util.py\nsrc/app.py")).toContain("src/util.py<br");
     expect(renderMarkdown("Changed:\nsrc/util.py\nsrc/app.py")).toContain("src/util.py<br");
+  });
+});
+
+describe("a long paragraph growing", () => {
+  it("extends its last block without reading it again, and splits as the whole text would", () => {
+    const splitter = new BlockSplitter();
+    let text = "# Title\n\n";
+    const lex = vi.spyOn(Lexer.prototype, "blockTokens");
+    for (let i = 0; i < 600; i++) {
+      text += "lorem ipsum ";
+      splitter.split(text);
+    }
+    const calls = lex.mock.calls.length;
+    for (let i = 0; i < 100; i++) {
+      text += "dolor sit ";
+      splitter.split(text);
+    }
+    // Past 2,000 characters, an addition within the last line is not read again.
+    expect(lex.mock.calls.length).toBe(calls);
+    text += "\n\n1. item";
+    expect(splitter.split(text).blocks).toEqual(splitBlocks(text).blocks);
+    lex.mockRestore();
   });
 });

@@ -97,10 +97,33 @@ function linksOf(src: string, previous: Links): Links {
   return isEmpty(links) ? NO_LINKS : sameLinks(links, previous) ? previous : copyLinks(links);
 }
 
+/** A long last block's growth that reading it again would cost more than it could change. */
+const LONG_BLOCK_CHARS = 2_000;
+
+/**
+ * `previous` with text added to the end of its last line, when that cannot move a
+ * block boundary: the addition has no line break, and the last line already has
+ * a letter and a few characters, which settles what kind of line it is (a list
+ * item, a heading, a paragraph's text; a setext underline, a table's delimiter
+ * row or a thematic break have no letters). Only for a long last block: reading
+ * a 100,000-character paragraph again on every streamed chunk cost a frame each.
+ */
+function withinLastLine(previous: BlockSplit, text: string): BlockSplit | null {
+  const last = previous.blocks[previous.blocks.length - 1] ?? "";
+  if (last.length < LONG_BLOCK_CHARS) return null;
+  const added = text.slice(previous.text.length);
+  if (added.includes("\n") || added.includes("]:")) return null;
+  const line = last.slice(last.lastIndexOf("\n") + 1);
+  if (line.length < 8 || !/\p{L}/u.test(line) || line.includes("]:")) return null;
+  return { text, blocks: [...previous.blocks.slice(0, -1), last + added], links: previous.links, settledLinks: previous.settledLinks };
+}
+
 /** Splits `text` into blocks, reusing `previous` (the split of an earlier, shorter version) when `text` extends it. */
 export function splitBlocks(text: string, previous?: BlockSplit | null): BlockSplit {
   if (previous && previous.text === text) return previous;
   if (previous && previous.blocks.length > 0 && !text.includes("\r") && text.startsWith(previous.text)) {
+    const grown = withinLastLine(previous, text);
+    if (grown) return grown;
     // What follows can change the last block, and join it to the one before (a list's next item, "2" then
     // "2."): both are read again. Any block before them is over: its kind cannot change any more.
     const kept = previous.blocks.slice(0, -2);

@@ -186,13 +186,19 @@ impl Host {
     /// servers of its own is taken only as the session had it: its servers were
     /// checked (and trusted) when the session started, a new one's were not.
     pub(crate) fn reload_agent_types(&self, workspace: &Path, defs: &[arbor_core::AgentDefinition]) {
+        // The session's workspace is canonical; the one asked about may be a symlink to it.
+        let workspace = workspace.canonicalize().unwrap_or_else(|_| workspace.to_path_buf());
         let mut running = self.running.lock();
         let Some(r) = running.as_mut().filter(|r| Path::new(&r.info.workspace) == workspace) else { return };
         let before = r.session.agent_types();
         let own_servers = |d: &arbor_core::AgentDefinition| d.mcp_servers.iter().any(|s| !s.is_string());
         let mut types: Vec<arbor_core::AgentDefinition> = defs.iter().filter(|d| !own_servers(d)).cloned().collect();
-        let kept: Vec<_> =
-            before.into_iter().filter(|d| own_servers(d) && !types.iter().any(|t| t.name == d.name)).collect();
+        // A type left out (it now names servers of its own) stays as the session had it, if it had it.
+        let kept: Vec<_> = before
+            .into_iter()
+            .filter(|d| !types.iter().any(|t| t.name == d.name))
+            .filter(|d| own_servers(d) || defs.iter().any(|n| n.name == d.name))
+            .collect();
         types.extend(kept);
         r.info.agent_types = types.iter().map(AgentTypeInfo::from_definition).collect();
         r.session.set_agent_types(types);

@@ -201,6 +201,7 @@ fn agent_section(
         let chunk = match &ev.kind {
             EventKind::ThoughtsChunk(t) => Some(("thinking", t.content.as_str())),
             EventKind::ResponseChunk(t) => Some(("response", t.content.as_str())),
+            EventKind::ToolInputChunk(c) => Some(("input", c.content.as_str())),
             EventKind::ToolOutputChunk(c) => Some(("output", c.content.as_str())),
             _ => None,
         };
@@ -241,6 +242,10 @@ fn flush_chunks(out: &mut String, pending: Option<(&'static str, String)>) {
         Some(("thinking", text)) => thinking(out, &format!("{text}\n\n*(unfinished)*")),
         Some(("output", text)) => {
             let _ = writeln!(out, "Output (unfinished):\n\n{}", fenced(&text, ""));
+        }
+        Some(("input", text)) => {
+            let _ =
+                writeln!(out, "A tool call the model was still writing (it did not run):\n\n{}", fenced(&text, "json"));
         }
         Some((_, text)) => {
             let _ = writeln!(out, "{text}\n\n*(unfinished)*\n");

@@ -54,7 +54,7 @@ export const RowView = memo(function RowView({ row, agentId }: { row: Exclude<Ro
     case "thoughts":
       return <ThinkingBlock text={row.text} streaming={row.streaming} />;
     case "response":
-      return <MarkdownBlocks blocks={row.blocks} links={row.links} className={partClass(row)} />;
+      return <MarkdownBlocks blocks={row.blocks} links={row.links} className={partClass(row)} streaming={row.streaming} />;
     case "tool":
       return <ToolCard item={row} agentId={agentId} />;
     case "notification":

@@ -78,7 +78,9 @@ export function streamToolInput(d: Draft, node: AgentNode, ev: EventOf<"tool_inp
 /** Calls whose input the model never finished (its response broke off): they did not run. */
 export function cutToolInputs(d: Draft, node: AgentNode): void {
   for (const index of Object.values(node.callIndex)) {
-    if (node.items[index]?.kind !== "tool") continue;
+    const seen = node.items[index];
+    // Only the ones still being written: copying the others would re-render every card.
+    if (seen?.kind !== "tool" || seen.input !== "writing") continue;
     const it = d.item(node, index);
     if (it?.kind === "tool" && it.input === "writing") it.input = "cut";
   }

@@ -231,8 +231,9 @@ struct ToolCallAcc {
     id: String,
     name: String,
     arguments: String,
-    /// Its first piece has been passed on (a call shows once its name is known).
-    shown: bool,
+    /// The id its pieces were passed on under, once its name was known: the call keeps it,
+    /// whatever id a server sends later (or never).
+    shown: Option<String>,
 }
 
 /// A call's id, or the one Arbor gives a call whose server sent none.
@@ -297,7 +298,8 @@ impl Decoder for OpenAiDecoder {
                 self.calls.resize_with(index + 1, ToolCallAcc::default);
             }
             let acc = &mut self.calls[index];
-            if let Some(id) = call.get("id").and_then(Value::as_str) {
+            // Some servers repeat the id in every delta, some as "" after the first.
+            if let Some(id) = call.get("id").and_then(Value::as_str).filter(|id| !id.is_empty()) {
                 acc.id = id.to_string();
             }
             // The name comes once (OpenAI), or again in every delta (llama-cpp-python
@@ -309,13 +311,20 @@ impl Decoder for OpenAiDecoder {
             }
             let args = call.pointer("/function/arguments").and_then(Value::as_str).unwrap_or_default();
             acc.arguments.push_str(args);
-            if !acc.name.is_empty() && (!acc.shown || !args.is_empty()) {
-                acc.shown = true;
-                out.push(StreamEvent::ToolInputDelta {
-                    call_id: call_id(&acc.id, index),
-                    name: acc.name.clone(),
-                    json: args.to_string(),
-                });
+            if acc.name.is_empty() {
+                continue;
+            }
+            let piece = match &acc.shown {
+                Some(id) => (!args.is_empty()).then(|| (id.clone(), args.to_string())),
+                // The first piece shown carries whatever arrived before the name.
+                None => {
+                    let id = call_id(&acc.id, index);
+                    acc.shown = Some(id.clone());
+                    Some((id, acc.arguments.clone()))
+                }
+            };
+            if let Some((call_id, json)) = piece {
+                out.push(StreamEvent::ToolInputDelta { call_id, name: acc.name.clone(), json });
             }
         }
         if let Some(r) = choice.get("finish_reason").and_then(Value::as_str) {
@@ -344,7 +353,7 @@ impl Decoder for OpenAiDecoder {
             if call.name.is_empty() && call.arguments.is_empty() {
                 continue;
             }
-            let id = call_id(&call.id, i);
+            let id = call.shown.unwrap_or_else(|| call_id(&call.id, i));
             let (input, invalid) = super::parse_tool_input(&call.arguments);
             if let Some(reason) = invalid {
                 invalid_tool_inputs.push((id.clone(), reason));
@@ -366,6 +375,51 @@ mod tests {
     use super::*;
     use crate::provider::fixtures::{rich_history, two_tools};
     use serde_json::json;
+
+    fn event(data: Value) -> eventsource_stream::Event {
+        eventsource_stream::Event { data: data.to_string(), ..Default::default() }
+    }
+
+    /// Servers that send a call's arguments before its name, its id late, or "" as the id
+    /// after the first delta: one call, its pieces under one id, which the call keeps.
+    #[test]
+    fn a_calls_streamed_pieces_keep_one_id_and_carry_what_came_before_its_name() {
+        let deltas = [
+            json!([{"index": 0, "function": {"arguments": "{\"file_"}}]),
+            json!([{"index": 0, "function": {"name": "Read", "arguments": "path\": "}}]),
+            json!([{"index": 0, "id": "call_late", "function": {"arguments": "\"a\"}"}}]),
+            json!([{"index": 1, "id": "c2", "function": {"name": "Glob", "arguments": ""}}]),
+            json!([{"index": 1, "id": "", "function": {"arguments": "{}"}}]),
+        ];
+        let mut d = OpenAiDecoder::default();
+        let mut pieces: Vec<(String, String, String)> = Vec::new();
+        for tc in deltas {
+            let (out, _) = d.on_event(&event(json!({"choices": [{"delta": {"tool_calls": tc}}]}))).unwrap();
+            for e in out {
+                if let StreamEvent::ToolInputDelta { call_id, name, json } = e {
+                    pieces.push((call_id, name, json));
+                }
+            }
+        }
+        let (_, end) = d.on_event(&event(json!({"choices": [{"delta": {}, "finish_reason": "tool_calls"}]}))).unwrap();
+        assert!(!end);
+        let response = d.finish(true).unwrap();
+        let ids: Vec<&str> = response
+            .content
+            .iter()
+            .filter_map(|b| match b {
+                AssistantBlock::ToolUse { id, .. } => Some(id.as_str()),
+                _ => None,
+            })
+            .collect();
+        // The first call was shown before its id came: it keeps the id it was shown under.
+        assert_eq!(ids, ["call_0", "c2"]);
+        let first: String = pieces.iter().filter(|p| p.0 == "call_0").map(|p| p.2.as_str()).collect();
+        assert_eq!(first, r#"{"file_path": "a"}"#);
+        assert!(pieces.iter().all(|p| p.0 == "call_0" || p.0 == "c2"), "{pieces:?}");
+        let second: String = pieces.iter().filter(|p| p.0 == "c2").map(|p| p.2.as_str()).collect();
+        assert_eq!(second, "{}");
+    }
 
     #[test]
     fn tool_results_follow_their_call_and_steering_text_comes_after() {

@@ -22,12 +22,15 @@ fn provider() -> Arc<CryptoProvider> {
 /// The TLS settings every HTTP client gets.
 pub(crate) fn client_config() -> Result<rustls::ClientConfig, rustls::Error> {
     let roots = SYSTEM_ROOTS.clone();
-    Ok(rustls::ClientConfig::builder_with_provider(roots.provider.clone())
+    let mut config = rustls::ClientConfig::builder_with_provider(roots.provider.clone())
         .with_safe_default_protocol_versions()?
         // Not a weaker check: the platform verifier's own, made when first needed.
         .dangerous()
         .with_custom_certificate_verifier(roots)
-        .with_no_client_auth())
+        .with_no_client_auth();
+    // What reqwest would offer itself (it adds nothing to a config it is given): HTTP/1.1.
+    config.alpn_protocols = vec![b"http/1.1".to_vec()];
+    Ok(config)
 }
 
 /// Whether the system's roots have been read (a handshake has happened).
