@@ -17,6 +17,7 @@ import { bookStore, displayedBook, pagesOf } from "../../store/review";
 import { agentPrompt, filterHidesSeq, queuedFor, rowForSeq, visibleItems } from "../../store/selectors";
 import { isTerminal } from "../../store/session/status";
 import { sessionStore } from "../../store/sessionStore";
+import { useHeld } from "../../hooks/useHeld";
 import { useStore } from "../../store/store";
 import { outputFilterOf, patchUi, setOutputFilter, uiStore } from "../../store/ui";
 import { IconArrowDown } from "../icons";
@@ -28,7 +29,12 @@ import { RowView, rowClass, type Row } from "./RowView";
 export function AgentOutput({ id }: { id: AgentId }) {
   const showThoughts = useStore(uiStore, (s) => s.showSubagentThoughts);
   const node = useStore(sessionStore, (s) => s.agents[id]);
-  const all = useStore(sessionStore, (s) => visibleItems(s, id, showThoughts));
+  // Behind a dialog the output waits: the dialog's keys come first (hooks/useHeld.ts).
+  const behindDialog = useStore(uiStore, (s) => s.dialog !== null);
+  const all = useHeld(
+    useStore(sessionStore, (s) => visibleItems(s, id, showThoughts)),
+    behindDialog,
+  );
   const sessionId = useStore(sessionStore, (s) => s.sessionId);
   const filter = useStore(uiStore, (s) => outputFilterOf(s, sessionId));
   const items = filterItems(all, filter);

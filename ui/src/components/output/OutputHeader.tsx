@@ -33,7 +33,7 @@ export function OutputHeader({ id, node, showThoughts }: { id: AgentId; node: Ag
     <>
       <div className="output-header">
         <StatusIcon status={node.status} />
-        <div style={{ minWidth: 0, flex: 1 }}>
+        <div className="heading">
           <div className="title">{node.depth === 0 ? "Main agent" : node.description}</div>
           <div className="sub">
             <span className="mono">{node.id}</span>

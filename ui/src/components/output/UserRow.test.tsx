@@ -9,6 +9,7 @@ import { beforeEach, describe, expect, it, vi } from "vitest";
 import type { AgentEvent } from "../../bindings";
 import { enqueueFrame, flushEvents, markQueued, sessionStore, unmarkQueued } from "../../store/sessionStore";
 import { eventMaker } from "../../test/events";
+import { uiStore } from "../../store/ui";
 import { withLayout } from "../../test/layout";
 import { resetStores, sessionInfo } from "../../test/stores";
 import { OutputView } from "./OutputView";
@@ -118,5 +119,16 @@ describe("who wrote a message", () => {
     // The person's own message was not the one taken.
     expect(queuedRows()).toHaveLength(1);
     expect(rows().at(-1)?.key).toMatch(/^queued-/);
+  });
+});
+
+describe("behind a dialog", () => {
+  it("holds the output still while a dialog is open, and catches up when it closes", () => {
+    render(<OutputView />);
+    act(() => uiStore.set({ ...uiStore.get(), dialog: { kind: "message", agentId: "agent-main" } }));
+    arrive(e.make("agent-main", { type: "response_chunk", content: "NEW-WORDS while the dialog is open" }));
+    expect(screen.getByTestId("output").textContent).not.toContain("NEW-WORDS");
+    act(() => uiStore.set({ ...uiStore.get(), dialog: null }));
+    expect(screen.getByTestId("output").textContent).toContain("NEW-WORDS");
   });
 });

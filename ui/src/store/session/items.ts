@@ -7,11 +7,11 @@
  * draft.ts).
  */
 import { Allow, parse as parsePartialJson } from "partial-json";
-import type { AgentEvent, DecidedBy, Value } from "../../bindings";
+import type { AgentEvent, DecidedBy, McpToolRef, Value } from "../../bindings";
 import { fileChangedOf, worktreeUpdateOf } from "../../lib/changes";
 import type { Draft } from "./draft";
 import { toolSummary } from "./toolSummary";
-import type { AgentNode, EventOf, FinishedItem, ToolApproval } from "./types";
+import type { AgentNode, EventOf, FinishedItem, ToolApproval, ToolItem } from "./types";
 
 /**
  * Appends streamed text to the agent's open thinking or response item, or
@@ -55,20 +55,10 @@ export function streamToolInput(d: Draft, node: AgentNode, ev: EventOf<"tool_inp
     return;
   }
   const at = d.push(node, {
-    kind: "tool",
-    key: `e${ev.seq}`,
-    callId: ev.call_id,
-    toolName: ev.tool_name,
-    mcp: null,
+    ...newCall(ev, ev.tool_name, null),
     input: "writing",
     streamedInput: ev.content,
     args: partialArgs(ev.content),
-    output: "",
-    done: false,
-    isError: false,
-    approval: null,
-    decidedBy: null,
-    ts: ev.ts,
   });
   // The response's text stays open: its complete text (the `response` event, after every
   // piece of the calls) replaces what streamed, in its place above the calls.
@@ -84,6 +74,26 @@ export function cutToolInputs(d: Draft, node: AgentNode): void {
     const it = d.item(node, index);
     if (it?.kind === "tool" && it.input === "writing") it.input = "cut";
   }
+}
+
+/** A call's item as its first event makes it: complete, not run yet. */
+function newCall(ev: AgentEvent & { call_id: string }, toolName: string, mcp: McpToolRef | null): ToolItem {
+  return {
+    kind: "tool",
+    key: `e${ev.seq}`,
+    callId: ev.call_id,
+    toolName,
+    mcp,
+    input: "complete",
+    streamedInput: "",
+    args: {},
+    output: "",
+    done: false,
+    isError: false,
+    approval: null,
+    decidedBy: null,
+    ts: ev.ts,
+  };
 }
 
 /** What a call's input parses to so far: every complete value, and the strings being written. */
@@ -113,22 +123,7 @@ export function addToolCall(d: Draft, node: AgentNode, ev: EventOf<"tool_call">)
     it.streamedInput = "";
     return;
   }
-  const index = d.push(node, {
-    kind: "tool",
-    key: `e${ev.seq}`,
-    callId: ev.call_id,
-    toolName: ev.tool_name,
-    mcp,
-    input: "complete",
-    streamedInput: "",
-    args: ev.tool_args,
-    output: "",
-    done: false,
-    isError: false,
-    approval: null,
-    decidedBy: null,
-    ts: ev.ts,
-  });
+  const index = d.push(node, { ...newCall(ev, ev.tool_name, mcp), args: ev.tool_args });
   d.callIndex(node)[ev.call_id] = index;
 }
 
