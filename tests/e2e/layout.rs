@@ -7,6 +7,11 @@
 use super::harness::App;
 use super::scripted;
 
+/// A resized window repaints over a few frames: what a screenshot shows waits for it.
+async fn settle() {
+    tokio::time::sleep(std::time::Duration::from_millis(400)).await;
+}
+
 /// Row heights, whether any name is cut while its row has room, and the inbox's width.
 async fn measure(app: &App) -> serde_json::Value {
     app.client
@@ -52,6 +57,7 @@ async fn the_layout_holds_at_two_sizes_in_both_themes_and_a_sent_message_waits_q
             app.client.execute("return matchMedia('(prefers-color-scheme: dark)').matches", vec![]).await.unwrap();
         assert_eq!(dark.as_bool(), Some(theme == "dark"), "the {theme} theme is the one shown");
         app.client.set_window_size(1440, 900).await.unwrap();
+        settle().await;
 
         // Nothing waits yet: the approvals column is a strip.
         let idle = measure(&app).await;
@@ -78,6 +84,7 @@ async fn the_layout_holds_at_two_sizes_in_both_themes_and_a_sent_message_waits_q
         assert!(levels[0] == "1" && levels[1..].iter().all(|l| l == "2"), "{levels:?}");
         app.screenshot(&format!("layout-asking-1440x900-{theme}")).await;
         app.client.set_window_size(1024, 700).await.unwrap();
+        settle().await;
         let narrow = measure(&app).await;
         let narrow_heights: Vec<i64> =
             narrow["heights"].as_array().unwrap().iter().filter_map(|h| h.as_i64()).collect();
@@ -104,6 +111,7 @@ async fn the_layout_holds_at_two_sizes_in_both_themes_and_a_sent_message_waits_q
         assert!(folded["inbox"].as_i64().unwrap() < 60, "{theme}: answered, the inbox folds again: {folded}");
         app.screenshot(&format!("layout-queued-1024x700-{theme}")).await;
         app.client.set_window_size(1440, 900).await.unwrap();
+        settle().await;
         app.screenshot(&format!("layout-queued-1440x900-{theme}")).await;
 
         // Stopped, it took the message into its history: shown as the person's, no longer queued.
@@ -115,6 +123,7 @@ async fn the_layout_holds_at_two_sizes_in_both_themes_and_a_sent_message_waits_q
         .await;
         app.wait_text("[data-testid=user-message]", "also count the tests").await;
         app.client.set_window_size(1280, 800).await.unwrap();
+        settle().await;
         app.close().await;
         server.shutdown().await;
     }

@@ -86,3 +86,24 @@ describe("a floating tooltip", () => {
     expect(tip.isConnected).toBe(false);
   });
 });
+
+describe("focus a closing dialog gives back", () => {
+  it("shows no tooltip when the focus follows the pointer, and shows one when it follows a key", () => {
+    const { container } = render(
+      <Tip text="Message…: steer it">
+        <button type="button">M</button>
+      </Tip>,
+    );
+    const button = container.querySelector("button")!;
+    const shown = () => container.ownerDocument.querySelector("[role=tooltip]:not([hidden])");
+    fireEvent.pointerDown(document.body);
+    act(() => button.focus());
+    act(() => vi.advanceTimersByTime(2_000));
+    expect(shown()).toBeNull();
+    act(() => button.blur());
+    fireEvent.keyDown(document.body, { key: "Tab" });
+    act(() => button.focus());
+    act(() => vi.advanceTimersByTime(2_000));
+    expect(shown()).not.toBeNull();
+  });
+});

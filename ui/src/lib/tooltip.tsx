@@ -121,7 +121,8 @@ export function Tip(props: {
       }}
       onPointerDown={press}
       onFocus={() => {
-        if (!suppressed) showSoon();
+        // Keyboard focus only: focus a closing dialog gives back (or a click) is not a request for help.
+        if (!suppressed && focusVisible()) showSoon();
       }}
       onBlur={() => {
         pressed.current = false;
@@ -135,6 +136,21 @@ export function Tip(props: {
       {float ? createPortal(bubble, document.body) : bubble}
     </span>
   );
+}
+
+/**
+ * Whether the person's last input was a key (not the pointer): focus that
+ * follows a click, or that a closing dialog gives back after one, is not a
+ * request for help; focus reached with Tab is.
+ */
+let lastInputWasKey = true;
+if (typeof document !== "undefined") {
+  document.addEventListener("keydown", () => (lastInputWasKey = true), true);
+  document.addEventListener("pointerdown", () => (lastInputWasKey = false), true);
+}
+
+function focusVisible(): boolean {
+  return lastInputWasKey;
 }
 
 // Fixed, over the page; `place` sets where (the stylesheet's top and left are for a tooltip under its anchor).
