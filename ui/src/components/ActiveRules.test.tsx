@@ -1,12 +1,10 @@
 /** The rules in force: set by a scoped answer, listed with their origin in the inbox and in settings, revoked. */
 import { act, fireEvent, render, screen, within } from "@testing-library/react";
 import { beforeEach, describe, expect, it, vi } from "vitest";
-import type { ApprovalRule } from "../bindings";
 import { installApprovalEffects } from "../ipc/approvals";
-import { enqueueFrame, flushEvents } from "../store/sessionStore";
 import { answered, askFor, rule } from "../test/approvals";
 import { eventMaker } from "../test/events";
-import { appState, resetStores, sessionInfo } from "../test/stores";
+import { appState, arriveFrame, resetStores, sessionInfo } from "../test/stores";
 import { ApprovalInbox } from "./ApprovalInbox";
 import { SettingsPanel } from "./SettingsPanel";
 
@@ -24,11 +22,7 @@ vi.mock("../bindings", async (importOriginal) => ({
 }));
 
 let e = eventMaker();
-const frame = (events: ReturnType<typeof e.make>[], rules: ApprovalRule[] | null) =>
-  act(() => {
-    enqueueFrame({ events, usage: null, rules, timeline: null });
-    flushEvents();
-  });
+const frame = arriveFrame;
 const path = ["main", "Update changelog"];
 
 beforeEach(() => {

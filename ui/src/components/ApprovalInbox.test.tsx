@@ -2,11 +2,10 @@
 import { act, fireEvent, render, screen, within } from "@testing-library/react";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { installEventEffects } from "../ipc/actions";
-import { enqueueFrame, flushEvents } from "../store/sessionStore";
 import { patchUi } from "../store/ui";
 import { answered, askFor } from "../test/approvals";
 import { eventMaker } from "../test/events";
-import { applyEvents, resetStores, sessionInfo } from "../test/stores";
+import { applyEvents, arriveFrame, resetStores, sessionInfo } from "../test/stores";
 import { ApprovalInbox } from "./ApprovalInbox";
 
 const sendCommand = vi.fn();
@@ -39,10 +38,7 @@ const key = (el: Element, k: string, extra: Partial<KeyboardEventInit> = {}) =>
     fireEvent.keyDown(el, { key: k, ...extra });
   });
 const resolve = (requestId: string, agent = "agent-g") =>
-  act(() => {
-    enqueueFrame({ events: [answered(e.make, agent, requestId, "approved")], usage: null, rules: null, timeline: null });
-    flushEvents();
-  });
+  arriveFrame([answered(e.make, agent, requestId, "approved")]);
 
 beforeEach(() => {
   sendCommand.mockReset();

@@ -3,7 +3,7 @@
  * Markdown or JSON. Its tooltip stays away while the menu is open (a native
  * title's covered the first item).
  */
-import { useEffect, useRef, useState } from "react";
+import { useMenu } from "../hooks/useMenu";
 import type { AgentId, ExportFormat } from "../bindings";
 import { exportTranscript } from "../ipc/history";
 import { Tip } from "../lib/tooltip";
@@ -17,16 +17,7 @@ const CHOICES: { id: string; label: string; agent: boolean; format: ExportFormat
 ];
 
 export function ExportMenu({ agentId }: { agentId: AgentId }) {
-  const [open, setOpen] = useState(false);
-  const ref = useRef<HTMLDivElement>(null);
-  useEffect(() => {
-    if (!open) return;
-    const onDown = (e: MouseEvent) => {
-      if (!ref.current?.contains(e.target as Node)) setOpen(false);
-    };
-    document.addEventListener("mousedown", onDown);
-    return () => document.removeEventListener("mousedown", onDown);
-  }, [open]);
+  const { open, setOpen, ref } = useMenu();
   return (
     <div
       className="menu-wrap"

@@ -8,12 +8,11 @@ import { act, fireEvent, render, screen, within } from "@testing-library/react";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { App } from "../App";
 import { takeNotified } from "../ipc/notify";
-import { enqueueFrame, flushEvents } from "../store/sessionStore";
 import { patchUi, setCollapsed, uiStore } from "../store/ui";
 import { answered, askFor } from "../test/approvals";
 import { eventMaker } from "../test/events";
 import { pastSession, storedAgent } from "../test/past";
-import { appState, resetStores, sessionInfo } from "../test/stores";
+import { appState, arriveFrame, resetStores, sessionInfo } from "../test/stores";
 
 const ok = <T,>(data: T) => Promise.resolve({ status: "ok" as const, data });
 const commands = {
@@ -57,11 +56,7 @@ const app = appState({
 let e = eventMaker();
 const path = ["main", "Update changelog"];
 const cards = () => screen.queryAllByTestId("approval");
-const frame = (events: ReturnType<typeof e.make>[]) =>
-  act(() => {
-    enqueueFrame({ events, usage: null, rules: null, timeline: null });
-    flushEvents();
-  });
+const frame = (events: ReturnType<typeof e.make>[]) => arriveFrame(events);
 
 beforeEach(async () => {
   for (const f of Object.values(commands)) f.mockReset();

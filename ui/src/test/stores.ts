@@ -1,5 +1,6 @@
 /** Resets and seeds the stores for component tests. */
-import type { AgentEvent, AppState, SessionInfo, UsageUpdate } from "../bindings";
+import { act } from "@testing-library/react";
+import type { AgentEvent, AppState, ApprovalRule, SessionInfo, UsageUpdate } from "../bindings";
 import { approvalsStore, initialApprovalsUi } from "../store/approvals";
 import { changesStore, initialChangesUi } from "../store/changes";
 import { historyStore, initialHistory } from "../store/history";
@@ -9,7 +10,7 @@ import { trustStore } from "../store/trust";
 import { bookStore } from "../store/review";
 import { initialSession, reduceBatch } from "../store/session/reducer";
 import { withUsage } from "../store/session/usage";
-import { resetSession, sessionStore } from "../store/sessionStore";
+import { enqueueFrame, flushEvents, resetSession, sessionStore } from "../store/sessionStore";
 import { initialUi, uiStore, type UiState } from "../store/ui";
 
 export function resetStores(ui: Partial<UiState> = {}): void {
@@ -23,6 +24,17 @@ export function resetStores(ui: Partial<UiState> = {}): void {
   approvalsStore.set(initialApprovalsUi());
   changesStore.set(initialChangesUi());
   uiStore.set({ ...initialUi(), appLoading: false, ...ui });
+}
+
+/**
+ * Events (and the rules in force, when given) as the backend's channel brings
+ * them: one frame, applied when the store flushes its queue, inside React's act.
+ */
+export function arriveFrame(events: AgentEvent[], rules: ApprovalRule[] | null = null): void {
+  act(() => {
+    enqueueFrame({ events, usage: null, rules, timeline: null });
+    flushEvents();
+  });
 }
 
 export function applyEvents(events: AgentEvent[]): void {

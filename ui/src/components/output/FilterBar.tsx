@@ -7,7 +7,7 @@
  * has lib/tooltip's tooltip, kept away while the menu is open (a native
  * title covered the menu).
  */
-import { useEffect, useRef, useState } from "react";
+import { useMenu } from "../../hooks/useMenu";
 import type { SessionId } from "../../bindings";
 import {
   OUTPUT_KIND_LABELS,
@@ -84,16 +84,7 @@ function Chip({ kind, count, filter, set }: { kind: OutputKind; count: number; f
 
 /** The tool calls' chip, and beside it the menu of the tools called. */
 function ToolsChip({ counts, filter, set }: { counts: KindCounts; filter: OutputFilter; set: (f: OutputFilter) => void }) {
-  const [open, setOpen] = useState(false);
-  const ref = useRef<HTMLDivElement>(null);
-  useEffect(() => {
-    if (!open) return;
-    const onDown = (e: MouseEvent) => {
-      if (!ref.current?.contains(e.target as Node)) setOpen(false);
-    };
-    document.addEventListener("mousedown", onDown);
-    return () => document.removeEventListener("mousedown", onDown);
-  }, [open]);
+  const { open, setOpen, ref } = useMenu();
   const names = counts.tools.map((t) => t.name);
   const hiddenHere = names.filter((n) => filter.hiddenTools.includes(n)).length;
   return (

@@ -16,6 +16,7 @@ import { useStore } from "../../store/store";
 import { patchUi, setOutputTab, uiStore } from "../../store/ui";
 import { ExportMenu } from "../ExportMenu";
 import { StatusIcon } from "../StatusIcon";
+import { Tabs } from "../Tabs";
 import { BudgetLine, BudgetStop } from "./AgentBudget";
 
 export function OutputHeader({ id, node, showThoughts }: { id: AgentId; node: AgentNode; showThoughts: boolean }) {
@@ -52,29 +53,24 @@ export function OutputHeader({ id, node, showThoughts }: { id: AgentId; node: Ag
           </div>
         </div>
         <BudgetLine id={id} />
-        <div className="output-tabs" role="tablist" aria-label="What to show of this agent">
-          <button
-            type="button"
-            role="tab"
-            className="output-tab"
-            data-testid="output-tab"
-            aria-selected={tab === "output"}
-            onClick={() => setOutputTab("output")}
-          >
-            Output
-          </button>
-          <button
-            type="button"
-            role="tab"
-            className="output-tab"
-            data-testid="changes-tab"
-            aria-selected={tab === "changes"}
-            title={changed > 0 ? `${changed} file${changed === 1 ? "" : "s"} changed` : "Files this agent changed"}
-            onClick={() => setOutputTab("changes")}
-          >
-            Changes{changed > 0 ? <span className="tab-count">{changed}</span> : null}
-          </button>
-        </div>
+        <Tabs
+          label="What to show of this agent"
+          value={tab}
+          onSelect={setOutputTab}
+          tabs={[
+            { value: "output", testId: "output-tab", children: "Output" },
+            {
+              value: "changes",
+              testId: "changes-tab",
+              title: changed > 0 ? `${changed} file${changed === 1 ? "" : "s"} changed` : "Files this agent changed",
+              children: (
+                <>
+                  Changes{changed > 0 ? <span className="tab-count">{changed}</span> : null}
+                </>
+              ),
+            },
+          ]}
+        />
         {hasSession ? <ExportMenu agentId={id} /> : null}
         {node.depth > 0 && tab === "output" ? (
           <label className="toggle" title="Subagents' thinking is hidden by default">

@@ -4,13 +4,12 @@
  * growing; the `tool_call` completes that same card; a response that broke
  * off leaves it "incomplete · not run".
  */
-import { act, render, screen, within } from "@testing-library/react";
+import { render, screen, within } from "@testing-library/react";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import type { AgentEvent } from "../../bindings";
-import { enqueueFrame, flushEvents } from "../../store/sessionStore";
 import { eventMaker } from "../../test/events";
 import { withLayout } from "../../test/layout";
-import { resetStores, sessionInfo } from "../../test/stores";
+import { arriveFrame, resetStores, sessionInfo } from "../../test/stores";
 import { OutputView } from "./OutputView";
 
 vi.mock("../../bindings", async (importOriginal) => ({
@@ -23,13 +22,7 @@ withLayout({ offsetHeight: 600, offsetWidth: 800, clientHeight: 600 });
 
 let e = eventMaker();
 
-/** Events as the backend's channel brings them: a frame, applied when the store flushes its queue. */
-function arrive(...events: AgentEvent[]) {
-  act(() => {
-    enqueueFrame({ events, usage: null, rules: null, timeline: null });
-    flushEvents();
-  });
-}
+const arrive = (...events: AgentEvent[]) => arriveFrame(events);
 const piece = (callId: string, toolName: string, content: string) =>
   e.make("agent-main", { type: "tool_input_chunk", call_id: callId, tool_name: toolName, content });
 

@@ -7,11 +7,11 @@
 import { act, render, screen } from "@testing-library/react";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import type { AgentEvent } from "../../bindings";
-import { enqueueFrame, flushEvents, markQueued, sessionStore, unmarkQueued } from "../../store/sessionStore";
+import { markQueued, sessionStore, unmarkQueued } from "../../store/sessionStore";
 import { eventMaker } from "../../test/events";
 import { uiStore } from "../../store/ui";
 import { withLayout } from "../../test/layout";
-import { resetStores, sessionInfo } from "../../test/stores";
+import { arriveFrame, resetStores, sessionInfo } from "../../test/stores";
 import { OutputView } from "./OutputView";
 
 vi.mock("../../bindings", async (importOriginal) => ({
@@ -24,13 +24,7 @@ withLayout({ offsetHeight: 600, offsetWidth: 800, clientHeight: 600 });
 
 let e = eventMaker();
 
-/** Events as the backend's channel brings them: a frame, applied when the store flushes its queue. */
-function arrive(...events: AgentEvent[]) {
-  act(() => {
-    enqueueFrame({ events, usage: null, rules: null, timeline: null });
-    flushEvents();
-  });
-}
+const arrive = (...events: AgentEvent[]) => arriveFrame(events);
 const said = (content: string, from: "person" | "arbor") => e.make("agent-main", { type: "user_message", content, from });
 
 /** The output's rows in their order: each row's key, and what it says. */

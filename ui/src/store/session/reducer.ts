@@ -28,7 +28,7 @@ import {
   streamToolInput,
 } from "./items";
 import { isTerminal } from "./status";
-import type { AgentNode, SessionState } from "./types";
+import type { AgentNode, QueuedMessage, SessionState } from "./types";
 import { noUsage } from "./usage";
 
 export function initialSession(): SessionState {
@@ -263,21 +263,27 @@ function apply(d: Draft, ev: AgentEvent): void {
   }
 }
 
-/** Marks a message sent to `agentId` as queued until a `user_message` announces it was taken. */
 let nextQueued = 1;
+
+/** Marks a message sent to `agentId` as queued until a `user_message` announces it was taken. */
 export function withQueued(state: SessionState, agentId: AgentId, text: string): SessionState {
   return { ...state, queued: [...state.queued, { id: nextQueued++, agentId, text }] };
 }
 
 /** A message that was never delivered (the command failed): not queued after all. */
 export function withoutQueued(state: SessionState, agentId: AgentId, text: string): SessionState {
-  const at = state.queued.findIndex((q) => q.agentId === agentId && q.text === text);
-  return at < 0 ? state : { ...state, queued: state.queued.filter((_, i) => i !== at) };
+  const queued = dropQueued(state.queued, agentId, text);
+  return queued === state.queued ? state : { ...state, queued };
 }
 
 function unqueue(d: Draft, agentId: AgentId, text: string): void {
-  const at = d.state.queued.findIndex((q) => q.agentId === agentId && q.text === text);
-  if (at >= 0) d.state.queued = d.state.queued.filter((_, i) => i !== at);
+  d.state.queued = dropQueued(d.state.queued, agentId, text);
+}
+
+/** `queued` without the first message of `agentId` reading `text` (the same list when there is none). */
+function dropQueued(queued: QueuedMessage[], agentId: AgentId, text: string): QueuedMessage[] {
+  const at = queued.findIndex((q) => q.agentId === agentId && q.text === text);
+  return at < 0 ? queued : queued.filter((_, i) => i !== at);
 }
 
 /**
