@@ -7,9 +7,14 @@
 use super::harness::App;
 use super::scripted;
 
-/// A resized window repaints over a few frames: what a screenshot shows waits for it.
-async fn settle() {
-    tokio::time::sleep(std::time::Duration::from_millis(400)).await;
+/// Resizes the window and waits until the page has laid itself out at the new width.
+async fn resize(app: &App, width: u32, height: u32) {
+    app.client.set_window_size(width, height).await.unwrap();
+    app.wait(&format!("the page at {width} px"), || async {
+        let w = app.client.execute("return window.innerWidth", vec![]).await.ok()?.as_u64()?;
+        (w == u64::from(width)).then_some(())
+    })
+    .await;
 }
 
 /// Row heights, whether any name is cut while its row has room, and the inbox's width.
@@ -56,8 +61,7 @@ async fn the_layout_holds_at_two_sizes_in_both_themes_and_a_sent_message_waits_q
         let dark =
             app.client.execute("return matchMedia('(prefers-color-scheme: dark)').matches", vec![]).await.unwrap();
         assert_eq!(dark.as_bool(), Some(theme == "dark"), "the {theme} theme is the one shown");
-        app.client.set_window_size(1440, 900).await.unwrap();
-        settle().await;
+        resize(&app, 1440, 900).await;
 
         // Nothing waits yet: the approvals column is a strip.
         let idle = measure(&app).await;
@@ -83,8 +87,7 @@ async fn the_layout_holds_at_two_sizes_in_both_themes_and_a_sent_message_waits_q
         let levels = asking["levels"].as_array().unwrap();
         assert!(levels[0] == "1" && levels[1..].iter().all(|l| l == "2"), "{levels:?}");
         app.screenshot(&format!("layout-asking-1440x900-{theme}")).await;
-        app.client.set_window_size(1024, 700).await.unwrap();
-        settle().await;
+        resize(&app, 1024, 700).await;
         let narrow = measure(&app).await;
         let narrow_heights: Vec<i64> =
             narrow["heights"].as_array().unwrap().iter().filter_map(|h| h.as_i64()).collect();
@@ -92,9 +95,12 @@ async fn the_layout_holds_at_two_sizes_in_both_themes_and_a_sent_message_waits_q
         assert_eq!(narrow["partial"].as_array().unwrap().len(), 0, "{theme}: whole or not at all, narrow: {narrow}");
         app.screenshot(&format!("layout-asking-1024x700-{theme}")).await;
 
-        for card in app.all("[data-testid=approval]").await {
-            card.find(fantoccini::Locator::Css("[data-testid=approve]")).await.unwrap().click().await.unwrap();
-            tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        for left in [1, 0] {
+            app.click("[data-testid=approval] [data-testid=approve]").await;
+            app.wait("the next card", || async {
+                (app.all("[data-testid=approval]").await.len() == left).then_some(())
+            })
+            .await;
         }
         app.node_status("Write the greeting", "completed").await;
         app.node_status("Write the farewell", "completed").await;
@@ -110,8 +116,7 @@ async fn the_layout_holds_at_two_sizes_in_both_themes_and_a_sent_message_waits_q
         let folded = measure(&app).await;
         assert!(folded["inbox"].as_i64().unwrap() < 60, "{theme}: answered, the inbox folds again: {folded}");
         app.screenshot(&format!("layout-queued-1024x700-{theme}")).await;
-        app.client.set_window_size(1440, 900).await.unwrap();
-        settle().await;
+        resize(&app, 1440, 900).await;
         app.screenshot(&format!("layout-queued-1440x900-{theme}")).await;
 
         // Stopped, it took the message into its history: shown as the person's, no longer queued.
@@ -122,8 +127,7 @@ async fn the_layout_holds_at_two_sizes_in_both_themes_and_a_sent_message_waits_q
         })
         .await;
         app.wait_text("[data-testid=user-message]", "also count the tests").await;
-        app.client.set_window_size(1280, 800).await.unwrap();
-        settle().await;
+        resize(&app, 1280, 800).await;
         app.close().await;
         server.shutdown().await;
     }
