@@ -6,6 +6,11 @@
 //! - tool calls as they stream: when the first Task card shows, and its prompt growing;
 //! - 200 live agents at ~20,000 events/s: frame intervals and tree interactions;
 //! - memory (PSS of the app and its WebKit processes) and the binaries' sizes.
+//!
+//! With `ARBOR_BENCH_PERF=<dir>`, each measured stretch is also recorded with
+//! `perf record -g` on the page's process (`WebKitWebProcess`), one file each in
+//! `<dir>` (`perf report -i <dir>/typing-delegate.data --sort dso,sym`): where
+//! the time of a missed figure goes.
 
 use super::harness::App;
 use super::{floats, pct};
@@ -66,11 +71,11 @@ pub fn rules() -> Vec<Value> {
         "turns": [ { "text": "Streaming.", "tool_calls": calls }, { "text": "done" } ]
     }));
     rules.push(json!({
-        "match": { "first_user_contains": "BENCH-LONG-WHOLE" },
+        "match": { "last_user_contains": "BENCH-LONG-WHOLE" },
         "turns": [ { "text": long_markdown() } ]
     }));
     rules.push(json!({
-        "match": { "first_user_contains": "BENCH-LONG-STREAM" },
+        "match": { "last_user_contains": "BENCH-LONG-STREAM" },
         "turns": [ { "text": long_markdown(), "chunk_delay_ms": 1 } ]
     }));
     let task_prompt = |i: usize| format!("PART-{i}: read the files of part {i} and report what each does. ").repeat(25);
@@ -101,6 +106,51 @@ pub fn rules() -> Vec<Value> {
     rules
 }
 
+/// A `perf record` of the page's process while a stretch is measured (see the top of this file).
+struct Recording(Option<std::process::Child>);
+
+impl Recording {
+    async fn start(name: &str) -> Recording {
+        let Some(dir) = std::env::var_os("ARBOR_BENCH_PERF") else { return Recording(None) };
+        let pid = std::process::Command::new("pgrep")
+            .args(["-n", "WebKitWebProces"])
+            .output()
+            .ok()
+            .and_then(|o| String::from_utf8_lossy(&o.stdout).trim().parse::<u32>().ok());
+        let Some(pid) = pid else {
+            println!("  (perf: no WebKitWebProcess to record)");
+            return Recording(None);
+        };
+        let out = Path::new(&dir).join(format!("{name}.data"));
+        let child = std::process::Command::new("perf")
+            .args(["record", "-q", "-F", "999", "-g", "-p", &pid.to_string(), "-o"])
+            .arg(&out)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn();
+        match child {
+            Ok(c) => {
+                // perf attaches before the stretch begins.
+                tokio::time::sleep(Duration::from_millis(300)).await;
+                println!("  (perf: recording the page's process {pid} to {})", out.display());
+                Recording(Some(c))
+            }
+            Err(e) => {
+                println!("  (perf: cannot run it: {e})");
+                Recording(None)
+            }
+        }
+    }
+
+    fn stop(mut self) {
+        if let Some(mut c) = self.0.take() {
+            // SIGINT: perf writes its file and exits.
+            let _ = std::process::Command::new("kill").args(["-INT", &c.id().to_string()]).status();
+            let _ = c.wait();
+        }
+    }
+}
+
 /// Waits until the session has been quiet (no new event) for a second, or `limit`.
 async fn until_quiet(app: &App, limit: Duration) {
     let started = Instant::now();
@@ -128,7 +178,7 @@ async fn reset_probe(app: &App) {
     app.client
         // A build from before the input probe has no `inputs`: its figures come out empty.
         .execute(
-            "const p = window.__arborPerf; p.frames.length = 0; p.work.length = 0; if (p.inputs) p.inputs.length = 0;",
+            "const p = window.__arborPerf; p.frames.length = 0; p.work.length = 0; if (p.inputs) p.inputs.length = 0; if (p.spent) p.spent = {};",
             vec![],
         )
         .await
@@ -138,6 +188,22 @@ async fn reset_probe(app: &App) {
 async fn probe(app: &App, what: &str) -> Vec<f64> {
     let v = app.client.execute(&format!("return window.__arborPerf.{what} || []"), vec![]).await.unwrap();
     floats(&v)
+}
+
+/// The page's own work per stage since the probe was cleared (ms; `timed` in ui/src/lib/perf.ts).
+async fn spent(app: &App) -> String {
+    let v = app.client.execute("return window.__arborPerf.spent || {}", vec![]).await.unwrap_or(Value::Null);
+    let mut parts: Vec<(String, f64)> = v
+        .as_object()
+        .map(|o| o.iter().map(|(k, v)| (k.clone(), v.as_f64().unwrap_or(0.0))).collect())
+        .unwrap_or_default();
+    parts.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let parts: Vec<String> = parts.iter().map(|(k, v)| format!("{k} {v:.0}")).collect();
+    if parts.is_empty() {
+        "no stage timings (a build without them)".to_string()
+    } else {
+        format!("stages (ms): {}", parts.join(", "))
+    }
 }
 
 fn summary(name: &str, mut v: Vec<f64>) -> String {
@@ -152,10 +218,11 @@ fn summary(name: &str, mut v: Vec<f64>) -> String {
 }
 
 /// Types `text` into the field `css` (already on screen), one key at a time as a person does.
-async fn type_into(app: &App, css: &str, text: &str) -> (Vec<f64>, f64) {
+async fn type_into(app: &App, css: &str, text: &str, name: &str) -> (Vec<f64>, f64) {
     reset_probe(app).await;
     let field = app.find(css).await;
     field.click().await.ok();
+    let recording = Recording::start(name).await;
     let started = Instant::now();
     field.send_keys(text).await.unwrap();
     // The burst has caught up when the field holds it all and a frame has painted it.
@@ -171,6 +238,7 @@ async fn type_into(app: &App, css: &str, text: &str) -> (Vec<f64>, f64) {
     })
     .await;
     let caught_up = started.elapsed().as_secs_f64() * 1000.0;
+    recording.stop();
     tokio::time::sleep(Duration::from_millis(100)).await;
     (probe(app, "inputs").await, caught_up)
 }
@@ -190,7 +258,7 @@ pub async fn typing(app: &App) {
     .await;
     tokio::time::sleep(Duration::from_secs(2)).await;
     let burst = "The quick brown fox jumps over the lazy dog while ten agents stream 0123456789";
-    let (inputs, caught_up) = type_into(app, "[data-testid=prompt-input]", burst).await;
+    let (inputs, caught_up) = type_into(app, "[data-testid=prompt-input]", burst, "typing-prompt").await;
     println!(
         "typing in the prompt box while {TYPING_AGENTS} agents stream: {}",
         summary("keystroke to painted character (ms)", inputs)
@@ -209,7 +277,7 @@ pub async fn typing(app: &App) {
     let nodes = app.all("[data-testid=tree-node]").await;
     nodes[2].click().await.unwrap();
     app.click("[data-testid=node-message]").await;
-    let (inputs, caught_up) = type_into(app, "[data-testid=message-text]", burst).await;
+    let (inputs, caught_up) = type_into(app, "[data-testid=message-text]", burst, "typing-message").await;
     println!(
         "typing in Message…: {}; burst caught up in {caught_up:.0} ms",
         summary("keystroke to painted character (ms)", inputs)
@@ -225,7 +293,7 @@ pub async fn typing(app: &App) {
     let nodes = app.all("[data-testid=tree-node]").await;
     nodes[0].click().await.unwrap();
     app.click("[data-testid=node-delegate]").await;
-    let (inputs, caught_up) = type_into(app, "[data-testid=delegate-prompt]", burst).await;
+    let (inputs, caught_up) = type_into(app, "[data-testid=delegate-prompt]", burst, "typing-delegate").await;
     println!(
         "typing in Delegate…: {}; burst caught up in {caught_up:.0} ms",
         summary("keystroke to painted character (ms)", inputs)
@@ -239,6 +307,7 @@ pub async fn long_answer(app: &App) {
     // Whole: the response arrives in one frame; its batch's work is the time to the painted answer.
     reset_probe(app).await;
     app.client.execute("window.__arborPerf.work.length = 0;", vec![]).await.unwrap();
+    let recording = Recording::start("long-whole").await;
     let sent = Instant::now();
     send_prompt(app, "BENCH-LONG-WHOLE: answer").await;
     let shown = app
@@ -251,6 +320,7 @@ pub async fn long_answer(app: &App) {
         )
         .await
         .unwrap();
+    recording.stop();
     until_quiet(app, Duration::from_secs(30)).await;
     let work = probe(app, "work").await;
     let longest = work.iter().cloned().fold(0.0, f64::max);
@@ -261,7 +331,7 @@ pub async fn long_answer(app: &App) {
         sent.elapsed().as_secs_f64() * 1000.0
     );
     let rows = app.client.execute("return document.querySelectorAll('.md-block').length", vec![]).await.unwrap();
-    println!("  block elements in the page after it: {rows}");
+    println!("  block elements in the page after it: {rows}; {}", spent(app).await);
 
     // Streamed: 16 characters a chunk, a chunk a millisecond.
     reset_probe(app).await;
@@ -329,6 +399,7 @@ pub async fn many_agents(bin: &Path, env: &[(&str, String)]) {
     reset_probe(&app).await;
     let t0 = app.client.execute("return window.__arborLastSeq || 0", vec![]).await.unwrap().as_f64().unwrap_or(0.0);
     let started = Instant::now();
+    let recording = Recording::start("many-agents").await;
     // Tree interactions while it streams: select rows, fold and unfold the main agent, scroll.
     let answers = app
         .client
@@ -349,6 +420,7 @@ pub async fn many_agents(bin: &Path, env: &[(&str, String)]) {
         )
         .await
         .unwrap();
+    recording.stop();
     until_quiet(&app, Duration::from_secs(120)).await;
     let t1 = app.client.execute("return window.__arborLastSeq || 0", vec![]).await.unwrap().as_f64().unwrap_or(0.0);
     let secs = started.elapsed().as_secs_f64() - 1.0;
@@ -359,6 +431,7 @@ pub async fn many_agents(bin: &Path, env: &[(&str, String)]) {
     );
     println!("  {}", summary("frame interval (ms)", probe(&app, "frames").await));
     println!("  {}", summary("UI work per applied batch (ms)", probe(&app, "work").await));
+    println!("  {}", spent(&app).await);
     for k in ["select", "fold", "scroll"] {
         println!("  tree {k}: {}", summary("input to painted frame (ms)", floats(&answers[k])));
     }

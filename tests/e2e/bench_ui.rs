@@ -13,7 +13,8 @@
 //!   answer, tool calls as they stream, 200 live agents; and the binaries' sizes.
 //!
 //! `-- --timeline` measures the timeline alone; `-- --speed` the figures of bench_speed.rs,
-//! memory and start alone; `-- --many` the 200 live agents alone.
+//! memory and start alone; `-- --many` the 200 live agents alone; `-- --typing` the typing
+//! figures alone.
 
 // A benchmark binary: its output is the report, and a failed step should stop it loudly.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
@@ -178,6 +179,15 @@ async fn main() {
         bench_speed::many_agents(&bin, &env).await;
         return;
     }
+    let only_typing = std::env::args().any(|a| a == "--typing");
+    if only_typing {
+        let mut scenario = firehose();
+        scenario.rules.extend(bench_speed::rules().into_iter().map(|r| serde_json::from_value(r).unwrap()));
+        let server = ScriptedServer::start(scenario).await.unwrap();
+        let env = [("ANTHROPIC_BASE_URL", server.anthropic_base_url()), ("ANTHROPIC_API_KEY", "bench".to_string())];
+        speed_run(&bin, &env, 1).await;
+        return;
+    }
     if !only_speed {
         timeline_bench(&bin).await;
     }
@@ -231,7 +241,7 @@ async fn main() {
         app.close().await;
     }
     let env = [("ANTHROPIC_BASE_URL", server.anthropic_base_url()), ("ANTHROPIC_API_KEY", "bench".to_string())];
-    speed_run(&bin, &env).await;
+    speed_run(&bin, &env, 3).await;
     bench_speed::many_agents(&bin, &env).await;
     println!(
         "cold start to an interactive window (process start to the first screen after loading): {:?} ms (median {:.0} ms)",
@@ -255,9 +265,9 @@ async fn main() {
 }
 
 /// The figures of bench_speed.rs, on a fresh session each (New session between them).
-async fn speed_run(bin: &std::path::Path, env: &[(&str, String)]) {
+async fn speed_run(bin: &std::path::Path, env: &[(&str, String)], steps: usize) {
     // Each in a window of its own: nothing of one run weighs on the next.
-    for step in 0..3 {
+    for step in 0..steps {
         let app = App::launch_with(bin, env, Some(&json!({ "budgets": { "max_spawns_per_minute": 0 } }))).await;
         app.client.execute("localStorage.setItem('arborPerf', '1'); location.reload();", vec![]).await.ok();
         tokio::time::sleep(Duration::from_millis(800)).await;

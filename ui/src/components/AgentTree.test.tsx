@@ -1,4 +1,5 @@
 import { act, fireEvent, render, screen, within } from "@testing-library/react";
+import { Profiler } from "react";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { TIP_DELAY_MS } from "../lib/tooltip";
 import { eventMaker } from "../test/events";
@@ -7,7 +8,11 @@ import { agentUsage, figures, usageUpdate } from "../test/usage";
 import { answered, askFor } from "../test/approvals";
 import { bookStore } from "../store/review";
 import { uiStore } from "../store/ui";
+import { withLayout } from "../test/layout";
 import { AgentTree } from "./AgentTree";
+
+// The tree is virtualised: a pane 700 px tall shows every row of these small trees.
+withLayout({ offsetHeight: 700, offsetWidth: 320, clientHeight: 700 });
 
 const sendCommand = vi.fn();
 vi.mock("../bindings", async (importOriginal) => ({
@@ -209,35 +214,30 @@ describe("AgentTree", () => {
     expect(actions("agent-a")).toEqual([]);
   });
 
-  it("is a tree for assistive technology: items, groups their parents own, levels, positions, one tab stop", () => {
+  it("is a tree for assistive technology: items with their levels, positions and expanded state, one tab stop", () => {
     render(<AgentTree />);
     const tree = screen.getByRole("tree", { name: "Agents" });
     const items = within(tree).getAllByRole("treeitem");
     expect(items.map((n) => n.dataset.agentId)).toEqual(["agent-main", "agent-a", "agent-a1", "agent-b"]);
+    // A flat list (the tree is virtualised): each item says where it is in the tree.
     expect(items.map((n) => [n.getAttribute("aria-level"), n.getAttribute("aria-posinset"), n.getAttribute("aria-setsize")])).toEqual([
       ["1", "1", "1"],
       ["2", "1", "2"],
       ["3", "1", "1"],
       ["2", "2", "2"],
     ]);
-    // Each open parent owns the group of its children.
-    const groups = within(tree).getAllByRole("group");
-    expect(groups).toHaveLength(2);
-    expect(node("agent-main").getAttribute("aria-owns")).toBe(groups[0]!.id);
-    expect(within(groups[0]!).getAllByRole("treeitem").map((n) => n.dataset.agentId)).toEqual(["agent-a", "agent-a1", "agent-b"]);
-    expect(node("agent-a").getAttribute("aria-owns")).toBe(groups[1]!.id);
-    expect(within(groups[1]!).getAllByRole("treeitem").map((n) => n.dataset.agentId)).toEqual(["agent-a1"]);
+    expect(within(tree).queryAllByRole("group")).toEqual([]);
     // Expanded, selected, and the one row Tab reaches.
     expect(items.map((n) => n.getAttribute("aria-expanded"))).toEqual(["true", "true", null, null]);
     expect(items.map((n) => n.getAttribute("aria-selected"))).toEqual(["true", "false", "false", "false"]);
     expect(items.map((n) => n.tabIndex)).toEqual([0, -1, -1, -1]);
     // Named by what it is and how it stands.
     expect(node("agent-b").getAttribute("aria-label")).toBe("Survey the repository, waiting for approval");
-    // Folded: no group, not expanded.
+    // Folded: not expanded, its children gone, its sibling's position unchanged.
     fireEvent.click(within(node("agent-a")).getByRole("button", { name: "Collapse “Write the tests”" }));
     expect(node("agent-a").getAttribute("aria-expanded")).toBe("false");
-    expect(node("agent-a").getAttribute("aria-owns")).toBeNull();
-    expect(within(tree).getAllByRole("group")).toHaveLength(1);
+    expect(nodes().map((n) => n.dataset.agentId)).toEqual(["agent-main", "agent-a", "agent-b"]);
+    expect(node("agent-b").getAttribute("aria-posinset")).toBe("2");
   });
 
   it("moves the focus and the tab stop with Home, End, the arrows, and selects with Enter", () => {
@@ -378,6 +378,62 @@ describe("AgentTree", () => {
     render(<AgentTree />);
     expect(screen.getByText("No session yet")).toBeTruthy();
     expect(nodes()).toHaveLength(0);
+  });
+});
+
+describe("a large tree", () => {
+  let e = eventMaker();
+  beforeEach(() => {
+    resetStores({ session: sessionInfo() });
+    e = eventMaker();
+    const events = [e.started("agent-main", null, "main"), e.status("agent-main", "running")];
+    for (let i = 0; i < 200; i++) {
+      events.push(e.started(`agent-${i}`, "agent-main", `Reader ${i}`), e.status(`agent-${i}`, "running"));
+    }
+    applyEvents(events);
+  });
+
+  it("puts only the rows in view (and a few beyond) in the page, each where the whole tree would have it", () => {
+    render(<AgentTree />);
+    const shown = nodes();
+    // 700 px of 44 px rows, and the overscan: a small part of the 201.
+    expect(shown.length).toBeGreaterThan(10);
+    expect(shown.length).toBeLessThan(40);
+    expect(shown.map((n) => n.dataset.agentId).slice(0, 3)).toEqual(["agent-main", "agent-0", "agent-1"]);
+    // The tree is as tall as all its rows, for the scroll bar.
+    expect(screen.getByRole("tree").style.height).toBe(`${201 * 44 + 8}px`);
+    expect(node("agent-1").style.transform).toBe(`translateY(${4 + 2 * 44}px)`);
+    expect(node("agent-1").getAttribute("aria-posinset")).toBe("2");
+    expect(node("agent-1").getAttribute("aria-setsize")).toBe("200");
+  });
+
+  it("brings a row moved to by a key into the page and focuses it; the tab stop is always there", () => {
+    render(<AgentTree />);
+    act(() => node("agent-main").focus());
+    fireEvent.keyDown(document.activeElement!, { key: "End" });
+    expect((document.activeElement as HTMLElement).dataset.agentId).toBe("agent-199");
+    expect(selectedId()).toBe("agent-199");
+    expect(node("agent-199").tabIndex).toBe(0);
+    fireEvent.keyDown(document.activeElement!, { key: "ArrowUp" });
+    expect((document.activeElement as HTMLElement).dataset.agentId).toBe("agent-198");
+    // Selected far down while the view is at the top: still in the page, the one row Tab reaches.
+    act(() => uiStore.set((s) => ({ ...s, selected: "agent-150" })));
+    expect(node("agent-150").tabIndex).toBe(0);
+  });
+
+  it("commits nothing for a streamed event of an agent it does not show, and only that row for one it shows", () => {
+    const commits = vi.fn();
+    render(
+      <Profiler id="tree" onRender={commits}>
+        <AgentTree />
+      </Profiler>,
+    );
+    commits.mockClear();
+    act(() => applyEvents([e.make("agent-190", { type: "response_chunk", content: "…" }), e.status("agent-190", "completed")]));
+    expect(commits).not.toHaveBeenCalled();
+    act(() => applyEvents([e.status("agent-1", "completed")]));
+    expect(commits).toHaveBeenCalledTimes(1);
+    expect(node("agent-1").dataset.status).toBe("completed");
   });
 });
 

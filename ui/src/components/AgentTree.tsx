@@ -1,16 +1,22 @@
 /**
  * The agent tree: one row per visible agent, collapsible to any depth, a real
- * tree for assistive technology (WAI-ARIA tree pattern: treeitems, each
- * parent's children in a group it owns, levels, positions, roving tabindex;
- * ↑/↓/Home/End move, → opens or goes in, ← closes or goes up, Enter
- * selects; the selection follows the focus). Shift+D opens Delegate… under
- * the selected agent from anywhere but a text field. Rows are one fixed
- * height (components/tree/TreeNode.tsx); the selected agent's worktree, while
- * it can still be acted on, is under the tree.
+ * tree for assistive technology (WAI-ARIA tree pattern: treeitems with their
+ * levels, positions and expanded state, roving tabindex; ↑/↓/Home/End move,
+ * → opens or goes in, ← closes or goes up, Enter selects; the selection
+ * follows the focus). Shift+D opens Delegate… under the selected agent from
+ * anywhere but a text field.
+ *
+ * Virtualised: only the rows in view (and the tab stop, so Tab and the focus
+ * always find it) are in the page, so 200 agents cost what 20 do. The items
+ * are one flat list, each with its level, set size and position (the ARIA
+ * pattern for a tree not wholly in the DOM). Rows are one fixed height
+ * (components/tree/TreeNode.tsx); the selected agent's worktree, while it can
+ * still be acted on, is under the tree.
  */
-import { Fragment, useCallback, useEffect, useId, useRef, type KeyboardEvent } from "react";
+import { defaultRangeExtractor, useVirtualizer, type Range } from "@tanstack/react-virtual";
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, type CSSProperties, type KeyboardEvent } from "react";
 import type { AgentId } from "../bindings";
-import { nestRows, tabStop, treeKey, type Branch } from "../lib/tree";
+import { tabStop, treeKey } from "../lib/tree";
 import { effectiveSelection, visibleRows } from "../store/selectors";
 import { delegateShortcut } from "../store/delegate";
 import { bookStore } from "../store/review";
@@ -21,6 +27,11 @@ import { IconTree } from "./icons";
 import { SelectedWorktree } from "./tree/SelectedWorktree";
 import { TreeNode } from "./tree/TreeNode";
 
+/** A row's height in CSS px (the stylesheet's --tree-row-h is set from it). */
+const ROW_HEIGHT = 44;
+/** Rows rendered beyond each edge of the view, so a quick scroll shows no gap. */
+const OVERSCAN = 8;
+
 export function AgentTree() {
   const collapsed = useStore(uiStore, (s) => s.collapsed);
   const rows = useStore(sessionStore, (s) => visibleRows(s, collapsed));
@@ -29,7 +40,10 @@ export function AgentTree() {
   const starting = useStore(uiStore, (s) => s.starting);
   const readOnly = useStore(bookStore, (b) => b.review !== null);
   const treeRef = useRef<HTMLDivElement>(null);
-  const groupBase = useId();
+  /** A row to focus once it is rendered (moved to by a key while out of view). */
+  const pendingFocus = useRef<AgentId | null>(null);
+  const stop = tabStop(rows, selected);
+  const stopIndex = useMemo(() => rows.findIndex((r) => r.id === stop), [rows, stop]);
 
   // On the window, so the shortcut works wherever focus is (the output, a card), as long as the tree is shown.
   useEffect(() => {
@@ -40,13 +54,49 @@ export function AgentTree() {
     return () => window.removeEventListener("keydown", onKey);
   }, []);
 
-  const focusRow = useCallback((id: AgentId) => {
+  // The pane's body scrolls (the worktree under the tree scrolls with it).
+  // eslint-disable-next-line react-hooks/incompatible-library
+  const virtualizer = useVirtualizer({
+    count: rows.length,
+    getScrollElement: () => treeRef.current?.parentElement ?? null,
+    estimateSize: () => ROW_HEIGHT,
+    overscan: OVERSCAN,
+    getItemKey: (i) => rows[i]?.id ?? i,
+    // The tree is the first thing in the pane's body; these are its padding.
+    paddingStart: 4,
+    paddingEnd: 4,
+    // The tab stop is always in the page: Tab finds the tree, and a focused row is never unmounted.
+    rangeExtractor: useCallback(
+      (range: Range) => {
+        const shown = defaultRangeExtractor(range);
+        if (stopIndex < 0 || shown.includes(stopIndex)) return shown;
+        return [...shown, stopIndex].sort((a, b) => a - b);
+      },
+      [stopIndex],
+    ),
+  });
+
+  const rowElement = (id: AgentId) =>
+    [...(treeRef.current?.querySelectorAll<HTMLElement>('[role="treeitem"]') ?? [])].find((n) => n.dataset.agentId === id);
+
+  useLayoutEffect(() => {
+    const id = pendingFocus.current;
+    if (id === null) return;
+    const el = rowElement(id);
+    if (el) {
+      pendingFocus.current = null;
+      el.focus();
+    }
+  });
+
+  const focusRow = (id: AgentId) => {
     select(id);
-    const el = [...(treeRef.current?.querySelectorAll<HTMLElement>('[role="treeitem"]') ?? [])].find(
-      (n) => n.dataset.agentId === id,
-    );
-    el?.focus();
-  }, []);
+    const index = rows.findIndex((r) => r.id === id);
+    if (index >= 0) virtualizer.scrollToIndex(index, { align: "auto" });
+    const el = rowElement(id);
+    if (el) el.focus();
+    else pendingFocus.current = id;
+  };
 
   const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
     if (e.altKey || e.ctrlKey || e.metaKey) return;
@@ -81,47 +131,26 @@ export function AgentTree() {
     );
   }
 
-  const ctx: BranchContext = { selected, stop: tabStop(rows, selected), readOnly, groupBase };
+  const style = { "--tree-row-h": `${ROW_HEIGHT}px`, height: virtualizer.getTotalSize() } as CSSProperties;
   return (
     <>
-      <div className="tree" role="tree" aria-label="Agents" ref={treeRef} onKeyDown={onKeyDown}>
-        <Branches branches={nestRows(rows)} ctx={ctx} />
+      <div className="tree" role="tree" aria-label="Agents" ref={treeRef} onKeyDown={onKeyDown} style={style}>
+        {virtualizer.getVirtualItems().map((item) => {
+          const row = rows[item.index];
+          if (!row) return null;
+          return (
+            <TreeNode
+              key={row.id}
+              row={row}
+              top={item.start}
+              selected={row.id === selected}
+              focusable={row.id === stop}
+              readOnly={readOnly}
+            />
+          );
+        })}
       </div>
       {selected !== null ? <SelectedWorktree agentId={selected} /> : null}
-    </>
-  );
-}
-
-interface BranchContext {
-  selected: AgentId | null;
-  stop: AgentId | null;
-  readOnly: boolean;
-  groupBase: string;
-}
-
-/** Rows and, after each open parent, the group of its children (which that row owns). */
-function Branches({ branches, ctx }: { branches: readonly Branch[]; ctx: BranchContext }) {
-  return (
-    <>
-      {branches.map(({ row, children }) => {
-        const groupId = `${ctx.groupBase}-${row.id}`;
-        return (
-          <Fragment key={row.id}>
-            <TreeNode
-              row={row}
-              selected={row.id === ctx.selected}
-              focusable={row.id === ctx.stop}
-              readOnly={ctx.readOnly}
-              groupId={groupId}
-            />
-            {children.length > 0 ? (
-              <div role="group" id={groupId} className="tree-group">
-                <Branches branches={children} ctx={ctx} />
-              </div>
-            ) : null}
-          </Fragment>
-        );
-      })}
     </>
   );
 }

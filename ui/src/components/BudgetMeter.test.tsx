@@ -5,7 +5,11 @@ import { uiStore } from "../store/ui";
 import { eventMaker } from "../test/events";
 import { applyEvents, applyUsage, resetStores, sessionInfo } from "../test/stores";
 import { agentUsage, figures, standing, usageUpdate } from "../test/usage";
+import { withLayout } from "../test/layout";
 import { AgentTree } from "./AgentTree";
+
+// The tree is virtualised: a pane 700 px tall shows every row of these small trees.
+withLayout({ offsetHeight: 700, offsetWidth: 320, clientHeight: 700 });
 import { BudgetMeter } from "./BudgetMeter";
 
 vi.mock("../bindings", async (importOriginal) => ({

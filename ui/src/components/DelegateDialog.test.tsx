@@ -7,7 +7,11 @@ import { uiStore } from "../store/ui";
 import { eventMaker } from "../test/events";
 import { pastSession } from "../test/past";
 import { applyEvents, appState, resetStores, sessionInfo } from "../test/stores";
+import { withLayout } from "../test/layout";
 import { AgentTree } from "./AgentTree";
+
+// The tree is virtualised: a pane 700 px tall shows every row of these small trees.
+withLayout({ offsetHeight: 700, offsetWidth: 320, clientHeight: 700 });
 import { DelegateDialog } from "./DelegateDialog";
 import { MessageDialog } from "./MessageDialog";
 import { ToolCard } from "./output/ToolCard";

@@ -2,8 +2,9 @@
  * Typing must not render the session view: in the whole window (App), a
  * keystroke in the prompt box, the Message… field or the Delegate… task
  * renders that field's own subtree, never the agent tree or the output; and
- * the stream's events never render the prompt box or an open dialog whose
- * agent is the one streaming. React's <Profiler> counts the commits of each.
+ * the stream's events never render the prompt box, an open dialog whose
+ * agent is the one streaming, or the tree's rows (streamed text is not in
+ * them). React's <Profiler> counts the commits of each.
  */
 import { act, fireEvent, render, screen } from "@testing-library/react";
 import { Profiler, createElement, type ComponentType } from "react";
@@ -122,6 +123,9 @@ describe("typing", () => {
     stream();
     stream();
     expect(renders.output).toBeGreaterThan(0);
+    // Streamed text is not in the tree's rows: they render for what they show (a status, here).
+    expect(renders.tree ?? 0).toBe(0);
+    act(() => applyEvents([e.status("agent-s", "waiting_approval")]));
     expect(renders.tree).toBeGreaterThan(0);
     expect(renders.prompt ?? 0).toBe(0);
     expect((screen.getByTestId("prompt-input") as HTMLTextAreaElement).value).toBe("draft");

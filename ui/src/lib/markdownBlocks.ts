@@ -17,6 +17,7 @@
  */
 import DOMPurify from "dompurify";
 import { Lexer, marked, type Links, type MarkedOptions } from "marked";
+import { timed } from "./perf";
 
 // breaks: a line break a model (or a tool's output it quotes) writes is one: file
 // lists and command output must not run together ("src/util.py src/app.py").
@@ -155,11 +156,13 @@ export class BlockSplitter {
 
 /** One block (or any Markdown) as sanitised HTML, with the text's link definitions. */
 export function renderBlock(raw: string, links: Links = NO_LINKS): string {
-  const options = lexerOptions();
-  const lexer = new Lexer(options);
-  if (links !== NO_LINKS) Object.assign(lexer.tokens.links, links);
-  const html = marked.parser(lexer.lex(raw), options);
-  return DOMPurify.sanitize(html, SANITIZE);
+  return timed("markdown", () => {
+    const options = lexerOptions();
+    const lexer = new Lexer(options);
+    if (links !== NO_LINKS) Object.assign(lexer.tokens.links, links);
+    const html = marked.parser(lexer.lex(raw), options);
+    return DOMPurify.sanitize(html, SANITIZE);
+  });
 }
 
 /** How many lines a block takes in the source: what a part of a long answer is measured in. */

@@ -4,7 +4,10 @@
  * animation frames (ms), `work` the time each applied batch of events took
  * to reduce and render (ms), `paints` each timeline paint: when it ended
  * (performance.now()), how long it took and how many rectangles it filled,
- * and `inputs` the input latency of text fields (ms). Off otherwise.
+ * `inputs` the input latency of text fields (ms), and `spent` the time (ms)
+ * summed per named stage of the page's own work (`timed`: reducing events,
+ * splitting Markdown into blocks, rendering blocks to HTML), which says where
+ * a slow frame's time went. Off otherwise.
  *
  * `inputs`: for each `input` event in a textarea or an input, the time from
  * the event's `timeStamp` (when the browser created it, on the
@@ -29,6 +32,8 @@ export interface PerfProbe {
   work: number[];
   paints: TimelinePaint[];
   inputs: number[];
+  /** Milliseconds spent per stage (see `timed`), summed since the probe was last cleared. */
+  spent: Record<string, number>;
 }
 
 declare global {
@@ -38,6 +43,21 @@ declare global {
 }
 
 const MAX_FRAMES = 100_000;
+
+/** The probe while it is on (null otherwise: `timed` costs one comparison). */
+let active: PerfProbe | null = null;
+
+/** `f()`, its time added to the probe's `spent[stage]` while the probe is on. */
+export function timed<T>(stage: string, f: () => T): T {
+  const probe = active;
+  if (probe === null) return f();
+  const started = performance.now();
+  try {
+    return f();
+  } finally {
+    probe.spent[stage] = (probe.spent[stage] ?? 0) + performance.now() - started;
+  }
+}
 
 function enabled(): boolean {
   try {
@@ -92,8 +112,9 @@ function installInputProbe(probe: PerfProbe): void {
 
 export function installPerfProbe(): void {
   if (typeof window === "undefined" || !enabled() || window.__arborPerf) return;
-  const probe: PerfProbe = { frames: [], work: [], paints: [], inputs: [] };
+  const probe: PerfProbe = { frames: [], work: [], paints: [], inputs: [], spent: {} };
   window.__arborPerf = probe;
+  active = probe;
   installInputProbe(probe);
   let last = performance.now();
   const tick = (t: number) => {

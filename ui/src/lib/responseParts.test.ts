@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { OutputItem } from "../store/session/types";
-import { PART_LINES, ResponseParts, estimateRowSize, type ResponsePart } from "./responseParts";
+import { splitBlocks } from "./markdownBlocks";
+import { PART_LINES, ResponseParts, SLICE_CHARS, estimateRowSize, type ResponsePart } from "./responseParts";
 
 function response(text: string, streaming = false, key = "e5"): OutputItem {
   return { kind: "response", key, text, streaming, ts: 1 };
@@ -63,6 +64,58 @@ describe("ResponseParts", () => {
     const again = cache.expand(items);
     expect(parts(cache.expand(items))).toEqual(parts(again));
     expect(parts(cache.expand(items))[0]).toBe(after[0]);
+  });
+
+  it("splits a response far longer than a slice over several calls, from its start, ending as one split would", () => {
+    const text = paragraphs(3000);
+    expect(text.length).toBeGreaterThan(8 * SLICE_CHARS);
+    const cache = new ResponseParts();
+    const items = [response(text)];
+    const first = parts(cache.expand(items));
+    expect(cache.behind).toBe(true);
+    const shown = first.map((p) => p.blocks.join("")).join("");
+    expect(text.startsWith(shown)).toBe(true);
+    expect(shown.length).toBeLessThanOrEqual(SLICE_CHARS + 1);
+    expect(first[0]?.key).toBe("e5");
+    // Split in part: its end shows as still coming.
+    expect(first.at(-1)?.streaming).toBe(true);
+    let calls = 1;
+    let last = first;
+    while (cache.behind && calls < 100) {
+      last = parts(cache.expand(items));
+      calls++;
+    }
+    expect(calls).toBeGreaterThanOrEqual(Math.floor(text.length / SLICE_CHARS));
+    expect(last.flatMap((p) => p.blocks)).toEqual(splitBlocks(text).blocks);
+    expect(last.some((p) => p.streaming)).toBe(false);
+    // The parts of the first call that were complete are still the same objects.
+    expect(last[0]).toBe(first[0]);
+  });
+
+  it("does not split a finished response again when another list shows it", () => {
+    const items = [response(paragraphs(3000))];
+    const cache = new ResponseParts();
+    let rows = parts(cache.expand(items));
+    while (cache.behind) rows = parts(cache.expand(items));
+    const again = new ResponseParts();
+    expect(parts(again.expand(items))[0]).toBe(rows[0]);
+    expect(again.behind).toBe(false);
+  });
+
+  it("reads a long last block (a fence) at once rather than again with every slice", () => {
+    const fence = "```\n" + Array.from({ length: 4000 }, (_, i) => `line ${i}`).join("\n") + "\n```\n";
+    const text = `${paragraphs(300)}\n\n${fence}\nAfter.`;
+    expect(text.length).toBeGreaterThan(10 * SLICE_CHARS);
+    const cache = new ResponseParts();
+    const items = [response(text)];
+    let calls = 0;
+    let rows: ResponsePart[];
+    do {
+      rows = parts(cache.expand(items));
+      calls++;
+    } while (cache.behind && calls < 100);
+    expect(calls).toBeLessThanOrEqual(4);
+    expect(rows.map((p) => p.blocks.join("")).join("")).toBe(text);
   });
 
   it("estimates a part's height by its lines before it is measured", () => {

@@ -12,14 +12,24 @@
  * blocks are unchanged keeps its object. A block is never cut (a 300-line
  * fence is one part).
  *
+ * A response far longer than what has been split (a long answer arriving
+ * whole, or shown for the first time) is split a slice a frame, from its
+ * start (`SLICE_CHARS`): marked's lexer reads about 300 characters a
+ * millisecond in the webview, and a 56,000-character answer read at once held
+ * its frame for 190 ms. Its parts appear as if it streamed fast, and the
+ * output asks for the next frame while `behind` is true.
+ *
  * The first part's key is the response's own (`e<seq>`), so a jump to an
  * event (search hit, timeline) finds the response as before; the others'
  * (`e<seq>~<n>`) are not event keys, and `rowForSeq` skips them.
  */
 import type { OutputItem } from "../store/session/types";
 import { lineCount, splitBlocks, type BlockSplit, type Links } from "./markdownBlocks";
+import { timed } from "./perf";
 
 export const PART_LINES = 16;
+/** Characters of a response split per frame while it is behind (about 15 ms of the webview's lexing). */
+export const SLICE_CHARS = 4_000;
 
 type ResponseItem = Extract<OutputItem, { kind: "response" }>;
 
@@ -48,6 +58,24 @@ interface Entry {
   item: ResponseItem;
   split: BlockSplit;
   parts: ResponsePart[];
+  /** The split covers only the start of the item's text: the rest comes in later frames. */
+  behind: boolean;
+}
+
+/** Entries of finished responses, by item: an agent shown again does not split them again. */
+const finished = new WeakMap<ResponseItem, Entry>();
+
+/**
+ * What of `text` to split now, given the split so far: all of it, or (far
+ * behind) up to a line end about SLICE_CHARS further. A long last block is
+ * read again with every slice, so past SLICE_CHARS the rest is read at once.
+ */
+function nextSlice(text: string, previous: BlockSplit | null): string {
+  const from = previous && text.startsWith(previous.text) ? previous.text.length : 0;
+  if (text.length - from <= SLICE_CHARS || text.includes("\r")) return text;
+  if (from > 0 && (previous?.blocks.at(-1)?.length ?? 0) > SLICE_CHARS) return text;
+  const cut = text.lastIndexOf("\n", from + SLICE_CHARS);
+  return text.slice(0, cut > from ? cut + 1 : from + SLICE_CHARS);
 }
 
 function sameBlocks(a: readonly string[], b: readonly string[], from: number): boolean {
@@ -124,12 +152,24 @@ export class ResponseParts {
     return out;
   }
 
+  /** Whether a response is split only in part: the list should expand again next frame. */
+  get behind(): boolean {
+    for (const entry of this.entries.values()) if (entry.behind) return true;
+    return false;
+  }
+
   private partsOf(item: ResponseItem): Entry {
-    const old = this.entries.get(item.key);
-    if (old?.item === item) return old;
-    if (old && old.item.text === item.text && old.item.streaming === item.streaming) return { ...old, item };
-    const split = splitBlocks(item.text, old?.split);
-    return { item, split, parts: group(item, split, old?.parts ?? []) };
+    const old = this.entries.get(item.key) ?? finished.get(item);
+    if (old?.item === item && !old.behind) return old;
+    if (old && !old.behind && old.item.text === item.text && old.item.streaming === item.streaming) return { ...old, item };
+    const text = nextSlice(item.text, old?.split ?? null);
+    const split = timed("split", () => splitBlocks(text, old?.split));
+    const behind = text.length < item.text.length;
+    // Split in part: its last part shows as still streaming.
+    const shown = behind ? { ...item, text, streaming: true } : item;
+    const entry = { item, split, parts: group(shown, split, old?.parts ?? []), behind };
+    if (!behind && !item.streaming) finished.set(item, entry);
+    return entry;
   }
 }
 

@@ -149,6 +149,23 @@ describe("visible rows", () => {
     ]);
     expect(visibleRows(s, { "agent-main": true }).map((r) => r.id)).toEqual(["agent-main"]);
   });
+
+  it("gives the same rows back while the tree's shape is the same, and new objects only for rows that changed", () => {
+    const { e, s } = tree();
+    const before = visibleRows(s, {});
+    // Streamed text and a status change: every agent record is new, the shape is not.
+    const streamed = reduceBatch(s, [e.make("agent-a", { type: "response_chunk", content: "more" }), e.status("agent-b", "running")]);
+    expect(streamed.agents).not.toBe(s.agents);
+    expect(visibleRows(streamed, {})).toBe(before);
+    // A new subagent under agent-b: agent-b's row (now a parent) and the new row are new, the others kept.
+    const grown = reduceBatch(streamed, [e.started("agent-b1", "agent-b", "Child of b", { depth: 2 })]);
+    const after = visibleRows(grown, {});
+    expect(after.map((r) => r.id)).toEqual(["agent-main", "agent-a", "agent-a1", "agent-b", "agent-b1"]);
+    expect(after.slice(0, 3)).toEqual(before.slice(0, 3));
+    expect(after.slice(0, 3).every((r, i) => r === before[i])).toBe(true);
+    expect(after[3]).not.toBe(before[3]);
+    expect(after[3]).toMatchObject({ id: "agent-b", hasChildren: true });
+  });
 });
 
 describe("approvals", () => {

@@ -136,10 +136,10 @@ export interface TreeRow {
   setSize: number;
 }
 
-const rowsMemo = new WeakMap<Record<AgentId, AgentNode>, { roots: AgentId[]; collapsed: object; rows: TreeRow[] }>();
+const rowsMemo = new WeakMap<Record<AgentId, AgentNode>, { roots: AgentId[]; collapsed: object; rows: readonly TreeRow[] }>();
 
 /** The tree flattened into the rows currently shown (children of collapsed nodes hidden). */
-export function visibleRows(state: SessionState, collapsed: Readonly<Record<AgentId, boolean>>): TreeRow[] {
+export function visibleRows(state: SessionState, collapsed: Readonly<Record<AgentId, boolean>>): readonly TreeRow[] {
   const hit = rowsMemo.get(state.agents);
   if (hit && hit.roots === state.roots && hit.collapsed === collapsed) return hit.rows;
   const rows: TreeRow[] = [];
@@ -162,8 +162,96 @@ export function visibleRows(state: SessionState, collapsed: Readonly<Record<Agen
     row.posInSet = n;
   }
   for (const row of rows) row.setSize = sizes.get(row.parentId) ?? 1;
-  rowsMemo.set(state.agents, { roots: state.roots, collapsed, rows });
+  const stable = reuseRows(rows);
+  rowsMemo.set(state.agents, { roots: state.roots, collapsed, rows: stable });
+  return stable;
+}
+
+/** What an agent's row in the tree shows of it: not its output, which changes with every streamed piece. */
+export type RowAgent = Pick<
+  AgentNode,
+  | "id"
+  | "parentId"
+  | "depth"
+  | "description"
+  | "subagentType"
+  | "model"
+  | "status"
+  | "pendingApprovals"
+  | "turns"
+  | "runStartedAt"
+  | "wallRunStartedAt"
+  | "wallElapsedMs"
+>;
+
+const rowAgentMemo = new WeakMap<AgentNode, RowAgent>();
+/** The last RowAgent given for each id: the same object back while what a row shows is the same. */
+const lastRowAgents = new Map<AgentId, RowAgent>();
+
+/**
+ * The agent as its tree row shows it; the same object while those facts are
+ * the same, so a row does not render again for the text its agent streams.
+ */
+export function rowAgent(state: SessionState, id: AgentId): RowAgent | null {
+  const node = state.agents[id];
+  if (!node) return null;
+  const hit = rowAgentMemo.get(node);
+  if (hit) return hit;
+  const next: RowAgent = {
+    id: node.id,
+    parentId: node.parentId,
+    depth: node.depth,
+    description: node.description,
+    subagentType: node.subagentType,
+    model: node.model,
+    status: node.status,
+    pendingApprovals: node.pendingApprovals,
+    turns: node.turns,
+    runStartedAt: node.runStartedAt,
+    wallRunStartedAt: node.wallRunStartedAt,
+    wallElapsedMs: node.wallElapsedMs,
+  };
+  const prev = lastRowAgents.get(id);
+  const out = prev && (Object.keys(next) as (keyof RowAgent)[]).every((k) => prev[k] === next[k]) ? prev : next;
+  // Ids are unique per session; a long day of sessions should not keep them all.
+  if (lastRowAgents.size > 5000) lastRowAgents.clear();
+  lastRowAgents.set(id, out);
+  rowAgentMemo.set(node, out);
+  return out;
+}
+
+/** The rows last returned, by id: a batch that changes agents but not the tree's shape gives the same rows back. */
+let lastRows: readonly TreeRow[] = [];
+let lastById = new Map<AgentId, TreeRow>();
+
+/**
+ * The rows with each unchanged row the object it was before, and the previous
+ * array itself when no row changed: the tree and its memoised rows re-render
+ * only for what moved, not on every streamed event.
+ */
+function reuseRows(rows: TreeRow[]): readonly TreeRow[] {
+  let same = rows.length === lastRows.length;
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i]!;
+    const old = lastById.get(row.id);
+    if (old && sameRow(old, row)) rows[i] = old;
+    if (rows[i] !== lastRows[i]) same = false;
+  }
+  if (same) return lastRows;
+  lastRows = rows;
+  lastById = new Map(rows.map((r) => [r.id, r]));
   return rows;
+}
+
+function sameRow(a: TreeRow, b: TreeRow): boolean {
+  return (
+    a.level === b.level &&
+    a.hasChildren === b.hasChildren &&
+    a.expanded === b.expanded &&
+    a.parentId === b.parentId &&
+    a.posInSet === b.posInSet &&
+    a.setSize === b.setSize
+  );
 }
 
 const itemsMemo = new WeakMap<OutputItem[], { showThoughts: boolean; list: OutputItem[] }>();
@@ -287,7 +375,7 @@ export function elapsedMs(node: AgentNode, now: number): number | null {
  * one so far (Rust's StoredAgent `elapsed_ms` + now − `run_started_at`, as the
  * reducer mirrors them); null while it never ran.
  */
-export function totalElapsedMs(node: AgentNode, now: number): number | null {
+export function totalElapsedMs(node: Pick<AgentNode, "wallRunStartedAt" | "wallElapsedMs" | "runStartedAt">, now: number): number | null {
   const ran = node.wallRunStartedAt !== null || node.wallElapsedMs > 0 || node.runStartedAt !== null;
   return ran ? wallTimeMs(node, now) : null;
 }

@@ -18,6 +18,7 @@ import type { SessionState } from "./session/types";
 import { withUsage } from "./session/usage";
 import { createStore, type Readable } from "./store";
 import { applyFrames, clearTimelines } from "./timeline";
+import { timed } from "../lib/perf";
 
 /** The displayed session: the live one, or a past one under review. */
 export const sessionStore = createStore<SessionState>(initialSession());
@@ -136,7 +137,7 @@ export function flushEvents(): void {
   timelineQueue = [];
   const started = typeof performance !== "undefined" ? performance.now() : 0;
   const parked = parkedStore.get();
-  const next = withRules(withUsage(reduceBatch(parked ?? sessionStore.get(), events), usage), rules);
+  const next = timed("reduce", () => withRules(withUsage(reduceBatch(parked ?? sessionStore.get(), events), usage), rules));
   // The live session's timeline, before its state: a render for the state finds the segments there.
   if (next.sessionId !== null) applyFrames(next.sessionId, timeline);
   if (parked !== null) parkedStore.set(next);

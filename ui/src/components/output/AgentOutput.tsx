@@ -60,7 +60,15 @@ export function AgentOutput({ id }: { id: AgentId }) {
   const earlierError = pages?.error ?? null;
   // Each response's blocks and parts, kept while this agent is shown, so a streamed append redoes only its end.
   const [parts] = useState(() => new ResponseParts());
-  const parted = useMemo(() => parts.expand(items), [parts, items]);
+  // Counts the frames a long response is split over (lib/responseParts.ts): each one expands it further.
+  const [sliced, setSliced] = useState(0);
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- `sliced` is the next frame's slice, read from `parts`
+  const parted = useMemo(() => parts.expand(items), [parts, items, sliced]);
+  useEffect(() => {
+    if (!parts.behind) return;
+    const f = requestAnimationFrame(() => setSliced((n) => n + 1));
+    return () => cancelAnimationFrame(f);
+  }, [parts, parted]);
   const rows: readonly Row[] = useMemo(() => {
     const lead: Row[] = [];
     if (earlierState !== "none") {

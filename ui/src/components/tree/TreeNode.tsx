@@ -12,7 +12,7 @@ import { memo, useState, type CSSProperties } from "react";
 import { formatCost, formatDuration, formatTokens, formatTurns, statusLabel } from "../../lib/format";
 import { OUTCOME_WORDS, rowLabel } from "../../lib/tree";
 import { useNow } from "../../hooks/useNow";
-import { agentStanding, agentWorktree, changeCount, lastTool, subtreeSizes, totalElapsedMs, type TreeRow } from "../../store/selectors";
+import { agentStanding, agentWorktree, changeCount, lastTool, rowAgent, subtreeSizes, totalElapsedMs, type TreeRow } from "../../store/selectors";
 import { isTerminal } from "../../store/session/status";
 import { agentFigures } from "../../store/session/usage";
 import { sessionStore } from "../../store/sessionStore";
@@ -33,12 +33,13 @@ export interface TreeNodeProps {
   focusable: boolean;
   /** A past session under review: no actions. */
   readOnly: boolean;
-  /** The id of the group holding its children (the treeitem owns it: it is the row's next sibling in the DOM). */
-  groupId: string;
+  /** Where the row sits in the virtualised tree (CSS px from its top). */
+  top: number;
 }
 
-export const TreeNode = memo(function TreeNode({ row, selected, focusable, readOnly, groupId }: TreeNodeProps) {
-  const node = useStore(sessionStore, (s) => s.agents[row.id]);
+export const TreeNode = memo(function TreeNode({ row, selected, focusable, readOnly, top }: TreeNodeProps) {
+  // Its facts, not its output: the row does not render for each streamed piece.
+  const node = useStore(sessionStore, (s) => rowAgent(s, row.id));
   // Folded: the subtree's figures (Rust's), so what the hidden subagents used still shows.
   const folded = row.hasChildren && !row.expanded;
   const figures = useStore(sessionStore, (s) => agentFigures(s.usage, row.id, folded));
@@ -66,7 +67,7 @@ export const TreeNode = memo(function TreeNode({ row, selected, focusable, readO
   // A refusal leads the line (it is what happened); an approval follows the call.
   const refusal = mark !== null && mark.approved === false;
   const showActions = !readOnly && (selected || hovered || focusWithin);
-  const indent = { "--level": row.level } as CSSProperties;
+  const place = { "--level": row.level, transform: `translateY(${top}px)` } as CSSProperties;
 
   return (
     <div
@@ -88,9 +89,8 @@ export const TreeNode = memo(function TreeNode({ row, selected, focusable, readO
       aria-posinset={row.posInSet}
       aria-selected={selected}
       aria-expanded={row.hasChildren ? row.expanded : undefined}
-      aria-owns={row.expanded ? groupId : undefined}
       tabIndex={focusable ? 0 : -1}
-      style={indent}
+      style={place}
       onClick={() => select(node.id)}
       onMouseEnter={() => setHovered(true)}
       onMouseLeave={() => setHovered(false)}
