@@ -461,3 +461,61 @@ pub fn binary_sizes(bin: &Path) {
         }
     }
 }
+
+/// Process start to the first settled screen, with no WebDriver: the app started
+/// as a person starts it, on a private Xvfb whose framebuffer (`-fbdir`) is read
+/// every 10 ms. The figure is the last change of the screen before it stays
+/// still for 1.5 s (the first-run screen, drawn). WebDriver's own session set-up
+/// (about 0.6 s before the page may load) is in the other cold-start figure.
+pub fn cold_start_direct(bin: &Path) -> Option<(f64, Vec<f64>)> {
+    use std::hash::{Hash, Hasher};
+    use std::io::BufRead;
+    let dir = tempfile::tempdir().ok()?;
+    let mut xvfb = std::process::Command::new("Xvfb")
+        .args(["-displayfd", "1", "-screen", "0", "1440x900x24", "-nolisten", "tcp", "-nocursor", "-fbdir"])
+        .arg(dir.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .ok()?;
+    let mut line = String::new();
+    std::io::BufReader::new(xvfb.stdout.take()?).read_line(&mut line).ok()?;
+    let framebuffer = dir.path().join("Xvfb_screen0");
+    // A sample of the screen's bytes: enough to see any change of what is drawn.
+    let screen = || -> u64 {
+        let bytes = std::fs::read(&framebuffer).unwrap_or_default();
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        bytes.iter().step_by(61).for_each(|b| b.hash(&mut h));
+        h.finish()
+    };
+    let before = screen();
+    let started = Instant::now();
+    let mut app = std::process::Command::new(bin)
+        .env("DISPLAY", format!(":{}", line.trim()))
+        .env_remove("WAYLAND_DISPLAY")
+        .env_remove("DBUS_SESSION_BUS_ADDRESS")
+        .env("ARBOR_CONFIG_DIR", dir.path().join("config"))
+        .env("ARBOR_DATA_DIR", dir.path().join("data"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .ok()?;
+    let mut last = before;
+    let mut changes = Vec::new();
+    while started.elapsed() < Duration::from_secs(8) {
+        let now = screen();
+        let at = started.elapsed().as_secs_f64() * 1000.0;
+        if now != last {
+            changes.push(at);
+            last = now;
+        } else if changes.last().is_some_and(|t| at - t > 1500.0) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let _ = app.kill();
+    let _ = app.wait();
+    let _ = xvfb.kill();
+    let _ = xvfb.wait();
+    changes.last().map(|t| (*t, changes.clone()))
+}

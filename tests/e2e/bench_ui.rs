@@ -4,7 +4,8 @@
 //! - the event stream at ~20,000 events/s (20 subagents streaming at once through
 //!   the real provider, runtime and bridge): events/s reached, frame intervals and
 //!   the UI's work per applied batch (reduce + render);
-//! - cold start: process start to the page's first contentful paint;
+//! - cold start: process start to the first settled screen as a person starts the app
+//!   (no WebDriver), and through WebDriver to the page's first contentful paint;
 //! - memory: the app and its WebKit processes, as PSS (shared pages shared out)
 //!   and RSS, with the window up and idle, and again after the demo has run;
 //! - the Timeline of a stored 200-agent, 100,000-event session: from the tab's click
@@ -14,7 +15,7 @@
 //!
 //! `-- --timeline` measures the timeline alone; `-- --speed` the figures of bench_speed.rs,
 //! memory and start alone; `-- --many` the 200 live agents alone; `-- --typing` the typing
-//! figures alone.
+//! figures alone; `-- --start` the cold start without WebDriver alone.
 
 // A benchmark binary: its output is the report, and a failed step should stop it loudly.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
@@ -179,6 +180,20 @@ async fn main() {
         bench_speed::many_agents(&bin, &env).await;
         return;
     }
+    if std::env::args().any(|a| a == "--start") {
+        let mut direct: Vec<f64> = (0..5)
+            .filter_map(|_| bench_speed::cold_start_direct(&bin))
+            .map(|(t, changes)| {
+                println!(
+                    "screen changes after a start without WebDriver (ms): {:?}",
+                    changes.iter().map(|v| v.round()).collect::<Vec<_>>()
+                );
+                t
+            })
+            .collect();
+        println!("cold start as a person starts it: median {:.0} ms", pct(&mut direct, 0.5));
+        return;
+    }
     let only_typing = std::env::args().any(|a| a == "--typing");
     if only_typing {
         let mut scenario = firehose();
@@ -240,11 +255,23 @@ async fn main() {
         }
         app.close().await;
     }
+    let mut direct = Vec::new();
+    for _ in 0..5 {
+        if let Some((settled, changes)) = bench_speed::cold_start_direct(&bin) {
+            if direct.is_empty() {
+                println!(
+                    "screen changes after a start without WebDriver (ms): {:?}",
+                    changes.iter().map(|v| v.round()).collect::<Vec<_>>()
+                );
+            }
+            direct.push(settled);
+        }
+    }
     let env = [("ANTHROPIC_BASE_URL", server.anthropic_base_url()), ("ANTHROPIC_API_KEY", "bench".to_string())];
     speed_run(&bin, &env, 3).await;
     bench_speed::many_agents(&bin, &env).await;
     println!(
-        "cold start to an interactive window (process start to the first screen after loading): {:?} ms (median {:.0} ms)",
+        "cold start through WebDriver (process start to the first screen after loading): {:?} ms (median {:.0} ms)",
         ready.iter().map(|v| v.round()).collect::<Vec<_>>(),
         pct(&mut ready, 0.5)
     );
@@ -252,6 +279,11 @@ async fn main() {
         "  of which to the page's start {:.0} ms, to its first contentful paint {:.0} ms (medians)",
         pct(&mut page, 0.5),
         pct(&mut cold, 0.5)
+    );
+    println!(
+        "cold start as a person starts it (no WebDriver; process start to the settled first screen): {:?} ms (median {:.0} ms)",
+        direct.iter().map(|v| v.round()).collect::<Vec<_>>(),
+        pct(&mut direct, 0.5)
     );
     let mut pss: Vec<f64> = idle.iter().map(|v| v.0).collect();
     let mut rss: Vec<f64> = idle.iter().map(|v| v.1).collect();
