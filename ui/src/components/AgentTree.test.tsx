@@ -421,6 +421,37 @@ describe("a large tree", () => {
     expect(node("agent-150").tabIndex).toBe(0);
   });
 
+  it("has its tab stop in the page even before the pane is laid out (no height yet)", () => {
+    const height = vi.spyOn(HTMLElement.prototype, "offsetHeight", "get").mockReturnValue(0);
+    const client = vi.spyOn(HTMLElement.prototype, "clientHeight", "get").mockReturnValue(0);
+    try {
+      act(() => uiStore.set((s) => ({ ...s, selected: "agent-120" })));
+      render(<AgentTree />);
+      expect(nodes().map((n) => n.dataset.agentId)).toEqual(["agent-120"]);
+      expect(node("agent-120").tabIndex).toBe(0);
+      expect(node("agent-120").style.transform).toBe(`translateY(${4 + 121 * 44}px)`);
+    } finally {
+      height.mockRestore();
+      client.mockRestore();
+    }
+  });
+
+  it("keeps a row holding the focus in the page when it scrolls out of view, though it is not selected", () => {
+    render(<AgentTree />);
+    const twisty = within(node("agent-main")).getByRole("button", { name: "Collapse “main”" });
+    act(() => twisty.focus());
+    expect(selectedId()).toBe("agent-main");
+    // Select a row far down: the tab stop moves there, the focus stays on main's twisty.
+    act(() => uiStore.set((s) => ({ ...s, selected: "agent-150" })));
+    const pane = screen.getByRole("tree").parentElement!;
+    act(() => {
+      pane.scrollTop = 6000;
+      fireEvent.scroll(pane);
+    });
+    expect(document.activeElement).toBe(twisty);
+    expect(node("agent-main").contains(document.activeElement)).toBe(true);
+  });
+
   it("commits nothing for a streamed event of an agent it does not show, and only that row for one it shows", () => {
     const commits = vi.fn();
     render(

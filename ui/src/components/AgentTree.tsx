@@ -13,8 +13,18 @@
  * (components/tree/TreeNode.tsx); the selected agent's worktree, while it can
  * still be acted on, is under the tree.
  */
-import { defaultRangeExtractor, useVirtualizer, type Range } from "@tanstack/react-virtual";
-import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, type CSSProperties, type KeyboardEvent } from "react";
+import { defaultRangeExtractor, useVirtualizer, type Range, type VirtualItem } from "@tanstack/react-virtual";
+import {
+  useCallback,
+  useEffect,
+  useLayoutEffect,
+  useMemo,
+  useRef,
+  useState,
+  type CSSProperties,
+  type FocusEvent,
+  type KeyboardEvent,
+} from "react";
 import type { AgentId } from "../bindings";
 import { tabStop, treeKey } from "../lib/tree";
 import { effectiveSelection, visibleRows } from "../store/selectors";
@@ -31,6 +41,8 @@ import { TreeNode } from "./tree/TreeNode";
 const ROW_HEIGHT = 44;
 /** Rows rendered beyond each edge of the view, so a quick scroll shows no gap. */
 const OVERSCAN = 8;
+/** Space above the first row and below the last (CSS px). */
+const PADDING = 4;
 
 export function AgentTree() {
   const collapsed = useStore(uiStore, (s) => s.collapsed);
@@ -43,7 +55,13 @@ export function AgentTree() {
   /** A row to focus once it is rendered (moved to by a key while out of view). */
   const pendingFocus = useRef<AgentId | null>(null);
   const stop = tabStop(rows, selected);
-  const stopIndex = useMemo(() => rows.findIndex((r) => r.id === stop), [rows, stop]);
+  /** The row holding the focus (a row's twisty or button can hold it without selecting the row). */
+  const [focused, setFocused] = useState<AgentId | null>(null);
+  // Kept in the page whatever the scroll: Tab finds the tree, and a focused row is never unmounted.
+  const kept = useMemo(() => {
+    const ids = new Set([stop, focused]);
+    return rows.flatMap((r, i) => (ids.has(r.id) ? [i] : []));
+  }, [rows, stop, focused]);
 
   // On the window, so the shortcut works wherever focus is (the output, a card), as long as the tree is shown.
   useEffect(() => {
@@ -63,16 +81,15 @@ export function AgentTree() {
     overscan: OVERSCAN,
     getItemKey: (i) => rows[i]?.id ?? i,
     // The tree is the first thing in the pane's body; these are its padding.
-    paddingStart: 4,
-    paddingEnd: 4,
-    // The tab stop is always in the page: Tab finds the tree, and a focused row is never unmounted.
+    paddingStart: PADDING,
+    paddingEnd: PADDING,
     rangeExtractor: useCallback(
       (range: Range) => {
         const shown = defaultRangeExtractor(range);
-        if (stopIndex < 0 || shown.includes(stopIndex)) return shown;
-        return [...shown, stopIndex].sort((a, b) => a - b);
+        const more = kept.filter((i) => !shown.includes(i));
+        return more.length === 0 ? shown : [...shown, ...more].sort((a, b) => a - b);
       },
-      [stopIndex],
+      [kept],
     ),
   });
 
@@ -85,17 +102,39 @@ export function AgentTree() {
     const el = rowElement(id);
     if (el) {
       pendingFocus.current = null;
-      el.focus();
+      el.focus({ preventScroll: true });
     }
   });
+
+  /** Scrolls the pane just enough to show row `index` whole, above the worktree kept at its bottom. */
+  const reveal = (index: number) => {
+    const tree = treeRef.current;
+    const pane = tree?.parentElement;
+    if (!tree || !pane) return;
+    const covered = pane.querySelector<HTMLElement>(".tree-worktree")?.offsetHeight ?? 0;
+    // The tree is the first thing in the pane's body.
+    const top = PADDING + index * ROW_HEIGHT;
+    if (top < pane.scrollTop) pane.scrollTop = top;
+    else if (top + ROW_HEIGHT > pane.scrollTop + pane.clientHeight - covered) {
+      pane.scrollTop = top + ROW_HEIGHT - pane.clientHeight + covered;
+    }
+  };
 
   const focusRow = (id: AgentId) => {
     select(id);
     const index = rows.findIndex((r) => r.id === id);
-    if (index >= 0) virtualizer.scrollToIndex(index, { align: "auto" });
+    if (index >= 0) reveal(index);
     const el = rowElement(id);
-    if (el) el.focus();
+    if (el) el.focus({ preventScroll: true });
     else pendingFocus.current = id;
+  };
+
+  const onFocus = (e: FocusEvent<HTMLDivElement>) => {
+    const id = (e.target as HTMLElement).closest<HTMLElement>('[role="treeitem"]')?.dataset.agentId ?? null;
+    setFocused(id);
+  };
+  const onBlur = (e: FocusEvent<HTMLDivElement>) => {
+    if (!(e.relatedTarget instanceof Node && e.currentTarget.contains(e.relatedTarget))) setFocused(null);
   };
 
   const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
@@ -134,8 +173,17 @@ export function AgentTree() {
   const style = { "--tree-row-h": `${ROW_HEIGHT}px`, height: virtualizer.getTotalSize() } as CSSProperties;
   return (
     <>
-      <div className="tree" role="tree" aria-label="Agents" ref={treeRef} onKeyDown={onKeyDown} style={style}>
-        {virtualizer.getVirtualItems().map((item) => {
+      <div
+        className="tree"
+        role="tree"
+        aria-label="Agents"
+        ref={treeRef}
+        onKeyDown={onKeyDown}
+        onFocus={onFocus}
+        onBlur={onBlur}
+        style={style}
+      >
+        {shownItems(virtualizer.getVirtualItems(), kept).map((item) => {
           const row = rows[item.index];
           if (!row) return null;
           return (
@@ -153,4 +201,14 @@ export function AgentTree() {
       {selected !== null ? <SelectedWorktree agentId={selected} /> : null}
     </>
   );
+}
+
+/**
+ * The rows to render: the virtualizer's, or (a pane not laid out yet, or
+ * folded to nothing, where it gives none) the rows kept in the page alone,
+ * placed where they belong.
+ */
+function shownItems(items: VirtualItem[], kept: readonly number[]): { index: number; start: number }[] {
+  if (items.length > 0) return items;
+  return kept.map((index) => ({ index, start: PADDING + index * ROW_HEIGHT }));
 }

@@ -118,6 +118,19 @@ describe("ResponseParts", () => {
     expect(rows.map((p) => p.blocks.join("")).join("")).toBe(text);
   });
 
+  it("never cuts a slice between the two halves of a character", () => {
+    const text = "a" + "😀".repeat(3 * SLICE_CHARS);
+    const cache = new ResponseParts();
+    const items = [response(text)];
+    for (let i = 0; i < 100; i++) {
+      const shown = parts(cache.expand(items)).flatMap((p) => p.blocks).join("");
+      const last = shown.charCodeAt(shown.length - 1);
+      expect(last >= 0xd800 && last <= 0xdbff).toBe(false);
+      if (!cache.behind) break;
+    }
+    expect(cache.behind).toBe(false);
+  });
+
   it("estimates a part's height by its lines before it is measured", () => {
     const [p] = parts(new ResponseParts().expand([response(paragraphs(10))]));
     expect(estimateRowSize(p)).toBeGreaterThan(estimateRowSize(thought));

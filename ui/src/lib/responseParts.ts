@@ -75,7 +75,11 @@ function nextSlice(text: string, previous: BlockSplit | null): string {
   if (text.length - from <= SLICE_CHARS || text.includes("\r")) return text;
   if (from > 0 && (previous?.blocks.at(-1)?.length ?? 0) > SLICE_CHARS) return text;
   const cut = text.lastIndexOf("\n", from + SLICE_CHARS);
-  return text.slice(0, cut > from ? cut + 1 : from + SLICE_CHARS);
+  if (cut > from) return text.slice(0, cut + 1);
+  // No line end: cut between characters, never between the halves of one (an emoji).
+  const at = from + SLICE_CHARS;
+  const high = text.charCodeAt(at - 1);
+  return text.slice(0, high >= 0xd800 && high <= 0xdbff ? at - 1 : at);
 }
 
 function sameBlocks(a: readonly string[], b: readonly string[], from: number): boolean {
