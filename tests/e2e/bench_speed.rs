@@ -72,11 +72,11 @@ pub fn rules() -> Vec<Value> {
     }));
     rules.push(json!({
         "match": { "last_user_contains": "BENCH-LONG-WHOLE" },
-        "turns": [ { "text": long_markdown() } ]
+        "turns": [ { "text": long_markdown() } ], "repeat_last": true
     }));
     rules.push(json!({
         "match": { "last_user_contains": "BENCH-LONG-STREAM" },
-        "turns": [ { "text": long_markdown(), "chunk_delay_ms": 1 } ]
+        "turns": [ { "text": long_markdown(), "chunk_delay_ms": 1 } ], "repeat_last": true
     }));
     let task_prompt = |i: usize| format!("PART-{i}: read the files of part {i} and report what each does. ").repeat(25);
     let five: Vec<Value> = (0..5)

@@ -15,7 +15,8 @@
 //!
 //! `-- --timeline` measures the timeline alone; `-- --speed` the figures of bench_speed.rs,
 //! memory and start alone; `-- --many` the 200 live agents alone; `-- --typing` the typing
-//! figures alone; `-- --start` the cold start without WebDriver alone.
+//! figures alone; `-- --long` the long answer alone; `-- --start` the cold start without
+//! WebDriver alone.
 
 // A benchmark binary: its output is the report, and a failed step should stop it loudly.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
@@ -195,12 +196,13 @@ async fn main() {
         return;
     }
     let only_typing = std::env::args().any(|a| a == "--typing");
-    if only_typing {
+    let only_long = std::env::args().any(|a| a == "--long");
+    if only_typing || only_long {
         let mut scenario = firehose();
         scenario.rules.extend(bench_speed::rules().into_iter().map(|r| serde_json::from_value(r).unwrap()));
         let server = ScriptedServer::start(scenario).await.unwrap();
         let env = [("ANTHROPIC_BASE_URL", server.anthropic_base_url()), ("ANTHROPIC_API_KEY", "bench".to_string())];
-        speed_run(&bin, &env, 1).await;
+        speed_run(&bin, &env, if only_long { 1..2 } else { 0..1 }).await;
         return;
     }
     if !only_speed {
@@ -268,7 +270,7 @@ async fn main() {
         }
     }
     let env = [("ANTHROPIC_BASE_URL", server.anthropic_base_url()), ("ANTHROPIC_API_KEY", "bench".to_string())];
-    speed_run(&bin, &env, 3).await;
+    speed_run(&bin, &env, 0..3).await;
     bench_speed::many_agents(&bin, &env).await;
     println!(
         "cold start through WebDriver (process start to the first screen after loading): {:?} ms (median {:.0} ms)",
@@ -297,9 +299,9 @@ async fn main() {
 }
 
 /// The figures of bench_speed.rs, on a fresh session each (New session between them).
-async fn speed_run(bin: &std::path::Path, env: &[(&str, String)], steps: usize) {
+async fn speed_run(bin: &std::path::Path, env: &[(&str, String)], steps: std::ops::Range<usize>) {
     // Each in a window of its own: nothing of one run weighs on the next.
-    for step in 0..steps {
+    for step in steps {
         let app = App::launch_with(bin, env, Some(&json!({ "budgets": { "max_spawns_per_minute": 0 } }))).await;
         app.client.execute("localStorage.setItem('arborPerf', '1'); location.reload();", vec![]).await.ok();
         tokio::time::sleep(Duration::from_millis(800)).await;
