@@ -403,19 +403,27 @@ pub async fn many_agents(bin: &Path, env: &[(&str, String)]) {
     tokio::time::sleep(Duration::from_secs(2)).await;
     reset_probe(&app).await;
     let recording = Recording::start("many-agents").await;
+    let pid = super::app_pid();
+    let cpu_before = pid.map(super::cpu_ticks).unwrap_or_default();
     let t0 = app.client.execute("return window.__arborLastSeq || 0", vec![]).await.unwrap().as_f64().unwrap_or(0.0);
     let started = Instant::now();
     // Tree interactions while it streams: select rows, fold and unfold the main agent, scroll.
     let answers = app
         .client
         .execute_async(
-            "const done = arguments[arguments.length - 1]; const out = { select: [], fold: [], scroll: [], selectJs: [], foldJs: [] }; \
+            "const done = arguments[arguments.length - 1]; const out = { select: [], fold: [], scroll: [], selectJs: [], foldJs: [], selectOutput: [], selectStages: {} }; \
+             const shows = (id, t0) => new Promise(r => { const check = () => { \
+               if (document.querySelector('[data-testid=output]')?.textContent.includes(id) || performance.now() - t0 > 3000) r(); else requestAnimationFrame(check); }; check(); }); \
+             const spent = () => Object.assign({}, window.__arborPerf.spent || {}); \
+             const addStages = (from) => { const to = spent(); for (const k in to) out.selectStages[k] = (out.selectStages[k] || 0) + to[k] - (from[k] || 0); }; \
              const painted = () => new Promise(r => requestAnimationFrame(() => { const c = new MessageChannel(); c.port1.onmessage = () => r(); c.port2.postMessage(0); })); \
              const rendered = () => new Promise(r => queueMicrotask(r)); \
              (async () => { \
                for (let i = 0; i < 20; i++) { const rows = document.querySelectorAll('[data-testid=tree-node]'); \
-                 const t = performance.now(); rows[1 + (i * 7) % Math.max(1, rows.length - 1)].click(); await rendered(); out.selectJs.push(performance.now() - t); \
+                 const row = rows[1 + (i * 7) % Math.max(1, rows.length - 1)]; \
+                 const s0 = spent(); const t = performance.now(); row.click(); await rendered(); out.selectJs.push(performance.now() - t); \
                  await painted(); out.select.push(performance.now() - t); \
+                 await shows(row.dataset.agentId, t); await painted(); out.selectOutput.push(performance.now() - t); addStages(s0); \
                  await new Promise(r => setTimeout(r, 100)); } \
                for (let i = 0; i < 6; i++) { const tw = document.querySelector('[data-testid=tree-node] .twisty:not(.leaf)'); \
                  if (!tw) break; const t = performance.now(); tw.click(); await rendered(); out.foldJs.push(performance.now() - t); \
@@ -429,6 +437,8 @@ pub async fn many_agents(bin: &Path, env: &[(&str, String)]) {
         .await
         .unwrap();
     recording.stop();
+    let cpu_after = pid.map(super::cpu_ticks).unwrap_or_default();
+    let cpu = super::cpu_shares(&cpu_before, &cpu_after, started.elapsed().as_secs_f64());
     until_quiet(&app, Duration::from_secs(120)).await;
     let t1 = app.client.execute("return window.__arborLastSeq || 0", vec![]).await.unwrap().as_f64().unwrap_or(0.0);
     let secs = started.elapsed().as_secs_f64() - 1.0;
@@ -440,6 +450,7 @@ pub async fn many_agents(bin: &Path, env: &[(&str, String)]) {
     println!("  {}", summary("frame interval (ms)", probe(&app, "frames").await));
     println!("  {}", summary("UI work per applied batch (ms)", probe(&app, "work").await));
     println!("  {}", spent(&app).await);
+    println!("  CPU while the tree was used {cpu}");
     for k in ["select", "fold", "scroll"] {
         println!("  tree {k}: {}", summary("input to painted frame (ms)", floats(&answers[k])));
     }
@@ -447,6 +458,18 @@ pub async fn many_agents(bin: &Path, env: &[(&str, String)]) {
     // the wait for the next frame, style, layout and paint.
     for k in ["selectJs", "foldJs"] {
         println!("  tree {k}: {}", summary("input to rendered DOM (ms)", floats(&answers[k])));
+    }
+    println!(
+        "  the selected agent's output: {}",
+        summary("input to painted frame with it (ms)", floats(&answers["selectOutput"]))
+    );
+    // Where a select's script time goes, to its output shown (regions' render times need ARBOR_UI_PROFILE=1's build).
+    if let Some(stages) = answers["selectStages"].as_object() {
+        let mut per: Vec<(String, f64)> =
+            stages.iter().map(|(k, v)| (k.clone(), v.as_f64().unwrap_or(0.0) / 20.0)).collect();
+        per.sort_by(|a, b| b.1.total_cmp(&a.1));
+        let per: Vec<String> = per.iter().map(|(k, v)| format!("{k} {v:.1}")).collect();
+        println!("  a select's stages, mean of 20 (ms): {}", per.join(", "));
     }
     app.close().await;
 }

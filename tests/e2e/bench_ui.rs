@@ -141,6 +141,23 @@ fn cpu_ticks(root: u32) -> Vec<(String, u64)> {
         .collect()
 }
 
+/// Each process's share of a core between two `cpu_ticks` readings `secs` apart.
+fn cpu_shares(before: &[(String, u64)], after: &[(String, u64)], secs: f64) -> String {
+    let shares: Vec<String> = after
+        .iter()
+        .map(|(name, a)| {
+            let b = before.iter().find(|b| &b.0 == name).map_or(0, |b| b.1);
+            // Clock ticks are 1/100 s.
+            format!("{name} {:.0}%", a.saturating_sub(b) as f64 / secs.max(0.001))
+        })
+        .collect();
+    format!(
+        "(100% = one core of {}): {}",
+        std::thread::available_parallelism().map_or(0, |n| n.get()),
+        shares.join(", ")
+    )
+}
+
 fn app_pid() -> Option<u32> {
     let out = std::process::Command::new("pgrep").args(["-n", "-x", "arbor-desktop"]).output().ok()?;
     String::from_utf8_lossy(&out.stdout).trim().parse().ok()
@@ -471,20 +488,7 @@ async fn firehose_run(app: &App) {
         end - first,
         last / (end - first).max(0.001)
     );
-    let busy = end - first;
-    let shares: Vec<String> = cpu_after
-        .iter()
-        .map(|(name, after)| {
-            let before = cpu_before.iter().find(|b| &b.0 == name).map_or(0, |b| b.1);
-            // Clock ticks are 1/100 s: the share of one core while the stream ran.
-            format!("{name} {:.0}%", (after - before) as f64 / busy.max(0.001))
-        })
-        .collect();
-    println!(
-        "CPU while streaming (100% = one core of {}): {}",
-        std::thread::available_parallelism().map_or(0, |n| n.get()),
-        shares.join(", ")
-    );
+    println!("CPU while streaming {}", cpu_shares(&cpu_before, &cpu_after, end - first));
     println!(
         "frame interval (ms, {} frames): p50 {:.1}, p95 {:.1}, p99 {:.1}, max {:.1}",
         frames.len(),

@@ -9,6 +9,7 @@
  */
 import { useEffect } from "react";
 import { AgentTree } from "./components/AgentTree";
+import { PerfRegion } from "./components/PerfRegion";
 import { BudgetDialog } from "./components/BudgetDialog";
 import { DelegateDialog } from "./components/DelegateDialog";
 import { ErrorBanners } from "./components/ErrorBanners";
@@ -114,7 +115,9 @@ export function App() {
       {folded || layout.narrow ? null : (
         <Splitter pane="inbox" side="end" size={layout.inbox} label="Resize the approvals" controls={INBOX_PANE_ID} />
       )}
-      <InboxPanel folded={folded} />
+      <PerfRegion id="inbox">
+        <InboxPanel folded={folded} />
+      </PerfRegion>
     </>
   );
   let body;
@@ -143,7 +146,9 @@ export function App() {
   } else {
     body = (
       <>
-        <TopBar />
+        <PerfRegion id="top bar">
+          <TopBar />
+        </PerfRegion>
         <div className={`main${reviewing ? " reviewing" : ""}${shape}`} style={paneVars(layout)}>
           <ReviewBanner />
           <aside className="panel tree-panel" id={TREE_PANE_ID} aria-label="Agent tree">
@@ -151,7 +156,9 @@ export function App() {
               <IconTree size={12} /> Agents
             </div>
             <div className="panel-body">
-              <AgentTree />
+              <PerfRegion id="tree">
+                <AgentTree />
+              </PerfRegion>
             </div>
           </aside>
           {layout.narrow ? null : (
@@ -159,8 +166,10 @@ export function App() {
           )}
           <section className="center" aria-label="Output">
             <SessionViewTabs />
-            {sessionView === "timeline" ? <TimelineView /> : <OutputView />}
-            <PromptBox />
+            <PerfRegion id="output">{sessionView === "timeline" ? <TimelineView /> : <OutputView />}</PerfRegion>
+            <PerfRegion id="prompt">
+              <PromptBox />
+            </PerfRegion>
           </section>
           {inbox}
         </div>
@@ -171,7 +180,13 @@ export function App() {
   return (
     <div className="app">
       {body}
-      {view !== "session" || !(firstRun && !hasAgents && !reviewing) ? <StatusBar /> : <div />}
+      {view !== "session" || !(firstRun && !hasAgents && !reviewing) ? (
+        <PerfRegion id="status bar">
+          <StatusBar />
+        </PerfRegion>
+      ) : (
+        <div />
+      )}
       {dialog?.kind === "delegate" ? <DelegateDialog parentId={dialog.parentId} /> : null}
       {dialog?.kind === "message" ? <MessageDialog agentId={dialog.agentId} /> : null}
       {dialog?.kind === "budget" ? <BudgetDialog agentId={dialog.agentId} /> : null}

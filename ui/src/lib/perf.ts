@@ -47,6 +47,14 @@ const MAX_FRAMES = 100_000;
 /** The probe while it is on (null otherwise: `timed` costs one comparison). */
 let active: PerfProbe | null = null;
 
+/** A region's render time (components/PerfRegion.tsx), added to `spent["render <id>"]` while the probe is on. */
+export function recordRender(id: string, ms: number): void {
+  const probe = active;
+  if (probe === null) return;
+  const key = `render ${id}`;
+  probe.spent[key] = (probe.spent[key] ?? 0) + ms;
+}
+
 /** `f()`, its time added to the probe's `spent[stage]` while the probe is on. */
 export function timed<T>(stage: string, f: () => T): T {
   const probe = active;

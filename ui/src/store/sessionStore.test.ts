@@ -8,6 +8,7 @@ import {
   enqueueFrame,
   flushEvents,
   hasParkedSession,
+  holdBatches,
   liveSession,
   onEventsApplied,
   resetSession,
@@ -41,6 +42,27 @@ describe("the event queue", () => {
     expect(window.__arborEventsApplied).toBeGreaterThanOrEqual(501);
     off();
     offApplied();
+  });
+
+  it("holds batches while a part of the window renders what a person asked for, at most until the fallback", () => {
+    const e = eventMaker();
+    const release = holdBatches();
+    enqueueFrame({ events: [e.started("agent-main", null, "main")], usage: null, rules: null, timeline: null });
+    vi.advanceTimersToNextFrame();
+    vi.advanceTimersToNextFrame();
+    expect(sessionStore.get().agents["agent-main"]).toBeUndefined();
+    release();
+    vi.advanceTimersToNextFrame();
+    expect(sessionStore.get().agents["agent-main"]).toBeDefined();
+    // Never released: the 250 ms fallback applies them anyway.
+    const forgotten = holdBatches();
+    enqueueFrame({ events: [e.started("agent-s", "agent-main", "Child")], usage: null, rules: null, timeline: null });
+    vi.advanceTimersToNextFrame();
+    expect(sessionStore.get().agents["agent-s"]).toBeUndefined();
+    vi.advanceTimersByTime(260);
+    expect(sessionStore.get().agents["agent-s"]).toBeDefined();
+    forgotten();
+    forgotten();
   });
 
   it("drops what was queued for a session that was replaced", () => {

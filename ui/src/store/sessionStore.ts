@@ -107,8 +107,34 @@ const afterPaint: (f: () => void) => void = (() => {
   };
 })();
 
+/**
+ * How many parts of the window are rendering what a person just asked for
+ * (OutputView showing a newly selected agent). Meanwhile batches wait, at
+ * most until the 250 ms fallback: each applied batch would restart that
+ * interruptible render, and under a heavy stream it never finished.
+ */
+let holds = 0;
+
+/** Holds batches back until the returned function is called (or the fallback timer fires). */
+export function holdBatches(): () => void {
+  holds += 1;
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    holds -= 1;
+    if (holds === 0 && queue.length > 0 && frame === null && typeof requestAnimationFrame === "function") {
+      frame = requestAnimationFrame(onFrame);
+    }
+  };
+}
+
 function onFrame(): void {
   frame = null;
+  if (holds > 0) {
+    frame = requestAnimationFrame(onFrame);
+    return;
+  }
   if (performance.now() - typedAt < TYPING_MS) afterPaint(flushEvents);
   else flushEvents();
 }

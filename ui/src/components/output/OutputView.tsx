@@ -2,9 +2,15 @@
  * The output pane: the selected agent's live output (AgentOutput) or, on its
  * Changes tab, the files it changed (AgentChanges); with no agent to show, an
  * invitation to start (NoAgent).
+ *
+ * The pane follows the selection a frame behind (a deferred value): the tree
+ * answers a click or a key at once, and the newly selected agent's output,
+ * a whole list to mount, renders after that frame is painted, where React
+ * can set it aside for the next key. The stream's batches wait for it.
  */
+import { useDeferredValue, useLayoutEffect } from "react";
 import { effectiveSelection } from "../../store/selectors";
-import { sessionStore } from "../../store/sessionStore";
+import { holdBatches, sessionStore } from "../../store/sessionStore";
 import { useStore } from "../../store/store";
 import { uiStore } from "../../store/ui";
 import { AgentChanges } from "./AgentChanges";
@@ -13,7 +19,10 @@ import { NoAgent } from "./NoAgent";
 
 export function OutputView() {
   const uiSelected = useStore(uiStore, (s) => s.selected);
-  const id = useStore(sessionStore, (s) => effectiveSelection(s, uiSelected));
+  const selected = useStore(sessionStore, (s) => effectiveSelection(s, uiSelected));
+  const id = useDeferredValue(selected);
+  // Until the new agent's output is in, the stream's batches wait: each would restart its render.
+  useLayoutEffect(() => (id === selected ? undefined : holdBatches()), [id, selected]);
   const hasSession = useStore(uiStore, (s) => s.session !== null || s.starting);
   const starting = useStore(uiStore, (s) => s.starting);
   const tab = useStore(uiStore, (s) => s.outputTab);
