@@ -8,9 +8,10 @@
 //! - memory (PSS of the app and its WebKit processes) and the binaries' sizes.
 //!
 //! With `ARBOR_BENCH_PERF=<dir>`, each measured stretch is also recorded with
-//! `perf record -g` on the page's process (`WebKitWebProcess`), one file each in
-//! `<dir>` (`perf report -i <dir>/typing-delegate.data --sort dso,sym`): where
-//! the time of a missed figure goes.
+//! `perf record -g` on the page's process (`WebKitWebProcess`) and the app's,
+//! one file each in `<dir>` (`perf report -i <dir>/many-agents.data --sort
+//! comm,dso,sym`): where the time of a missed figure goes. The app's symbols
+//! need an unstripped build (`CARGO_PROFILE_RELEASE_STRIP=false`).
 
 use super::harness::App;
 use super::{floats, pct};
@@ -112,18 +113,21 @@ struct Recording(Option<std::process::Child>);
 impl Recording {
     async fn start(name: &str) -> Recording {
         let Some(dir) = std::env::var_os("ARBOR_BENCH_PERF") else { return Recording(None) };
-        let pid = std::process::Command::new("pgrep")
-            .args(["-n", "WebKitWebProces"])
-            .output()
-            .ok()
-            .and_then(|o| String::from_utf8_lossy(&o.stdout).trim().parse::<u32>().ok());
-        let Some(pid) = pid else {
-            println!("  (perf: no WebKitWebProcess to record)");
+        let newest = |name: &str| {
+            std::process::Command::new("pgrep")
+                .args(["-n", "-x", name])
+                .output()
+                .ok()
+                .and_then(|o| String::from_utf8_lossy(&o.stdout).trim().parse::<u32>().ok())
+        };
+        let (Some(page), Some(app)) = (newest("WebKitWebProces"), newest("arbor-desktop")) else {
+            println!("  (perf: no app or WebKitWebProcess to record)");
             return Recording(None);
         };
+        let pid = format!("{page},{app}");
         let out = Path::new(&dir).join(format!("{name}.data"));
         let child = std::process::Command::new("perf")
-            .args(["record", "-q", "-F", "999", "-g", "-p", &pid.to_string(), "-o"])
+            .args(["record", "-q", "-F", "999", "-g", "-p", &pid, "-o"])
             .arg(&out)
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
@@ -132,7 +136,7 @@ impl Recording {
             Ok(c) => {
                 // perf attaches before the stretch begins.
                 tokio::time::sleep(Duration::from_millis(300)).await;
-                println!("  (perf: recording the page's process {pid} to {})", out.display());
+                println!("  (perf: recording the page's and the app's processes {pid} to {})", out.display());
                 Recording(Some(c))
             }
             Err(e) => {
