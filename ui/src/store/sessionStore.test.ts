@@ -65,6 +65,35 @@ describe("the event queue", () => {
     forgotten();
   });
 
+  it("while a person types, applies the stream's batches after a frame is painted, and ten times a second at most", async () => {
+    const e = eventMaker();
+    const applied = vi.fn();
+    const off = onEventsApplied(applied);
+    enqueueFrame({ events: [e.started("agent-main", null, "main")], usage: null, rules: null, timeline: null });
+    vi.advanceTimersToNextFrame();
+    expect(applied).toHaveBeenCalledTimes(1);
+    // Typing, a key a frame, while a chunk arrives every frame.
+    for (let i = 0; i < 12; i++) {
+      window.dispatchEvent(new Event("input"));
+      enqueueFrame({ events: [e.make("agent-main", { type: "response_chunk", content: "x" })], usage: null, rules: null, timeline: null });
+      vi.advanceTimersToNextFrame();
+      // The after-paint task.
+      await vi.advanceTimersByTimeAsync(0);
+    }
+    // 12 frames of ~16 ms: two batches at most (100 ms apart), not twelve; none lost.
+    expect(applied.mock.calls.length - 1).toBeLessThanOrEqual(3);
+    expect(applied.mock.calls.length - 1).toBeGreaterThanOrEqual(1);
+    flushEvents();
+    expect((sessionStore.get().agents["agent-main"]?.items[0] as { text: string }).text).toBe("x".repeat(12));
+    // Typing over: every frame again.
+    vi.advanceTimersByTime(300);
+    enqueueFrame({ events: [e.make("agent-main", { type: "response_chunk", content: "y" })], usage: null, rules: null, timeline: null });
+    const before = applied.mock.calls.length;
+    vi.advanceTimersToNextFrame();
+    expect(applied.mock.calls.length).toBe(before + 1);
+    off();
+  });
+
   it("drops what was queued for a session that was replaced", () => {
     const e = eventMaker();
     enqueueFrame({ events: [e.started("agent-main", null, "main")], usage: null, rules: null, timeline: null });
