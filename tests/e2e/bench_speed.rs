@@ -442,6 +442,8 @@ pub async fn many_agents(bin: &Path, env: &[(&str, String)]) {
         .unwrap();
     recording.stop();
     let cpu_after = pid.map(super::cpu_ticks).unwrap_or_default();
+    // What a person sees meanwhile (target/e2e-screenshots/many-agents.png).
+    app.screenshot("many-agents").await;
     let cpu = super::cpu_shares(&cpu_before, &cpu_after, started.elapsed().as_secs_f64());
     until_quiet(&app, Duration::from_secs(120)).await;
     let t1 = app.client.execute("return window.__arborLastSeq || 0", vec![]).await.unwrap().as_f64().unwrap_or(0.0);
