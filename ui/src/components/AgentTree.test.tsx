@@ -436,6 +436,27 @@ describe("a large tree", () => {
     }
   });
 
+  it("scrolls a row moved to by a key into view above the worktree panel, which never hides the whole view", () => {
+    const { container } = render(<AgentTree />);
+    // jsdom does not scroll: the pane remembers what it is told.
+    let top = 0;
+    Object.defineProperty(container, "scrollTop", { configurable: true, get: () => top, set: (v: number) => (top = v) });
+    act(() => node("agent-main").focus());
+    fireEvent.keyDown(document.activeElement!, { key: "End" });
+    // Row 200 (the 201st) whole at the bottom of the 700 px view.
+    const bottom = 4 + 201 * 44;
+    expect(top).toBe(bottom - 700);
+    fireEvent.keyDown(document.activeElement!, { key: "Home" });
+    expect(top).toBe(0);
+    // A worktree panel at the pane's bottom (jsdom gives it the pane's 700 px): a row's height is left.
+    const panel = document.createElement("section");
+    panel.className = "tree-worktree";
+    container.append(panel);
+    fireEvent.keyDown(document.activeElement!, { key: "End" });
+    expect(top).toBe(bottom - 44);
+    expect((document.activeElement as HTMLElement).dataset.agentId).toBe("agent-199");
+  });
+
   it("keeps a row holding the focus in the page when it scrolls out of view, though it is not selected", () => {
     render(<AgentTree />);
     const twisty = within(node("agent-main")).getByRole("button", { name: "Collapse “main”" });

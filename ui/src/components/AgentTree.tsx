@@ -52,8 +52,8 @@ export function AgentTree() {
   const starting = useStore(uiStore, (s) => s.starting);
   const readOnly = useStore(bookStore, (b) => b.review !== null);
   const treeRef = useRef<HTMLDivElement>(null);
-  /** A row to focus once it is rendered (moved to by a key while out of view). */
-  const pendingFocus = useRef<AgentId | null>(null);
+  /** A row moved to by a key, to bring into view and focus once the selection has rendered. */
+  const pending = useRef<{ id: AgentId; index: number } | null>(null);
   const stop = tabStop(rows, selected);
   /** The row holding the focus (a row's twisty or button can hold it without selecting the row). */
   const [focused, setFocused] = useState<AgentId | null>(null);
@@ -96,37 +96,41 @@ export function AgentTree() {
   const rowElement = (id: AgentId) =>
     [...(treeRef.current?.querySelectorAll<HTMLElement>('[role="treeitem"]') ?? [])].find((n) => n.dataset.agentId === id);
 
-  useLayoutEffect(() => {
-    const id = pendingFocus.current;
-    if (id === null) return;
-    const el = rowElement(id);
-    if (el) {
-      pendingFocus.current = null;
-      el.focus({ preventScroll: true });
-    }
-  });
-
   /** Scrolls the pane just enough to show row `index` whole, above the worktree kept at its bottom. */
   const reveal = (index: number) => {
-    const tree = treeRef.current;
-    const pane = tree?.parentElement;
-    if (!tree || !pane) return;
-    const covered = pane.querySelector<HTMLElement>(".tree-worktree")?.offsetHeight ?? 0;
+    const pane = treeRef.current?.parentElement;
+    if (!pane) return;
+    // The worktree panel never hides the whole view (a narrow pane, a tall panel).
+    const panel = pane.querySelector<HTMLElement>(".tree-worktree")?.offsetHeight ?? 0;
+    const covered = Math.min(panel, Math.max(0, pane.clientHeight - ROW_HEIGHT));
     // The tree is the first thing in the pane's body.
     const top = PADDING + index * ROW_HEIGHT;
-    if (top < pane.scrollTop) pane.scrollTop = top;
+    // The first row with the space above it.
+    if (top < pane.scrollTop) pane.scrollTop = index === 0 ? 0 : top;
     else if (top + ROW_HEIGHT > pane.scrollTop + pane.clientHeight - covered) {
       pane.scrollTop = top + ROW_HEIGHT - pane.clientHeight + covered;
     }
   };
 
+  // After the render the selection caused: the row is in the page, the worktree panel the new agent's.
+  useLayoutEffect(() => {
+    const target = pending.current;
+    if (target === null) return;
+    pending.current = null;
+    reveal(target.index);
+    rowElement(target.id)?.focus({ preventScroll: true });
+  });
+
   const focusRow = (id: AgentId) => {
-    select(id);
     const index = rows.findIndex((r) => r.id === id);
-    if (index >= 0) reveal(index);
-    const el = rowElement(id);
-    if (el) el.focus({ preventScroll: true });
-    else pendingFocus.current = id;
+    if (index < 0) return;
+    if (id === selected) {
+      reveal(index);
+      rowElement(id)?.focus({ preventScroll: true });
+      return;
+    }
+    pending.current = { id, index };
+    select(id);
   };
 
   const onFocus = (e: FocusEvent<HTMLDivElement>) => {
@@ -134,7 +138,10 @@ export function AgentTree() {
     setFocused(id);
   };
   const onBlur = (e: FocusEvent<HTMLDivElement>) => {
-    if (!(e.relatedTarget instanceof Node && e.currentTarget.contains(e.relatedTarget))) setFocused(null);
+    if (e.relatedTarget instanceof Node && e.currentTarget.contains(e.relatedTarget)) return;
+    // The window lost the focus: the row keeps it, and gets it back with the window.
+    if (e.relatedTarget === null && e.currentTarget.contains(document.activeElement)) return;
+    setFocused(null);
   };
 
   const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {

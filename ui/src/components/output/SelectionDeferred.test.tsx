@@ -8,6 +8,7 @@ import { Profiler } from "react";
 import { beforeEach, expect, it, vi } from "vitest";
 import { eventMaker } from "../../test/events";
 import { withLayout } from "../../test/layout";
+import { enqueueFrame, sessionStore } from "../../store/sessionStore";
 import { applyEvents, resetStores, sessionInfo } from "../../test/stores";
 import { AgentTree } from "../AgentTree";
 import { OutputView } from "./OutputView";
@@ -54,4 +55,25 @@ it("marks the clicked row selected in a commit before the one that shows its age
   expect(seen[0]?.output).toContain("MAIN-OUTPUT");
   expect(seen.at(-1)?.output).toContain("SECOND-OUTPUT");
   expect(screen.getByTestId("output").textContent).not.toContain("MAIN-OUTPUT");
+});
+
+it("lets the stream's batches wait only until the selected agent's output is in", async () => {
+  render(
+    <>
+      <AgentTree />
+      <OutputView />
+    </>,
+  );
+  act(() => fireEvent.click(document.querySelector<HTMLElement>('[data-agent-id="agent-s"]')!));
+  expect(screen.getByTestId("output").textContent).toContain("SECOND-OUTPUT");
+  // The next batch is applied on the next frame, not held until the 250 ms fallback.
+  const sent = performance.now();
+  await act(async () => {
+    enqueueFrame({ events: [e.make("agent-s", { type: "response_chunk", content: " MORE" })], usage: null, rules: null, timeline: null });
+    while (!sessionStore.get().agents["agent-s"]?.items.some((i) => i.kind === "response" && i.text.includes("MORE"))) {
+      await new Promise<void>((r) => requestAnimationFrame(() => r()));
+    }
+  });
+  expect(performance.now() - sent).toBeLessThan(200);
+  expect(screen.getByTestId("output").textContent).toContain("SECOND-OUTPUT here MORE");
 });
