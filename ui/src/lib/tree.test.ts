@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { TreeRow } from "../store/selectors";
-import { nestRows, rowLabel, tabStop, treeKey } from "./tree";
+import { rowLabel, tabStop, treeKey } from "./tree";
 
 const row = (id: string, level: number, parentId: string | null, hasChildren = false, expanded = false): TreeRow => ({
   id,
@@ -14,12 +14,6 @@ const row = (id: string, level: number, parentId: string | null, hasChildren = f
 const rows = [row("m", 0, null, true, true), row("a", 1, "m", true, false), row("b", 1, "m")];
 
 describe("the tree's shape and keys", () => {
-  it("nests the shown rows under their parents, the same forest for the same rows", () => {
-    const forest = nestRows(rows);
-    expect(forest.map((b) => [b.row.id, b.children.map((c) => c.row.id)])).toEqual([["m", ["a", "b"]]]);
-    expect(nestRows(rows)).toBe(forest);
-  });
-
   it("reaches the selected row with Tab, else the first", () => {
     expect(tabStop(rows, "b")).toBe("b");
     expect(tabStop(rows, "hidden")).toBe("m");

@@ -1,34 +1,10 @@
 /**
- * The agent tree's shape and words, apart from React: the shown rows nested
- * into branches (each parent's children form its ARIA group), what the tree's
- * keys do (WAI-ARIA tree pattern), which row Tab reaches, the word a row's
- * last-tool line leads with, and the name a row is announced by.
+ * The agent tree's words and keys, apart from React: what the tree's keys do
+ * (WAI-ARIA tree pattern), which row Tab reaches, the word a row's last-tool
+ * line leads with, and the name a row is announced by.
  */
 import type { AgentId } from "../bindings";
 import type { ToolOutcome, TreeRow } from "../store/selectors";
-
-export interface Branch {
-  row: TreeRow;
-  children: Branch[];
-}
-
-const branchesMemo = new WeakMap<readonly TreeRow[], Branch[]>();
-
-/** The rows (depth-first, as visibleRows gives them) as a forest; the same object for the same rows. */
-export function nestRows(rows: readonly TreeRow[]): Branch[] {
-  const hit = branchesMemo.get(rows);
-  if (hit) return hit;
-  const top: Branch[] = [];
-  const byId = new Map<AgentId, Branch>();
-  for (const row of rows) {
-    const branch: Branch = { row, children: [] };
-    byId.set(row.id, branch);
-    const parent = row.parentId === null ? undefined : byId.get(row.parentId);
-    (parent ? parent.children : top).push(branch);
-  }
-  branchesMemo.set(rows, top);
-  return top;
-}
 
 /** The row Tab reaches (roving tabindex): the selected one while it is shown, else the first. */
 export function tabStop(rows: readonly TreeRow[], selected: AgentId | null): AgentId | null {
