@@ -17,17 +17,12 @@ const CHOICES: { id: string; label: string; agent: boolean; format: ExportFormat
 ];
 
 export function ExportMenu({ agentId }: { agentId: AgentId }) {
-  const { open, setOpen, ref } = useMenu();
+  const { open, setOpen, ref, onKeyDown } = useMenu();
   return (
     <div
       className="menu-wrap"
       ref={ref}
-      onKeyDown={(e) => {
-        if (e.key === "Escape" && open) {
-          e.preventDefault();
-          setOpen(false);
-        }
-      }}
+      onKeyDown={onKeyDown}
     >
       <Tip text="Save this session or this agent's transcript to a file" suppressed={open} align="end">
         {(describedBy) => (

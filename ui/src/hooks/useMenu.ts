@@ -1,8 +1,9 @@
 /**
  * A drop-down menu's state: whether it is open, and the element that holds it
- * (its button and its items); a press anywhere outside that element closes it.
+ * (its button and its items); a press anywhere outside that element closes it,
+ * and so does Escape within it (`onKeyDown`, for that element).
  */
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useRef, useState, type KeyboardEvent } from "react";
 
 export function useMenu() {
   const [open, setOpen] = useState(false);
@@ -15,5 +16,11 @@ export function useMenu() {
     document.addEventListener("mousedown", onDown);
     return () => document.removeEventListener("mousedown", onDown);
   }, [open]);
-  return { open, setOpen, ref };
+  const onKeyDown = (e: KeyboardEvent) => {
+    if (e.key === "Escape" && open) {
+      e.preventDefault();
+      setOpen(false);
+    }
+  };
+  return { open, setOpen, ref, onKeyDown };
 }

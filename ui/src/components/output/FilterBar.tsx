@@ -84,19 +84,14 @@ function Chip({ kind, count, filter, set }: { kind: OutputKind; count: number; f
 
 /** The tool calls' chip, and beside it the menu of the tools called. */
 function ToolsChip({ counts, filter, set }: { counts: KindCounts; filter: OutputFilter; set: (f: OutputFilter) => void }) {
-  const { open, setOpen, ref } = useMenu();
+  const { open, setOpen, ref, onKeyDown } = useMenu();
   const names = counts.tools.map((t) => t.name);
   const hiddenHere = names.filter((n) => filter.hiddenTools.includes(n)).length;
   return (
     <div
       className="menu-wrap filter-tools"
       ref={ref}
-      onKeyDown={(e) => {
-        if (e.key === "Escape" && open) {
-          e.preventDefault();
-          setOpen(false);
-        }
-      }}
+      onKeyDown={onKeyDown}
     >
       <Chip kind="tools" count={counts.kinds.tools} filter={filter} set={set} />
       <Tip text={names.length === 0 ? "No tool called yet" : "Which tools' calls to show"} suppressed={open}>
