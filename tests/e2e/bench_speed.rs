@@ -202,17 +202,22 @@ async fn probe(app: &App, what: &str) -> Vec<f64> {
 /// The page's own work per stage since the probe was cleared (ms; `timed` in ui/src/lib/perf.ts).
 async fn spent(app: &App) -> String {
     let v = app.client.execute("return window.__arborPerf.spent || {}", vec![]).await.unwrap_or(Value::Null);
-    let mut parts: Vec<(String, f64)> = v
-        .as_object()
-        .map(|o| o.iter().map(|(k, v)| (k.clone(), v.as_f64().unwrap_or(0.0))).collect())
-        .unwrap_or_default();
-    parts.sort_by(|a, b| b.1.total_cmp(&a.1));
-    let parts: Vec<String> = parts.iter().map(|(k, v)| format!("{k} {v:.0}")).collect();
+    let parts = stages(&v, 1.0, 0);
     if parts.is_empty() {
         "no stage timings (a build without them)".to_string()
     } else {
-        format!("stages (ms): {}", parts.join(", "))
+        format!("stages (ms): {parts}")
     }
+}
+
+/// Stage timings (`{ stage: ms }`), each divided by `per`, largest first: "markdown 12, split 4".
+fn stages(v: &Value, per: f64, decimals: usize) -> String {
+    let mut parts: Vec<(&String, f64)> = v
+        .as_object()
+        .map(|o| o.iter().map(|(k, v)| (k, v.as_f64().unwrap_or(0.0) / per)).collect())
+        .unwrap_or_default();
+    parts.sort_by(|a, b| b.1.total_cmp(&a.1));
+    parts.iter().map(|(k, v)| format!("{k} {v:.decimals$}")).collect::<Vec<_>>().join(", ")
 }
 
 fn summary(name: &str, mut v: Vec<f64>) -> String {
@@ -470,13 +475,7 @@ pub async fn many_agents(bin: &Path, env: &[(&str, String)]) {
         summary("input to painted frame with it (ms)", floats(&answers["selectOutput"]))
     );
     // Where a select's script time goes, to its output shown (regions' render times need ARBOR_UI_PROFILE=1's build).
-    if let Some(stages) = answers["selectStages"].as_object() {
-        let mut per: Vec<(String, f64)> =
-            stages.iter().map(|(k, v)| (k.clone(), v.as_f64().unwrap_or(0.0) / 20.0)).collect();
-        per.sort_by(|a, b| b.1.total_cmp(&a.1));
-        let per: Vec<String> = per.iter().map(|(k, v)| format!("{k} {v:.1}")).collect();
-        println!("  a select's stages, mean of 20 (ms): {}", per.join(", "));
-    }
+    println!("  a select's stages, mean of 20 (ms): {}", stages(&answers["selectStages"], 20.0, 1));
     app.close().await;
 }
 
@@ -511,17 +510,8 @@ pub fn binary_sizes(bin: &Path) {
 /// (about 0.6 s before the page may load) is in the other cold-start figure.
 pub fn cold_start_direct(bin: &Path) -> Option<(f64, Vec<f64>)> {
     use std::hash::{Hash, Hasher};
-    use std::io::BufRead;
     let dir = tempfile::tempdir().ok()?;
-    let mut xvfb = std::process::Command::new("Xvfb")
-        .args(["-displayfd", "1", "-screen", "0", "1440x900x24", "-nolisten", "tcp", "-nocursor", "-fbdir"])
-        .arg(dir.path())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .ok()?;
-    let mut line = String::new();
-    std::io::BufReader::new(xvfb.stdout.take()?).read_line(&mut line).ok()?;
+    let (mut xvfb, display) = super::harness::private_display(dir.path(), "1440x900x24");
     let framebuffer = dir.path().join("Xvfb_screen0");
     // A sample of the screen's bytes: enough to see any change of what is drawn.
     let screen = || -> u64 {
@@ -532,16 +522,11 @@ pub fn cold_start_direct(bin: &Path) -> Option<(f64, Vec<f64>)> {
     };
     let before = screen();
     let started = Instant::now();
-    let mut app = std::process::Command::new(bin)
-        .env("DISPLAY", format!(":{}", line.trim()))
-        .env_remove("WAYLAND_DISPLAY")
-        .env_remove("DBUS_SESSION_BUS_ADDRESS")
-        .env("ARBOR_CONFIG_DIR", dir.path().join("config"))
-        .env("ARBOR_DATA_DIR", dir.path().join("data"))
+    let mut cmd = std::process::Command::new(bin);
+    super::harness::isolated(&mut cmd, &display, dir.path())
         .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .ok()?;
+        .stderr(std::process::Stdio::null());
+    let mut app = cmd.spawn().ok()?;
     let mut last = before;
     let mut changes = Vec::new();
     while started.elapsed() < Duration::from_secs(8) {

@@ -35,6 +35,36 @@ fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
 
+/// A private Xvfb display of `screen` ("WxHxD"), its framebuffer a file in `dir`
+/// (`-fbdir`): the process, and the display's name (":N"; Xvfb picks a free one
+/// and writes its number on stdout, `-displayfd 1`).
+pub fn private_display(dir: &Path, screen: &str) -> (Child, String) {
+    let mut xvfb = Command::new("Xvfb")
+        .args(["-displayfd", "1", "-screen", "0", screen, "-nolisten", "tcp", "-nocursor", "-fbdir"])
+        .arg(dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("Xvfb is needed for the end-to-end tests (apt install xvfb; scripts/install-deps.sh does)");
+    let mut line = String::new();
+    BufReader::new(xvfb.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    (xvfb, format!(":{}", line.trim()))
+}
+
+/// `cmd` (the app, or the driver that starts it) on `display`, with its config and data
+/// under `dir`, and no real provider, keyring or desktop bus from the machine running it.
+pub fn isolated<'a>(cmd: &'a mut Command, display: &str, dir: &Path) -> &'a mut Command {
+    cmd.env("DISPLAY", display)
+        .env_remove("WAYLAND_DISPLAY")
+        .env("ARBOR_CONFIG_DIR", dir.join("config"))
+        .env("ARBOR_DATA_DIR", dir.join("data"))
+        .env_remove("ANTHROPIC_API_KEY")
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("ANTHROPIC_BASE_URL")
+        .env_remove("OPENAI_BASE_URL")
+        .env_remove("DBUS_SESSION_BUS_ADDRESS")
+}
+
 fn tool(name: &str) -> PathBuf {
     let cargo_bin = std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo/bin").join(name));
     match cargo_bin {
@@ -88,35 +118,14 @@ impl App {
         std::fs::create_dir_all(&workspace).unwrap();
         std::fs::write(workspace.join("README.md"), "# e2e workspace\n").unwrap();
 
-        // Xvfb picks a free display and writes its number on stdout (-displayfd 1).
-        let mut xvfb = Command::new("Xvfb")
-            .args(["-displayfd", "1", "-screen", "0", "1600x1000x24", "-nolisten", "tcp", "-nocursor", "-fbdir"])
-            .arg(dir.path())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("Xvfb is needed for the end-to-end tests (apt install xvfb; scripts/install-deps.sh does)");
-        let mut line = String::new();
-        BufReader::new(xvfb.stdout.take().unwrap()).read_line(&mut line).unwrap();
-        let display = format!(":{}", line.trim());
+        let (xvfb, display) = private_display(dir.path(), "1600x1000x24");
         let display_proc = Proc(xvfb);
 
         let port = free_port();
         let native_port = free_port();
         let mut cmd = Command::new(tool("tauri-driver"));
-        cmd.args(["--port", &port.to_string(), "--native-port", &native_port.to_string()])
-            .env("DISPLAY", &display)
-            .env_remove("WAYLAND_DISPLAY")
-            .env("ARBOR_CONFIG_DIR", dir.path().join("config"))
-            .env("ARBOR_DATA_DIR", dir.path().join("data"))
-            // No real provider or keyring from the machine running the tests.
-            .env_remove("ANTHROPIC_API_KEY")
-            .env_remove("OPENAI_API_KEY")
-            .env_remove("ANTHROPIC_BASE_URL")
-            .env_remove("OPENAI_BASE_URL")
-            .env_remove("DBUS_SESSION_BUS_ADDRESS")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null());
+        cmd.args(["--port", &port.to_string(), "--native-port", &native_port.to_string()]);
+        isolated(&mut cmd, &display, dir.path()).stdout(Stdio::null()).stderr(Stdio::null());
         for (k, v) in env {
             cmd.env(k, v);
         }
