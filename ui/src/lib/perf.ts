@@ -49,10 +49,11 @@ let active: PerfProbe | null = null;
 
 /** A region's render time (components/PerfRegion.tsx), added to `spent["render <id>"]` while the probe is on. */
 export function recordRender(id: string, ms: number): void {
-  const probe = active;
-  if (probe === null) return;
-  const key = `render ${id}`;
-  probe.spent[key] = (probe.spent[key] ?? 0) + ms;
+  if (active !== null) addSpent(active, `render ${id}`, ms);
+}
+
+function addSpent(probe: PerfProbe, stage: string, ms: number): void {
+  probe.spent[stage] = (probe.spent[stage] ?? 0) + ms;
 }
 
 /** `f()`, its time added to the probe's `spent[stage]` while the probe is on. */
@@ -63,7 +64,7 @@ export function timed<T>(stage: string, f: () => T): T {
   try {
     return f();
   } finally {
-    probe.spent[stage] = (probe.spent[stage] ?? 0) + performance.now() - started;
+    addSpent(probe, stage, performance.now() - started);
   }
 }
 

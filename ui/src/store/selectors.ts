@@ -212,7 +212,7 @@ export function rowAgent(state: SessionState, id: AgentId): RowAgent | null {
     wallElapsedMs: node.wallElapsedMs,
   };
   const prev = lastRowAgents.get(id);
-  const out = prev && (Object.keys(next) as (keyof RowAgent)[]).every((k) => prev[k] === next[k]) ? prev : next;
+  const out = prev && sameFields(prev, next) ? prev : next;
   // Ids are unique per session; a long day of sessions should not keep them all.
   if (lastRowAgents.size > 5000) lastRowAgents.clear();
   lastRowAgents.set(id, out);
@@ -234,7 +234,7 @@ function reuseRows(rows: TreeRow[]): readonly TreeRow[] {
   for (let i = 0; i < rows.length; i++) {
     const row = rows[i]!;
     const old = lastById.get(row.id);
-    if (old && sameRow(old, row)) rows[i] = old;
+    if (old && sameFields(old, row)) rows[i] = old;
     if (rows[i] !== lastRows[i]) same = false;
   }
   if (same) return lastRows;
@@ -243,15 +243,9 @@ function reuseRows(rows: TreeRow[]): readonly TreeRow[] {
   return rows;
 }
 
-function sameRow(a: TreeRow, b: TreeRow): boolean {
-  return (
-    a.level === b.level &&
-    a.hasChildren === b.hasChildren &&
-    a.expanded === b.expanded &&
-    a.parentId === b.parentId &&
-    a.posInSet === b.posInSet &&
-    a.setSize === b.setSize
-  );
+/** Whether two flat records of one shape hold the same values (each field compared with ===). */
+function sameFields<T extends object>(a: T, b: T): boolean {
+  return (Object.keys(a) as (keyof T)[]).every((k) => a[k] === b[k]);
 }
 
 const itemsMemo = new WeakMap<OutputItem[], { showThoughts: boolean; list: OutputItem[] }>();
