@@ -48,6 +48,7 @@ fn finished(status: AgentStatus, turns: u32, ms: i64) -> EventKind {
         turns,
         duration_ms: ms as u64,
         files_modified: Vec::new(),
+        stopped_by: None,
     })
 }
 
@@ -57,16 +58,15 @@ pub fn big_session(data_dir: &Path, agents: usize, events: usize) -> (SessionId,
     let store = Store::open(&data_dir.join(Store::FILE_NAME)).unwrap();
     let session = SessionId("sess-bench-timeline".into());
     let t0 = 1_795_000_000_000i64;
-    store
-        .begin_session(&NewSession {
-            id: session.clone(),
-            workspace: data_dir.display().to_string(),
-            first_prompt: "BENCH-TIMELINE: a big fan-out".into(),
-            provider: "anthropic".into(),
-            model: "claude-sonnet-4-5".into(),
-            started_at: t0,
-        })
-        .unwrap();
+    let new = NewSession {
+        id: session.clone(),
+        workspace: data_dir.display().to_string(),
+        first_prompt: "BENCH-TIMELINE: a big fan-out".into(),
+        provider: "anthropic".into(),
+        model: "claude-sonnet-4-5".into(),
+        started_at: t0,
+    };
+    store.begin_session(&new, &store.claim(&session).unwrap()).unwrap();
     let mut log = Log { session: session.clone(), events: Vec::with_capacity(events + agents * 8) };
     let main = AgentId::from_suffix(0x0a11);
     log.push(&main, t0, started(None, None, "main".into()));

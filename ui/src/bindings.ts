@@ -143,6 +143,8 @@ export type AgentFinished = {
 	duration_ms: number,
 	/**  Workspace-relative paths this agent wrote or edited. */
 	files_modified: string[],
+	/**  Who stopped it, when it ended `cancelled`: only a person's Stop reads "stopped by you". */
+	stopped_by?: StoppedBy | null,
 };
 
 /**  `agent-` followed by 4 to 8 lowercase hex digits, unique within a session. */
@@ -211,7 +213,9 @@ export type AppErrorKind =
 /**  Writing an export file failed. */
 "export" | 
 /**  Reading another tool's transcripts failed (their folder is missing or unreadable). */
-"import";
+"import" | 
+/**  The session runs in another Arbor process: only its owner may drive it. */
+"owned";
 
 /**  What the UI needs to draw its first screen. */
 export type AppState = {
@@ -1165,6 +1169,18 @@ export type StartRequest = {
 export type StatusChanged = {
 	status: AgentStatus,
 };
+
+/**
+ *  Who stopped an agent that ended `cancelled`. A session that closes (the
+ *  window, a signal) stops nobody: its agents end `interrupted`, to be continued.
+ */
+export type StoppedBy = 
+/**  A person's Stop, of it or of an agent above it. */
+"person" | 
+/**  Its parent's model, with `TaskStop`. */
+"parent" | 
+/**  Its parent's run ended (failed, stopped, out of turns) while it still ran. */
+"parent_ended";
 
 /**  One agent of a stored session, as its events left it. */
 export type StoredAgent = {

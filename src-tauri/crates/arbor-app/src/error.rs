@@ -22,6 +22,8 @@ pub enum AppErrorKind {
     Export,
     /// Reading another tool's transcripts failed (their folder is missing or unreadable).
     Import,
+    /// The session runs in another Arbor process: only its owner may drive it.
+    Owned,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, specta::Type, thiserror::Error)]

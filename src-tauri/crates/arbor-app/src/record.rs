@@ -10,7 +10,7 @@
 
 use arbor_core::{Clock, EventStream, Journal, SystemClock};
 use arbor_protocol::{AgentEvent, AgentId, Message, SessionId};
-use arbor_store::{NewSession, Store, StoreError};
+use arbor_store::{Claim, NewSession, Store, StoreError};
 use parking_lot::Mutex;
 use std::sync::Arc;
 use tokio::sync::mpsc;
@@ -85,17 +85,27 @@ impl Recorder {
     /// Starts the writer: `events` are stored, then passed on in the returned
     /// stream, in order. The session row is written (or re-owned, for a resumed
     /// session) before any event. Fails only when that first write does. The
-    /// writer ends once the session's last event is stored.
+    /// writer ends once the session's last event is stored, and lets go of
+    /// `claim` then: the session is this process's until it is.
     pub fn record(
         self,
         store: Arc<Store>,
         session: NewSession,
+        claim: Claim,
         events: EventStream,
         problem: Problem,
     ) -> Result<(EventStream, Writing), RecordError> {
-        store.begin_session(&session)?;
+        store.begin_session(&session, &claim)?;
         let (out, shown) = mpsc::unbounded_channel();
-        let writer = Writer { store, session: session.id, deltas: self.deltas, out, problem, unsaved: Vec::new() };
+        let writer = Writer {
+            store,
+            session: session.id,
+            deltas: self.deltas,
+            out,
+            problem,
+            unsaved: Vec::new(),
+            _claim: claim,
+        };
         let (done_tx, done) = tokio::sync::watch::channel(false);
         std::thread::Builder::new()
             .name("arbor-store-writer".into())
@@ -139,6 +149,8 @@ struct Writer {
     problem: Problem,
     /// History deltas not written yet (queued, or their write failed).
     unsaved: Vec<Delta>,
+    /// Held until the writer ends, after the session is marked ended.
+    _claim: Claim,
 }
 
 impl Writer {

@@ -219,6 +219,9 @@ impl Host {
     pub async fn launch(&self, spec: LaunchSpec) -> Result<Launched, AppError> {
         self.stop_and_settle().await;
         let mut settings = self.settings();
+        // A stored session is this process's to continue only if no other process runs it:
+        // claimed before anything is read or built, so a refusal sends no request.
+        let mut claim = None;
         let (workspace, kind, model, resume, prompt, demo) = match &spec.start {
             Start::New { prompt } => {
                 if prompt.trim().is_empty() {
@@ -236,11 +239,15 @@ impl Host {
             Start::Resume { session, prompt } => {
                 let store = self.store()?;
                 let id = session.clone();
-                let summary = tokio::task::spawn_blocking(move || store.session(&id))
-                    .await
-                    .map_err(|e| err(AppErrorKind::Store, e))?
-                    .map_err(crate::transcripts::store_err)?
-                    .session;
+                let (taken, summary) = tokio::task::spawn_blocking(move || {
+                    let claim = store.claim(&id)?;
+                    Ok::<_, StoreError>((claim, store.session(&id)?))
+                })
+                .await
+                .map_err(|e| err(AppErrorKind::Store, e))?
+                .map_err(crate::transcripts::store_err)?;
+                claim = Some(taken);
+                let summary = summary.session;
                 let kind = resumable_provider(&summary).map_err(|e| match e {
                     NotResumable::Demo | NotResumable::Imported => err(AppErrorKind::Session, e),
                     NotResumable::UnknownProvider(_) => err(AppErrorKind::Provider, e),
@@ -395,12 +402,22 @@ impl Host {
                 };
                 // The session row is written before any event: off the runtime's workers.
                 let problem = self.store_problem.clone();
-                let recorded = tokio::task::spawn_blocking(move || recorder.record(store, new, events, problem)).await;
+                let recorded = tokio::task::spawn_blocking(move || {
+                    let claim = match claim {
+                        Some(c) => c,
+                        None => store.claim(&new.id)?,
+                    };
+                    recorder.record(store, new, claim, events, problem)
+                })
+                .await;
                 match recorded {
                     Ok(Ok((stored, writer))) => (stored, Some(writer)),
                     Ok(Err(e)) => {
                         session.shutdown();
-                        return Err(err(AppErrorKind::Store, e));
+                        return Err(match e {
+                            crate::record::RecordError::Store(e) => crate::transcripts::store_err(e),
+                            e => err(AppErrorKind::Store, e),
+                        });
                     }
                     Err(e) => {
                         session.shutdown();

@@ -93,6 +93,7 @@ pub(crate) fn store_err(e: StoreError) -> AppError {
         StoreError::UnknownSession(_) | StoreError::UnknownAgent(_) | StoreError::Ambiguous(_) => {
             AppErrorKind::NotFound
         }
+        StoreError::Owned { .. } => AppErrorKind::Owned,
         _ => AppErrorKind::Store,
     };
     err(kind, e)
@@ -122,7 +123,11 @@ pub fn resume_state(store: &Store, id: &SessionId) -> Result<ResumeState, StoreE
     let mut agents = Vec::with_capacity(detail.agents.len());
     for a in detail.agents {
         let history = store.history(id, &a.id)?;
-        agents.push(ResumedAgent { state: a, history });
+        let calls = match ResumedAgent::first_open_call(&history) {
+            Some(call) => store.calls_from(id, &a.id, &call)?,
+            None => Vec::new(),
+        };
+        agents.push(ResumedAgent { state: a, history, calls });
     }
     Ok(ResumeState { session_id: id.clone(), main_agent_id: main, last_seq: store.last_seq(id)?, agents })
 }

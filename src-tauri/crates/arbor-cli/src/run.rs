@@ -18,6 +18,9 @@ use std::time::Duration;
 /// Ctrl-C: the shell's convention for a run ended by SIGINT.
 pub const INTERRUPTED: u8 = 130;
 
+/// The session runs in another Arbor process: try again once it has stopped (sysexits' EX_TEMPFAIL).
+pub const OWNED_ELSEWHERE: u8 = 75;
+
 /// How long the process waits for the last events to be stored before it exits.
 const SETTLE: Duration = Duration::from_secs(10);
 
@@ -83,7 +86,14 @@ fn sandbox_request(args: &SandboxArgs) -> SandboxRequest {
 /// Launches `spec` through the API, prints its events until the main agent has
 /// ended and nothing runs, stops it and waits until its last event is stored.
 pub async fn execute(host: &Host, common: &Common, spec: LaunchSpec, banner: Option<&str>) -> Result<ExitCode> {
-    let Launched { info, mut events } = host.launch(spec).await?;
+    let Launched { info, mut events } = match host.launch(spec).await {
+        Ok(l) => l,
+        Err(e) if e.kind == arbor_app::AppErrorKind::Owned => {
+            warn(&e.message);
+            return Ok(ExitCode::from(OWNED_ELSEWHERE));
+        }
+        Err(e) => return Err(e.into()),
+    };
     let mut printer = Printer::new(common.json);
     if let Some(b) = banner {
         printer.note(b);
@@ -123,6 +133,8 @@ enum Ended {
     Finished(AgentFinished),
     /// Ctrl-C stopped it (`Some`: the main agent's end, when it came).
     Interrupted,
+    /// SIGTERM or SIGHUP closed the session: its agents are interrupted, to be resumed.
+    Closed(Signal),
     /// The events ended first: the session was torn down.
     Gone,
 }
@@ -141,6 +153,7 @@ async fn drive(
     let main = &info.main_agent_id;
     let mut interrupted = false;
     let mut main_end = None;
+    let mut closing = Closing::listen();
     loop {
         tokio::select! {
             ev = events.recv() => {
@@ -158,6 +171,13 @@ async fn drive(
                 }
             }
             line = answerer.next_line() => answerer.on_line(line, &target, printer),
+            signal = closing.next() => {
+                // Closed, not stopped: nobody stopped these agents, and a call waiting for an
+                // answer is asked again when the session is resumed.
+                printer.note(&format!("{} received: closing the session", signal.name()));
+                host.stop();
+                return Ended::Closed(signal);
+            }
             _ = tokio::signal::ctrl_c() => {
                 if interrupted {
                     return Ended::Interrupted;
@@ -187,6 +207,15 @@ fn report(info: &SessionInfo, printer: &mut Printer, ended: Ended, u: &Usage) ->
             warn(&format!("stopped by Ctrl-C; session {} is stored and can be resumed", info.session_id));
             return ExitCode::from(INTERRUPTED);
         }
+        Ended::Closed(signal) => {
+            warn(&format!(
+                "{}: the session's agents are interrupted; `arbor resume {}` continues them (a call waiting for \
+                 an answer is asked again)",
+                signal.name(),
+                info.session_id
+            ));
+            return ExitCode::from(128 + signal.number());
+        }
         Ended::Gone => return failure("the session ended before the main agent finished"),
     };
     match finished.status {
@@ -208,4 +237,65 @@ fn failure(msg: &str) -> ExitCode {
 #[allow(clippy::print_stderr)]
 pub(crate) fn warn(msg: &str) {
     eprintln!("arbor: {msg}");
+}
+
+/// A signal that closes the session rather than stopping its agents.
+#[derive(Debug, Clone, Copy)]
+enum Signal {
+    Term,
+    Hup,
+}
+
+impl Signal {
+    fn name(self) -> &'static str {
+        match self {
+            Self::Term => "SIGTERM",
+            Self::Hup => "SIGHUP",
+        }
+    }
+
+    fn number(self) -> u8 {
+        match self {
+            Self::Term => 15,
+            Self::Hup => 1,
+        }
+    }
+}
+
+/// SIGTERM and SIGHUP, once listened for (elsewhere than Unix, or when a
+/// listener cannot be set up, never: the default action stays, and the next
+/// start recovers the session as a crash).
+struct Closing {
+    #[cfg(unix)]
+    listeners: Option<(tokio::signal::unix::Signal, tokio::signal::unix::Signal)>,
+}
+
+impl Closing {
+    fn listen() -> Self {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{SignalKind, signal};
+            let listeners = match (signal(SignalKind::terminate()), signal(SignalKind::hangup())) {
+                (Ok(t), Ok(h)) => Some((t, h)),
+                (Err(e), _) | (_, Err(e)) => {
+                    tracing::warn!(error = %e, "cannot listen for SIGTERM and SIGHUP");
+                    None
+                }
+            };
+            Self { listeners }
+        }
+        #[cfg(not(unix))]
+        Self {}
+    }
+
+    async fn next(&mut self) -> Signal {
+        #[cfg(unix)]
+        if let Some((term, hup)) = &mut self.listeners {
+            return tokio::select! {
+                _ = term.recv() => Signal::Term,
+                _ = hup.recv() => Signal::Hup,
+            };
+        }
+        std::future::pending().await
+    }
 }

@@ -338,6 +338,9 @@ async fn agents_lists_the_types_found_and_the_files_that_failed() {
 #[path = "suite/transcripts.rs"]
 mod transcripts;
 
+#[path = "suite/owner.rs"]
+mod owner;
+
 #[path = "suite/mcp.rs"]
 mod mcp;
 

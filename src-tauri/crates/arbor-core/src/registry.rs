@@ -103,6 +103,11 @@ pub struct AgentRecord {
     pub(crate) budget_notice: Option<String>,
     /// Cancelled when its current run ends: what watches the run (its wall-time limit) stops with it.
     pub(crate) run_watch: CancellationToken,
+    /// Who stopped its current run, if someone did (the first to ask).
+    pub(crate) stopped_by: Option<arbor_protocol::StoppedBy>,
+    /// Tool calls its last run left without results (the session closed while they
+    /// waited or ran): settled before its next run's first turn.
+    pub(crate) unanswered: Vec<crate::agent::Unanswered>,
 }
 
 impl AgentRecord {
@@ -134,6 +139,8 @@ impl AgentRecord {
             budget_warned: Vec::new(),
             budget_notice: None,
             run_watch: CancellationToken::new(),
+            stopped_by: None,
+            unanswered: Vec::new(),
         }
     }
 

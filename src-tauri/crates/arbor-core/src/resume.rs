@@ -7,7 +7,7 @@ use crate::definitions::GENERAL_PURPOSE;
 use crate::registry::{AgentRecord, AgentSpec};
 use crate::shared::{Context, Shared};
 use crate::subagents::{self, SpawnRequest};
-use arbor_protocol::{AgentFinished, AgentId, AgentStatus, Message, StoredAgent, UserBlock};
+use arbor_protocol::{AgentFinished, AgentId, AgentStatus, Message, StoredAgent};
 use std::collections::HashMap;
 use std::sync::Arc;
 use tokio::sync::watch;
@@ -29,15 +29,23 @@ pub struct ResumedAgent {
     /// An agent that was still active is taken as interrupted.
     pub state: StoredAgent,
     pub history: Vec<Message>,
+    /// How the calls its history leaves without results went, as stored: its
+    /// `tool_call`, `tool_output` and approval events from the first such call on
+    /// ([`ResumedAgent::first_open_call`]). Its next run settles them: one that was
+    /// waiting for a person is asked again.
+    pub calls: Vec<arbor_protocol::AgentEvent>,
+}
+
+impl ResumedAgent {
+    /// The first call the history leaves without a result, whose events [`ResumedAgent::calls`] wants.
+    pub fn first_open_call(history: &[Message]) -> Option<String> {
+        crate::agent::first_open_call(history)
+    }
 }
 
 /// What a resumed agent is told when the person gives no text.
 pub(crate) const CARRY_ON: &str =
     "Your previous run was stopped before it finished. Continue the task where you left off.";
-
-/// What a tool call that never finished reads to the model that made it.
-const UNFINISHED_CALL: &str =
-    "interrupted: this tool call did not finish (the run was stopped); its effects are unknown";
 
 /// Puts the stored agents back into the registry, none running.
 pub(crate) fn restore(shared: &Shared, main_id: &AgentId, main_spec: &Arc<AgentSpec>, agents: Vec<ResumedAgent>) {
@@ -50,7 +58,7 @@ pub(crate) fn restore(shared: &Shared, main_id: &AgentId, main_spec: &Arc<AgentS
         .filter_map(|a| Some(((a.state.parent_id.clone()?, a.state.parent_call_id.clone()?), a.state.id.clone())))
         .collect();
     let mut st = shared.lock();
-    for ResumedAgent { state, mut history } in agents {
+    for ResumedAgent { state, history, calls } in agents {
         let a = state.resumed();
         let spec = if a.id == *main_id {
             main_spec.clone()
@@ -64,7 +72,9 @@ pub(crate) fn restore(shared: &Shared, main_id: &AgentId, main_spec: &Arc<AgentS
         };
         specs.insert(a.id.clone(), (spec.clone(), a.provider.clone()));
         let stored = history.len();
-        close_unfinished_calls(&mut history, |call| unfinished_children.get(&(a.id.clone(), call.to_string())));
+        let unanswered = crate::agent::find_unanswered(&history, &calls, |call| {
+            unfinished_children.get(&(a.id.clone(), call.to_string()))
+        });
         let finished = AgentFinished {
             status: a.status,
             result: a.result.clone().unwrap_or_default(),
@@ -72,6 +82,7 @@ pub(crate) fn restore(shared: &Shared, main_id: &AgentId, main_spec: &Arc<AgentS
             turns: a.turns,
             duration_ms: a.duration_ms.unwrap_or(0),
             files_modified: a.files_modified.clone(),
+            stopped_by: None,
         };
         let notifies_parent = a.parent_id.is_some();
         let mut record = AgentRecord::queued(
@@ -87,6 +98,7 @@ pub(crate) fn restore(shared: &Shared, main_id: &AgentId, main_spec: &Arc<AgentS
         record.state = a;
         record.history = history;
         record.journaled = stored;
+        record.unanswered = unanswered;
         record.outcome = watch::Sender::new(Some(finished));
         // Whatever it returned before was delivered then; only later runs notify.
         record.collected = true;
@@ -136,77 +148,5 @@ fn restored_spec(ctx: &Context, parent: &AgentSpec, parent_provider: &str, a: &S
                 worktree: None,
             }
         }
-    }
-}
-
-/// A history that ends in tool calls without results (the process died while
-/// they ran) gets results saying so: a provider refuses a tool call left unanswered.
-fn close_unfinished_calls<'a>(history: &mut Vec<Message>, child_of: impl Fn(&str) -> Option<&'a AgentId>) {
-    let Some(Message::Assistant { content }) = history.last() else { return };
-    let results: Vec<UserBlock> = content
-        .iter()
-        .filter_map(|b| match b {
-            arbor_protocol::AssistantBlock::ToolUse { id, .. } => Some(UserBlock::ToolResult {
-                call_id: id.clone(),
-                content: match child_of(id) {
-                    Some(child) => format!(
-                        "interrupted: subagent {child} was stopped with the run. Continuing the session resumes it, \
-                         and its result reaches you as a task notification: do not start it again."
-                    ),
-                    None => UNFINISHED_CALL.to_string(),
-                },
-                is_error: true,
-            }),
-            _ => None,
-        })
-        .collect();
-    if !results.is_empty() {
-        history.push(Message::User { content: results });
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use arbor_protocol::AssistantBlock;
-    use serde_json::json;
-
-    #[test]
-    fn unanswered_tool_calls_get_interrupted_results() {
-        let mut h = vec![
-            Message::user_text("go"),
-            Message::Assistant {
-                content: vec![
-                    AssistantBlock::Text { text: "reading".into() },
-                    AssistantBlock::ToolUse { id: "c1".into(), name: "Read".into(), input: json!({}) },
-                    AssistantBlock::ToolUse { id: "c2".into(), name: "Bash".into(), input: json!({}) },
-                    AssistantBlock::ToolUse { id: "c3".into(), name: "Task".into(), input: json!({}) },
-                ],
-            },
-        ];
-        let child = AgentId("agent-0000c3".into());
-        close_unfinished_calls(&mut h, |call| (call == "c3").then_some(&child));
-        let Some(Message::User { content }) = h.last() else { panic!("a user message with results") };
-        let ids: Vec<&str> = content
-            .iter()
-            .filter_map(|b| match b {
-                UserBlock::ToolResult { call_id, is_error: true, .. } => Some(call_id.as_str()),
-                _ => None,
-            })
-            .collect();
-        assert_eq!(ids, ["c1", "c2", "c3"]);
-        let texts: Vec<&str> = content
-            .iter()
-            .filter_map(|b| match b {
-                UserBlock::ToolResult { content, .. } => Some(content.as_str()),
-                _ => None,
-            })
-            .collect();
-        assert!(texts[0].contains("its effects are unknown"), "{texts:?}");
-        assert!(texts[2].contains("subagent agent-0000c3") && texts[2].contains("do not start it again"), "{texts:?}");
-        // A history that ends on a user message or plain text is left as it is.
-        let before = h.clone();
-        close_unfinished_calls(&mut h, |_| None);
-        assert_eq!(h, before);
     }
 }

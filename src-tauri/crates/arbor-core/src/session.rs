@@ -444,7 +444,7 @@ impl Session {
         if !self.shared.registry().contains(id) {
             return Err(SessionError::UnknownAgent(id.clone()));
         }
-        self.shared.cancel_subtree(id);
+        self.shared.cancel_subtree(id, arbor_protocol::StoppedBy::Person);
         Ok(())
     }
 
@@ -464,9 +464,11 @@ impl Session {
         self.shared.registry().iter().all(|r| r.state.status.is_terminal())
     }
 
-    /// Stops every agent; later commands are refused.
+    /// Closes the session: every agent at work ends `interrupted` (nobody stopped
+    /// it), a call waiting for a person is withdrawn and left without a result, to
+    /// be asked again when the session is continued; later commands are refused.
     pub fn shutdown(&self) {
+        // Every agent's token descends from this one.
         self.shared.ctx.root_cancel.cancel();
-        self.shared.cancel_subtree(&self.main.id);
     }
 }

@@ -245,14 +245,24 @@ impl Shared {
         }
     }
 
-    /// Stops an agent and its whole subtree.
-    pub(crate) fn cancel_subtree(&self, id: &AgentId) {
-        let reg = self.registry();
+    /// Stops an agent and its whole subtree; each agent still at work keeps who
+    /// stopped it first (what its `agent_finished` says).
+    pub(crate) fn cancel_subtree(&self, id: &AgentId, by: arbor_protocol::StoppedBy) {
+        let mut reg = self.registry();
         for a in reg.subtree(id) {
-            if let Some(r) = reg.get(&a) {
+            if let Some(r) = reg.get_mut(&a) {
+                if !r.state.status.is_terminal() && r.stopped_by.is_none() {
+                    r.stopped_by = Some(by);
+                }
                 r.cancel.cancel();
             }
         }
+    }
+
+    /// The session is closing (the window closed, the process was told to end):
+    /// what stops now is interrupted, to be continued, not stopped by anyone.
+    pub(crate) fn closing(&self) -> bool {
+        self.ctx.root_cancel.is_cancelled()
     }
 }
 

@@ -360,6 +360,33 @@ pub struct AgentFinished {
     pub duration_ms: u64,
     /// Workspace-relative paths this agent wrote or edited.
     pub files_modified: Vec<String>,
+    /// Who stopped it, when it ended `cancelled`: only a person's Stop reads "stopped by you".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopped_by: Option<StoppedBy>,
+}
+
+/// Who stopped an agent that ended `cancelled`. A session that closes (the
+/// window, a signal) stops nobody: its agents end `interrupted`, to be continued.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "snake_case")]
+pub enum StoppedBy {
+    /// A person's Stop, of it or of an agent above it.
+    Person,
+    /// Its parent's model, with `TaskStop`.
+    Parent,
+    /// Its parent's run ended (failed, stopped, out of turns) while it still ran.
+    ParentEnded,
+}
+
+impl StoppedBy {
+    /// How it reads to a person (a transcript, an export, the CLI).
+    pub fn describe(self) -> &'static str {
+        match self {
+            Self::Person => "stopped by you",
+            Self::Parent => "stopped by its parent (TaskStop)",
+            Self::ParentEnded => "stopped because its parent's run ended",
+        }
+    }
 }
 
 #[cfg(test)]
@@ -515,6 +542,7 @@ mod tests {
                     turns: 0,
                     duration_ms: 0,
                     files_modified: Vec::new(),
+                    stopped_by: None,
                 }),
             });
         }

@@ -157,16 +157,15 @@ fn agent_id(i: usize) -> AgentId {
 }
 
 fn start(store: &Store, id: &SessionId) {
-    store
-        .begin_session(&NewSession {
-            id: id.clone(),
-            workspace: "/home/dev/project".into(),
-            first_prompt: String::new(),
-            provider: "anthropic".into(),
-            model: "claude-sonnet".into(),
-            started_at: 1_700_000_000_000,
-        })
-        .unwrap();
+    let new = NewSession {
+        id: id.clone(),
+        workspace: "/home/dev/project".into(),
+        first_prompt: String::new(),
+        provider: "anthropic".into(),
+        model: "claude-sonnet".into(),
+        started_at: 1_700_000_000_000,
+    };
+    store.begin_session(&new, &store.claim(id).unwrap()).unwrap();
 }
 
 /// A session of about `target` events: `agents` agents (the first the main one,
@@ -216,6 +215,7 @@ fn session_events(id: &SessionId, agents: usize, target: usize, words: &mut Word
                 turns: 10,
                 duration_ms: 60_000,
                 files_modified: vec!["src/lib.rs".into()],
+                stopped_by: None,
             }),
         );
     }

@@ -38,6 +38,9 @@ pub enum StoreError {
     #[error("{0} matches more than one session; give more of its id")]
     Ambiguous(String),
 
+    #[error("session {session} is running in another Arbor process{}; it can be continued once that one has stopped", .pid.map(|p| format!(" (pid {p})")).unwrap_or_default())]
+    Owned { session: String, pid: Option<u32> },
+
     #[error("event {seq} of session {session} is already stored")]
     Duplicate { session: String, seq: u64 },
 
@@ -68,6 +71,7 @@ impl StoreError {
             Self::UnknownSession(_) => "unknown_session",
             Self::UnknownAgent(_) => "unknown_agent",
             Self::Ambiguous(_) => "ambiguous",
+            Self::Owned { .. } => "owned",
             Self::Duplicate { .. } => "duplicate",
             Self::NotImported(_) => "not_imported",
             Self::Sqlite { .. } => "sqlite",

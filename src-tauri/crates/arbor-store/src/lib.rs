@@ -11,6 +11,7 @@
 mod error;
 mod export;
 mod import;
+mod owner;
 mod read;
 mod recover;
 mod schema;
@@ -20,6 +21,7 @@ mod write;
 
 pub use error::StoreError;
 pub use import::Imported;
+pub use owner::Claim;
 pub use schema::SCHEMA_VERSION;
 
 use arbor_protocol::{SessionId, SessionStatus};

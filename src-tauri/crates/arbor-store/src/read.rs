@@ -228,6 +228,30 @@ impl Store {
         Ok(seq.unwrap_or(0))
     }
 
+    /// How an agent's tool calls from `first_call` on ended, for a resume to settle
+    /// the calls its history leaves without results: the agent's `tool_call`,
+    /// `tool_output`, `approval_request` and `approval_resolved` events from that
+    /// call's `tool_call` on, in seq order (none when the call was never announced).
+    pub fn calls_from(
+        &self,
+        session: &SessionId,
+        agent: &AgentId,
+        first_call: &str,
+    ) -> Result<Vec<AgentEvent>, StoreError> {
+        let conn = self.reader();
+        let rows: Vec<String> = conn
+            .prepare_cached(
+                "SELECT json FROM events WHERE session_id = ?1 AND agent_id = ?2
+                   AND type IN ('tool_call', 'tool_output', 'approval_request', 'approval_resolved')
+                   AND seq >= (SELECT MIN(seq) FROM events WHERE session_id = ?1 AND agent_id = ?2
+                               AND type = 'tool_call' AND json_extract(json, '$.call_id') = ?3)
+                 ORDER BY seq",
+            )
+            .and_then(|mut st| st.query_map([session.as_str(), agent.as_str(), first_call], |r| r.get(0))?.collect())
+            .at(&self.path)?;
+        decode_events(rows)
+    }
+
     /// The tree's events for the review screen: agent_started, agent_status,
     /// usage, approval_request, approval_resolved, task_notification and
     /// agent_finished of every agent, in seq order.

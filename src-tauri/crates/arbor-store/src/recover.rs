@@ -1,16 +1,21 @@
 //! Start-up recovery: sessions whose writing process died left agents marked
-//! queued, running or waiting for an approval. Each such agent gets an
-//! `agent_status: interrupted` event appended, so the event log itself says what
-//! happened, and its session is marked interrupted and no longer owned.
+//! queued, running or waiting for an approval. Each request nobody answered gets
+//! an `approval_resolved: withdrawn` (no card waits on a dead process; the call
+//! is asked again when the session is continued) and each such agent an
+//! `agent_status: interrupted` event, so the event log itself says what happened;
+//! the session is marked interrupted and no longer owned.
 
 use crate::Store;
 use crate::error::{At, StoreError};
 use crate::write::append_in;
-use arbor_protocol::{AgentEvent, AgentId, AgentStatus, EventKind, SessionId, StatusChanged};
+use arbor_protocol::{
+    AgentEvent, AgentId, AgentStatus, ApprovalOutcome, ApprovalResolved, ApprovalScope, EventKind, SessionId,
+    StatusChanged,
+};
 use rusqlite::{OptionalExtension, TransactionBehavior, params};
 
 impl Store {
-    /// Marks the agents of sessions whose owner process is gone (not this one)
+    /// Marks the agents of sessions no process has a claim on (their owner died)
     /// as interrupted, appending an `agent_status` event for each with the next
     /// seq and the time of the session's last event. Returns the sessions it touched.
     pub fn recover(&self, now_ms: i64) -> Result<Vec<SessionId>, StoreError> {
@@ -25,14 +30,14 @@ impl Store {
             )
             .and_then(|mut st| st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect())
             .at(&self.path)?;
-        let me = i64::from(std::process::id());
         let mut touched = Vec::new();
         for (id, owner) in candidates {
-            // A NULL owner: the session was ended (or recovered) with agents still marked at work.
-            if owner.is_some_and(|pid| pid == me || process_alive(pid)) {
+            let session = SessionId(id);
+            // Its owner (another process, or this one) still runs it: a live session is never
+            // interrupted. A claim ends with its process, so a dead owner's is free.
+            if self.is_claimed(&session)? {
                 continue;
             }
-            let session = SessionId(id);
             let active: Vec<String> = tx
                 .prepare_cached(
                     "SELECT id FROM agents WHERE session_id = ?1
@@ -48,21 +53,40 @@ impl Store {
                 .and_then(|mut st| st.query_row([session.as_str()], |r| Ok((r.get(0)?, r.get(1)?))).optional())
                 .at(&self.path)?
                 .unwrap_or((None, None));
+            let unanswered: Vec<(String, String)> = tx
+                .prepare_cached(
+                    "SELECT agent_id, json_extract(json, '$.request_id') FROM events
+                     WHERE session_id = ?1 AND type = 'approval_request'
+                       AND json_extract(json, '$.request_id') NOT IN (
+                           SELECT json_extract(json, '$.request_id') FROM events
+                           WHERE session_id = ?1 AND type = 'approval_resolved')
+                     ORDER BY seq",
+                )
+                .and_then(|mut st| st.query_map([session.as_str()], |r| Ok((r.get(0)?, r.get(1)?)))?.collect())
+                .at(&self.path)?;
             let mut seq = last.unwrap_or(0);
             let ts = last_ts.unwrap_or(now_ms);
-            let events: Vec<AgentEvent> = active
+            let mut event = |agent: String, kind: EventKind| {
+                seq += 1;
+                AgentEvent { agent_id: AgentId(agent), session_id: session.clone(), seq, ts, kind }
+            };
+            let withdrawn = unanswered.into_iter().map(|(agent, request_id)| {
+                let resolved = ApprovalResolved {
+                    request_id,
+                    outcome: ApprovalOutcome::Withdrawn,
+                    scope: ApprovalScope::Once,
+                    decided_by: None,
+                    reason: None,
+                    rule: None,
+                    edit: None,
+                };
+                (agent, EventKind::ApprovalResolved(resolved))
+            });
+            let interrupted = active
                 .into_iter()
-                .map(|agent| {
-                    seq += 1;
-                    AgentEvent {
-                        agent_id: AgentId(agent),
-                        session_id: session.clone(),
-                        seq,
-                        ts,
-                        kind: EventKind::AgentStatus(StatusChanged { status: AgentStatus::Interrupted }),
-                    }
-                })
-                .collect();
+                .map(|agent| (agent, EventKind::AgentStatus(StatusChanged { status: AgentStatus::Interrupted })));
+            let events: Vec<AgentEvent> =
+                withdrawn.collect::<Vec<_>>().into_iter().chain(interrupted).map(|(a, k)| event(a, k)).collect();
             append_in(&tx, &self.path, &events)?;
             tx.prepare_cached("UPDATE sessions SET status = 'interrupted', owner_pid = NULL WHERE id = ?1")
                 .and_then(|mut st| st.execute(params![session.as_str()]))
@@ -73,22 +97,4 @@ impl Store {
         tx.commit().at(&self.path)?;
         Ok(touched)
     }
-}
-
-/// Whether a process with this pid exists. Where that cannot be asked, every
-/// owner is taken as alive: a live session must never be marked interrupted.
-#[cfg(unix)]
-fn process_alive(pid: i64) -> bool {
-    // 0 and negative pids would address process groups, never one owner.
-    let Some(pid) = i32::try_from(pid).ok().and_then(rustix::process::Pid::from_raw) else { return false };
-    match rustix::process::test_kill_process(pid) {
-        Ok(()) => true,
-        // EPERM: it exists but belongs to someone else.
-        Err(e) => e == rustix::io::Errno::PERM,
-    }
-}
-
-#[cfg(not(unix))]
-fn process_alive(_pid: i64) -> bool {
-    true
 }

@@ -11,9 +11,13 @@ use std::collections::HashMap;
 use std::path::Path;
 
 impl Store {
-    /// Records a session as started by this process. For an id already stored
-    /// (a resumed session) it re-owns it and clears `ended_at`; nothing else changes.
-    pub fn begin_session(&self, s: &NewSession) -> Result<(), StoreError> {
+    /// Records a session as started by this process, which holds its `claim`. For
+    /// an id already stored (a resumed session) it re-owns it and clears
+    /// `ended_at`; nothing else changes.
+    pub fn begin_session(&self, s: &NewSession, claim: &crate::Claim) -> Result<(), StoreError> {
+        if claim.session() != &s.id {
+            return Err(StoreError::Owned { session: s.id.to_string(), pid: self.owner_pid(&s.id)? });
+        }
         let conn = self.writer();
         conn.prepare_cached(
             "INSERT INTO sessions (id, workspace, first_prompt, provider, model, started_at, status, owner_pid)

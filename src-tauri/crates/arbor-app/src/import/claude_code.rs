@@ -571,6 +571,7 @@ impl Run {
                 turns: self.turns,
                 duration_ms: u64::try_from(ts - self.started).unwrap_or(0),
                 files_modified: Vec::new(),
+                stopped_by: None,
             }),
         ));
         *self = Run::default();

@@ -202,7 +202,9 @@ pub async fn run(seed: u64, dir: &Path) -> Outcome {
         model: "claude-sonnet-4-5".into(),
         started_at: 0,
     };
-    let (mut events, writing) = recorder.record(store.clone(), new, events, Problem::default()).expect("recorder");
+    let claim = store.claim(&new.id).expect("a new session is nobody's");
+    let (mut events, writing) =
+        recorder.record(store.clone(), new, claim, events, Problem::default()).expect("recorder");
     let main = session.main_agent_id().clone();
     session.submit(Command::SendMessage { agent_id: None, text: "SOAK-MAIN: go".into() }).expect("prompt");
 

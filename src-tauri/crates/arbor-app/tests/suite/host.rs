@@ -342,16 +342,17 @@ fn start_up_offers_the_sessions_the_last_run_left_interrupted() {
     std::fs::create_dir_all(db.parent().unwrap()).unwrap();
     let store = arbor_store::Store::open(&db).unwrap();
     let id = SessionId("sess-died".into());
-    store
-        .begin_session(&arbor_store::NewSession {
-            id: id.clone(),
-            workspace: dir.path().display().to_string(),
-            first_prompt: "half done".into(),
-            provider: "anthropic".into(),
-            model: "m".into(),
-            started_at: 1_000,
-        })
-        .unwrap();
+    // Its owner's claim goes with it when it dies (here: when dropped below).
+    let claim = store.claim(&id).unwrap();
+    let new = arbor_store::NewSession {
+        id: id.clone(),
+        workspace: dir.path().display().to_string(),
+        first_prompt: "half done".into(),
+        provider: "anthropic".into(),
+        model: "m".into(),
+        started_at: 1_000,
+    };
+    store.begin_session(&new, &claim).unwrap();
     let main = AgentId("agent-0001".into());
     let ev =
         |seq: u64, kind: EventKind| AgentEvent { agent_id: main.clone(), session_id: id.clone(), seq, ts: 1_000, kind };
@@ -372,7 +373,7 @@ fn start_up_offers_the_sessions_the_last_run_left_interrupted() {
             ev(2, EventKind::AgentStatus(StatusChanged { status: AgentStatus::Running })),
         ])
         .unwrap();
-    drop(store);
+    drop((store, claim));
     let mut gone = std::process::Command::new("true").spawn().unwrap();
     let pid = gone.id();
     gone.wait().unwrap();

@@ -31,7 +31,10 @@ pub(crate) struct Call {
     pub invalid: Option<String>,
 }
 
-pub(crate) async fn run_calls(shared: &Arc<Shared>, agent: &AgentRun, calls: Vec<Call>) -> Vec<UserBlock> {
+/// Announces the calls of one response (in call order), then runs them. None
+/// when the session closed while some were waiting for a person or for a child:
+/// those have no result (nor `tool_output`) and stay open for the next run.
+pub(crate) async fn run_calls(shared: &Arc<Shared>, agent: &AgentRun, calls: Vec<Call>) -> Option<Vec<UserBlock>> {
     for c in &calls {
         let mut st = shared.lock();
         let seq = st.emit(
@@ -47,10 +50,16 @@ pub(crate) async fn run_calls(shared: &Arc<Shared>, agent: &AgentRun, calls: Vec
             st.call_seqs.insert((agent.id.clone(), c.id.clone()), seq);
         }
     }
+    run_announced(shared, agent, calls).await
+}
+
+/// Runs calls already announced, concurrently; their results in call order.
+pub(crate) async fn run_announced(shared: &Arc<Shared>, agent: &AgentRun, calls: Vec<Call>) -> Option<Vec<UserBlock>> {
     let handles: Vec<_> = calls
         .into_iter()
         .map(|call| {
             let (id, call_id) = (call.id.clone(), call.id.clone());
+            let waits_on_agents = crate::subagents::waits_on_agents(&call.name);
             let span = info_span!("tool", name = %call.name, call_id = %call.id);
             let tool = agent.tools.get(&call.name).cloned().ok_or_else(|| agent.missing_tool_reason(&call.name));
             let ctx = CallContext {
@@ -64,18 +73,31 @@ pub(crate) async fn run_calls(shared: &Arc<Shared>, agent: &AgentRun, calls: Vec
             };
             let (shared, agent_id) = (shared.clone(), agent.id.clone());
             let task = async move {
-                let (result, decided_by) = run_one(ctx, tool, call).await;
+                let (result, decided_by) = match run_one(ctx, tool, call).await {
+                    Ended::Ran(result, decided_by) => (result, decided_by),
+                    Ended::Unanswered => return None,
+                };
+                // A child stopped by the session's close goes on when it is continued, and
+                // reports then: this call's answer is not known yet.
+                if waits_on_agents && shared.closing() {
+                    return None;
+                }
                 // Each output is shown as soon as its call ends; the model gets them in call order below.
                 report(&shared, &agent_id, &id, &result, decided_by);
-                result
+                Some(result)
             };
             (call_id, tokio::spawn(task.instrument(span)))
         })
         .collect();
     let mut results = Vec::with_capacity(handles.len());
+    let mut open = false;
     for (call_id, handle) in handles {
         let result = match handle.await {
-            Ok(r) => r,
+            Ok(Some(r)) => r,
+            Ok(None) => {
+                open = true;
+                continue;
+            }
             // A panicking tool is a bug in that tool, not the end of the agent.
             Err(e) => {
                 let r = ToolResult::error(format!("The tool crashed: {e}"));
@@ -85,7 +107,20 @@ pub(crate) async fn run_calls(shared: &Arc<Shared>, agent: &AgentRun, calls: Vec
         };
         results.push(UserBlock::ToolResult { call_id, content: result.content, is_error: result.is_error });
     }
-    results
+    (!open).then_some(results)
+}
+
+/// Announces the end of a call whose run is gone: `text` (an error) is its result.
+pub(crate) fn report_closed(shared: &Shared, agent_id: &AgentId, call_id: &str, text: &str) {
+    report(shared, agent_id, call_id, &ToolResult::error(text), None);
+}
+
+/// How one call ended.
+enum Ended {
+    /// With its result and what decided that it ran (or not); None when it never got that far.
+    Ran(ToolResult, Option<DecidedBy>),
+    /// The session closed while a person was asked: no result, asked again when continued.
+    Unanswered,
 }
 
 fn report(shared: &Shared, agent_id: &AgentId, call_id: &str, result: &ToolResult, decided_by: Option<DecidedBy>) {
@@ -112,21 +147,15 @@ struct CallContext {
     changes: Arc<Tracker>,
 }
 
-/// Runs one call; `tool` is the tool, or why the agent is not offered one of
-/// that name. Returns its result and what decided that it ran (or not); None
-/// when it never got that far.
-async fn run_one(
-    cx: CallContext,
-    tool: Result<Arc<dyn crate::tools::Tool>, String>,
-    call: Call,
-) -> (ToolResult, Option<DecidedBy>) {
+/// Runs one call; `tool` is the tool, or why the agent is not offered one of that name.
+async fn run_one(cx: CallContext, tool: Result<Arc<dyn crate::tools::Tool>, String>, call: Call) -> Ended {
     let CallContext { shared, agent_id, policy, cancel, workspace, sandbox, changes } = cx;
     if let Some(message) = call.invalid {
-        return (ToolResult::error(message), None);
+        return Ended::Ran(ToolResult::error(message), None);
     }
     let tool = match tool {
         Ok(tool) => tool,
-        Err(missing) => return (ToolResult::error(missing), None),
+        Err(missing) => return Ended::Ran(ToolResult::error(missing), None),
     };
     let (tx, mut rx) = mpsc::unbounded_channel::<String>();
     let mut ctx = ToolContext {
@@ -150,27 +179,34 @@ async fn run_one(
                 "{} is not allowed by the approval policy; the call was not run. Do the task without it or tell the user what you need.",
                 call.name
             );
-            return (ToolResult::error(refusal), Some(DecidedBy::Policy));
+            return Ended::Ran(ToolResult::error(refusal), Some(DecidedBy::Policy));
         }
         Decision::Ask => {
             let preview = tool.preview(&call.input, &ctx).await;
             let question = Question { call_id: &call.id, tool_name: &call.name, tool_args: &call.input, preview };
             let Some(verdict) = super::ask::ask_approval(&shared, &agent_id, question, &cancel).await else {
-                return (ToolResult::error("Cancelled before the user answered; the call was not run."), None);
+                // Closed, not stopped: the question stands, for when the session is continued.
+                if shared.closing() {
+                    return Ended::Unanswered;
+                }
+                return Ended::Ran(
+                    ToolResult::error("Cancelled before the user answered; the call was not run."),
+                    None,
+                );
             };
             if !verdict.approved {
-                return (ToolResult::error(denial(&call.name, &verdict)), Some(verdict.by));
+                return Ended::Ran(ToolResult::error(denial(&call.name, &verdict)), Some(verdict.by));
             }
             // An answer that crossed a Stop: the person stopped the agent, so nothing runs.
             if cancel.is_cancelled() {
-                return (ToolResult::error("Cancelled; the call was not run."), Some(verdict.by));
+                return Ended::Ran(ToolResult::error("Cancelled; the call was not run."), Some(verdict.by));
             }
             if let Some(change) = verdict.unseen_change {
                 let refusal = format!(
                     "Not run: the file {change}, and the user approved without seeing that. Nothing was \
                      written; read the file again and retry if the change is still wanted."
                 );
-                return (ToolResult::error(refusal), Some(verdict.by));
+                return Ended::Ran(ToolResult::error(refusal), Some(verdict.by));
             }
             ctx.edit = verdict.edit;
             verdict.by
@@ -213,7 +249,7 @@ async fn run_one(
     if result.content.len() > MAX_RESULT_CHARS {
         result.content = cap_output(&result.content, MAX_RESULT_CHARS);
     }
-    (result, Some(decided_by))
+    Ended::Ran(result, Some(decided_by))
 }
 
 /// Whether a person's standing rule refuses `tool` to this agent.

@@ -107,6 +107,7 @@ pub(crate) fn deliver(
     r.inbox = Some(inbox_tx);
     r.cancel = cancel.clone();
     r.budget_stop = None;
+    r.stopped_by = None;
     r.outcome.send_replace(None);
     // A subagent's later runs answer no Task call: their results go to the parent as notifications.
     if r.state.parent_id.is_some() {
@@ -132,6 +133,7 @@ pub(crate) fn launch(
     cancel: CancellationToken,
 ) {
     shared.save_history(&id, &history);
+    let unanswered = shared.registry().get_mut(&id).map(|r| std::mem::take(&mut r.unanswered)).unwrap_or_default();
     let id_for_panic = id.clone();
     let run = AgentRun {
         tools: shared.tools_for(&id, &spec),
@@ -145,6 +147,7 @@ pub(crate) fn launch(
         cancel: cancel.clone(),
         mcp_failed: Vec::new(),
         last_cost: None,
+        unanswered,
     };
     let span = info_span!("session", session_id = %shared.ctx.id);
     let runtime = &shared.ctx.runtime;
@@ -181,6 +184,7 @@ fn fail_after_panic(shared: &Arc<Shared>, id: &AgentId, message: String) {
         turns: 0,
         duration_ms: 0,
         files_modified: Vec::new(),
+        stopped_by: None,
     };
     let (_tx, mut inbox) = mpsc::unbounded_channel();
     // Its history went down with its task: what the record and the journal hold stays.
@@ -200,7 +204,7 @@ pub(crate) async fn stop_children(shared: &Shared, id: &AgentId) {
         return;
     }
     for (child, _) in &running {
-        shared.cancel_subtree(child);
+        shared.cancel_subtree(child, arbor_protocol::StoppedBy::ParentEnded);
     }
     let ends = running.into_iter().map(|(_, mut rx)| async move {
         let _ = rx.wait_for(Option::is_some).await;
@@ -260,7 +264,9 @@ pub(crate) fn end_run(
         finished.files_modified = r.files.clone();
         r.outcome.send_replace(Some(finished.clone()));
         let status_changed = r.state.status != status;
-        let notice = (r.notifies_parent && !r.collected).then(|| r.state.parent_id.clone()).flatten().map(|parent| {
+        // An interrupted child reports when the session is continued and it ends there.
+        let notifies = r.notifies_parent && !r.collected && status != AgentStatus::Interrupted;
+        let notice = notifies.then(|| r.state.parent_id.clone()).flatten().map(|parent| {
             let text = subagents::notification_text(
                 id,
                 &r.state.description,
@@ -292,7 +298,7 @@ pub(crate) fn end_run(
         let _ = deliver(shared, &parent, text, Delivery::StartIfIdle, Announce::Silently);
     }
     for child in abandon {
-        shared.cancel_subtree(&child);
+        shared.cancel_subtree(&child, arbor_protocol::StoppedBy::ParentEnded);
     }
     EndStep::Finished
 }

@@ -9,6 +9,8 @@ pub(crate) use calls::emit_changes;
 pub(crate) use isolation::back_in_parent;
 pub(crate) mod lifecycle;
 mod turn;
+mod unanswered;
+pub(crate) use unanswered::{Unanswered, find as find_unanswered, first_open_call};
 
 use crate::mcp::{self, AgentMcp, McpError};
 use crate::provider::{StopReason, ToolSpec};
@@ -17,7 +19,8 @@ use crate::shared::Shared;
 use crate::subagents;
 use crate::tools::ToolRegistry;
 use arbor_protocol::{
-    AgentFinished, AgentId, AgentStatus, AssistantBlock, EventKind, McpState, Message, UserBlock, UserMessage,
+    AgentFinished, AgentId, AgentStatus, AssistantBlock, EventKind, McpState, Message, StoppedBy, UserBlock,
+    UserMessage,
 };
 use lifecycle::EndStep;
 use std::sync::Arc;
@@ -44,6 +47,8 @@ pub(crate) struct AgentRun {
     /// What its last response cost in budget tokens, and how long the history it
     /// answered was: the next request's estimate starts from them.
     pub last_cost: Option<(u64, usize)>,
+    /// Calls its last run left without results: settled before its first turn.
+    pub unanswered: Vec<Unanswered>,
 }
 
 impl AgentRun {
@@ -74,6 +79,7 @@ impl AgentRun {
                     None => self.turns(&shared, &specs, &mut turns).await,
                 };
                 let (status, error) = crate::budget::explain(&shared, &self.id, status, error);
+                let (status, error, stopped_by) = stop_cause(&shared, &self.id, status, error);
                 if status != AgentStatus::Completed {
                     lifecycle::stop_children(&shared, &self.id).await;
                 }
@@ -85,6 +91,7 @@ impl AgentRun {
                     turns,
                     duration_ms: started.elapsed().as_millis() as u64,
                     files_modified: Vec::new(),
+                    stopped_by,
                 };
                 match lifecycle::end_run(&shared, &self.id, finished, &mut self.inbox, Some(&mut self.history)) {
                     EndStep::Finished => {
@@ -138,6 +145,9 @@ impl AgentRun {
         specs: &[ToolSpec],
         turns: &mut u32,
     ) -> (AgentStatus, Option<String>) {
+        if !self.unanswered.is_empty() && !unanswered::settle(shared, self).await {
+            return (AgentStatus::Cancelled, None);
+        }
         loop {
             self.take_steering(shared, None);
             if self.cancel.is_cancelled() {
@@ -201,7 +211,10 @@ impl AgentRun {
             if lend {
                 self.slot = None;
             }
-            let mut content = calls::run_calls(shared, self, calls).await;
+            let Some(mut content) = calls::run_calls(shared, self, calls).await else {
+                // The session closed with calls still open: they stay so, for its next run.
+                return (AgentStatus::Cancelled, None);
+            };
             if lend && !self.take_slot().await {
                 return (AgentStatus::Cancelled, None);
             }
@@ -363,5 +376,25 @@ pub(crate) fn append_user(history: &mut Vec<Message>, blocks: Vec<UserBlock>) {
     match history.last_mut() {
         Some(Message::User { content }) => content.extend(blocks),
         _ => history.push(Message::User { content: blocks }),
+    }
+}
+
+/// Who stopped a run that ended `cancelled`. A session that closes stops
+/// nobody: its agents are interrupted, unless a person had stopped them first.
+fn stop_cause(
+    shared: &Shared,
+    id: &AgentId,
+    status: AgentStatus,
+    error: Option<String>,
+) -> (AgentStatus, Option<String>, Option<StoppedBy>) {
+    if status != AgentStatus::Cancelled {
+        return (status, error, None);
+    }
+    let by = shared.registry().get(id).and_then(|r| r.stopped_by);
+    match by {
+        Some(StoppedBy::Person) => (status, Some(StoppedBy::Person.describe().to_string()), by),
+        _ if shared.closing() => (AgentStatus::Interrupted, None, None),
+        Some(b) => (status, Some(b.describe().to_string()), by),
+        None => (status, error, None),
     }
 }

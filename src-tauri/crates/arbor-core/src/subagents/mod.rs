@@ -455,7 +455,15 @@ pub(crate) fn result_for_model(id: &AgentId, finished: &AgentFinished, max_chars
             ),
             false,
         ),
-        AgentStatus::Cancelled => ("Subagent error: cancelled by the user".to_string(), true),
+        AgentStatus::Cancelled => {
+            let by = match finished.stopped_by {
+                Some(arbor_protocol::StoppedBy::Person) => "stopped by the user",
+                Some(arbor_protocol::StoppedBy::Parent) => "stopped with TaskStop",
+                Some(arbor_protocol::StoppedBy::ParentEnded) => "stopped because your run ended",
+                None => "stopped",
+            };
+            (format!("Subagent error: {by}"), true)
+        }
         AgentStatus::BudgetExhausted => {
             let why = finished.error.as_deref().unwrap_or("its budget ran out");
             let mut text = format!("Subagent error: stopped because {why} (status budget_exhausted).");
@@ -555,6 +563,7 @@ mod tests {
             turns: 3,
             duration_ms: 1,
             files_modified: Vec::new(),
+            stopped_by: None,
         }
     }
 
@@ -570,10 +579,19 @@ mod tests {
         assert!(!err && text.starts_with("partial\n\n") && text.contains("turn limit (3 turns)"), "{text}");
         let (text, err) = result_for_model(&id, &finished(AgentStatus::Failed, ""), 10);
         assert!(err && text.starts_with("Subagent error: provider anthropic: HTTP 500"), "{text}");
+        // Who stopped it is said as it was: only a person's Stop reads as the user's.
+        let stopped = |by| AgentFinished { stopped_by: by, ..finished(AgentStatus::Cancelled, "") };
+        let by_person = Some(arbor_protocol::StoppedBy::Person);
         assert_eq!(
-            result_for_model(&id, &finished(AgentStatus::Cancelled, ""), 10),
-            ("Subagent error: cancelled by the user".into(), true)
+            result_for_model(&id, &stopped(by_person), 10),
+            ("Subagent error: stopped by the user".into(), true)
         );
+        let by_parent = Some(arbor_protocol::StoppedBy::Parent);
+        assert_eq!(
+            result_for_model(&id, &stopped(by_parent), 10),
+            ("Subagent error: stopped with TaskStop".into(), true)
+        );
+        assert_eq!(result_for_model(&id, &stopped(None), 10), ("Subagent error: stopped".into(), true));
     }
 
     #[test]

@@ -381,7 +381,7 @@ impl Tool for TaskStopTool {
             r.collected = true;
             reg.subtree(&id).len()
         };
-        self.0.shared.cancel_subtree(&id);
+        self.0.shared.cancel_subtree(&id, arbor_protocol::StoppedBy::Parent);
         let _ = tokio::time::timeout(STOP_WAIT, Bound::finished(&mut outcome)).await;
         let others = match subtree - 1 {
             0 => String::new(),

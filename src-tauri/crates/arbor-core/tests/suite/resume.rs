@@ -48,8 +48,11 @@ fn state_from(events: &[AgentEvent], kept: &Kept, main: &AgentId) -> ResumeState
     for e in events {
         states.apply(e);
     }
-    let agents: Vec<ResumedAgent> =
-        states.agents().iter().map(|a| ResumedAgent { state: a.clone(), history: kept.of(&a.id) }).collect();
+    let agents: Vec<ResumedAgent> = states
+        .agents()
+        .iter()
+        .map(|a| ResumedAgent { state: a.clone(), history: kept.of(&a.id), calls: Vec::new() })
+        .collect();
     ResumeState {
         session_id: events[0].session_id.clone(),
         main_agent_id: main.clone(),
@@ -148,7 +151,7 @@ async fn an_interrupted_subagent_resumes_with_its_unfinished_calls_closed_and_re
         let mut state = arbor_protocol::StoredAgent::new(id.clone(), &started, 1);
         state.status = status;
         state.turns = 1;
-        ResumedAgent { state, history }
+        ResumedAgent { state, history, calls: Vec::new() }
     };
     let state = ResumeState {
         session_id,
@@ -193,4 +196,91 @@ async fn an_interrupted_subagent_resumes_with_its_unfinished_calls_closed_and_re
     let e = session.submit(Command::Resume { agent_id: AgentId("agent-00000000".into()), text: None }).unwrap_err();
     assert!(e.to_string().contains("no agent"), "{e}");
     session.shutdown();
+}
+
+/// Closing a session (the window, a signal) stops nobody: its agents end
+/// interrupted, a call waiting for a person is withdrawn without a result, and
+/// when the session is continued that same call is asked again and runs.
+#[tokio::test]
+async fn a_call_waiting_for_a_person_when_the_session_closes_is_asked_again_on_resume_and_runs() {
+    for api in [Api::Anthropic, Api::OpenAi] {
+        let h = Harness::new(
+            json!({ "name": "ask-again", "rules": [
+                { "match": { "first_user_contains": "WRITE-IT" }, "turns": [
+                    { "text": "writing", "tool_calls": [
+                        { "name": "Read", "input": { "file_path": "seen.txt" } },
+                        { "name": "Write", "input": { "file_path": "out.txt", "content": "approved content\n" } } ] },
+                    { "text": "written after all" } ] }
+            ]}),
+            api,
+        )
+        .await;
+        std::fs::write(h.path("seen.txt"), "already here\n").unwrap();
+        let kept = Arc::new(Kept::default());
+        let mut config = h.config();
+        config.approval = arbor_core::ApprovalPolicy::default();
+        config.journal = Some(kept.clone());
+        let (session, mut events) = h.start(config, "WRITE-IT please");
+        let main = session.main_agent_id().clone();
+        let mut first =
+            collect_until(&mut events, WAIT, |e| matches!(e.kind, EventKind::ApprovalRequest(_))).await.unwrap();
+        let EventKind::ApprovalRequest(asked) = first.last().unwrap().kind.clone() else { unreachable!() };
+        let (call_id, preview) = (asked.call_id.clone(), asked.preview.clone());
+        // The Read runs meanwhile (reads are allowed): its output is in the events, not yet in the history.
+        let read_done = |e: &AgentEvent| matches!(&e.kind, EventKind::ToolOutput(o) if o.call_id != call_id);
+        if !first.iter().any(read_done) {
+            first.extend(collect_until(&mut events, WAIT, read_done).await.unwrap());
+        }
+        session.shutdown();
+        first.extend(until_finished(&mut events, &main).await);
+        let end = first.iter().rev().find_map(|e| match &e.kind {
+            EventKind::AgentFinished(f) => Some(f.clone()),
+            _ => None,
+        });
+        let end = end.unwrap();
+        assert_eq!((end.status, end.stopped_by), (AgentStatus::Interrupted, None), "{api:?}: nobody stopped it");
+        assert!(first.iter().any(|e| matches!(&e.kind, EventKind::ApprovalResolved(r)
+            if r.outcome == arbor_protocol::ApprovalOutcome::Withdrawn)));
+        assert!(
+            !first.iter().any(|e| matches!(&e.kind, EventKind::ToolOutput(o) if o.call_id == call_id)),
+            "{api:?}: the unanswered call has no output: it was never refused"
+        );
+        assert!(
+            matches!(kept.of(&main).last(), Some(Message::Assistant { .. })),
+            "{api:?}: its history leaves the calls open"
+        );
+
+        // Continued from what the store holds: the same call is asked again, with its preview.
+        let mut state = state_from(&first, &kept, &main);
+        state.agents[0].calls = first.iter().filter(|e| e.agent_id == main).cloned().collect();
+        let mut config = h.config();
+        config.approval = arbor_core::ApprovalPolicy::default();
+        let (session, mut events) = Session::resume(config, state).unwrap();
+        assert_eq!(session.status(&main), Some(AgentStatus::Interrupted));
+        session.submit(Command::Resume { agent_id: main.clone(), text: None }).unwrap();
+        let mut second =
+            collect_until(&mut events, WAIT, |e| matches!(e.kind, EventKind::ApprovalRequest(_))).await.unwrap();
+        let EventKind::ApprovalRequest(again) = &second.last().unwrap().kind else { unreachable!() };
+        assert_eq!(again.call_id, call_id, "{api:?}: the same call");
+        assert_ne!(again.request_id, asked.request_id);
+        assert_eq!(again.preview, preview, "{api:?}: the same card");
+        assert!(!h.path("out.txt").exists(), "nothing ran before the answer");
+        let answer = arbor_protocol::ApprovalAnswer::new(&again.request_id, true, arbor_protocol::ApprovalScope::Once);
+        session.submit(Command::ResolveApproval(answer)).unwrap();
+        second.extend(until_finished(&mut events, &main).await);
+        assert!(matches!(&second.last().unwrap().kind, EventKind::AgentFinished(f)
+            if f.status == AgentStatus::Completed && f.result == "written after all"));
+        assert_eq!(std::fs::read_to_string(h.path("out.txt")).unwrap(), "approved content\n", "{api:?}");
+        // The model read both results, the Read's as it was stored, before Arbor's request to go on.
+        let last = h.requests().into_iter().last().unwrap();
+        let results = tool_results(&last);
+        assert_eq!(results.len(), 2, "{api:?}: {results:?}");
+        assert!(results.iter().any(|(_, c)| c.contains("already here")), "{results:?}");
+        assert!(last.body.to_string().contains("Continue the task where you left off"));
+        // Both runs together keep every contract: each request resolved once, every call ended once.
+        let all: Vec<AgentEvent> = first.into_iter().chain(second).collect();
+        let broken = arbor_testkit::violations(&all, true);
+        assert!(broken.is_empty(), "{api:?}: {broken:?}");
+        session.shutdown();
+    }
 }

@@ -440,7 +440,7 @@ async fn task_output_reports_a_failed_and_a_stopped_background_child() {
     let (out, is_error, _) = output_of(&seen, "o_failed");
     assert!(is_error && out.starts_with("Subagent error: ") && out.contains("failed"), "{out}");
     let (out, is_error, _) = output_of(&seen, "o_stopped");
-    assert_eq!((out.as_str(), is_error), ("Subagent error: cancelled by the user", true));
+    assert_eq!((out.as_str(), is_error), ("Subagent error: stopped by the user", true));
     assert_eq!(finished_of(&seen, session.main_agent_id()).1.result, "reported");
 }
 

@@ -124,8 +124,16 @@ async fn stopping_a_foreground_child_is_a_subagent_error_for_its_parent_which_go
     let rest = until_finished(&mut events, session.main_agent_id()).await;
     let EventKind::AgentFinished(f) = &rest.last().expect("event").kind else { unreachable!() };
     assert_eq!(f.status, AgentStatus::Completed, "the parent goes on");
-    assert_eq!(f.result, "parent heard: Subagent error: cancelled by the user");
+    assert_eq!(f.result, "parent heard: Subagent error: stopped by the user");
     assert_eq!(session.status(&kid), Some(AgentStatus::Cancelled));
+    // A person's Stop is said as such: the child's end names who stopped it.
+    let kid_end = rest.iter().find_map(|e| match &e.kind {
+        EventKind::AgentFinished(f) if e.agent_id == kid => Some(f.clone()),
+        _ => None,
+    });
+    let kid_end = kid_end.expect("the child's end");
+    assert_eq!(kid_end.stopped_by, Some(arbor_protocol::StoppedBy::Person));
+    assert_eq!(kid_end.error.as_deref(), Some("stopped by you"));
     let requests = h.requests();
     let parent = requests_of(&requests, "PARENT").pop().expect("parent");
     assert_eq!(error_flags(parent), vec![("s_child".to_string(), true)]);

@@ -5,6 +5,7 @@ mod append;
 mod export;
 mod history;
 mod migrations;
+mod owner;
 mod recover;
 mod search;
 mod sessions;
@@ -30,17 +31,23 @@ pub fn aid(s: &str) -> AgentId {
     AgentId(s.into())
 }
 
-pub fn begin(store: &Store, id: &str, started_at: i64) {
+/// Begins a session as its owner would; the session stays this process's while the claim is kept.
+pub fn begin(store: &Store, id: &str, started_at: i64) -> arbor_store::Claim {
+    let claim = store.claim(&sid(id)).unwrap();
     store
-        .begin_session(&NewSession {
-            id: sid(id),
-            workspace: format!("/work/{id}"),
-            first_prompt: String::new(),
-            provider: "anthropic".into(),
-            model: "claude-test".into(),
-            started_at,
-        })
+        .begin_session(
+            &NewSession {
+                id: sid(id),
+                workspace: format!("/work/{id}"),
+                first_prompt: String::new(),
+                provider: "anthropic".into(),
+                model: "claude-test".into(),
+                started_at,
+            },
+            &claim,
+        )
         .unwrap();
+    claim
 }
 
 /// Numbers events as the runtime does: seq from 1, gap-free, ts advancing.
@@ -126,6 +133,7 @@ pub fn finished(s: AgentStatus, result: &str, error: Option<&str>, turns: u32, f
         turns,
         duration_ms: u64::from(turns) * 1000,
         files_modified: files.iter().map(|f| f.to_string()).collect(),
+        stopped_by: None,
     })
 }
 

@@ -10,9 +10,10 @@ fn dead_pid() -> i64 {
     i64::from(pid)
 }
 
-/// A session whose main agent and reader are at work and whose writer finished.
-fn in_flight(store: &Store, id: &str) -> Log {
-    begin(store, id, 1_000);
+/// A session whose main agent and reader are at work and whose writer finished,
+/// with its owner's claim (dropped: its process died).
+fn in_flight(store: &Store, id: &str) -> (Log, arbor_store::Claim) {
+    let claim = begin(store, id, 1_000);
     let full = synthetic(id, 1_000);
     // Up to the writer's finish (seq 27): main running, reader done... then restart the reader.
     let mut log = Log::new(id, 1_000);
@@ -21,7 +22,7 @@ fn in_flight(store: &Store, id: &str) -> Log {
     }
     log.push(&aid(READER), status(AgentStatus::WaitingApproval));
     store.append(&log.events).unwrap();
-    log
+    (log, claim)
 }
 
 fn set_owner(store: &Store, id: &str, pid: i64) {
@@ -31,9 +32,11 @@ fn set_owner(store: &Store, id: &str, pid: i64) {
 #[test]
 fn a_dead_owners_agents_are_interrupted_in_the_log_itself() {
     let (_dir, store) = store();
-    let dead = in_flight(&store, "dead");
+    let (dead, claim) = in_flight(&store, "dead");
+    drop(claim);
     set_owner(&store, "dead", dead_pid());
-    let alive = in_flight(&store, "alive");
+    // Its owner is alive (this process, as it happens): its claim is held.
+    let (alive, _claim) = in_flight(&store, "alive");
     let alive_before = store.session(&sid("alive")).unwrap();
 
     let touched = store.recover(77_777).unwrap();
