@@ -6,6 +6,7 @@ fn main() {
         "start_session",
         "start_demo",
         "send_command",
+        "close_session",
         "save_settings",
         "set_api_key",
         "clear_api_key",

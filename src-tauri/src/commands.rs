@@ -65,7 +65,7 @@ pub fn app_state(host: State<'_, Host>) -> AppState {
     host.state()
 }
 
-/// Stops the running session, starts a new one and sends it the prompt; its
+/// Starts a new session beside the live ones and sends it the prompt; its
 /// events arrive on `on_events`, in order, a batch per frame.
 #[tauri::command]
 #[specta::specta]
@@ -84,11 +84,20 @@ pub async fn start_demo(host: State<'_, Host>, on_events: Channel<EventFrame>) -
     show(host.launch(LaunchSpec { start: Start::Demo, ..LaunchSpec::default() }).await?, on_events)
 }
 
-/// A message, an approval answer, a stop or a delegation for the running session.
+/// A message, an approval answer, a stop or a delegation for a live session.
 #[tauri::command]
 #[specta::specta]
-pub async fn send_command(host: State<'_, Host>, command: Command) -> Result<CommandReply> {
-    host.send(command)
+pub async fn send_command(host: State<'_, Host>, session_id: SessionId, command: Command) -> Result<CommandReply> {
+    host.send(&session_id, command)
+}
+
+/// Closes a live session: its agents are interrupted (nobody stopped them) and it
+/// can be continued from the history; a call waiting for an answer is asked again then.
+#[tauri::command]
+#[specta::specta]
+pub async fn close_session(host: State<'_, Host>, session_id: SessionId) -> Result<AppState> {
+    host.close_and_settle(&session_id).await;
+    Ok(host.state())
 }
 
 #[tauri::command]
@@ -171,7 +180,7 @@ pub async fn export_session(
     host.export(session_id, agent_id, format, path).await
 }
 
-/// Continues a stored session live (the running one stops); `prompt` goes to its main agent.
+/// Continues a stored session live, beside the others; `prompt` goes to its main agent.
 #[tauri::command]
 #[specta::specta]
 pub async fn resume_session(

@@ -23,6 +23,7 @@ pub fn specta_builder() -> tauri_specta::Builder<tauri::Wry> {
             commands::start_session,
             commands::start_demo,
             commands::send_command,
+            commands::close_session,
             commands::save_settings,
             commands::set_api_key,
             commands::clear_api_key,
@@ -143,11 +144,16 @@ pub fn run() {
         .build(tauri::generate_context!());
     match result {
         Ok(app) => app.run(|handle, event| {
-            // Quitting mid-run stops the agents and waits (briefly) until their last events are stored.
-            if let tauri::RunEvent::Exit = event
-                && let Some(writing) = handle.state::<Host>().stop()
-            {
-                tauri::async_runtime::block_on(writing.settle(std::time::Duration::from_secs(3)));
+            // Quitting mid-run interrupts the agents (to be continued) and waits (briefly) until
+            // their last events are stored.
+            if let tauri::RunEvent::Exit = event {
+                let writers = handle.state::<Host>().close_all();
+                // They settle side by side: one deadline for all.
+                let deadline = std::time::Instant::now() + std::time::Duration::from_secs(3);
+                for w in writers {
+                    let left = deadline.saturating_duration_since(std::time::Instant::now());
+                    tauri::async_runtime::block_on(w.settle(left));
+                }
             }
         }),
         Err(e) => fail(&format!("Arbor could not start its window: {e}")),

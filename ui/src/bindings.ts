@@ -8,14 +8,19 @@ export const commands = {
 	/**  Everything the first screen needs. */
 	appState: () => __TAURI_INVOKE<AppState>("app_state"),
 	/**
-	 *  Stops the running session, starts a new one and sends it the prompt; its
+	 *  Starts a new session beside the live ones and sends it the prompt; its
 	 *  events arrive on `on_events`, in order, a batch per frame.
 	 */
 	startSession: (request: StartRequest, onEvents: Channel<EventFrame>) => typedError<SessionInfo, AppError>(__TAURI_INVOKE("start_session", { request, onEvents })),
 	/**  The built-in scripted demonstration (no key, no network). */
 	startDemo: (onEvents: Channel<EventFrame>) => typedError<SessionInfo, AppError>(__TAURI_INVOKE("start_demo", { onEvents })),
-	/**  A message, an approval answer, a stop or a delegation for the running session. */
-	sendCommand: (command: Command) => typedError<CommandReply, AppError>(__TAURI_INVOKE("send_command", { command })),
+	/**  A message, an approval answer, a stop or a delegation for a live session. */
+	sendCommand: (sessionId: SessionId, command: Command) => typedError<CommandReply, AppError>(__TAURI_INVOKE("send_command", { sessionId, command })),
+	/**
+	 *  Closes a live session: its agents are interrupted (nobody stopped them) and it
+	 *  can be continued from the history; a call waiting for an answer is asked again then.
+	 */
+	closeSession: (sessionId: SessionId) => typedError<AppState, AppError>(__TAURI_INVOKE("close_session", { sessionId })),
 	saveSettings: (settings: Settings) => typedError<AppState, AppError>(__TAURI_INVOKE("save_settings", { settings })),
 	/**  Saves the key in the OS keyring; the UI never reads a saved key back. */
 	setApiKey: (provider: ProviderKind, key: string) => typedError<AppState, AppError>(__TAURI_INVOKE("set_api_key", { provider, key })),
@@ -48,7 +53,7 @@ export const commands = {
 	searchTranscripts: (text: string) => typedError<SearchHit[], AppError>(__TAURI_INVOKE("search_transcripts", { text })),
 	/**  Writes a session (or one agent's transcript) to the file the person chose. */
 	exportSession: (sessionId: SessionId, agentId: AgentId | null, format: ExportFormat, path: string) => typedError<string, AppError>(__TAURI_INVOKE("export_session", { sessionId, agentId, format, path })),
-	/**  Continues a stored session live (the running one stops); `prompt` goes to its main agent. */
+	/**  Continues a stored session live, beside the others; `prompt` goes to its main agent. */
 	resumeSession: (sessionId: SessionId, prompt: string | null, onEvents: Channel<EventFrame>) => typedError<SessionInfo, AppError>(__TAURI_INVOKE("resume_session", { sessionId, prompt, onEvents })),
 	/**  Every file change of a session (of one agent, when given), in order; live or stored. */
 	sessionChanges: (sessionId: SessionId, agentId: AgentId | null) => typedError<AgentChange[], AppError>(__TAURI_INVOKE("session_changes", { sessionId, agentId })),
@@ -224,7 +229,8 @@ export type AppState = {
 	settings_problem: string | null,
 	providers: ProviderState[],
 	keyring: KeyringState,
-	session: SessionInfo | null,
+	/**  The sessions running in this process, in the order they started. */
+	sessions: SessionInfo[],
 	default_workspace: string,
 	/**  The tools whose approval can be chosen in settings. */
 	tools: ToolInfo[],
@@ -680,6 +686,8 @@ export type HistoryQuery = {
 	text?: string | null,
 	status?: SessionStatus | null,
 	offset?: number,
+	/**  How many at most; None: a page of the history list ([`HISTORY_PAGE`]), 0: all. */
+	limit?: number | null,
 };
 
 /**  What became of one session. */
@@ -779,6 +787,8 @@ export type LimitSettings = {
 	max_subagents?: number,
 	subagent_max_turns?: number,
 	main_max_turns?: number,
+	/**  Sessions that may run side by side; past it, the oldest finished one is closed. */
+	max_live_sessions?: number,
 };
 
 /**  The configured servers with their state and tools, and what could not be used. */
@@ -874,6 +884,8 @@ export type PastSession = {
 	more_before: boolean,
 	/**  Every agent's usage and its subtree's, and the session's. */
 	usage: UsageUpdate,
+	/**  Where it runs now: a session another process runs is shown as stored when opened. */
+	runs: SessionRuns,
 };
 
 /**
@@ -1079,6 +1091,18 @@ export type SessionInfo = {
 	/**  What the main agent's commands run in (subagents may differ: their approval cards say). */
 	sandbox: CommandSandbox,
 };
+
+/**  Where a stored session runs now, if anywhere. */
+export type SessionRuns = 
+/**  Nowhere: it is as stored, and can be continued. */
+{ kind: "stored" } | 
+/**  Live in this process. */
+{ kind: "here" } | 
+/**
+ *  Another Arbor process drives it (its pid, when the store says): read-only here
+ *  until that one has stopped.
+ */
+{ kind: "elsewhere"; pid: number | null };
 
 /**  Where a stored session comes from. */
 export type SessionSource = 

@@ -54,7 +54,7 @@ describe("Active rules", () => {
     await act(async () => {
       fireEvent.click(within(card).getByTestId("approve"));
     });
-    expect(commands.sendCommand).toHaveBeenCalledWith({ type: "resolve_approval", request_id: "r1", approved: true, scope: "subtree" });
+    expect(commands.sendCommand).toHaveBeenCalledWith("s-1", { type: "resolve_approval", request_id: "r1", approved: true, scope: "subtree" });
 
     // The backend's answer: the request approved, a rule set, and the other request answered by it.
     const set = rule("rule-1", { agent_id: "agent-u", request_id: "r1", scope: "subtree" });
@@ -92,7 +92,7 @@ describe("Active rules", () => {
     await act(async () => {
       fireEvent.click(within(row).getByTestId("rule-revoke"));
     });
-    expect(commands.sendCommand).toHaveBeenCalledWith({ type: "revoke_rule", rule_id: "rule-1" });
+    expect(commands.sendCommand).toHaveBeenCalledWith("s-1", { type: "revoke_rule", rule_id: "rule-1" });
     expect((within(screen.getByTestId("rule")).getByTestId("rule-revoke") as HTMLButtonElement).disabled).toBe(true);
 
     frame([e.make("agent-u", { type: "rule_revoked", rule_id: "rule-1" })], []);

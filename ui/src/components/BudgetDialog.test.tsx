@@ -19,7 +19,7 @@ const sendCommand = vi.fn();
 vi.mock("../bindings", async (importOriginal) => ({
   // The real constants (they are Rust's rules); only the commands are faked.
   ...(await importOriginal<typeof import("../bindings")>()),
-  commands: { sendCommand: (...a: unknown[]) => sendCommand(...a) },
+  commands: { sendCommand: (_session: unknown, command: unknown) => sendCommand(command) },
 }));
 
 withLayout({ offsetHeight: 600, offsetWidth: 800, clientHeight: 600 });

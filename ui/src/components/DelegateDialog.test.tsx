@@ -22,7 +22,7 @@ vi.mock("../bindings", async (importOriginal) => ({
   // The real constants (they are Rust's rules); only the commands are faked.
   ...(await importOriginal<typeof import("../bindings")>()),
   commands: {
-    sendCommand: (...a: unknown[]) => sendCommand(...a),
+    sendCommand: (_session: unknown, command: unknown) => sendCommand(command),
     describeTask: (...a: unknown[]) => describeTask(...a),
   },
 }));

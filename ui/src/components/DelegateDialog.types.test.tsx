@@ -50,7 +50,7 @@ beforeEach(() => {
   resetStores({ session, dialog: { kind: "delegate", parentId: "agent-main" } });
   applyEvents([eventMaker().started("agent-main", null, "main")]);
   // By default Rust still lists the session's types as it started.
-  appStateCommand.mockResolvedValue(appState({ session }));
+  appStateCommand.mockResolvedValue(appState({ sessions: [session] }));
 });
 
 describe("the Delegate… form's agent types", () => {
@@ -89,7 +89,7 @@ describe("the Delegate… form's agent types", () => {
   it("lets a reloaded type be chosen once Rust lists it among the session's", async () => {
     agentCatalog.mockResolvedValue({ definitions: [tester, reviewer], problems: [] });
     const now = sessionInfo({ agent_types: [tester, reviewer] });
-    appStateCommand.mockResolvedValue(appState({ session: now }));
+    appStateCommand.mockResolvedValue(appState({ sessions: [now] }));
     await act(async () => {
       render(<DelegateDialog parentId="agent-main" />);
     });
@@ -103,7 +103,9 @@ describe("the Delegate… form's agent types", () => {
 
   it("takes nothing from another session the backend runs", async () => {
     agentCatalog.mockResolvedValue({ definitions: [tester], problems: [] });
-    appStateCommand.mockResolvedValue(appState({ session: sessionInfo({ session_id: "s-other", agent_types: [reviewer] }) }));
+    appStateCommand.mockResolvedValue(
+      appState({ sessions: [sessionInfo({ session_id: "s-other", agent_types: [reviewer] })] }),
+    );
     await act(async () => {
       render(<DelegateDialog parentId="agent-main" />);
     });

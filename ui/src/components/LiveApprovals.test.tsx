@@ -121,7 +121,7 @@ describe("the live session's approvals", () => {
     await act(async () => {
       fireEvent.click(within(cards()[0]!).getByTestId("approve"));
     });
-    expect(commands.sendCommand).toHaveBeenCalledWith({ type: "resolve_approval", request_id: "r1", approved: true, scope: "once" });
+    expect(commands.sendCommand).toHaveBeenCalledWith("s-1", { type: "resolve_approval", request_id: "r1", approved: true, scope: "once" });
     // Answered while out of sight: the live session moves on, the review stays.
     frame([answered(e.make, "agent-u", "r1", "approved")]);
     expect(cards().map((c) => c.dataset.requestId)).toEqual(["r2", "r3"]);
@@ -141,7 +141,7 @@ describe("the live session's approvals", () => {
     await act(async () => {
       fireEvent.click(within(cards()[2]!).getByTestId("deny"));
     });
-    expect(commands.sendCommand).toHaveBeenCalledWith({ type: "resolve_approval", request_id: "r3", approved: false, scope: "once" });
+    expect(commands.sendCommand).toHaveBeenCalledWith("s-1", { type: "resolve_approval", request_id: "r3", approved: false, scope: "once" });
 
     await act(async () => {
       fireEvent.click(screen.getByTestId("open-settings"));

@@ -23,7 +23,7 @@ const app: AppState = {
   settings_problem: null,
   providers: [],
   keyring: { available: true, problem: null },
-  session: null,
+  sessions: [],
   default_workspace: "/home",
   tools: [],
   transcripts: { path: "/data/arbor.db", problem: null },

@@ -8,7 +8,7 @@ import { MessageDialog } from "./MessageDialog";
 const sendCommand = vi.fn();
 vi.mock("../bindings", async (importOriginal) => ({
   ...(await importOriginal<typeof import("../bindings")>()),
-  commands: { sendCommand: (...a: unknown[]) => sendCommand(...a) },
+  commands: { sendCommand: (_session: unknown, command: unknown) => sendCommand(command) },
 }));
 
 const e = eventMaker();

@@ -4,7 +4,9 @@ import type { EventFrame } from "../bindings";
 import { flushEvents, sessionStore } from "../store/sessionStore";
 import { uiStore } from "../store/ui";
 import { eventMaker } from "../test/events";
+import { pastSession, storedAgent } from "../test/past";
 import { resetStores, sessionInfo } from "../test/stores";
+import { bookFromPast, bookStore } from "../store/review";
 import { PromptBox } from "./PromptBox";
 
 const sendCommand = vi.fn();
@@ -13,7 +15,7 @@ vi.mock("../bindings", async (importOriginal) => ({
   // The real constants (they are Rust's rules); only the commands are faked.
   ...(await importOriginal<typeof import("../bindings")>()),
   commands: {
-    sendCommand: (...a: unknown[]) => sendCommand(...a),
+    sendCommand: (_session: unknown, command: unknown) => sendCommand(command),
     startSession: (...a: unknown[]) => startSession(...a),
     // No .mcp.json in the workspace: nothing to ask before starting (McpTrustDialog.test.tsx asks).
     workspaceMcp: () => Promise.resolve(null),
@@ -92,5 +94,25 @@ describe("PromptBox", () => {
     expect(uiStore.get().errors.map((e) => e.message)).toEqual(["the workspace /nope is not a folder"]);
     expect(uiStore.get().session).toBeNull();
     expect((screen.getByTestId("prompt-input") as HTMLTextAreaElement).value).toBe("Anything");
+  });
+});
+
+describe("PromptBox under a review", () => {
+  it("offers no Continue for a session another Arbor process runs, and says where it runs", () => {
+    resetStores();
+    const past = pastSession([], [storedAgent("agent-main", null)], { id: "s-other" });
+    bookStore.set({ review: bookFromPast({ ...past, runs: { kind: "elsewhere", pid: 4242 } }), live: null });
+    render(<PromptBox />);
+    expect(screen.queryByTestId("resume-session")).toBeNull();
+    expect(screen.getByTestId("runs-elsewhere").textContent).toContain("Running in another Arbor process (pid 4242)");
+  });
+
+  it("offers Continue for a stored one, saying the session shown until now is closed", () => {
+    resetStores({ session: sessionInfo({ session_id: "s-live" }) });
+    const past = pastSession([], [storedAgent("agent-main", null)], { id: "s-past" });
+    bookStore.set({ review: bookFromPast(past), live: null });
+    render(<PromptBox />);
+    expect(screen.getByTestId("resume-session")).toBeTruthy();
+    expect(screen.getByTestId("continue-form").textContent).toContain("the session shown until now is closed");
   });
 });

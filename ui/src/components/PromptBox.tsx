@@ -2,7 +2,8 @@
  * The prompt: starts a session, or continues the current one with the main
  * agent. Under a past session's review it becomes "Continue this session",
  * which resumes the stored session live (with the prompt, if any); under an
- * imported session's (read-only: Rust refuses to resume it), a note saying so.
+ * imported session's (read-only: Rust refuses to resume it), or one another
+ * Arbor process runs (Rust refuses to drive it twice), a note saying so.
  *
  * The text is a draft (DraftField): a keystroke re-renders the text area and,
  * when the text turns empty or not, the Send button; nothing else. The box
@@ -22,6 +23,7 @@ export function PromptBox() {
   const session = useStore(uiStore, (s) => s.session);
   const starting = useStore(uiStore, (s) => s.starting);
   const review = useStore(bookStore, (b) => b.review?.detail.session ?? null);
+  const runs = useStore(bookStore, (b) => b.review?.runs ?? null);
   const draft = useDraft();
   const [busy, setBusy] = useState(false);
 
@@ -56,6 +58,22 @@ export function PromptBox() {
     );
   }
 
+  if (review && runs?.kind === "elsewhere") {
+    return (
+      <div className="prompt review read-only" data-testid="runs-elsewhere">
+        <div className="prompt-foot">
+          <span>
+            Running in another Arbor process{runs.pid !== null ? ` (pid ${runs.pid})` : ""}: shown here as it was
+            stored when opened. Continue it there, or here once that process has stopped.
+          </span>
+          <span className="mono" title={review.workspace}>
+            session {review.id} · {review.model}
+          </span>
+        </div>
+      </div>
+    );
+  }
+
   if (review) {
     return (
       <form className="prompt review" data-testid="continue-form" onSubmit={(e) => void submit(e)}>
@@ -73,7 +91,11 @@ export function PromptBox() {
           </button>
         </div>
         <div className="prompt-foot">
-          <span>Resumes it live{session ? "; the running session stops" : ""}</span>
+          <span>
+            {session?.session_id === review.id
+              ? "It is running: shows it live"
+              : `Resumes it live${session ? "; the session shown until now is closed, to be continued later" : ""}`}
+          </span>
           <span className="mono" title={review.workspace}>
             session {review.id} · {review.provider}/{review.model}
           </span>

@@ -151,7 +151,7 @@ describe("a live session", () => {
     await act(async () => {
       fireEvent.click(resume[0]!);
     });
-    expect(commands.sendCommand).toHaveBeenCalledWith({ type: "resume", agent_id: "agent-a", text: null });
+    expect(commands.sendCommand).toHaveBeenCalledWith("s-1", { type: "resume", agent_id: "agent-a", text: null });
   });
 
   it("shows the transcript store's problem until dismissed", () => {
@@ -161,7 +161,7 @@ describe("a live session", () => {
         settings_problem: null,
         providers: [],
         keyring: { available: true, problem: null },
-        session: null,
+        sessions: [],
         default_workspace: "/",
         tools: [],
         transcripts: { path: "/d/arbor.db", problem: "transcripts are not being saved: /d/arbor.db is locked" },

@@ -36,6 +36,7 @@ const LIMITS: { key: keyof LimitSettings; label: string; hint: string }[] = [
   { key: "max_subagents", label: "Subagents per session", hint: "Total over the session" },
   { key: "subagent_max_turns", label: "Subagent max turns", hint: "Unless its definition says otherwise" },
   { key: "main_max_turns", label: "Main agent max turns", hint: "Per prompt" },
+  { key: "max_live_sessions", label: "Live sessions", hint: "Past it, the oldest finished one closes" },
 ];
 
 const TIMEOUTS: { key: keyof TimeoutSettings; label: string; hint: string }[] = [

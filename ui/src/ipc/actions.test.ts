@@ -1,13 +1,18 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import type { AppState } from "../bindings";
 import { uiStore } from "../store/ui";
-import { resetStores } from "../test/stores";
-import { applyAppState, attempt } from "./actions";
+import { resetStores, sessionInfo } from "../test/stores";
+import { applyAppState, attempt, newSession, stopAgent } from "./actions";
 
+const closeSession = vi.fn();
+const sendCommand = vi.fn();
 vi.mock("../bindings", async (importOriginal) => ({
   // The real constants (they are Rust's rules); only the commands are faked.
   ...(await importOriginal<typeof import("../bindings")>()),
-  commands: {},
+  commands: {
+    closeSession: (...a: unknown[]) => closeSession(...a),
+    sendCommand: (...a: unknown[]) => sendCommand(...a),
+  },
 }));
 
 function app(extra: Partial<AppState> = {}, anthropicModel = "claude-a"): AppState {
@@ -19,7 +24,7 @@ function app(extra: Partial<AppState> = {}, anthropicModel = "claude-a"): AppSta
       { kind: "openai", label: "OpenAI", key_source: "environment", key_var: "OPENAI_API_KEY", base_url: "u", default_model: "gpt-x", ready: true, problem: null },
     ],
     keyring: { available: true, problem: null },
-    session: null,
+    sessions: [],
     default_workspace: "/home",
     tools: [],
     transcripts: { path: "/data/arbor.db", problem: null },
@@ -63,5 +68,25 @@ describe("attempt", () => {
   it("has no kind when the call itself fails", async () => {
     const r = await attempt(() => Promise.reject(new Error("ipc down")));
     expect(r).toEqual({ ok: false, kind: null, message: "ipc down" });
+  });
+});
+
+describe("the live session", () => {
+  it("gets each command by its own id", async () => {
+    resetStores({ session: sessionInfo({ session_id: "s-live" }) });
+    sendCommand.mockResolvedValue({ status: "ok", data: { kind: "done" } });
+    await stopAgent("agent-a");
+    expect(sendCommand).toHaveBeenCalledWith("s-live", { type: "cancel", agent_id: "agent-a" });
+  });
+
+  it("is closed by New session, not left to run unseen: it can be continued from the history", async () => {
+    resetStores({ session: sessionInfo({ session_id: "s-live" }) });
+    closeSession.mockResolvedValue({ status: "ok", data: app({ interrupted: [] }) });
+    newSession();
+    expect(closeSession).toHaveBeenCalledWith("s-live");
+    expect(uiStore.get().session).toBeNull();
+    closeSession.mockClear();
+    newSession();
+    expect(closeSession).not.toHaveBeenCalled();
   });
 });

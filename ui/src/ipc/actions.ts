@@ -15,6 +15,7 @@ import {
   type Command,
   type CommandReply,
   type ProviderKind,
+  type SessionId,
   type SessionInfo,
   type Settings,
 } from "../bindings";
@@ -65,8 +66,25 @@ export async function run<T>(p: () => Promise<CommandResult<T>>): Promise<T | nu
   return null;
 }
 
-function send(command: Command): Promise<CommandResult<CommandReply>> {
-  return commands.sendCommand(command);
+/** A command for the live session this window shows. */
+export function sendToLive(command: Command): Promise<CommandResult<CommandReply>> {
+  const id = uiStore.get().session?.session_id;
+  if (id === undefined) {
+    const error: AppError = { kind: "no_session", message: "no session is running: start one first" };
+    return Promise.resolve({ status: "error", error });
+  }
+  return commands.sendCommand(id, command);
+}
+
+const send = sendToLive;
+
+/**
+ * Closes a live session: its agents are interrupted (nobody stopped them), and
+ * it can be continued from the history, where a question it left is asked again.
+ */
+export async function closeLiveSession(id: SessionId): Promise<void> {
+  const app = await run(() => commands.closeSession(id));
+  if (app !== null) applyAppState(app);
 }
 
 /**
@@ -169,8 +187,14 @@ export async function sendPrompt(text: string): Promise<boolean> {
   return reply !== null;
 }
 
-/** Forgets the current session in this window so the next prompt starts a new one. */
+/**
+ * Leaves the current session so the next prompt starts a new one. A session
+ * still live is closed, not left to run unseen: its agents are interrupted, and
+ * it is offered to be continued (with any question it was asking) from the history.
+ */
 export function newSession(): void {
+  const live = uiStore.get().session?.session_id ?? null;
+  if (live !== null) void closeLiveSession(live);
   closeEventChannel();
   clearWindow();
   patchUi({

@@ -6,14 +6,14 @@
  * session's, wherever the window is (a past session under review, settings,
  * history): they are read from `liveSession`.
  */
-import { commands, type AgentId, type ApprovalScope, type CommandReply } from "../bindings";
+import type { AgentId, ApprovalScope, CommandReply } from "../bindings";
 import { approvalCommand, revokeRuleCommand, type AnswerExtras } from "../lib/commands";
 import { spawnEditOf } from "../lib/spawnEdit";
 import { approvalsStore, draftOf, forgetDrafts, pendingOfAgent, requestReveal, setRevoking, spawnFormOf } from "../store/approvals";
 import { bookStore } from "../store/review";
 import { liveSession, onEventsApplied } from "../store/sessionStore";
 import { patchUi, select, uiStore } from "../store/ui";
-import { run } from "./actions";
+import { run, sendToLive } from "./actions";
 import { closeReview } from "./history";
 import { takeNotified } from "./notify";
 
@@ -40,7 +40,7 @@ export function spawnEditFor(requestId: string): { edit: AnswerExtras["edit"]; p
 
 async function send(requestId: string, approved: boolean, scope: ApprovalScope, extras: AnswerExtras): Promise<boolean> {
   setSending(requestId, true);
-  const reply: CommandReply | null = await run(() => commands.sendCommand(approvalCommand(requestId, approved, scope, extras)));
+  const reply: CommandReply | null = await run(() => sendToLive(approvalCommand(requestId, approved, scope, extras)));
   // Sent: the card stays, marked, until its approval_resolved arrives.
   if (reply === null) setSending(requestId, false);
   return reply !== null;
@@ -86,7 +86,7 @@ export async function approveAllFrom(agentId: AgentId): Promise<number> {
 export async function revokeRule(ruleId: string): Promise<boolean> {
   if (approvalsStore.get().revoking[ruleId]) return false;
   setRevoking(ruleId, true);
-  const reply = await run(() => commands.sendCommand(revokeRuleCommand(ruleId)));
+  const reply = await run(() => sendToLive(revokeRuleCommand(ruleId)));
   if (reply === null) setRevoking(ruleId, false);
   return reply !== null;
 }

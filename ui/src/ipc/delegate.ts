@@ -35,7 +35,8 @@ export async function refreshAgentTypes(): Promise<void> {
     // The form keeps the types it had.
   }
   try {
-    takeSessionTypes((await commands.appState()).session);
+    const live = (await commands.appState()).sessions.find((s) => s.session_id === session.session_id);
+    takeSessionTypes(live ?? null);
   } catch {
     // As above.
   }

@@ -7,7 +7,7 @@ import { trustStore } from "../store/trust";
 import { select, uiStore } from "../store/ui";
 import { eventMaker } from "../test/events";
 import { pastSession, storedAgent, summary } from "../test/past";
-import { applyEvents, resetStores, sessionInfo } from "../test/stores";
+import { appState, applyEvents, resetStores, sessionInfo } from "../test/stores";
 import { agentUsage, figures, usageUpdate } from "../test/usage";
 import {
   closeReview,
@@ -30,6 +30,8 @@ const commands = {
   searchTranscripts: vi.fn(),
   exportSession: vi.fn(),
   resumeSession: vi.fn(),
+  closeSession: vi.fn(),
+  sendCommand: vi.fn(),
   workspaceMcp: vi.fn(),
   trustWorkspaceMcp: vi.fn(),
 };
@@ -58,6 +60,7 @@ beforeEach(() => {
   for (const f of Object.values(commands)) f.mockReset();
   // No .mcp.json in the stored sessions' workspace unless a test says so: nothing is asked.
   commands.workspaceMcp.mockResolvedValue(null);
+  commands.closeSession.mockResolvedValue({ status: "ok", data: appState() });
   save.mockReset();
   channels.length = 0;
   resetStores();
@@ -236,21 +239,29 @@ describe("continuing a reviewed session", () => {
     expect(sessionStore.get().agents["agent-main"]?.status).toBe("running");
   });
 
-  it("takes in what the session did since the review opened when it was the live one", async () => {
-    uiStore.set((s) => ({ ...s, session: sessionInfo({ session_id: "s-past" }) }));
-    const { past, e } = stored();
-    commands.openSession.mockReturnValueOnce(ok(past));
+  it("shows the live session live again when it is the one reviewed, sending the prompt to it", async () => {
+    const liveEvents = liveSession();
+    const { past } = stored();
+    commands.openSession.mockReturnValueOnce(ok({ ...past, detail: { ...past.detail, session: { ...past.detail.session, id: "s-1" } } }));
+    await openPastSession("s-1");
+    commands.sendCommand.mockReturnValue(ok({ kind: "done" }));
+    expect(await continueReviewed(" and now? ")).toBe(true);
+    // A live session is not launched twice: the window goes back to it.
+    expect(commands.resumeSession).not.toHaveBeenCalled();
+    expect(bookStore.get().review).toBeNull();
+    expect(sessionStore.get().lastSeq).toBe(liveEvents.at(-1)?.seq);
+    expect(commands.sendCommand).toHaveBeenCalledWith("s-1", { type: "send_message", agent_id: null, text: "and now?" });
+  });
+
+  it("closes the session this window ran once the continued one is live, not before", async () => {
+    liveSession();
+    const { past } = stored();
+    commands.openSession.mockReturnValue(ok(past));
     await openPastSession("s-past");
-    const later = e.make("agent-main", { type: "user_message", content: "asked while reviewing" });
-    // Its figures as they are now, every agent's.
-    const now = usageUpdate([agentUsage("agent-main", figures(70), figures(90))], figures(90));
-    commands.openSession.mockReturnValueOnce(ok({ ...past, events: [...past.events, later], usage: now }));
     commands.resumeSession.mockReturnValue(ok(sessionInfo({ session_id: "s-past" })));
     expect(await continueReviewed("")).toBe(true);
-    expect(commands.openSession).toHaveBeenCalledTimes(2);
-    expect(sessionStore.get().agents["agent-main"]?.items.map((i) => i.kind)).toEqual(["response", "user"]);
-    expect(sessionStore.get().usage.agents["agent-main"]).toEqual(now.agents[0]);
-    expect(sessionStore.get().usage.session).toEqual(figures(90));
+    expect(commands.closeSession).toHaveBeenCalledWith("s-1");
+    expect(uiStore.get().session?.session_id).toBe("s-past");
   });
 
   it("keeps the stored usage figures through closing, reopening and continuing; live frames replace them", async () => {
@@ -347,6 +358,7 @@ describe("continuing a reviewed session", () => {
     expect(bookStore.get().review?.sessionId).toBe("s-past");
     closeReview();
     expect(sessionStore.get().lastSeq).toBe(liveEvents.at(-1)?.seq);
+    expect(commands.closeSession).not.toHaveBeenCalled();
   });
 });
 

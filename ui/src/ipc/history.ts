@@ -26,7 +26,6 @@ import {
   covers,
   displayedBook,
   earlierBefore,
-  mergeEvents,
   needsTranscript,
   pagesOf,
   reduceBook,
@@ -37,7 +36,6 @@ import {
   type Book,
 } from "../store/review";
 import { initialSession } from "../store/session/reducer";
-import { usageFrom } from "../store/session/usage";
 import {
   flushEvents,
   onEventsApplied,
@@ -47,7 +45,7 @@ import {
   showPastSession,
 } from "../store/sessionStore";
 import { patchUi, pushError, pushNotice, pushWarnings, uiStore, type UiState } from "../store/ui";
-import { attempt, describe } from "./actions";
+import { attempt, closeLiveSession, describe, sendPrompt } from "./actions";
 import { openHeldChannel } from "./channel";
 import { confirmWorkspaceMcp } from "./trust";
 
@@ -276,18 +274,25 @@ export function closeReview(): void {
 }
 
 /**
- * "Continue this session": the reviewed session becomes the live one (the
- * running session, if any, stops). What was loaded stays; live events follow.
- * Its workspace's `.mcp.json`, when not trusted, is asked about first, as for a new session.
+ * "Continue this session": the reviewed session becomes the live one. The one
+ * this window ran until then is closed once the continued one is live (its
+ * agents interrupted, to be continued in turn); if the backend refuses, it goes
+ * on undisturbed. What was loaded stays; live events follow. Its workspace's
+ * `.mcp.json`, when not trusted, is asked about first, as for a new session.
+ * The live session itself, reviewed, is simply shown live again (with the prompt, if any).
  */
 export async function continueReviewed(prompt: string): Promise<boolean> {
   const book = bookStore.get().review;
   if (!book) return false;
+  const sessionId = book.sessionId;
+  const running = uiStore.get().session?.session_id ?? null;
+  if (running === sessionId) {
+    closeReview();
+    return prompt.trim() === "" || sendPrompt(prompt);
+  }
   if (!(await confirmWorkspaceMcp(book.detail.session.workspace))) return false;
   // The review was left while the question was open: nothing to continue.
   if (bookStore.get().review === null) return false;
-  const sessionId = book.sessionId;
-  const wasLive = uiStore.get().session?.session_id === sessionId;
   const held = openHeldChannel();
   patchUi({ starting: true });
   const r = await attempt(() => commands.resumeSession(sessionId, prompt.trim() || null, held.channel));
@@ -297,20 +302,9 @@ export async function continueReviewed(prompt: string): Promise<boolean> {
     pushError(`Could not continue the session: ${r.message}`);
     return false;
   }
+  if (running !== null) void closeLiveSession(running);
   generation++;
-  let latest = bookFor(sessionId)?.book ?? book;
-  if (wasLive) {
-    // The review was a snapshot of the session that was live: take in what it did since.
-    const fresh = await attempt(() => commands.openSession(sessionId));
-    if (fresh.ok) {
-      latest = {
-        ...latest,
-        detail: fresh.data.detail,
-        events: mergeEvents(latest.events, fresh.data.events),
-        usage: usageFrom(fresh.data.usage),
-      };
-    }
-  }
+  const latest = bookFor(sessionId)?.book ?? book;
   resetSession();
   bookStore.set({ review: null, live: latest });
   liveUi = null;

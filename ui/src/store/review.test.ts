@@ -68,6 +68,7 @@ function past(
     agent: "agent-main",
     more_before: moreBefore,
     usage: figuresOf,
+    runs: { kind: "stored" },
   };
 }
 

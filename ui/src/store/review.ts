@@ -25,6 +25,7 @@ import {
   type ApprovalRule,
   type EventPage,
   type PastSession,
+  type SessionRuns,
   type SessionDetail,
   type SessionId,
   type WorktreeUpdate,
@@ -65,6 +66,8 @@ export interface Book {
   changesError: string | null;
   /** The answers of worktree actions taken on this stored session, by agent. */
   worktreeActions: Record<AgentId, AgentWorktree>;
+  /** Where it ran when opened: another process's session is shown as stored then, and cannot be continued here. */
+  runs: SessionRuns;
 }
 
 const IDLE: AgentPages = { status: "idle", moreBefore: false, oldest: null, error: null };
@@ -119,6 +122,7 @@ export function bookFromPast(past: PastSession): Book {
     changes: null,
     changesError: null,
     worktreeActions: {},
+    runs: past.runs,
   };
 }
 

@@ -59,5 +59,6 @@ export function pastSession(
     agent: agents[0]?.id ?? null,
     more_before: moreBefore,
     usage,
+    runs: { kind: "stored" },
   };
 }

@@ -75,7 +75,7 @@ export function appState(extra: Partial<AppState> = {}): AppState {
     settings_problem: null,
     providers: [],
     keyring: { available: true, problem: null },
-    session: null,
+    sessions: [],
     default_workspace: "/home",
     tools: [],
     transcripts: { path: "/data/arbor.db", problem: null },

@@ -8,10 +8,11 @@ use crate::catalog::{self, CatalogReport};
 use crate::env::Environment;
 use crate::error::{AppError, AppErrorKind};
 use crate::keys::{self, KeySource, SecretStore};
+use crate::live::LiveSessions;
 use crate::mcp::{McpCatalogs, McpListing, McpReport, McpSources};
 use crate::providers::{self, ProviderKind};
 use crate::record::Problem;
-use crate::sessions::{Running, SessionInfo};
+use crate::sessions::SessionInfo;
 use crate::settings::{ApprovalChoice, Settings};
 use crate::trust::TrustStore;
 use arbor_core::provider::Timeouts;
@@ -31,7 +32,8 @@ pub struct AppState {
     pub settings_problem: Option<String>,
     pub providers: Vec<ProviderState>,
     pub keyring: KeyringState,
-    pub session: Option<SessionInfo>,
+    /// The sessions running in this process, in the order they started.
+    pub sessions: Vec<SessionInfo>,
     pub default_workspace: String,
     /// The tools whose approval can be chosen in settings.
     pub tools: Vec<ToolInfo>,
@@ -109,7 +111,8 @@ pub struct HostConfig {
 pub struct Host {
     pub(crate) config: HostConfig,
     settings: Mutex<(Settings, Option<String>)>,
-    pub(crate) running: Mutex<Option<Running>>,
+    /// The sessions this process runs now, side by side.
+    pub(crate) live: LiveSessions,
     /// The open store, or why it could not be opened.
     store: Option<Result<Arc<Store>, String>>,
     /// A write that failed since (shown, not fatal).
@@ -161,7 +164,7 @@ impl Host {
         Host {
             config,
             settings: Mutex::new(loaded),
-            running: Mutex::new(None),
+            live: LiveSessions::default(),
             store,
             store_problem: Problem::default(),
             mcp: McpCatalogs::default(),
@@ -219,7 +222,7 @@ impl Host {
             settings_problem,
             providers,
             keyring,
-            session: self.running.lock().as_ref().map(|r| r.info.clone()),
+            sessions: self.live.infos(),
             default_workspace,
             tools: tool_infos(),
             transcripts: TranscriptState {

@@ -13,6 +13,7 @@ pub mod error;
 pub mod host;
 pub mod import;
 pub mod keys;
+pub mod live;
 pub mod mcp;
 pub mod paths;
 pub mod providers;

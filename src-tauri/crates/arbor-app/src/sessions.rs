@@ -8,6 +8,7 @@ use crate::catalog::AgentTypeInfo;
 use crate::demo;
 use crate::error::{AppError, AppErrorKind};
 use crate::host::{Host, err};
+use crate::live::Running;
 use crate::record::{Recorder, Writing};
 use crate::transcripts::{NotResumable, resumable_provider, resume_state};
 use arbor_core::provider::{RetryPolicy, Timeouts};
@@ -16,7 +17,7 @@ use arbor_core::{
     ApprovalPolicy, Clock, EventStream, Limits, Providers, SandboxPolicy, Session, SessionConfig, SystemClock,
 };
 use arbor_protocol::{
-    AgentEvent, AgentId, AgentStates, Command, CommandReply, CommandSandbox, ProviderKind, SandboxRequest, SessionId,
+    AgentEvent, AgentId, AgentStates, Command, CommandSandbox, ProviderKind, SandboxRequest, SessionId,
 };
 use arbor_store::{NewSession, StoreError};
 use serde::{Deserialize, Serialize};
@@ -173,13 +174,6 @@ pub struct Launched {
     pub events: SessionEvents,
 }
 
-/// The session the host runs.
-pub(crate) struct Running {
-    session: Session,
-    pub(crate) info: SessionInfo,
-    writing: Option<Writing>,
-}
-
 impl Host {
     /// Agent types a person reloaded for `workspace` reach the session running in it:
     /// its Delegate… (and later Task calls) may start them. A type that defines MCP
@@ -188,37 +182,36 @@ impl Host {
     pub(crate) fn reload_agent_types(&self, workspace: &Path, defs: &[arbor_core::AgentDefinition]) {
         // The session's workspace is canonical; the one asked about may be a symlink to it.
         let workspace = workspace.canonicalize().unwrap_or_else(|_| workspace.to_path_buf());
-        let mut running = self.running.lock();
-        let Some(r) = running.as_mut().filter(|r| Path::new(&r.info.workspace) == workspace) else { return };
-        let before = r.session.agent_types();
-        let own_servers = |d: &arbor_core::AgentDefinition| d.mcp_servers.iter().any(|s| !s.is_string());
-        let mut types: Vec<arbor_core::AgentDefinition> = defs.iter().filter(|d| !own_servers(d)).cloned().collect();
-        // A type left out (it now names servers of its own) stays as the session had it, if it had it.
-        let kept: Vec<_> = before
-            .into_iter()
-            .filter(|d| !types.iter().any(|t| t.name == d.name))
-            .filter(|d| own_servers(d) || defs.iter().any(|n| n.name == d.name))
-            .collect();
-        types.extend(kept);
-        r.info.agent_types = types.iter().map(AgentTypeInfo::from_definition).collect();
-        r.session.set_agent_types(types);
-    }
-
-    /// The running session, if it is `id`: acting on it goes through it, not around it.
-    pub(crate) fn live(&self, id: &SessionId) -> Option<Session> {
-        self.running.lock().as_ref().filter(|r| r.info.session_id == *id).map(|r| r.session.clone())
+        self.live.in_workspace(&workspace, |r| {
+            let before = r.session.agent_types();
+            let own_servers = |d: &arbor_core::AgentDefinition| d.mcp_servers.iter().any(|s| !s.is_string());
+            let mut types: Vec<arbor_core::AgentDefinition> =
+                defs.iter().filter(|d| !own_servers(d)).cloned().collect();
+            // A type left out (it now names servers of its own) stays as the session had it, if it had it.
+            let kept: Vec<_> = before
+                .into_iter()
+                .filter(|d| !types.iter().any(|t| t.name == d.name))
+                .filter(|d| own_servers(d) || defs.iter().any(|n| n.name == d.name))
+                .collect();
+            types.extend(kept);
+            r.info.agent_types = types.iter().map(AgentTypeInfo::from_definition).collect();
+            r.session.set_agent_types(types);
+        });
     }
 }
 
-/// How long a stopped session's writer may take to store its last events.
-const SETTLE: Duration = Duration::from_secs(10);
-
 impl Host {
-    /// Stops the running session (waiting until its last events are stored), then
-    /// starts the one `spec` describes. The returned events have been stored first.
+    /// Starts the session `spec` describes beside the live ones (at the cap on
+    /// live sessions, the oldest with nothing at work is closed first). The
+    /// returned events have been stored first.
     pub async fn launch(&self, spec: LaunchSpec) -> Result<Launched, AppError> {
-        self.stop_and_settle().await;
+        if let Start::Resume { session, .. } = &spec.start
+            && self.live.contains(session)
+        {
+            return Err(AppError::new(AppErrorKind::Session, format!("session {session} is already running here")));
+        }
         let mut settings = self.settings();
+        self.make_room(settings.limits.max_live_sessions).await?;
         // A stored session is this process's to continue only if no other process runs it:
         // claimed before anything is read or built, so a refusal sends no request.
         let mut claim = None;
@@ -465,7 +458,7 @@ impl Host {
                 tracing::warn!("remembering the workspace: {}", e.message);
             }
         }
-        *self.running.lock() = Some(Running { session, info: info.clone(), writing: writing.clone() });
+        self.live.add(Running { session, info: info.clone(), writing: writing.clone() });
         Ok(Launched { info, events: SessionEvents { stream: events, writing, states, timeline } })
     }
 
@@ -480,33 +473,6 @@ impl Host {
             tuning: Tuning::default(),
         })
         .await
-    }
-
-    /// A person's command to the running session: answered with what it created.
-    pub fn send(&self, command: Command) -> Result<CommandReply, AppError> {
-        let running = self.running.lock();
-        let Some(running) = running.as_ref() else {
-            return Err(AppError::new(AppErrorKind::NoSession, "no session is running: start one first"));
-        };
-        running.session.submit(command).map_err(|e| err(AppErrorKind::Session, e))
-    }
-
-    /// Stops every agent of the running session. Needs no runtime: quitting the
-    /// app may call it from any thread.
-    pub fn stop(&self) -> Option<Writing> {
-        let old = self.running.lock().take()?;
-        old.session.shutdown();
-        // The session's events end (and its writer with them) once its agents have.
-        old.writing
-    }
-
-    /// Stops the running session and waits until its last events are stored.
-    pub async fn stop_and_settle(&self) {
-        if let Some(writing) = self.stop()
-            && !writing.settle(SETTLE).await
-        {
-            tracing::warn!("the stopped session's writer is still busy");
-        }
     }
 }
 

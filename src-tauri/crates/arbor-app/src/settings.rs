@@ -27,6 +27,8 @@ pub struct LimitSettings {
     pub max_subagents: u32,
     pub subagent_max_turns: u32,
     pub main_max_turns: u32,
+    /// Sessions that may run side by side; past it, the oldest finished one is closed.
+    pub max_live_sessions: u32,
 }
 
 impl Default for LimitSettings {
@@ -38,6 +40,7 @@ impl Default for LimitSettings {
             max_subagents: l.max_subagents,
             subagent_max_turns: l.subagent_max_turns,
             main_max_turns: 100,
+            max_live_sessions: 8,
         }
     }
 }
@@ -170,6 +173,7 @@ impl Settings {
             ("limits.max_subagents", l.max_subagents, 0, 1000),
             ("limits.subagent_max_turns", l.subagent_max_turns, 1, 1000),
             ("limits.main_max_turns", l.main_max_turns, 1, 1000),
+            ("limits.max_live_sessions", l.max_live_sessions, 1, 64),
             ("timeouts.idle_seconds", self.timeouts.idle_seconds, 1, 3600),
             ("timeouts.retry_budget_seconds", self.timeouts.retry_budget_seconds, 1, 86_400),
             ("budgets.max_spawns_per_minute", self.budgets.max_spawns_per_minute, 0, 10_000),

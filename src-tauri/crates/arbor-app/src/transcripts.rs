@@ -34,6 +34,22 @@ pub struct HistoryQuery {
     pub status: Option<SessionStatus>,
     #[serde(default)]
     pub offset: u32,
+    /// How many at most; None: a page of the history list ([`HISTORY_PAGE`]), 0: all.
+    #[serde(default)]
+    pub limit: Option<u32>,
+}
+
+/// Where a stored session runs now, if anywhere.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum SessionRuns {
+    /// Nowhere: it is as stored, and can be continued.
+    Stored,
+    /// Live in this process.
+    Here,
+    /// Another Arbor process drives it (its pid, when the store says): read-only here
+    /// until that one has stopped.
+    Elsewhere { pid: Option<u32> },
 }
 
 /// A stored session opened for review: enough for its first screen.
@@ -48,6 +64,8 @@ pub struct PastSession {
     pub more_before: bool,
     /// Every agent's usage and its subtree's, and the session's.
     pub usage: UsageUpdate,
+    /// Where it runs now: a session another process runs is shown as stored when opened.
+    pub runs: SessionRuns,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, specta::Type)]
@@ -145,15 +163,45 @@ impl Host {
         let q = SessionQuery {
             text: query.text.filter(|t| !t.trim().is_empty()),
             status: query.status,
-            limit: HISTORY_PAGE,
+            limit: query.limit.unwrap_or(HISTORY_PAGE),
             offset: query.offset,
         };
         let store = self.store()?;
         blocking(move || store.sessions(&q)).await
     }
 
+    /// The stored session an id, or an unambiguous start of one, names.
+    pub async fn resolve_session(&self, id_or_prefix: String) -> Result<SessionId, AppError> {
+        let store = self.store()?;
+        blocking(move || store.resolve_session(&id_or_prefix)).await
+    }
+
+    /// A stored session: its summary and every agent as its events left them.
+    pub async fn session_detail(&self, id: SessionId) -> Result<SessionDetail, AppError> {
+        let store = self.store()?;
+        blocking(move || store.session(&id)).await
+    }
+
+    /// Where the session runs now: here, in another process (the one holding its
+    /// claim), or nowhere.
+    pub async fn session_runs(&self, id: &SessionId) -> Result<SessionRuns, AppError> {
+        if self.live.contains(id) {
+            return Ok(SessionRuns::Here);
+        }
+        let store = self.store()?;
+        let id = id.clone();
+        blocking(move || {
+            Ok(match store.is_claimed(&id)? {
+                true => SessionRuns::Elsewhere { pid: store.owner_pid(&id)? },
+                false => SessionRuns::Stored,
+            })
+        })
+        .await
+    }
+
     /// A stored session's first screen: its tree and the main agent's latest transcript page.
     pub async fn open_session(&self, id: SessionId) -> Result<PastSession, AppError> {
+        let runs = self.session_runs(&id).await?;
         let store = self.store()?;
         blocking(move || {
             let detail = store.session(&id)?;
@@ -168,7 +216,7 @@ impl Host {
             }
             let states = AgentStates::from_agents(detail.agents.iter().cloned());
             let usage = states.usage_update(detail.agents.iter().map(|a| &a.id));
-            Ok(PastSession { detail, events, agent, more_before, usage })
+            Ok(PastSession { detail, events, agent, more_before, usage, runs })
         })
         .await
     }
@@ -191,10 +239,36 @@ impl Host {
         blocking(move || store.timeline(&session)).await
     }
 
-    /// Every transcript's text, newest hits first.
+    /// Every transcript's text, newest hits first (at most [`SEARCH_LIMIT`]).
     pub async fn search(&self, text: String) -> Result<Vec<SearchHit>, AppError> {
+        self.search_with(text, SEARCH_LIMIT).await
+    }
+
+    /// [`Host::search`] with a limit of one's own.
+    pub async fn search_with(&self, text: String, limit: u32) -> Result<Vec<SearchHit>, AppError> {
         let store = self.store()?;
-        blocking(move || store.search(&text, SEARCH_LIMIT)).await
+        blocking(move || store.search(&text, limit)).await
+    }
+
+    /// The session (or one agent's transcript) as text in `format`.
+    pub async fn export_text(
+        &self,
+        session: SessionId,
+        agent: Option<AgentId>,
+        format: ExportFormat,
+    ) -> Result<String, AppError> {
+        let store = self.store()?;
+        blocking(move || export_text(&store, &session, agent.as_ref(), format)).await
+    }
+
+    /// The session as its export holds it: summary, agents, figures and every event.
+    pub async fn export_session(
+        &self,
+        session: SessionId,
+        agent: Option<AgentId>,
+    ) -> Result<arbor_protocol::SessionExport, AppError> {
+        let store = self.store()?;
+        blocking(move || store.export(&session, agent.as_ref())).await
     }
 
     /// Writes the session (or one agent's transcript) to `path`; returns the path written.
@@ -205,8 +279,7 @@ impl Host {
         format: ExportFormat,
         path: String,
     ) -> Result<String, AppError> {
-        let store = self.store()?;
-        let text = blocking(move || export_text(&store, &session, agent.as_ref(), format)).await?;
+        let text = self.export_text(session, agent, format).await?;
         let path = PathBuf::from(path);
         tokio::fs::write(&path, text)
             .await
@@ -214,8 +287,8 @@ impl Host {
         Ok(path.display().to_string())
     }
 
-    /// Continues a stored session live: its agents come back as they were left,
-    /// `prompt` (if any) goes to the main agent. The running session stops first.
+    /// Continues a stored session live, beside the others: its agents come back as
+    /// they were left, `prompt` (if any) goes to the main agent.
     pub async fn resume_session(&self, id: SessionId, prompt: Option<String>) -> Result<Launched, AppError> {
         self.launch(LaunchSpec { start: Start::Resume { session: id, prompt }, ..LaunchSpec::default() }).await
     }

@@ -83,10 +83,8 @@ impl Host {
 
     /// Arbor's worktrees in the repository `dir` is in.
     pub async fn worktrees(&self, dir: PathBuf) -> Result<Vec<WorktreeInfo>, AppError> {
-        let running = self.running.lock().as_ref().map(|r| r.info.session_id.to_string());
-        tokio::task::spawn_blocking(move || list(&dir, running.as_deref()))
-            .await
-            .map_err(|e| err(AppErrorKind::Workspace, e))?
+        let live: Vec<String> = self.live.infos().into_iter().map(|i| i.session_id.to_string()).collect();
+        tokio::task::spawn_blocking(move || list(&dir, &live)).await.map_err(|e| err(AppErrorKind::Workspace, e))?
     }
 }
 
@@ -104,7 +102,7 @@ fn decide(path: &Path, action: WorktreeAction) -> Result<WorktreeUpdate, AppErro
     worktree::act(&wt, action, files).map_err(git)
 }
 
-fn list(dir: &Path, running: Option<&str>) -> Result<Vec<WorktreeInfo>, AppError> {
+fn list(dir: &Path, live: &[String]) -> Result<Vec<WorktreeInfo>, AppError> {
     let listed = worktree::list(dir).map_err(|e| err(AppErrorKind::Workspace, e))?;
     Ok(listed
         .into_iter()
@@ -113,7 +111,7 @@ fn list(dir: &Path, running: Option<&str>) -> Result<Vec<WorktreeInfo>, AppError
             let files =
                 described.as_ref().and_then(|wt| worktree::files(&l.path, &wt.base, "HEAD").ok()).unwrap_or_default();
             WorktreeInfo {
-                live: running == Some(l.session.as_str()),
+                live: live.contains(&l.session),
                 uncommitted: worktree::uncommitted(&l.path),
                 session_id: l.session,
                 agent_id: l.agent,

@@ -4,7 +4,9 @@
 
 use crate::printer::Printer;
 use arbor_app::Host;
-use arbor_protocol::{AgentId, ApprovalAnswer, ApprovalRequest, ApprovalScope, Command, DelegateRequest, SpawnEdit};
+use arbor_protocol::{
+    AgentId, ApprovalAnswer, ApprovalRequest, ApprovalScope, Command, DelegateRequest, SessionId, SpawnEdit,
+};
 use serde::Deserialize;
 use std::collections::VecDeque;
 use std::io::{BufRead, IsTerminal};
@@ -82,7 +84,14 @@ enum Input {
 /// The session commands go to: the API, and the main agent a delegation goes under by default.
 pub struct Target<'a> {
     pub host: &'a Host,
+    pub session: SessionId,
     pub main: AgentId,
+}
+
+impl Target<'_> {
+    fn send(&self, command: Command) -> Result<arbor_protocol::CommandReply, arbor_app::AppError> {
+        self.host.send(&self.session, command)
+    }
 }
 
 enum Mode {
@@ -188,7 +197,7 @@ impl Answerer {
                 };
                 self.queue.pop_front();
                 a.request_id = req.request_id.clone();
-                if let Err(e) = session.host.send(Command::ResolveApproval(a)) {
+                if let Err(e) = session.send(Command::ResolveApproval(a)) {
                     warn(&e.message);
                 }
                 if let Some((next, agent)) = self.queue.front() {
@@ -238,7 +247,7 @@ fn json_line(line: &str, session: &Target<'_>) {
     match command_of(line, &session.main) {
         Ok(None) => {}
         Ok(Some(command)) => {
-            if let Err(e) = session.host.send(command) {
+            if let Err(e) = session.send(command) {
                 warn(&e.message);
             }
         }
@@ -301,7 +310,7 @@ fn command_of(line: &str, main: &AgentId) -> Result<Option<Command>, String> {
 
 fn answer(session: &Target<'_>, request_id: &str, approved: bool, scope: ApprovalScope) {
     let a = ApprovalAnswer::new(request_id, approved, scope);
-    if let Err(e) = session.host.send(Command::ResolveApproval(a)) {
+    if let Err(e) = session.send(Command::ResolveApproval(a)) {
         warn(&e.message);
     }
 }

@@ -14,8 +14,7 @@ use std::process::ExitCode;
 
 pub async fn changes(args: ChangesArgs, env: Environment) -> Result<ExitCode> {
     let host = setup::host(args.store.data_dir.as_deref(), env)?;
-    let store = setup::store(&host)?;
-    let session = store.resolve_session(&args.session)?;
+    let session = host.resolve_session(args.session.clone()).await?;
     let agent = args.agent.map(AgentId);
     let list = host.changes(session, agent).await?;
     let mut text = String::new();
@@ -85,8 +84,7 @@ fn side(k: &Kept) -> Result<&str, String> {
 
 pub async fn revert(args: RevertArgs, env: Environment) -> Result<ExitCode> {
     let host = setup::host(args.store.data_dir.as_deref(), env)?;
-    let store = setup::store(&host)?;
-    let session = store.resolve_session(&args.session)?;
+    let session = host.resolve_session(args.session.clone()).await?;
     let outcome = host.revert(session, AgentId(args.agent.clone()), args.paths).await?;
     if outcome.conflicts.is_empty() {
         for p in &outcome.reverted {

@@ -11,7 +11,6 @@ use std::process::ExitCode;
 
 pub async fn claude_code(args: ImportArgs, env: Environment) -> Result<ExitCode> {
     let host = setup::host(args.store.data_dir.as_deref(), env)?;
-    setup::store(&host)?;
     let report = host.import_claude_code(args.dir.clone()).await?;
     if args.json {
         out(&format!("{}\n", serde_json::to_string(&report)?))?;

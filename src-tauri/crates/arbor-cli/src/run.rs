@@ -118,7 +118,7 @@ pub async fn execute(host: &Host, common: &Common, spec: LaunchSpec, banner: Opt
     }
     let answerer = Answerer::new(common.json);
     let ended = drive(host, &info, &mut events, &mut printer, answerer).await;
-    host.stop();
+    host.close_session(&info.session_id);
     if !events.settle(SETTLE).await {
         warn("the session's last events may not all be stored");
     }
@@ -149,7 +149,7 @@ async fn drive(
     printer: &mut Printer,
     mut answerer: Answerer,
 ) -> Ended {
-    let target = Target { host, main: info.main_agent_id.clone() };
+    let target = Target { host, session: info.session_id.clone(), main: info.main_agent_id.clone() };
     let main = &info.main_agent_id;
     let mut interrupted = false;
     let mut main_end = None;
@@ -175,7 +175,7 @@ async fn drive(
                 // Closed, not stopped: nobody stopped these agents, and a call waiting for an
                 // answer is asked again when the session is resumed.
                 printer.note(&format!("{} received: closing the session", signal.name()));
-                host.stop();
+                host.close_session(&info.session_id);
                 return Ended::Closed(signal);
             }
             _ = tokio::signal::ctrl_c() => {
@@ -184,7 +184,7 @@ async fn drive(
                 }
                 interrupted = true;
                 printer.note("stopping… (Ctrl-C again to quit at once)");
-                let _ = host.send(Command::Cancel { agent_id: main.clone() });
+                let _ = host.send(&info.session_id, Command::Cancel { agent_id: main.clone() });
             }
         }
     }

@@ -5,10 +5,8 @@
 use anyhow::{Context, Result, bail};
 use arbor_app::keys::NoSecrets;
 use arbor_app::{Environment, Host, HostConfig, paths};
-use arbor_store::Store;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::Arc;
 
 /// The process environment: the one place the command line reads it.
 pub fn environment() -> Environment {
@@ -56,9 +54,4 @@ pub fn host(data_dir: Option<&Path>, env: Environment) -> Result<Host> {
         .map_err(anyhow::Error::new)
         .context("cannot open the transcript store (choose another with --data-dir)")?;
     Ok(host)
-}
-
-/// The transcript store, through the API that opened it.
-pub fn store(host: &Host) -> Result<Arc<Store>> {
-    Ok(host.store()?)
 }

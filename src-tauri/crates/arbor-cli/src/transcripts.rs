@@ -1,20 +1,19 @@
 //! The stored-session commands: `arbor sessions`, `arbor show`, `arbor search`
-//! and `arbor resume`. They read the transcript store in the data dir; only
-//! `resume` runs agents again.
+//! and `arbor resume`, through the same API the app uses (which checks who runs
+//! a session in one place); only `resume` runs agents again.
 
 use crate::args::{ResumeArgs, SearchArgs, SessionsArgs, ShowArgs, ShowFormat, StoreArgs};
 use crate::run::{execute, tuning};
 use crate::setup;
 use anyhow::{Context, Result};
-use arbor_app::{Environment, LaunchSpec, Start};
+use arbor_app::transcripts::{ExportFormat, HistoryQuery};
+use arbor_app::{Environment, Host, LaunchSpec, Start};
 use arbor_protocol::{AgentId, SessionSummary};
-use arbor_store::{SessionQuery, Store};
 use std::io::Write;
 use std::process::ExitCode;
-use std::sync::Arc;
 
-fn open(args: &StoreArgs, env: Environment) -> Result<Arc<Store>> {
-    setup::store(&setup::host(args.data_dir.as_deref(), env)?)
+fn open(args: &StoreArgs, env: Environment) -> Result<Host> {
+    setup::host(args.data_dir.as_deref(), env)
 }
 
 /// Writes to stdout; a closed pipe (`| head`) ends the command quietly.
@@ -26,10 +25,10 @@ pub(crate) fn out(text: &str) -> Result<()> {
     }
 }
 
-pub fn sessions(args: SessionsArgs, env: Environment) -> Result<ExitCode> {
-    let store = open(&args.store, env)?;
-    let q = SessionQuery { text: args.filter.clone(), status: None, limit: args.limit, offset: 0 };
-    let list = store.sessions(&q)?;
+pub async fn sessions(args: SessionsArgs, env: Environment) -> Result<ExitCode> {
+    let host = open(&args.store, env)?;
+    let q = HistoryQuery { text: args.filter.clone(), status: None, offset: 0, limit: Some(args.limit) };
+    let list = host.sessions(q).await?;
     let mut text = String::new();
     if args.json {
         for s in &list {
@@ -77,14 +76,14 @@ fn utc_minute(ms: i64) -> String {
     arbor_protocol::time::minute(ms)
 }
 
-pub fn show(args: ShowArgs, env: Environment) -> Result<ExitCode> {
-    let store = open(&args.store, env)?;
-    let id = store.resolve_session(&args.session)?;
+pub async fn show(args: ShowArgs, env: Environment) -> Result<ExitCode> {
+    let host = open(&args.store, env)?;
+    let id = host.resolve_session(args.session.clone()).await?;
     let agent = args.agent.map(AgentId);
     match args.format {
-        ShowFormat::Markdown => out(&store.export_markdown(&id, agent.as_ref())?)?,
+        ShowFormat::Markdown => out(&host.export_text(id, agent, ExportFormat::Markdown).await?)?,
         ShowFormat::Json => {
-            let export = store.export(&id, agent.as_ref())?;
+            let export = host.export_session(id, agent).await?;
             // The first line describes the session; every other line is one event, exactly
             // as `arbor run --json` printed it, so the two compare line for line.
             let mut text = serde_json::to_string(&serde_json::json!({
@@ -100,8 +99,8 @@ pub fn show(args: ShowArgs, env: Environment) -> Result<ExitCode> {
             out(&text)?;
         }
         ShowFormat::Timeline => {
-            let detail = store.session(&id)?;
-            let timeline = store.timeline(&id)?;
+            let detail = host.session_detail(id.clone()).await?;
+            let timeline = host.timeline(id).await?;
             let width = args.width.map(usize::from).unwrap_or_else(crate::timeline::terminal_width);
             out(&crate::timeline::render(&detail, &timeline, width))?;
         }
@@ -109,10 +108,9 @@ pub fn show(args: ShowArgs, env: Environment) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-pub fn search(args: SearchArgs, env: Environment) -> Result<ExitCode> {
-    let store = open(&args.store, env)?;
-    let text = args.text.join(" ");
-    let hits = store.search(&text, args.limit)?;
+pub async fn search(args: SearchArgs, env: Environment) -> Result<ExitCode> {
+    let host = open(&args.store, env)?;
+    let hits = host.search_with(args.text.join(" "), args.limit).await?;
     let mut lines = String::new();
     for h in &hits {
         if args.json {
@@ -138,9 +136,8 @@ pub fn search(args: SearchArgs, env: Environment) -> Result<ExitCode> {
 
 pub async fn resume(args: ResumeArgs, env: Environment) -> Result<ExitCode> {
     let host = setup::host(args.common.data_dir.as_deref(), env)?;
-    let store = setup::store(&host)?;
-    let id = store.resolve_session(&args.session)?;
-    let detail = store.session(&id)?;
+    let id = host.resolve_session(args.session.clone()).await?;
+    let detail = host.session_detail(id.clone()).await?;
     let workspace = match &args.common.workspace {
         Some(w) => Some(setup::workspace(Some(w))?),
         None => Some(setup::workspace(Some(std::path::Path::new(&detail.session.workspace))).with_context(|| {

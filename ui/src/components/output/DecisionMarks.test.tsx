@@ -107,11 +107,11 @@ describe("an awaiting call's card", () => {
     await act(async () => {
       fireEvent.click(within(toolCard("a.txt")).getByTestId("tool-approve"));
     });
-    expect(commands.sendCommand).toHaveBeenLastCalledWith({ type: "resolve_approval", request_id: "r1", approved: true, scope: "once" });
+    expect(commands.sendCommand).toHaveBeenLastCalledWith("s-1", { type: "resolve_approval", request_id: "r1", approved: true, scope: "once" });
     await act(async () => {
       fireEvent.click(within(toolCard("b.txt")).getByTestId("tool-deny"));
     });
-    expect(commands.sendCommand).toHaveBeenLastCalledWith({ type: "resolve_approval", request_id: "r2", approved: false, scope: "once" });
+    expect(commands.sendCommand).toHaveBeenLastCalledWith("s-1", { type: "resolve_approval", request_id: "r2", approved: false, scope: "once" });
     expect(screen.queryAllByTestId("approval")).toHaveLength(0);
   });
 });

@@ -64,7 +64,8 @@ fn a_saved_key_makes_the_provider_ready_and_never_reaches_a_file() {
 async fn bad_requests_are_typed_errors() {
     let dir = tempfile::tempdir().unwrap();
     let host = host(dir.path());
-    let e = host.send(Command::Cancel { agent_id: AgentId("agent-0001".into()) }).unwrap_err();
+    let nobody = SessionId("sess-none".into());
+    let e = host.send(&nobody, Command::Cancel { agent_id: AgentId("agent-0001".into()) }).unwrap_err();
     assert_eq!(e.kind, AppErrorKind::NoSession);
     let e = host
         .start_session(StartRequest {
@@ -88,7 +89,7 @@ async fn the_demo_runs_its_subagents_and_a_delegation_reaches_the_main_agent() {
     let host = host(dir.path());
     let Launched { info, mut events } = host.launch(demo()).await.unwrap();
     assert!(info.demo);
-    assert_eq!(host.state().session.unwrap().session_id, info.session_id);
+    assert_eq!(host.state().sessions[0].session_id, info.session_id);
     let mut children = Vec::new();
     let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
     while children.len() < 2 {
@@ -96,11 +97,14 @@ async fn the_demo_runs_its_subagents_and_a_delegation_reaches_the_main_agent() {
         match &ev.kind {
             EventKind::AgentStarted(s) if s.parent_id.is_some() => children.push(s.description.clone()),
             EventKind::ApprovalRequest(r) => {
-                host.send(Command::ResolveApproval(arbor_protocol::ApprovalAnswer::new(
-                    r.request_id.clone(),
-                    true,
-                    arbor_protocol::ApprovalScope::Once,
-                )))
+                host.send(
+                    &info.session_id,
+                    Command::ResolveApproval(arbor_protocol::ApprovalAnswer::new(
+                        r.request_id.clone(),
+                        true,
+                        arbor_protocol::ApprovalScope::Once,
+                    )),
+                )
                 .unwrap();
             }
             _ => {}
@@ -120,22 +124,25 @@ async fn the_demo_runs_its_subagents_and_a_delegation_reaches_the_main_agent() {
     .unwrap();
     let report = host.catalog(Some(info.workspace.clone()));
     assert!(report.definitions.iter().any(|t| t.name == "late-reviewer"), "{:?}", report.problems);
-    let offered = host.state().session.unwrap().agent_types;
+    let offered = host.state().sessions[0].agent_types.clone();
     assert!(offered.iter().any(|t| t.name == "late-reviewer"), "the running session offers it: {offered:?}");
     let reply = host
-        .send(Command::Delegate(arbor_protocol::DelegateRequest {
-            parent_id: info.main_agent_id.clone(),
-            prompt: "look around".into(),
-            description: Some("Look around".into()),
-            subagent_type: Some("late-reviewer".into()),
-            model: None,
-            max_turns: Some(1),
-            tools: None,
-            permission_mode: None,
-            sandbox: None,
-            isolation: None,
-            budget: None,
-        }))
+        .send(
+            &info.session_id,
+            Command::Delegate(arbor_protocol::DelegateRequest {
+                parent_id: info.main_agent_id.clone(),
+                prompt: "look around".into(),
+                description: Some("Look around".into()),
+                subagent_type: Some("late-reviewer".into()),
+                model: None,
+                max_turns: Some(1),
+                tools: None,
+                permission_mode: None,
+                sandbox: None,
+                isolation: None,
+                budget: None,
+            }),
+        )
         .unwrap();
     let CommandReply::Delegated { agent_id: delegated } = reply else { panic!("{reply:?}") };
     loop {
@@ -149,8 +156,8 @@ async fn the_demo_runs_its_subagents_and_a_delegation_reaches_the_main_agent() {
             break;
         }
     }
-    host.stop();
-    assert!(host.state().session.is_none());
+    host.close_session(&info.session_id);
+    assert!(host.state().sessions.is_empty());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -166,11 +173,14 @@ async fn every_event_is_stored_before_it_is_shown_and_the_session_can_be_reviewe
         // Persist before display: what reaches a front end is in the file already.
         assert!(store.last_seq(&info.session_id).unwrap() >= ev.seq, "event {} shown before it was stored", ev.seq);
         if let EventKind::ApprovalRequest(r) = &ev.kind {
-            host.send(Command::ResolveApproval(arbor_protocol::ApprovalAnswer::new(
-                r.request_id.clone(),
-                true,
-                arbor_protocol::ApprovalScope::Once,
-            )))
+            host.send(
+                &info.session_id,
+                Command::ResolveApproval(arbor_protocol::ApprovalAnswer::new(
+                    r.request_id.clone(),
+                    true,
+                    arbor_protocol::ApprovalScope::Once,
+                )),
+            )
             .unwrap();
         }
         let done = ev.agent_id == info.main_agent_id && matches!(ev.kind, EventKind::AgentFinished(_));
@@ -220,7 +230,7 @@ async fn every_event_is_stored_before_it_is_shown_and_the_session_can_be_reviewe
     let bad = host.export(info.session_id.clone(), None, ExportFormat::Json, "/nonexistent/dir/x.json".into()).await;
     assert_eq!(bad.unwrap_err().kind, AppErrorKind::Export);
     assert_eq!(host.open_session(SessionId("sess-nope".into())).await.unwrap_err().kind, AppErrorKind::NotFound);
-    host.stop();
+    host.close_session(&info.session_id);
 }
 
 async fn until_finished(events: &mut SessionEvents, main: &AgentId) -> Vec<arbor_protocol::AgentEvent> {
@@ -262,7 +272,10 @@ async fn a_stored_session_resumes_with_its_history_and_its_seq_carried_on() {
     let first = until_finished(&mut events, &info.main_agent_id).await;
     let before = events.states().total_usage();
     assert!(before.total_tokens() > 0, "the scripted server reports usage");
-    // Continued while it is still the running session: it is stopped and settled first.
+    // A live session is continued as it is, not launched twice; once closed, it is continued from the store.
+    let twice = host.resume_session(info.session_id.clone(), None).await.err().unwrap();
+    assert_eq!(twice.kind, AppErrorKind::Session, "{}", twice.message);
+    host.close_and_settle(&info.session_id).await;
     let Launched { info: again, events: mut more } =
         host.resume_session(info.session_id.clone(), Some("what was it?".into())).await.unwrap();
     // The resumed session's agents start as stored: usage goes on from there, not from zero.
@@ -279,7 +292,7 @@ async fn a_stored_session_resumes_with_its_history_and_its_seq_carried_on() {
     let after = more.states().total_usage();
     assert!(after.total_tokens() > before.total_tokens());
     assert_eq!(listed[0].usage.tokens, after.total_tokens(), "the store and the live derivation agree");
-    host.stop();
+    host.close_session(&info.session_id);
     server.shutdown().await;
 }
 
@@ -290,8 +303,8 @@ async fn quitting_while_a_session_runs_needs_no_runtime_and_ends_its_events() {
     let Launched { info, mut events } = host.launch(demo()).await.unwrap();
     // The window's exit handler runs on the event loop's thread, outside any runtime.
     let quitting = host.clone();
-    let stopped = std::thread::spawn(move || quitting.stop().is_some()).join().expect("stop did not panic");
-    assert!(stopped, "the running session was stopped");
+    let stopped = std::thread::spawn(move || quitting.close_all().len()).join().expect("closing did not panic");
+    assert_eq!(stopped, 1, "the running session was closed");
     let rest = tokio::time::timeout(std::time::Duration::from_secs(20), async {
         let mut n = 0;
         while events.recv().await.is_some() {
@@ -304,7 +317,7 @@ async fn quitting_while_a_session_runs_needs_no_runtime_and_ends_its_events() {
     assert!(events.settle(std::time::Duration::from_secs(10)).await, "the writer finished");
     let stored = host.store().unwrap().session(&info.session_id).unwrap();
     assert!(stored.session.ended_at.is_some(), "marked ended after {rest} more events");
-    assert!(host.send(Command::Cancel { agent_id: info.main_agent_id }).is_err());
+    assert!(host.send(&info.session_id, Command::Cancel { agent_id: info.main_agent_id }).is_err());
 }
 
 #[test]

@@ -1,3 +1,4 @@
 mod host;
 mod import;
+mod live;
 mod soak;
