@@ -13,6 +13,7 @@ PACKAGES=(
   build-essential pkg-config curl ca-certificates git
   libwebkit2gtk-4.1-dev libsoup-3.0-dev libgtk-3-dev librsvg2-dev
   xvfb xauth fonts-dejavu-core webkit2gtk-driver python3-venv bubblewrap
+  x11-utils
 )
 missing=()
 for p in "${PACKAGES[@]}"; do

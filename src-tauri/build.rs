@@ -30,6 +30,8 @@ fn main() {
         "worktree_action",
         "list_worktrees",
     ];
+    // tauri-build reads the capabilities but does not ask to run again when they change.
+    println!("cargo:rerun-if-changed=src-tauri/capabilities");
     tauri_build::try_build(
         tauri_build::Attributes::new()
             .capabilities_path_pattern("./src-tauri/capabilities/**/*")

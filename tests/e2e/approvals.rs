@@ -92,6 +92,11 @@ async fn live_approvals_are_answered_from_a_past_session_with_rules_and_the_keyb
     app.wait_text("[data-testid=history-button]", "2").await;
     let title = app.client.title().await.unwrap();
     assert!(title.contains('2'), "the window title shows the live count: {title:?}");
+    // The OS window's title too: the taskbar says how many wait.
+    app.wait("the OS window's title to count the approvals", || async {
+        app.os_window_titles().iter().any(|t| t == "(2) Arbor").then_some(())
+    })
+    .await;
 
     // The overwrite's diff shows the line it loses.
     let readme = card_of(&app, "Update readme").await;

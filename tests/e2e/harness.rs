@@ -80,6 +80,8 @@ pub struct App {
     _dir: tempfile::TempDir,
     pub workspace: PathBuf,
     pub shots: PathBuf,
+    /// The private X display (":N") the app's window is on.
+    display: String,
     _driver: Proc,
     _display: Proc,
 }
@@ -155,7 +157,17 @@ impl App {
         };
         let shots = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/e2e-screenshots");
         std::fs::create_dir_all(&shots).unwrap();
-        App { client, _dir: dir, workspace, shots, _driver: driver, _display: display_proc }
+        App { client, _dir: dir, workspace, shots, display, _driver: driver, _display: display_proc }
+    }
+
+    /// The names of the X windows on the app's display, as a taskbar reads them
+    /// (`xwininfo`, x11-utils): the OS window's title, not the page's.
+    pub fn os_window_titles(&self) -> Vec<String> {
+        let out = Command::new("xwininfo")
+            .args(["-root", "-tree", "-display", &self.display])
+            .output()
+            .expect("xwininfo (x11-utils; scripts/install-deps.sh installs it)");
+        String::from_utf8_lossy(&out.stdout).lines().filter_map(|l| l.split('"').nth(1).map(str::to_string)).collect()
     }
 
     /// The first element matching `css`, waiting for it to appear.

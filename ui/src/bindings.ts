@@ -791,6 +791,16 @@ export type LimitSettings = {
 	max_live_sessions?: number,
 };
 
+/**
+ *  The session's waiting time while a call waits: at instant `now`, it is
+ *  `before_ms + (now - since)` (`since`: when the longest open wait began;
+ *  `before_ms`: the ended waits' time before it, overlaps counted once).
+ */
+export type LiveWait = {
+	since: number,
+	before_ms: number,
+};
+
 /**  The configured servers with their state and tools, and what could not be used. */
 export type McpReport = {
 	servers: McpServerInfo[],
@@ -1252,8 +1262,10 @@ export type Text = {
 export type Timeline = {
 	/**  In the order the agents started. */
 	lanes: Lane[],
-	/**  Time any agent waited for a person (overlapping waits counted once). */
+	/**  Time any agent waited for a person (overlapping waits counted once), waits that ended. */
 	waiting_ms: number,
+	/**  While some call waits for a person now: how to count that time as it passes. */
+	live_wait?: LiveWait | null,
 };
 
 /**  What a batch of events changed of the timeline. */
@@ -1263,6 +1275,9 @@ export type TimelineUpdate = {
 	waiting: ([AgentId, number])[],
 	/**  The session's waiting time, when it changed. */
 	session_waiting_ms: number | null,
+	/**  `live_wait` is the timeline's new one (a wait began or ended). */
+	live_wait_changed?: boolean,
+	live_wait?: LiveWait | null,
 };
 
 /**  How long to wait for a model before giving up. */

@@ -56,6 +56,8 @@ export const OUTCOME_WORDS: Readonly<Record<ToolOutcome, string | null>> = {
   waiting: null,
   ran: null,
   failed: "failed",
+  // The agent completed after it: the row says how it ended (the tooltip, what failed).
+  overcome: null,
   denied: "denied",
   not_run: "not run",
 };

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { OUTCOME_WORDS } from "../lib/tree";
 import type { AgentStatus } from "../bindings";
 import { eventMaker } from "../test/events";
 import {
@@ -413,5 +414,21 @@ describe("the last tool of an agent", () => {
     ]);
     expect(lastTool(done, "agent-main")).toMatchObject({ summary: "Read x", outcome: "ran", note: null });
     expect(lastTool(done, "agent-x")).toBeNull();
+  });
+
+  it("shows how a parent ended, not a failed call it went past (its child was stopped, then it completed)", () => {
+    const { e, s } = tree();
+    const stopped = reduceBatch(s, [
+      e.make("agent-main", { type: "tool_call", call_id: "t1", tool_name: "Task", tool_args: { description: "Survey" } }),
+      e.make("agent-main", { type: "tool_output", call_id: "t1", content: "Subagent error: stopped by the user", is_error: true, decided_by: { kind: "policy" } }),
+    ]);
+    expect(lastTool(stopped, "agent-main")).toMatchObject({ outcome: "failed", note: "Subagent error: stopped by the user" });
+    const completed = reduceBatch(stopped, [e.status("agent-main", "completed")]);
+    expect(lastTool(completed, "agent-main")).toMatchObject({
+      outcome: "overcome",
+      note: "failed, then it went on: Subagent error: stopped by the user",
+    });
+    // Its row reads as it ended: no "failed" beside the ✓.
+    expect(OUTCOME_WORDS.overcome).toBeNull();
   });
 });

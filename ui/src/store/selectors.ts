@@ -546,7 +546,7 @@ export function exhaustedOwner(state: SessionState, id: AgentId): AgentId | null
  * refused (by a person or a standing rule), or never run (its request was
  * withdrawn when the agent was stopped).
  */
-export type ToolOutcome = "running" | "waiting" | "ran" | "failed" | "denied" | "not_run";
+export type ToolOutcome = "running" | "waiting" | "ran" | "failed" | "overcome" | "denied" | "not_run";
 
 export interface LastTool {
   /** "Write CHANGELOG.md" (toolSummary's line). */
@@ -566,7 +566,7 @@ function firstLine(text: string): string | null {
   return line.length > NOTE_CHARS ? `${line.slice(0, NOTE_CHARS - 1)}…` : line;
 }
 
-function outcomeOf(item: ToolItem, approval: Approval | undefined): Pick<LastTool, "outcome" | "note"> {
+function outcomeOf(item: ToolItem, approval: Approval | undefined, status: AgentNode["status"]): Pick<LastTool, "outcome" | "note"> {
   switch (item.approval?.state) {
     case "pending":
       return { outcome: "waiting", note: "waiting for your approval" };
@@ -582,8 +582,12 @@ function outcomeOf(item: ToolItem, approval: Approval | undefined): Pick<LastToo
     return { outcome: "denied", note: "refused by a standing rule" };
   }
   if (!item.done) return { outcome: "running", note: null };
-  if (item.isError) return { outcome: "failed", note: firstLine(item.output) ?? "failed" };
-  return { outcome: "ran", note: null };
+  if (!item.isError) return { outcome: "ran", note: null };
+  const why = firstLine(item.output) ?? "failed";
+  // It completed after the failed call (a child stopped, a command that failed): its row
+  // shows how it ended, not an earlier failure it went past.
+  if (status === "completed") return { outcome: "overcome", note: `failed, then it went on: ${why}` };
+  return { outcome: "failed", note: why };
 }
 
 /** The words of a refused request: a person's answer (with the reason given), or the rule that answered it. */
@@ -593,7 +597,10 @@ function personMarkOrRule(item: ToolItem, approval: Approval | undefined): strin
   return personMark(false, approval?.reason ?? null).text;
 }
 
-const lastToolMemo = new WeakMap<ToolItem, { approval: Approval | undefined; summary: string; mcp: boolean; line: LastTool }>();
+const lastToolMemo = new WeakMap<
+  ToolItem,
+  { approval: Approval | undefined; summary: string; mcp: boolean; status: AgentNode["status"]; line: LastTool }
+>();
 
 /**
  * The agent's latest tool call with how it went, for the line under its name
@@ -612,9 +619,12 @@ export function lastTool(state: SessionState, agentId: AgentId): LastTool | null
   if (item?.kind !== "tool") return lastToolBare(node, summary, mcp);
   const approval = item.approval ? state.approvals[item.approval.requestId] : undefined;
   const hit = lastToolMemo.get(item);
-  if (hit && hit.approval === approval && hit.summary === summary && hit.mcp === mcp) return hit.line;
-  const line: LastTool = { summary, mcp, ...outcomeOf(item, approval) };
-  lastToolMemo.set(item, { approval, summary, mcp, line });
+  const status = node.status;
+  if (hit && hit.approval === approval && hit.summary === summary && hit.mcp === mcp && hit.status === status) {
+    return hit.line;
+  }
+  const line: LastTool = { summary, mcp, ...outcomeOf(item, approval, status) };
+  lastToolMemo.set(item, { approval, summary, mcp, status, line });
   return line;
 }
 

@@ -10,6 +10,7 @@ import {
   keepTimelines,
   timelineStore,
   updateTimeline,
+  waitedAt,
   wallTimeMs,
   withStoredTimeline,
 } from "./timeline";
@@ -63,6 +64,21 @@ describe("applyTimelineUpdates", () => {
     ]);
     expect(t.lanes.a?.waitingMs).toBe(700);
     expect(t.waitingMs).toBe(650);
+  });
+
+  it("counts a wait in progress as it passes, as Rust says to, and stops once it ends", () => {
+    const waiting = applyTimelineUpdates(emptyTimeline("s-1"), [
+      timelineUpdate([["a", 0, seg("approval", 1_000, 1_500, { label: "Write" })]], [["a", 500]], 500),
+      { ...timelineUpdate([["b", 0, seg("approval", 2_000, null, { label: "Bash" })]]), live_wait_changed: true, live_wait: { since: 2_000, before_ms: 500 } },
+    ]);
+    // The live Timeline's figure at 11 s: the 0.5 s that ended, and 9 s of the wait still open.
+    expect(waitedAt(waiting, 11_000)).toBe(9_500);
+    expect(waitedAt(waiting, 2_000)).toBe(500);
+    const ended = applyTimelineUpdates(waiting, [
+      { ...timelineUpdate([["b", 0, seg("approval", 2_000, 11_000, { label: "Bash" })]], [["b", 9_000]], 9_500), live_wait_changed: true, live_wait: null },
+    ]);
+    expect(waitedAt(ended, 60_000)).toBe(9_500);
+    expect(waitedAt(null, 5)).toBe(0);
   });
 
   it("returns the state itself when the updates change nothing", () => {

@@ -10,7 +10,7 @@
  * Keyed by session (the live one, and a past one under review), then by
  * agent. Applying a batch copies only the lanes it touched, once each.
  */
-import type { AgentId, Segment, SessionId, Timeline, TimelineUpdate } from "../bindings";
+import type { AgentId, LiveWait, Segment, SessionId, Timeline, TimelineUpdate } from "../bindings";
 import { isTerminal } from "./session/status";
 import type { AgentNode } from "./session/types";
 import { createStore } from "./store";
@@ -32,8 +32,10 @@ export type TimelineLoad = "none" | "loading" | "loaded" | "error";
 export interface SessionTimeline {
   sessionId: SessionId;
   lanes: Readonly<Record<AgentId, TimelineLane>>;
-  /** Time any agent waited for a person, as Rust last sent it. */
+  /** Time any agent waited for a person, as Rust last sent it (waits that ended). */
   waitingMs: number;
+  /** While a call waits for a person: how Rust says to count that time as it passes. */
+  liveWait: LiveWait | null;
   load: TimelineLoad;
   error: string | null;
 }
@@ -43,7 +45,7 @@ export type Timelines = Readonly<Record<SessionId, SessionTimeline>>;
 export const timelineStore = createStore<Timelines>({});
 
 export function emptyTimeline(sessionId: SessionId): SessionTimeline {
-  return { sessionId, lanes: {}, waitingMs: 0, load: "none", error: null };
+  return { sessionId, lanes: {}, waitingMs: 0, liveWait: null, load: "none", error: null };
 }
 
 const NO_LANE: TimelineLane = { segments: [], waitingMs: 0 };
@@ -69,13 +71,16 @@ export function applyTimelineUpdates(t: SessionTimeline, updates: readonly Timel
     return l;
   };
   let waitingMs = t.waitingMs;
+  let liveWait = t.liveWait;
   for (const u of updates) {
     for (const s of u.segments) lane(s.agent_id).segments[s.index] = s.segment;
     for (const [id, ms] of u.waiting) lane(id).waitingMs = ms;
     if (u.session_waiting_ms !== null) waitingMs = u.session_waiting_ms;
+    // Absent from frames of a backend older than live waits.
+    if (u.live_wait_changed) liveWait = u.live_wait ?? null;
   }
-  if (lanes === null && waitingMs === t.waitingMs) return t;
-  return { ...t, lanes: lanes ?? t.lanes, waitingMs };
+  if (lanes === null && waitingMs === t.waitingMs && liveWait === t.liveWait) return t;
+  return { ...t, lanes: lanes ?? t.lanes, waitingMs, liveWait };
 }
 
 /** Which of two versions of one segment is the later: a closed one over an open one, else `ours` (frames are newer). */
@@ -104,7 +109,9 @@ export function withStoredTimeline(t: SessionTimeline, stored: Timeline): Sessio
     });
     lanes[l.agent_id] = { segments, waitingMs: Math.max(ours.waitingMs, l.waiting_ms) };
   }
-  return { ...t, lanes, waitingMs: Math.max(t.waitingMs, stored.waiting_ms), load: "loaded", error: null };
+  // Frames are newer than the stored timeline: their live wait, if they brought one, stands.
+  const liveWait = t.load === "none" && t.liveWait === null ? (stored.live_wait ?? null) : t.liveWait;
+  return { ...t, lanes, waitingMs: Math.max(t.waitingMs, stored.waiting_ms), liveWait, load: "loaded", error: null };
 }
 
 export function withLoad(t: SessionTimeline, load: TimelineLoad, error: string | null = null): SessionTimeline {
@@ -170,4 +177,14 @@ export function anyAgentActive(agents: Record<AgentId, AgentNode>): boolean {
  */
 export function wallTimeMs(node: Pick<AgentNode, "wallElapsedMs" | "wallRunStartedAt">, now: number): number {
   return node.wallElapsedMs + (node.wallRunStartedAt === null ? 0 : Math.max(0, now - node.wallRunStartedAt));
+}
+
+/**
+ * The session's time waiting for a person at `now`: the ended waits' (Rust's
+ * union) while none is open, else counted on from Rust's live wait.
+ */
+export function waitedAt(t: SessionTimeline | null, now: number): number {
+  if (!t) return 0;
+  const live = t.liveWait;
+  return live === null ? t.waitingMs : live.before_ms + Math.max(0, now - live.since);
 }

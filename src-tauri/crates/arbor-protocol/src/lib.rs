@@ -39,5 +39,7 @@ pub use sandbox::{CommandSandbox, SandboxMode, SandboxRequest};
 pub use state::{AgentStates, AgentUsage, UsageFigures, UsageUpdate};
 pub use status::{AgentStatus, ApprovalOutcome, ApprovalScope, PermissionMode, ToolClass};
 pub use stored::*;
-pub use timeline::{Lane, Segment, SegmentKind, SegmentUpdate, Step, Timeline, TimelineBuilder, TimelineUpdate};
+pub use timeline::{
+    Lane, LiveWait, Segment, SegmentKind, SegmentUpdate, Step, Timeline, TimelineBuilder, TimelineUpdate,
+};
 pub use worktree::{Isolation, WorktreeAction, WorktreeFile, WorktreeState, WorktreeUpdate};

@@ -63,8 +63,20 @@ pub struct Lane {
 pub struct Timeline {
     /// In the order the agents started.
     pub lanes: Vec<Lane>,
-    /// Time any agent waited for a person (overlapping waits counted once).
+    /// Time any agent waited for a person (overlapping waits counted once), waits that ended.
     pub waiting_ms: u64,
+    /// While some call waits for a person now: how to count that time as it passes.
+    #[serde(default)]
+    pub live_wait: Option<LiveWait>,
+}
+
+/// The session's waiting time while a call waits: at instant `now`, it is
+/// `before_ms + (now - since)` (`since`: when the longest open wait began;
+/// `before_ms`: the ended waits' time before it, overlaps counted once).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+pub struct LiveWait {
+    pub since: i64,
+    pub before_ms: u64,
 }
 
 /// A segment that began or changed: the UI puts it at `index` of the agent's lane.
@@ -83,11 +95,19 @@ pub struct TimelineUpdate {
     pub waiting: Vec<(AgentId, u64)>,
     /// The session's waiting time, when it changed.
     pub session_waiting_ms: Option<u64>,
+    /// `live_wait` is the timeline's new one (a wait began or ended).
+    #[serde(default)]
+    pub live_wait_changed: bool,
+    #[serde(default)]
+    pub live_wait: Option<LiveWait>,
 }
 
 impl TimelineUpdate {
     pub fn is_empty(&self) -> bool {
-        self.segments.is_empty() && self.waiting.is_empty() && self.session_waiting_ms.is_none()
+        self.segments.is_empty()
+            && self.waiting.is_empty()
+            && self.session_waiting_ms.is_none()
+            && !self.live_wait_changed
     }
 }
 
@@ -174,6 +194,7 @@ pub struct TimelineBuilder {
     changed: Vec<(usize, usize)>,
     waiting_changed: Vec<usize>,
     session_waiting_changed: bool,
+    live_wait_changed: bool,
 }
 
 impl TimelineBuilder {
@@ -308,7 +329,8 @@ impl TimelineBuilder {
             .filter_map(|lane| self.timeline.lanes.get(lane).map(|l| (l.agent_id.clone(), l.waiting_ms)))
             .collect();
         let session_waiting_ms = std::mem::take(&mut self.session_waiting_changed).then_some(self.timeline.waiting_ms);
-        TimelineUpdate { segments, waiting, session_waiting_ms }
+        let live_wait_changed = std::mem::take(&mut self.live_wait_changed);
+        TimelineUpdate { segments, waiting, session_waiting_ms, live_wait_changed, live_wait: self.timeline.live_wait }
     }
 
     fn push(
@@ -324,7 +346,24 @@ impl TimelineBuilder {
         segments.push(Segment { kind, start, end: None, label: label.to_string(), seq, call_id });
         let i = segments.len() - 1;
         self.changed.push((lane, i));
+        if kind == SegmentKind::Approval {
+            self.refresh_live_wait();
+        }
         i
+    }
+
+    /// The open waits' count as it passes: since the longest began, over the ended ones before it.
+    fn refresh_live_wait(&mut self) {
+        let lanes = self.timeline.lanes.iter().flat_map(|l| l.segments.iter());
+        let since = lanes.filter(|s| s.kind == SegmentKind::Approval && s.end.is_none()).map(|s| s.start).min();
+        let live = since.map(|m| LiveWait {
+            since: m,
+            before_ms: union_ms(self.waits.iter().filter(|w| w.0 < m).map(|&(s, e)| (s, e.min(m)))),
+        });
+        if live != self.timeline.live_wait {
+            self.timeline.live_wait = live;
+            self.live_wait_changed = true;
+        }
     }
 
     fn close(&mut self, lane: usize, i: usize, ts: i64) {
@@ -346,6 +385,7 @@ impl TimelineBuilder {
             self.waiting_changed.push(lane);
             self.timeline.waiting_ms = union_ms(self.waits.iter().copied());
             self.session_waiting_changed = true;
+            self.refresh_live_wait();
         }
     }
 

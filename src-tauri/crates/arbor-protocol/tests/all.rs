@@ -130,3 +130,85 @@ fn a_log_replayed_from_the_stored_agents_ends_the_same() {
         }
     }
 }
+
+/// While a call waits for a person, the session's waiting time counts on from
+/// `live_wait` (overlaps with ended waits counted once); when the last wait
+/// ends, it is the ended waits' union again.
+#[test]
+fn a_wait_in_progress_counts_as_it_passes() {
+    use arbor_protocol::{
+        ApprovalOutcome, ApprovalRequest, ApprovalResolved, ApprovalScope, EventKind, LiveWait, SessionId,
+        TimelineBuilder, ToolCall,
+    };
+    let ev = |seq: u64, ts: i64, agent: &str, kind: EventKind| AgentEvent {
+        agent_id: AgentId(agent.into()),
+        session_id: SessionId("s".into()),
+        seq,
+        ts,
+        kind,
+    };
+    let started = |agent: &str| {
+        EventKind::AgentStarted(arbor_protocol::AgentStarted {
+            parent_id: None,
+            parent_call_id: None,
+            depth: 0,
+            description: agent.into(),
+            subagent_type: None,
+            model: "m".into(),
+            provider: "p".into(),
+            background: false,
+            call_seq: None,
+        })
+    };
+    let call = |id: &str| {
+        EventKind::ToolCall(ToolCall {
+            call_id: id.into(),
+            tool_name: "Write".into(),
+            tool_args: serde_json::json!({}),
+            mcp: None,
+        })
+    };
+    let ask = |id: &str| {
+        EventKind::ApprovalRequest(ApprovalRequest {
+            request_id: format!("r-{id}"),
+            call_id: id.into(),
+            tool_name: "Write".into(),
+            tool_args: serde_json::json!({}),
+            agent_path: Vec::new(),
+            preview: None,
+        })
+    };
+    let answer = |id: &str| {
+        EventKind::ApprovalResolved(ApprovalResolved {
+            request_id: format!("r-{id}"),
+            outcome: ApprovalOutcome::Approved,
+            scope: ApprovalScope::Once,
+            decided_by: None,
+            reason: None,
+            rule: None,
+            edit: None,
+        })
+    };
+    let mut b = TimelineBuilder::default();
+    let at = |b: &mut TimelineBuilder, seq, ts, agent: &str, kind| b.apply(&ev(seq, ts, agent, kind));
+    at(&mut b, 1, 0, "a", started("a"));
+    at(&mut b, 2, 0, "b", started("b"));
+    at(&mut b, 3, 100, "a", call("c1"));
+    at(&mut b, 4, 100, "a", ask("c1"));
+    assert_eq!(b.timeline().live_wait, Some(LiveWait { since: 100, before_ms: 0 }));
+    let u = b.take_update();
+    assert!(u.live_wait_changed && u.live_wait == Some(LiveWait { since: 100, before_ms: 0 }), "{u:?}");
+    at(&mut b, 5, 150, "b", call("c2"));
+    at(&mut b, 6, 150, "b", ask("c2"));
+    assert!(!b.take_update().live_wait_changed, "the longest wait still began at 100");
+    // The first ends at 300; the second goes on: 200 ms ended, counted on from 300.
+    at(&mut b, 7, 300, "a", answer("c1"));
+    assert_eq!(b.timeline().waiting_ms, 200);
+    assert_eq!(b.timeline().live_wait, Some(LiveWait { since: 150, before_ms: 50 }));
+    // At 400: 50 (100..150) + 250 (150..400) = 300, the union of both waits so far.
+    let w = b.timeline().live_wait.unwrap();
+    assert_eq!(w.before_ms + (400 - w.since) as u64, 300);
+    at(&mut b, 8, 500, "b", answer("c2"));
+    assert_eq!((b.timeline().waiting_ms, b.timeline().live_wait), (400, None));
+    assert!(b.take_update().live_wait_changed);
+}

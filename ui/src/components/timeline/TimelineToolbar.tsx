@@ -9,7 +9,8 @@ import { formatSpan } from "../../lib/timeline";
 import { Tip } from "../../lib/tooltip";
 import { sessionStore } from "../../store/sessionStore";
 import { useStore } from "../../store/store";
-import { timelineOf, timelineStore } from "../../store/timeline";
+import { useNow } from "../../hooks/useNow";
+import { timelineOf, timelineStore, waitedAt } from "../../store/timeline";
 import type { TimelineController } from "./controller";
 import { useRunning } from "./useRunning";
 
@@ -18,7 +19,10 @@ export const ZOOM_STEP = 1.5;
 
 export function TimelineToolbar({ controller }: { controller: TimelineController }) {
   const sessionId = useStore(sessionStore, (s) => s.sessionId);
-  const waiting = useStore(timelineStore, (all) => timelineOf(all, sessionId)?.waitingMs ?? 0);
+  const timeline = useStore(timelineStore, (all) => timelineOf(all, sessionId));
+  // A wait in progress counts as it passes, a second at a time.
+  const now = useNow((timeline?.liveWait ?? null) !== null);
+  const waiting = waitedAt(timeline, now);
   const running = useRunning();
   const follow = useSyncExternalStore(controller.subscribe, () => controller.follow);
   return (
