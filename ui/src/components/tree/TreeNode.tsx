@@ -120,45 +120,21 @@ export const TreeNode = memo(function TreeNode({ row, selected, focusable, readO
         <span className="desc" title={`${name}\n${node.model ? `${node.model} · ` : ""}${node.id}`}>
           {name}
         </span>
-        {/* After the name, in what room it leaves: the figures first, then the chips. */}
+        {/* What needs you is never crowded out: the name gives way first. */}
+        {node.pendingApprovals > 0 ? (
+          <span className="badge waiting" data-testid="tree-approvals" title="Waiting for your approval">
+            {node.pendingApprovals}
+            <span className="word">approval{node.pendingApprovals > 1 ? "s" : ""}</span>
+          </span>
+        ) : null}
+        {/* After the name, in what room it leaves: the chips. */}
         <span className="node-rest">
           <span className="node-chips">
-            {node.pendingApprovals > 0 ? (
-              <span className="badge waiting" title="Waiting for your approval">
-                {node.pendingApprovals} approval{node.pendingApprovals > 1 ? "s" : ""}
-              </span>
-            ) : null}
             {worktree ? <WorktreeBadge update={worktree.update} /> : null}
             {node.subagentType ? (
               <span className="badge type" title={`Type: ${node.subagentType}`}>
                 {node.subagentType}
               </span>
-            ) : null}
-          </span>
-          <span className="node-meta">
-            {tokens > 0 || folded ? (
-              <span title={folded ? "Tokens of this agent and its subagents" : "Tokens"}>
-                {folded ? "Σ " : ""}
-                {formatTokens(tokens)} tok{cost ? <span className="cost"> · {cost}</span> : null}
-              </span>
-            ) : null}
-            {standing ? <BudgetMeter standing={standing} testId="tree-budget" /> : null}
-            {hidden > 0 ? <span title={`${hidden} subagents folded`}>+{hidden} hidden</span> : null}
-            {changed > 0 ? (
-              <button
-                type="button"
-                className="changes-count"
-                data-testid="tree-changes-count"
-                tabIndex={-1}
-                aria-label={`${changed} file${changed === 1 ? "" : "s"} changed: show the changes`}
-                title={`${changed} file${changed === 1 ? "" : "s"} changed`}
-                onClick={(e) => {
-                  e.stopPropagation();
-                  showChanges(node.id);
-                }}
-              >
-                ±{changed}
-              </button>
             ) : null}
           </span>
         </span>
@@ -203,6 +179,32 @@ export const TreeNode = memo(function TreeNode({ row, selected, focusable, readO
             {node.model || node.id}
           </span>
         )}
+        <span className="node-meta" data-testid="tree-figures">
+          {tokens > 0 || folded ? (
+            <span title={folded ? "Tokens of this agent and its subagents" : "Tokens"}>
+              {folded ? "Σ " : ""}
+              {formatTokens(tokens)} tok{cost ? <span className="cost"> · {cost}</span> : null}
+            </span>
+          ) : null}
+          {standing ? <BudgetMeter standing={standing} testId="tree-budget" /> : null}
+          {hidden > 0 ? <span title={`${hidden} subagents folded`}>+{hidden} hidden</span> : null}
+          {changed > 0 ? (
+            <button
+              type="button"
+              className="changes-count"
+              data-testid="tree-changes-count"
+              tabIndex={-1}
+              aria-label={`${changed} file${changed === 1 ? "" : "s"} changed: show the changes`}
+              title={`${changed} file${changed === 1 ? "" : "s"} changed`}
+              onClick={(e) => {
+                e.stopPropagation();
+                showChanges(node.id);
+              }}
+            >
+              ±{changed}
+            </button>
+          ) : null}
+        </span>
         {showActions ? <NodeActions id={node.id} status={node.status} /> : null}
       </div>
     </div>
