@@ -78,6 +78,7 @@ async fn a_subagents_changes_are_reviewed_and_reverted_and_a_worktree_is_merged_
     app.node("Tidy the notes").await.click().await.unwrap();
     app.click("[data-testid=changes-tab]").await;
     app.click("[data-testid=changes-revert-all]").await;
+    app.click("[data-testid=changes-revert-confirm]").await;
     app.wait_text("[data-testid=changes-reverted]", "Reverted 2 files").await;
     assert_eq!(std::fs::read_to_string(app.file("README.md")).unwrap(), "# e2e workspace\n");
     assert!(!app.file("notes.md").exists());
@@ -90,6 +91,7 @@ async fn a_subagents_changes_are_reviewed_and_reverted_and_a_worktree_is_merged_
     // Merge the worktree from the tree: the draft lands in the workspace, the worktree is gone.
     app.node("Draft apart").await.click().await.unwrap();
     app.click("[data-testid=worktree-merge]").await;
+    app.click("[data-testid=worktree-merge-confirm]").await;
     app.wait("the draft merged into the workspace", || async { app.file("draft.md").exists().then_some(()) }).await;
     app.wait("the merged badge", || async {
         let b = app.find("[data-testid=worktree-badge]").await;

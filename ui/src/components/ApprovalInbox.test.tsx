@@ -188,6 +188,33 @@ describe("ApprovalInbox", () => {
     expect(document.activeElement).toBe(card("r-g"));
   });
 
+  it("answers the first card, marked, with a or d pressed from outside the inbox (never from a text field)", async () => {
+    render(
+      <>
+        <button type="button" data-testid="elsewhere-button">Send</button>
+        <textarea data-testid="elsewhere-text" />
+        <ApprovalInbox />
+      </>,
+    );
+    expect(screen.getByTestId("keys-hint").textContent).toContain("on the marked card");
+    const text = screen.getByTestId("elsewhere-text");
+    text.focus();
+    fireEvent.keyDown(text, { key: "a" });
+    expect(sendCommand).not.toHaveBeenCalled();
+    screen.getByTestId("elsewhere-button").focus();
+    await act(async () => {
+      fireEvent.keyDown(screen.getByTestId("elsewhere-button"), { key: "a" });
+    });
+    expect(sendCommand).toHaveBeenLastCalledWith({ type: "resolve_approval", request_id: "r-g", approved: true, scope: "once" });
+    expect(document.activeElement).toBe(card("r-g"));
+    (document.activeElement as HTMLElement).blur();
+    // Its answer is on its way: the next key goes to the next card.
+    await act(async () => {
+      fireEvent.keyDown(document.body, { key: "d" });
+    });
+    expect(sendCommand).toHaveBeenLastCalledWith({ type: "resolve_approval", request_id: "r-f", approved: false, scope: "once" });
+  });
+
   it("opens the reason field with r, and sends it with Enter", async () => {
     render(<ApprovalInbox />);
     card("r-f").focus();

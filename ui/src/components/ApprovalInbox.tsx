@@ -10,7 +10,7 @@
  */
 import { useEffect, useRef, type KeyboardEvent } from "react";
 import { answer, approveAllFrom } from "../ipc/approvals";
-import { approvalKeyAction, keysMayAct } from "../lib/approvalKeys";
+import { approvalKeyAction, keysMayAct, type ApprovalKeyAction } from "../lib/approvalKeys";
 import { patchDraft } from "../store/approvals";
 import { bookStore } from "../store/review";
 import { pendingApprovals } from "../store/selectors";
@@ -47,18 +47,22 @@ export function ApprovalInbox() {
     else focusAt.current = null;
   }, [pending]);
 
-  // From anywhere but a text field (nothing focused, a button just pressed), j or k reaches the inbox's first card.
+  // From anywhere but a text field (nothing focused, a button just pressed), the keys reach the
+  // inbox: j or k focus its first card, and the others act on it (the card marked as the keys' own).
   useEffect(() => {
     const onKey = (e: globalThis.KeyboardEvent) => {
       const active = document.activeElement;
       // Inside the list its own handler moves between cards.
       if (active !== null && listRef.current?.contains(active)) return;
-      if (e.ctrlKey || e.metaKey || e.altKey || (e.key !== "j" && e.key !== "k")) return;
-      if (!keysMayAct(active, uiStore.get().dialog !== null)) return;
-      const first = cardsIn(listRef.current)[0];
+      const action = approvalKeyAction(e);
+      if (!action || !keysMayAct(active, uiStore.get().dialog !== null)) return;
+      // The first card not already answered (an answer sent shows on its card until it is in).
+      const cards = cardsIn(listRef.current);
+      const first = cards.find((c) => !c.classList.contains("sending")) ?? cards[0];
       if (!first) return;
       e.preventDefault();
       first.focus();
+      if (action.kind !== "move") act(action, first);
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
@@ -78,27 +82,9 @@ export function ApprovalInbox() {
       to?.focus();
       return;
     }
-    const requestId = card?.dataset.requestId;
-    const agentId = card?.dataset.agentId;
-    if (!card || requestId === undefined || agentId === undefined) return;
+    if (!card) return;
     e.preventDefault();
-    switch (action.kind) {
-      case "approve":
-        void answer(requestId, true);
-        break;
-      case "deny":
-        void answer(requestId, false);
-        break;
-      case "reason":
-        patchDraft(requestId, { reasonOpen: true });
-        break;
-      case "scope":
-        patchDraft(requestId, { scope: action.scope });
-        break;
-      case "approveAll":
-        void approveAllFrom(agentId);
-        break;
-    }
+    act(action, card);
   };
 
   if (pending.length === 0) {
@@ -143,4 +129,28 @@ export function ApprovalInbox() {
       <ActiveRules hideWhenEmpty />
     </>
   );
+}
+
+/** What a key does to a card: answer it, open its reason, choose its scope, or answer all of its agent's. */
+function act(action: Exclude<ApprovalKeyAction, { kind: "move" }>, card: HTMLElement): void {
+  const requestId = card.dataset.requestId;
+  const agentId = card.dataset.agentId;
+  if (requestId === undefined || agentId === undefined) return;
+  switch (action.kind) {
+    case "approve":
+      void answer(requestId, true);
+      break;
+    case "deny":
+      void answer(requestId, false);
+      break;
+    case "reason":
+      patchDraft(requestId, { reasonOpen: true });
+      break;
+    case "scope":
+      patchDraft(requestId, { scope: action.scope });
+      break;
+    case "approveAll":
+      void approveAllFrom(agentId);
+      break;
+  }
 }

@@ -135,8 +135,15 @@ describe("the Changes view of a live session", () => {
     render(<OutputView />);
     const all = screen.getByTestId("changes-revert-all");
     expect(all.textContent).toBe("Revert all of Write the tests's changes");
+    // It asks first, saying what it puts back; Cancel reverts nothing.
+    fireEvent.click(all);
+    expect(screen.getByTestId("changes-revert-question").textContent).toContain("Put back every file Write the tests changed");
+    fireEvent.click(screen.getByTestId("changes-revert-cancel"));
+    expect(screen.queryByTestId("changes-revert-question")).toBeNull();
+    expect(commands.revertChanges).not.toHaveBeenCalled();
+    fireEvent.click(all);
     await act(async () => {
-      fireEvent.click(all);
+      fireEvent.click(screen.getByTestId("changes-revert-confirm"));
     });
     expect(commands.revertChanges).toHaveBeenCalledWith("s-1", "agent-a", []);
     const result = screen.getByTestId("changes-reverted");
@@ -255,8 +262,12 @@ describe("an agent's worktree in the tree", () => {
     select("agent-a");
     commands.worktreeAction.mockReturnValue(ok(worktreeUpdate("merged")));
     render(<AgentTree />);
+    // Merge asks first: it changes the parent's tree.
+    fireEvent.click(screen.getByTestId("worktree-merge"));
+    expect(commands.worktreeAction).not.toHaveBeenCalled();
+    expect(screen.getByTestId("worktree-merge-question").textContent).toContain("all of it, or nothing");
     await act(async () => {
-      fireEvent.click(screen.getByTestId("worktree-merge"));
+      fireEvent.click(screen.getByTestId("worktree-merge-confirm"));
     });
     expect(commands.worktreeAction).toHaveBeenCalledWith("s-1", "agent-a", "merge");
     await act(async () => {

@@ -58,6 +58,19 @@ describe("DelegateDialog", () => {
     expect(form.textContent).toContain("Writes and runs tests");
   });
 
+  it("delegates with Ctrl+Enter in the task box, as the prompt box sends", async () => {
+    sendCommand.mockResolvedValue({ status: "ok", data: { kind: "delegated", agent_id: "agent-new" } });
+    render(<DelegateDialog parentId="agent-a" />);
+    fireEvent.change(input("delegate-prompt"), { target: { value: "Count the text files" } });
+    fireEvent.keyDown(input("delegate-prompt"), { key: "Enter" });
+    expect(sendCommand).not.toHaveBeenCalled();
+    await act(async () => {
+      fireEvent.keyDown(input("delegate-prompt"), { key: "Enter", ctrlKey: true });
+    });
+    expect(sendCommand).toHaveBeenCalledWith(expect.objectContaining({ type: "delegate", prompt: "Count the text files" }));
+    expect(uiStore.get().selected).toBe("agent-new");
+  });
+
   it("sends the delegate command built from the form and selects the new agent", async () => {
     sendCommand.mockResolvedValue({ status: "ok", data: { kind: "delegated", agent_id: "agent-new" } });
     render(<DelegateDialog parentId="agent-a" />);

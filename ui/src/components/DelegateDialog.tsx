@@ -177,7 +177,10 @@ export function DelegateDialog({ parentId }: { parentId: AgentId }) {
               data-autofocus
               rows={5}
               required
-              placeholder="What should the subagent do? It sees only this text."
+              placeholder="What should the subagent do? It sees only this text. (Ctrl+Enter delegates)"
+              onKeyDown={(e) => {
+                if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) void submit(e);
+              }}
             />
           </label>
           <div className="grid-2">

@@ -1,8 +1,8 @@
 /** A new session's warnings (files and configs it could not use) as dismissible banners beside errors. */
 import { act, fireEvent, render, screen } from "@testing-library/react";
 import { beforeEach, describe, expect, it, vi } from "vitest";
-import { startDemo } from "../ipc/actions";
-import { uiStore } from "../store/ui";
+import { newSession, startDemo } from "../ipc/actions";
+import { ERROR_MS, pushError, uiStore } from "../store/ui";
 import { resetStores, sessionInfo } from "../test/stores";
 import { ErrorBanners } from "./ErrorBanners";
 
@@ -44,5 +44,29 @@ describe("ErrorBanners", () => {
     });
     expect(screen.queryByTestId("warning")).toBeNull();
     expect(uiStore.get().errors).toEqual([]);
+  });
+
+  it("lets a failed command's banner go by itself, and clears every banner with New session", async () => {
+    vi.useFakeTimers();
+    try {
+      render(<ErrorBanners />);
+      act(() => pushError("Could not stop agent-a: no such agent"));
+      expect(screen.getAllByTestId("error")).toHaveLength(1);
+      act(() => vi.advanceTimersByTime(ERROR_MS - 1));
+      expect(screen.getAllByTestId("error")).toHaveLength(1);
+      act(() => vi.advanceTimersByTime(1));
+      expect(screen.queryByTestId("error")).toBeNull();
+      // A session's warnings stay while it is shown, and go with it.
+      act(() => {
+        uiStore.set((s) => ({ ...s, errors: [{ id: 999, message: ".mcp.json: not valid JSON", kind: "warning" }] }));
+        pushError("Could not send: the session ended");
+      });
+      expect(screen.getAllByTestId("warning")).toHaveLength(1);
+      act(() => newSession());
+      expect(screen.queryByTestId("warning")).toBeNull();
+      expect(screen.queryByTestId("error")).toBeNull();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -33,7 +33,8 @@ export function WorktreeBadge({ update }: { update: WorktreeUpdate }) {
 
 export function WorktreePanel({ agentId, update }: { agentId: AgentId; update: WorktreeUpdate }) {
   const action = useStore(changesStore, (s) => s.worktree[agentId] ?? IDLE);
-  const [confirming, setConfirming] = useState(false);
+  // Merge and Discard change the parent's tree or lose work: each asks once more.
+  const [confirming, setConfirming] = useState<"merge" | "discard" | null>(null);
   const files = update.files ?? [];
   const conflicts = update.conflicts ?? [];
   const busy = action.busy !== null;
@@ -85,7 +86,30 @@ export function WorktreePanel({ agentId, update }: { agentId: AgentId; update: W
           </ul>
         </div>
       ) : null}
-      {confirming ? (
+      {confirming === "merge" ? (
+        <div className="worktree-confirm" role="alert" data-testid="worktree-merge-question">
+          <span>
+            Merge applies {summary} to <span className="mono">{update.parent_root}</span>: all of it, or nothing if a
+            file there conflicts.
+          </span>
+          <div className="worktree-actions">
+            <button
+              type="button"
+              className="btn small primary"
+              data-testid="worktree-merge-confirm"
+              onClick={() => {
+                setConfirming(null);
+                void worktreeAction(agentId, "merge");
+              }}
+            >
+              Merge into the parent's tree
+            </button>
+            <button type="button" className="btn small ghost" data-testid="worktree-merge-cancel" onClick={() => setConfirming(null)}>
+              Cancel
+            </button>
+          </div>
+        </div>
+      ) : confirming === "discard" ? (
         <div className="worktree-confirm" role="alert">
           <span>
             Discard deletes the worktree and branch <span className="mono">{update.branch}</span> with its work ({summary}).
@@ -97,13 +121,13 @@ export function WorktreePanel({ agentId, update }: { agentId: AgentId; update: W
               className="btn small danger"
               data-testid="worktree-discard-confirm"
               onClick={() => {
-                setConfirming(false);
+                setConfirming(null);
                 void worktreeAction(agentId, "discard");
               }}
             >
               Discard the work
             </button>
-            <button type="button" className="btn small ghost" data-testid="worktree-discard-cancel" onClick={() => setConfirming(false)}>
+            <button type="button" className="btn small ghost" data-testid="worktree-discard-cancel" onClick={() => setConfirming(null)}>
               Cancel
             </button>
           </div>
@@ -116,7 +140,7 @@ export function WorktreePanel({ agentId, update }: { agentId: AgentId; update: W
             data-testid="worktree-merge"
             disabled={busy}
             title={`Apply the branch's changes to ${update.parent_root}; nothing is applied if any file conflicts`}
-            onClick={() => void worktreeAction(agentId, "merge")}
+            onClick={() => setConfirming("merge")}
           >
             {action.busy === "merge" ? "Merging…" : "Merge"}
           </button>
@@ -136,7 +160,7 @@ export function WorktreePanel({ agentId, update }: { agentId: AgentId; update: W
             data-testid="worktree-discard"
             disabled={busy}
             title="Delete the worktree and its branch: the changes are lost"
-            onClick={() => setConfirming(true)}
+            onClick={() => setConfirming("discard")}
           >
             {action.busy === "discard" ? "Discarding…" : "Discard…"}
           </button>

@@ -30,7 +30,7 @@ import {
 import { setFoundTypes } from "../store/delegate";
 import { bookStore } from "../store/review";
 import { markQueued, onEventsApplied, resetSession, unmarkQueued } from "../store/sessionStore";
-import { patchUi, pushError, pushWarnings, uiStore } from "../store/ui";
+import { clearBanners, patchUi, pushError, pushWarnings, uiStore } from "../store/ui";
 import { closeEventChannel, openEventChannel } from "./channel";
 import { notifyApprovals } from "./notify";
 import { confirmWorkspaceMcp } from "./trust";
@@ -194,6 +194,7 @@ export async function sendPrompt(text: string): Promise<boolean> {
  */
 export function newSession(): void {
   const live = uiStore.get().session?.session_id ?? null;
+  clearBanners();
   if (live !== null) void closeLiveSession(live);
   closeEventChannel();
   clearWindow();

@@ -26,8 +26,9 @@ export interface ErrorNote {
   id: number;
   message: string;
   /**
-   * An error or a warning (both stay until dismissed: a warning is something the
-   * session could not use, such as a broken agent file) or a notice such as
+   * An error (a command that failed: it goes away by itself after a while),
+   * a warning (something the session could not use, such as a broken agent
+   * file: it stays until dismissed or the session is left) or a notice such as
    * "Exported to …".
    */
   kind: "error" | "warning" | "info";
@@ -120,9 +121,18 @@ export const uiStore = createStore<UiState>(initialUi());
 
 let nextErrorId = 1;
 
+/** How long a failed command's banner stays unless dismissed: long enough to read twice. */
+export const ERROR_MS = 15_000;
+
 export function pushError(message: string): void {
   const id = nextErrorId++;
   uiStore.set((s) => ({ ...s, errors: [...s.errors, { id, message, kind: "error" }] }));
+  setTimeout(() => dismissError(id), ERROR_MS);
+}
+
+/** Leaving a session: its errors and warnings are about it, not the next one. */
+export function clearBanners(): void {
+  uiStore.set((s) => (s.errors.length === 0 ? s : { ...s, errors: [] }));
 }
 
 /** What a new session could not use (agent files, MCP configs): one banner each, never a modal. */

@@ -1,4 +1,4 @@
-/** The inbox's key hint line: which keys move between cards and answer the focused one. */
+/** The inbox's key hint line: which keys move between cards and answer the focused one (else the first). */
 import { KEYS_HINT } from "../../lib/approvalKeys";
 
 export function KeysHint() {
@@ -9,6 +9,7 @@ export function KeysHint() {
           <kbd>{k.keys}</kbd> {k.does}
         </span>
       ))}
+      <span className="keys-target">on the marked card</span>
     </div>
   );
 }

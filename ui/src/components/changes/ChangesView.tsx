@@ -6,6 +6,7 @@
  * this file" ask the backend, and its answer shows here: the files reverted,
  * or each conflict (then nothing was reverted).
  */
+import { useState } from "react";
 import type { AgentId } from "../../bindings";
 import { revertChanges } from "../../ipc/changes";
 import { changesSummary, isRevert } from "../../lib/changes";
@@ -23,6 +24,8 @@ export function ChangesView({ id }: { id: AgentId }) {
   const own = useStore(sessionStore, (s) => agentChanges(s, id));
   const reverted = useStore(sessionStore, revertedChanges);
   const name = useStore(sessionStore, (s) => agentName(s, id));
+  // Revert all puts back many files at once: it asks once more.
+  const [confirmRevert, setConfirmRevert] = useState(false);
   const hasSubagents = useStore(sessionStore, (s) => (s.agents[id]?.children.length ?? 0) > 0);
   const sessionId = useStore(sessionStore, (s) => s.sessionId);
   const revert = useStore(changesStore, (s) =>
@@ -56,11 +59,33 @@ export function ChangesView({ id }: { id: AgentId }) {
           data-testid="changes-revert-all"
           disabled={!revertable || busy}
           title="Put back every file this agent changed as it was before; nothing is reverted if any file cannot be"
-          onClick={() => void revertChanges(id, id, [])}
+          onClick={() => setConfirmRevert(true)}
         >
           Revert all of {name}'s changes
         </button>
       </div>
+      {confirmRevert ? (
+        <div className="changes-confirm" role="alert" data-testid="changes-revert-question">
+          <span>
+            Put back every file {name} changed as it was before ({changesSummary(own)})? All of them, or none if
+            another change touched one since.
+          </span>
+          <button
+            type="button"
+            className="btn small danger"
+            data-testid="changes-revert-confirm"
+            onClick={() => {
+              setConfirmRevert(false);
+              void revertChanges(id, id, []);
+            }}
+          >
+            Revert all
+          </button>
+          <button type="button" className="btn small ghost" data-testid="changes-revert-cancel" onClick={() => setConfirmRevert(false)}>
+            Cancel
+          </button>
+        </div>
+      ) : null}
       <div className="changes-scroll">
         {revert ? <RevertResult revert={revert} /> : null}
         {loadError !== null ? (
