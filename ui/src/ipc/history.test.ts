@@ -184,7 +184,10 @@ describe("reviewing a past session", () => {
     commands.loadTranscript
       .mockReturnValueOnce(ok({ events: [fishLate], more_before: true }))
       .mockReturnValueOnce(ok({ events: [fishEarly, fishHit], more_before: true }));
+    // The last-used tabs were the timeline and the changes: the passage is in the output.
+    uiStore.set((s) => ({ ...s, sessionView: "timeline", outputTab: "changes" }));
     await openPastSession("s-past", { agentId: "agent-fish", seq: fishHit.seq });
+    expect(uiStore.get()).toMatchObject({ sessionView: "agent", outputTab: "output" });
     expect(commands.loadTranscript.mock.calls).toEqual([
       ["s-past", "agent-fish", null],
       ["s-past", "agent-fish", fishLate.seq],

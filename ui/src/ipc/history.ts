@@ -168,7 +168,16 @@ export async function openPastSession(sessionId: SessionId, target?: { agentId: 
   if (bookStore.get().review === null) liveUi = { selected: ui.selected, collapsed: ui.collapsed };
   bookStore.set((b) => ({ ...b, review: book }));
   showPastSession(reduceBook(book));
-  patchUi({ view: "session", selected: target?.agentId ?? null, collapsed: {}, dialog: null, focus: target ?? null });
+  // A passage to show (a search hit) is in the agent's output, whatever tab was last used.
+  const onPassage = target ? { sessionView: "agent" as const, outputTab: "output" as const } : {};
+  patchUi({
+    view: "session",
+    selected: target?.agentId ?? null,
+    collapsed: {},
+    dialog: null,
+    focus: target ?? null,
+    ...onPassage,
+  });
   const changes = loadChanges(sessionId);
   if (target && loadHit) await loadAround(sessionId, target.agentId, target.seq);
   await changes;

@@ -100,4 +100,10 @@ describe("the folded inbox", () => {
     // A card to bring into view opens it whatever was chosen.
     expect(inboxFolded(folded, ["r1"], true)).toBe(false);
   });
+
+  it("stays open while a rule is in force, to be seen and revoked, unless the person folds it", () => {
+    expect(inboxFolded(null, [], false, 1)).toBe(false);
+    expect(inboxFolded({ open: false, pending: [] }, [], false, 1)).toBe(true);
+    expect(inboxFolded(null, [], false, 0)).toBe(true);
+  });
 });

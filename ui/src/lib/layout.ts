@@ -189,14 +189,20 @@ export interface InboxChoice {
 }
 
 /**
- * Whether the inbox is folded to its strip: while nothing waits, unless the
- * person opened it; while something waits, only if the person folded it
- * since the last request came. A card to bring into view (a notification was
- * clicked) always opens it.
+ * Whether the inbox is folded to its strip: while nothing waits and no rule
+ * is in force (the inbox lists the rules, to revoke), unless the person
+ * opened it; while something waits, only if the person folded it since the
+ * last request came. A card to bring into view (a notification was clicked)
+ * always opens it.
  */
-export function inboxFolded(choice: InboxChoice | null, pending: readonly string[], revealing: boolean): boolean {
+export function inboxFolded(
+  choice: InboxChoice | null,
+  pending: readonly string[],
+  revealing: boolean,
+  rulesInForce = 0,
+): boolean {
   if (revealing) return false;
   const standing = choice !== null && pending.every((id) => choice.pending.includes(id));
   if (standing) return !choice.open;
-  return pending.length === 0;
+  return pending.length === 0 && rulesInForce === 0;
 }

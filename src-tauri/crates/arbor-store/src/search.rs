@@ -57,7 +57,29 @@ fn parts(snippet: &str) -> Vec<SnippetPart> {
         }
     }
     push(&rest.replace(['\u{1}', '\u{2}'], ""), false);
+    trim_lead(&mut out);
     out
+}
+
+/// Most characters of text before a snippet's first hit: a one-line list shows
+/// the hit, not a long run-up (a dozen long code tokens pushed it past the edge).
+const LEAD_CHARS: usize = 40;
+
+/// Cuts the text before the first hit to its last [`LEAD_CHARS`], at a word
+/// boundary where there is one, behind an ellipsis.
+fn trim_lead(parts: &mut [SnippetPart]) {
+    let Some(first) = parts.first_mut().filter(|p| !p.hit) else { return };
+    let chars = first.text.chars().count();
+    if chars <= LEAD_CHARS {
+        return;
+    }
+    let tail: String = first.text.chars().skip(chars - LEAD_CHARS).collect();
+    // Start at a word when the cut fell inside one (and a word starts within the tail).
+    let tail = match tail.find(char::is_whitespace) {
+        Some(at) if at + 1 < tail.len() => tail[at..].trim_start().to_string(),
+        _ => tail,
+    };
+    first.text = format!("…{tail}");
 }
 
 /// A hit as SQLite returns it: session, agent, seq, ts, type, session prompt, snippet, source.
@@ -155,5 +177,18 @@ mod tests {
         assert_eq!(fts_query("( * -"), None);
         assert_eq!(fts_query("parse"), Some("\"parse\" *".into()));
         assert_eq!(fts_query("say \"hi\" OR"), Some("\"say\" \"\"\"hi\"\"\" \"OR\" *".into()));
+    }
+
+    #[test]
+    fn a_long_run_up_to_the_first_hit_is_cut_so_the_hit_shows() {
+        let long = format!("{}\u{1}ZEBRA\u{2} after", "alpha_beta_gamma(delta, epsilon) ".repeat(4));
+        let p = parts(&long);
+        assert!(p[0].text.starts_with('…') && p[0].text.chars().count() <= LEAD_CHARS + 1, "{:?}", p[0].text);
+        assert!(p[0].text.ends_with("epsilon) "), "the text right before the hit stays: {:?}", p[0].text);
+        assert!(!p[0].text.starts_with("…_") && !p[0].text.starts_with("…a_"), "starts at a word: {:?}", p[0].text);
+        assert_eq!((p[1].text.as_str(), p[1].hit), ("ZEBRA", true));
+        // A short one is left whole.
+        let short = parts("see the \u{1}zebra\u{2}");
+        assert_eq!(short[0].text, "see the ");
     }
 }

@@ -20,11 +20,12 @@ export function useInboxFolded(): boolean {
   const pending = useStore(liveSession, (s) => s.pending);
   const choice = useStore(uiStore, (s) => s.inboxChoice);
   const revealing = useStore(approvalsStore, (s) => s.reveal !== null);
+  const rules = useStore(liveSession, (s) => s.rules.length);
   // The card brought into view clears the reveal at once: the inbox it opened stays open, as if clicked.
   useEffect(() => {
     if (revealing) setInboxOpen(true, liveSession.get().pending);
   }, [revealing]);
-  return inboxFolded(choice, pending, revealing);
+  return inboxFolded(choice, pending, revealing, rules);
 }
 
 export function InboxPanel({ folded }: { folded: boolean }) {
