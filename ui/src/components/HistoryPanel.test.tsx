@@ -141,6 +141,35 @@ describe("HistoryPanel", () => {
     expect(screen.getByTestId("history-empty")).toBeTruthy();
   });
 
+  it("folds one agent's hits that read alike under the first, and opens them on request", async () => {
+    commands.listSessions.mockReturnValue(ok([]));
+    const hits: SearchHit[] = Array.from({ length: 60 }, (_, i) => ({
+      session_id: "s-past",
+      session_prompt: "Wait for the build",
+      agent_id: "agent-poll",
+      agent_path: ["main", "Poll"],
+      seq: 100 - i,
+      ts: Date.now(),
+      event_type: "tool_output",
+      snippet: [
+        { text: `check ${60 - i}: build `, hit: false },
+        { text: "pending", hit: true },
+      ],
+    }));
+    commands.searchTranscripts.mockReturnValue(ok(hits));
+    await show();
+    const input = screen.getByTestId("search-input");
+    fireEvent.change(input, { target: { value: "pending" } });
+    await act(async () => {
+      fireEvent.submit(input.closest("form")!);
+    });
+    expect(screen.getAllByTestId("search-hit")).toHaveLength(1);
+    const more = screen.getByTestId("search-hit-alike");
+    expect(more.textContent).toBe("and 59 more like it from this agent");
+    fireEvent.click(more);
+    expect(screen.getAllByTestId("search-hit")).toHaveLength(60);
+  });
+
   it("says when nothing matches", async () => {
     commands.listSessions.mockReturnValue(ok([]));
     commands.searchTranscripts.mockReturnValue(ok([]));

@@ -5,7 +5,7 @@
  * name; the offer to continue sessions the last run left interrupted; and
  * Import (Claude Code's transcripts, in a dialog).
  */
-import { memo, useEffect, type FormEvent } from "react";
+import { memo, useEffect, useState, type FormEvent } from "react";
 import { SEARCH_LIMIT, SESSION_STATUSES, type SearchHit, type SessionStatus, type SessionSummary } from "../bindings";
 import { useNow } from "../hooks/useNow";
 import {
@@ -19,7 +19,7 @@ import {
 } from "../ipc/history";
 import { statusLabel } from "../lib/format";
 import { openImport } from "../ipc/importer";
-import { historyRow, hitRow } from "../lib/history";
+import { groupHits, historyRow, hitRow, type HitGroup } from "../lib/history";
 import { historyStore } from "../store/history";
 import { bookStore } from "../store/review";
 import { useStore } from "../store/store";
@@ -306,8 +306,8 @@ function SearchResults() {
   } else {
     body = (
       <div className="history-list" role="list">
-        {hits.map((h) => (
-          <HitRow key={`${h.session_id}/${h.seq}`} hit={h} now={now} />
+        {groupHits(hits).map((g) => (
+          <HitGroupRows key={`${g.hit.session_id}/${g.hit.seq}`} group={g} now={now} />
         ))}
       </div>
     );
@@ -324,6 +324,23 @@ function SearchResults() {
       </div>
       {body}
     </section>
+  );
+}
+
+/** A hit, and the hits of its agent that read alike folded under it until asked for. */
+function HitGroupRows({ group, now }: { group: HitGroup; now: number }) {
+  const [open, setOpen] = useState(false);
+  const n = group.alike.length;
+  return (
+    <>
+      <HitRow hit={group.hit} now={now} />
+      {n > 0 && !open ? (
+        <button type="button" className="btn small ghost hit-alike" data-testid="search-hit-alike" onClick={() => setOpen(true)}>
+          and {n} more like it from this agent
+        </button>
+      ) : null}
+      {open ? group.alike.map((h) => <HitRow key={`${h.session_id}/${h.seq}`} hit={h} now={now} />) : null}
+    </>
   );
 }
 

@@ -5,6 +5,7 @@ import {
   formatDateTime,
   formatWhen,
   historyRow,
+  groupHits,
   hitRow,
   isImported,
   oneLine,
@@ -138,5 +139,39 @@ describe("hitRow and exportFileName", () => {
   it("names export files after the session and agent", () => {
     expect(exportFileName("sess-1", null, "markdown")).toBe("arbor-sess-1.md");
     expect(exportFileName("sess-1", "agent-ab12", "json")).toBe("arbor-sess-1-agent-ab12.json");
+  });
+});
+
+describe("groupHits", () => {
+  const hit = (seq: number, agent: string, text: string, session = "s"): SearchHit => ({
+    session_id: session,
+    session_prompt: "p",
+    agent_id: agent,
+    agent_path: ["main"],
+    seq,
+    ts: seq,
+    event_type: "tool_output",
+    snippet: [
+      { text: `${text} `, hit: false },
+      { text: "ready", hit: true },
+    ],
+  });
+
+  it("folds one agent's run of hits that read alike (numbers aside) into its first, keeping the order", () => {
+    const hits = [
+      ...Array.from({ length: 60 }, (_, i) => hit(200 - i, "agent-poll", `attempt ${60 - i} of 60: not`)),
+      hit(100, "agent-other", "attempt 1 of 60: not"),
+      hit(99, "agent-poll", "finally"),
+      hit(98, "agent-poll", "attempt 1 of 60: not", "s-2"),
+    ];
+    const groups = groupHits(hits);
+    expect(groups.map((g) => [g.hit.seq, g.alike.length])).toEqual([
+      [200, 59],
+      [100, 0],
+      [99, 0],
+      [98, 0],
+    ]);
+    expect(groups[0]?.alike.at(-1)?.seq).toBe(141);
+    expect(groupHits([])).toEqual([]);
   });
 });

@@ -160,6 +160,40 @@ export function hitRow(hit: SearchHit, now: number): HitRow {
   };
 }
 
+/** A search hit and the hits right after it that say the same thing. */
+export interface HitGroup {
+  hit: SearchHit;
+  /** The same agent's hits that follow it with the same snippet (numbers aside): a loop that polled, say. */
+  alike: SearchHit[];
+}
+
+/** A snippet's words without its numbers: "attempt 12 of 60" and "attempt 13 of 60" read alike. */
+function gist(hit: SearchHit): string {
+  return hit.snippet
+    .map((p) => p.text)
+    .join("")
+    .replace(/\d+/g, "#")
+    .replace(/\s+/g, " ")
+    .trim();
+}
+
+/**
+ * Hits in their order (newest first), each run of one agent's hits that read
+ * alike folded into its first: sixty near-identical lines of one agent are one row.
+ */
+export function groupHits(hits: readonly SearchHit[]): HitGroup[] {
+  const out: HitGroup[] = [];
+  let key: string | null = null;
+  for (const hit of hits) {
+    const k = `${hit.session_id}\u0000${hit.agent_id}\u0000${gist(hit)}`;
+    const last = out.at(-1);
+    if (last && k === key) last.alike.push(hit);
+    else out.push({ hit, alike: [] });
+    key = k;
+  }
+  return out;
+}
+
 /** `arbor-<session>[-<agent>].md|json`, the export dialog's suggested name. */
 export function exportFileName(sessionId: SessionId, agentId: AgentId | null, format: ExportFormat): string {
   const ext = format === "markdown" ? "md" : "json";
