@@ -35,6 +35,9 @@ async fn measure(app: &App) -> serde_json::Value {
                  const shown = b.top < box.bottom && b.bottom > box.top; \
                  return shown && (b.right > box.right + 1 || b.left < box.left - 1 || b.bottom > box.bottom + 1); }) \
                  .map(e => e.textContent)), \
+               tokensInBar: (() => { const bar = document.querySelector('[data-testid=status-bar]'), t = document.querySelector('[data-testid=total-tokens]'); \
+                 if (!bar || !t) return false; const a = bar.getBoundingClientRect(), b = t.getBoundingClientRect(); \
+                 return b.width > 0 && b.top >= a.top && b.bottom <= a.bottom + 1 && b.right <= a.right + 1; })(), \
                shown: rows.map(r => ({ name: r.querySelector('.desc')?.textContent, \
                  used: (r.querySelector('.node-meta')?.textContent ?? '').includes(' tok'), \
                  items: [...r.querySelectorAll('.badge.waiting, .node-chips > *, .node-meta > *')].filter(e => { \
@@ -50,6 +53,7 @@ async fn measure(app: &App) -> serde_json::Value {
 /// Every agent's tokens and cost, and a waiting one's count of approvals, are in
 /// sight (issue 25: at 1280 px no subagent showed them, at 1440 only the shortest name).
 fn figures_in_sight(m: &serde_json::Value, theme: &str, width: u32) {
+    assert_eq!(m["tokensInBar"], true, "{theme}, {width} px: the status bar's tokens and cost are in sight");
     let rows = m["shown"].as_array().unwrap();
     let used = rows.iter().filter(|r| r["used"] == true).count();
     assert!(used >= 3, "{theme}, {width} px: the main agent and both writers have used tokens: {m}");
