@@ -126,6 +126,30 @@ async fn the_layout_holds_at_two_sizes_in_both_themes_and_a_sent_message_waits_q
         assert_eq!(narrow_heights, heights, "{theme}: rows keep their height in a narrow window");
         assert_eq!(narrow["partial"].as_array().unwrap().len(), 0, "{theme}: whole or not at all, narrow: {narrow}");
         figures_in_sight(&narrow, theme, 1024);
+        // Delegate…'s buttons are in sight in a small window (only the form's body scrolls).
+        app.node("main")
+            .await
+            .find(fantoccini::Locator::Css("[data-testid=node-delegate]"))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+        app.find("[data-testid=delegate-submit]").await;
+        let fits = app
+            .client
+            .execute(
+                "const b = document.querySelector('[data-testid=delegate-submit]').getBoundingClientRect(); \
+                 const m = document.querySelector('.modal').getBoundingClientRect(); \
+                 return b.top >= 0 && b.bottom <= innerHeight && m.bottom <= innerHeight;",
+                vec![],
+            )
+            .await
+            .unwrap();
+        assert_eq!(fits, true, "{theme}: Delegate…'s buttons within the 1024 × 700 window");
+        app.screenshot(&format!("delegate-1024x700-{theme}")).await;
+        app.find("[data-testid=delegate-prompt]").await.send_keys("\u{E00C}").await.unwrap();
+        app.wait("the dialog closed", || async { app.all(".modal").await.is_empty().then_some(()) }).await;
         app.screenshot(&format!("layout-asking-1024x700-{theme}")).await;
         resize(&app, 1280, 800).await;
         figures_in_sight(&measure(&app).await, theme, 1280);
