@@ -12,27 +12,38 @@ const LIMIT = 400;
 
 const SIGN = { add: "+", del: "−", ctx: " " } as const;
 
+/**
+ * How a diff is laid out: in the output, a long diff folds and long lines scroll
+ * sideways; in an approval card, only the hunks show, whatever the length, and
+ * lines wrap to the card (it must be read whole before an answer).
+ */
+export type DiffLayout = "output" | "card";
+
 export const DiffView = memo(function DiffView({
   before,
   after,
   testId,
+  layout = "output",
 }: {
   before: string;
   after: string;
   /** The container's data-testid (an approval's diff is `approval-diff`). */
   testId?: string;
+  layout?: DiffLayout;
 }) {
   const lines = useMemo(() => lineDiff(before, after), [before, after]);
+  const foldOver = layout === "card" ? 0 : FOLD_OVER;
   const folded = useMemo(
-    (): DiffRow[] => (lines.length > FOLD_OVER ? foldDiff(lines) : lines.map((line, index) => ({ kind: "line", index, line }))),
-    [lines],
+    (): DiffRow[] =>
+      lines.length > foldOver ? foldDiff(lines) : lines.map((line, index) => ({ kind: "line", index, line })),
+    [lines, foldOver],
   );
   const [all, setAll] = useState(false);
   const rows = all ? lines.map((line, index): DiffRow => ({ kind: "line", index, line })) : folded;
   const shown = all ? rows : rows.slice(0, LIMIT);
   const partial = !all && (shown.length < rows.length || rows.some((r) => r.kind === "fold"));
   return (
-    <div className="diff-wrap" data-testid={testId}>
+    <div className={`diff-wrap${layout === "card" ? " wrap-lines" : ""}`} data-testid={testId}>
       <div className="diff" role="table" aria-label="Changes">
         <div className="diff-body">
           {lines.length === 0 ? <div className="diff-fold">No changes</div> : null}

@@ -43,6 +43,21 @@ describe("a file change's preview", () => {
     expect(within(card).queryByText("new file")).toBeNull();
   });
 
+  it("shows an Edit's hunk with its context, not the whole file, and wraps long lines to the card", () => {
+    const before = Array.from({ length: 30 }, (_, i) => `line ${i + 1}`).join("\n") + "\n";
+    const after = before.replace("line 15\n", `line fifteen ${"and a very long tail ".repeat(10)}\n`);
+    const card = ask(filePreview("src/a.rs", before, after), "Edit", { file_path: "src/a.rs", old_string: "line 15", new_string: "x" });
+    const diff = within(card).getByTestId("approval-diff");
+    const shown = lines(diff);
+    // Three lines of context either side of the change, the rest folded.
+    expect(shown[0]).toBe("ctx:line 12");
+    expect(shown).toContain("del:line 15");
+    expect(shown.at(-1)).toBe("ctx:line 18");
+    expect(shown).toHaveLength(8);
+    expect(within(diff).getAllByTestId("diff-fold").map((f) => f.textContent)).toEqual(["⋯ 11 unchanged lines", "⋯ 12 unchanged lines"]);
+    expect(diff.className).toContain("wrap-lines");
+  });
+
   it("shows a new file all added", () => {
     const card = ask(filePreview("NOTES.md", null, "one\ntwo\n"));
     expect(lines(within(card).getByTestId("approval-diff"))).toEqual(["add:one", "add:two"]);

@@ -57,7 +57,7 @@ function FileChange({ preview, toolName, args }: { preview: FilePreview; toolNam
         </div>
       ) : null}
       {after !== null ? (
-        <DiffView before={before ?? ""} after={after} testId="approval-diff" />
+        <DiffView before={before ?? ""} after={after} testId="approval-diff" layout="card" />
       ) : (
         // What the call asked for, since what it would leave cannot be shown.
         <ToolArgs toolName={toolName} args={args} />
