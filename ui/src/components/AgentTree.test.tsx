@@ -450,7 +450,7 @@ describe("a large tree", () => {
     expect(top).toBe(0);
     // A worktree panel at the pane's bottom (jsdom gives it the pane's 700 px): a row's height is left.
     const panel = document.createElement("section");
-    panel.className = "tree-worktree";
+    panel.className = "tree-foot";
     container.append(panel);
     fireEvent.keyDown(document.activeElement!, { key: "End" });
     expect(top).toBe(bottom - 44);

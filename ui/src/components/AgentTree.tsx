@@ -34,7 +34,7 @@ import { sessionStore } from "../store/sessionStore";
 import { useStore } from "../store/store";
 import { select, setCollapsed, uiStore } from "../store/ui";
 import { IconTree } from "./icons";
-import { SelectedWorktree } from "./tree/SelectedWorktree";
+import { TreeFoot } from "./tree/SelectedWorktree";
 import { TreeNode } from "./tree/TreeNode";
 
 /** A row's height in CSS px (the stylesheet's --tree-row-h is set from it). */
@@ -101,7 +101,7 @@ export function AgentTree() {
     const pane = treeRef.current?.parentElement;
     if (!pane) return;
     // The worktree panel never hides the whole view (a narrow pane, a tall panel).
-    const panel = pane.querySelector<HTMLElement>(".tree-worktree")?.offsetHeight ?? 0;
+    const panel = pane.querySelector<HTMLElement>(".tree-foot")?.offsetHeight ?? 0;
     const covered = Math.min(panel, Math.max(0, pane.clientHeight - ROW_HEIGHT));
     // The tree is the first thing in the pane's body.
     const top = PADDING + index * ROW_HEIGHT;
@@ -205,7 +205,7 @@ export function AgentTree() {
           );
         })}
       </div>
-      {selected !== null ? <SelectedWorktree agentId={selected} /> : null}
+      <TreeFoot selected={selected} />
     </>
   );
 }

@@ -242,6 +242,20 @@ describe("an agent's worktree in the tree", () => {
     return e;
   }
 
+  it("says a worktree waits for a decision whichever row is selected, and a click goes to it", () => {
+    withWorktree();
+    render(<AgentTree />);
+    act(() => select("agent-main"));
+    const line = screen.getByTestId("worktree-waiting");
+    expect(line.textContent).toContain("Write the tests");
+    expect(line.textContent).toContain("Merge, Keep or Discard");
+    fireEvent.click(line);
+    expect(uiStore.get().selected).toBe("agent-a");
+    // Selected, its whole panel shows instead of its line.
+    expect(screen.queryByTestId("worktree-waiting")).toBeNull();
+    expect(screen.getByTestId("worktree-merge")).toBeTruthy();
+  });
+
   it("badges its state, and offers its files and actions on the selected row only", () => {
     withWorktree();
     render(<AgentTree />);

@@ -21,7 +21,7 @@ import {
   type ToolInfo,
 } from "../bindings";
 import { personMark } from "../lib/approvals";
-import { fileCounts, groupByAgent, ofAgents, revertedIds, subtreeIds } from "../lib/changes";
+import { fileCounts, groupByAgent, ofAgents, revertedIds, subtreeIds, worktreeActionable } from "../lib/changes";
 import { isShown, showsAll, type OutputFilter } from "../lib/outputFilter";
 import { isTerminal } from "./session/status";
 import type { AgentNode, AgentWorktree, Approval, OutputItem, QueuedMessage, SessionState, ToolItem } from "./session/types";
@@ -496,6 +496,28 @@ export function changeCount(state: SessionState, id: AgentId): number {
 /** An agent's worktree as its latest worktree event left it; null when it has none. */
 export function agentWorktree(state: SessionState, id: AgentId): AgentWorktree | null {
   return state.worktrees[id] ?? null;
+}
+
+let awaitingCache: { worktrees: SessionState["worktrees"]; agents: SessionState["agents"]; out: AgentId[] } | null = null;
+
+/**
+ * The agents whose worktree waits for a person (Merge / Keep branch / Discard),
+ * in the order they started: the tree lists them whichever row is selected.
+ * The same array while neither the worktrees nor the agents changed.
+ */
+export function worktreesAwaiting(state: SessionState): AgentId[] {
+  if (awaitingCache?.worktrees === state.worktrees && awaitingCache.agents === state.agents) return awaitingCache.out;
+  const out = Object.keys(state.worktrees).filter((id) => {
+    const w = state.worktrees[id];
+    const status = state.agents[id]?.status;
+    return w !== undefined && worktreeActionable(w.update.state, status !== undefined && isTerminal(status));
+  });
+  out.sort((a, b) => (state.agents[a]?.startedAt ?? 0) - (state.agents[b]?.startedAt ?? 0));
+  // The same ids: the same array, so a streamed event renders nothing that reads it.
+  const before = awaitingCache?.out;
+  const same = before !== undefined && before.length === out.length && before.every((id, i) => id === out[i]);
+  awaitingCache = { worktrees: state.worktrees, agents: state.agents, out: same ? before : out };
+  return awaitingCache.out;
 }
 
 /** An agent's name as the tree shows it: "Main agent", its description, or its id while unknown. */
