@@ -5,6 +5,7 @@ import type { AgentChange, AgentEvent } from "../bindings";
 import { fileChange, worktreeUpdate } from "../test/events";
 import {
   changePlace,
+  revertable,
   worktreeActionable,
   ambiguousText,
   base64Bytes,
@@ -59,6 +60,30 @@ describe("a session's changes", () => {
     expect(merged.map((c) => c.seq)).toEqual([1, 2, 5, 9]);
     expect(merged[2]).toBe(a[1]);
     expect(mergeChanges(a, [at(2, "x", "a")])).toBe(a);
+  });
+
+  it("counts a file made in a worktree and merged once, adds nothing for a revert, and offers to revert only what can be", () => {
+    const wt = worktreeUpdate("merged");
+    const inWorktree = (seq: number, path: string): AgentChange => ({
+      ...at(seq, "kid", path),
+      change: fileChange(path, "a\n", "b\n", { root: wt.path }),
+    });
+    const merged = (seq: number, path: string): AgentChange => ({
+      ...at(seq, "kid", path),
+      change: fileChange(path, "a\n", "b\n", { root: wt.parent_root, call_id: null }),
+    });
+    const reverted = (seq: number, path: string, of: string): AgentChange => ({
+      ...at(seq, "kid", path),
+      change: fileChange(path, "b\n", "a\n", { root: wt.parent_root, call_id: null, revert_of: [of] }),
+    });
+    const rows = [inWorktree(1, "a.rs"), inWorktree(2, "b.rs"), merged(3, "a.rs"), merged(4, "b.rs")];
+    rows.push(reverted(5, "a.rs", rows[2]!.change.change_id), reverted(6, "b.rs", rows[3]!.change.change_id));
+    // Two files over six rows: two files.
+    expect(filesChanged(rows)).toBe(2);
+    expect(changesSummary(rows).startsWith("2 files changed")).toBe(true);
+    // The worktree is gone (merged): its rows cannot be put back; the merged ones can; a revert is not revertable.
+    expect(rows.map((r) => revertable(r.change, wt))).toEqual([false, false, true, true, false, false]);
+    expect(revertable(rows[0]!.change, worktreeUpdate("ready"))).toBe(true);
   });
 
   it("groups by agent, picks a subtree's agents in order, counts different files", () => {

@@ -97,9 +97,13 @@ export function subtreeIds(agents: Readonly<Record<AgentId, { children: readonly
   return out;
 }
 
-/** How many different files the changes touched. */
+/**
+ * How many different files the changes touched: a file by its path in its tree,
+ * so one made in a worktree and merged into its parent's tree (the same path in
+ * two trees) counts once, and a person's revert of it adds none.
+ */
 export function filesChanged(changes: readonly AgentChange[]): number {
-  return new Set(changes.map((c) => `${c.change.root}\0${c.change.path}`)).size;
+  return new Set(changes.filter((c) => !isRevert(c.change)).map((c) => c.change.path)).size;
 }
 
 /** The number of different files each agent changed. */
@@ -273,6 +277,16 @@ export function isolationRequest(isolation: Isolation): Isolation | null {
  * Where a change of an agent with a worktree was made: in its worktree, or in
  * its parent's tree by merging its branch; null for an agent without one.
  */
+/**
+ * Whether a change can still be put back: not a revert itself, and not one made
+ * in a worktree that is gone (merged, kept as a branch or discarded: its tree is
+ * no longer there to write to; a merged change is reverted where it was merged).
+ */
+export function revertable(change: FileChanged, worktree: WorktreeUpdate | null): boolean {
+  if (isRevert(change)) return false;
+  return !(changePlace(change, worktree) === "worktree" && worktree !== null && !worktreeActionable(worktree.state, true));
+}
+
 export function changePlace(change: FileChanged, worktree: WorktreeUpdate | null): "worktree" | "merged" | null {
   if (worktree === null) return null;
   if (change.root === worktree.path || change.root.startsWith(`${worktree.path}/`)) return "worktree";

@@ -6,7 +6,7 @@
 import { memo } from "react";
 import type { AgentChange, AgentId } from "../../bindings";
 import { revertChanges } from "../../ipc/changes";
-import { ambiguousText, ambiguousWith, changeDiff, changePlace, isRevert } from "../../lib/changes";
+import { ambiguousText, ambiguousWith, changeDiff, changePlace, isRevert, revertable } from "../../lib/changes";
 import { changesStore, setExpanded } from "../../store/changes";
 import { agentName, agentWorktree } from "../../store/selectors";
 import { sessionStore } from "../../store/sessionStore";
@@ -33,6 +33,8 @@ export const ChangeRow = memo(function ChangeRow({
   const open = useStore(changesStore, (s) => !!s.expanded[c.change_id]);
   const agent = useStore(sessionStore, (s) => agentName(s, entry.agent_id));
   const place = useStore(sessionStore, (s) => changePlace(c, agentWorktree(s, entry.agent_id)?.update ?? null));
+  // Only what can still be put back offers it (not a change in a worktree that is gone).
+  const canRevert = useStore(sessionStore, (s) => revertable(c, agentWorktree(s, entry.agent_id)?.update ?? null));
   const revert = isRevert(c);
   const others = ambiguousWith(c);
   return (
@@ -82,7 +84,7 @@ export const ChangeRow = memo(function ChangeRow({
             reverted
           </span>
         ) : null}
-        {!revert && !reverted ? (
+        {canRevert && !reverted ? (
           <button
             type="button"
             className="btn small ghost"
