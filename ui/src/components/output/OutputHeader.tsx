@@ -36,11 +36,9 @@ export function OutputHeader({ id, node, showThoughts }: { id: AgentId; node: Ag
         <StatusIcon status={node.status} />
         <div className="heading">
           <div className="title">{node.depth === 0 ? "Main agent" : node.description}</div>
-          <div className="sub">
-            <span className="mono">{node.id}</span>
-            {node.model ? ` · ${node.model}` : ""}
-            {node.subagentType ? ` · ${node.subagentType}` : ""}
-            {` · ${statusLabel(node.status)}`}
+          {/* How it stands and what it used first: a narrow window cuts the line's end (the model, the id, the path). */}
+          <div className="sub" title={`${node.id}${node.model ? ` · ${node.model}` : ""}${node.depth > 0 ? ` · ${path}` : ""}`}>
+            {statusLabel(node.status)}
             {tokens > 0 ? ` · ${formatTokens(tokens)} tokens` : ""}
             {cost ? ` · ${cost}` : ""}
             {node.turns > 0 ? ` · ${formatTurns(node.turns)}` : ""}
@@ -49,6 +47,10 @@ export function OutputHeader({ id, node, showThoughts }: { id: AgentId; node: Ag
                 {` · ${formatDuration(elapsed)}`}
               </span>
             ) : null}
+            {node.model ? ` · ${node.model}` : ""}
+            {node.subagentType ? ` · ${node.subagentType}` : ""}
+            {" · "}
+            <span className="mono">{node.id}</span>
             {node.depth > 0 ? ` · ${path}` : ""}
           </div>
         </div>

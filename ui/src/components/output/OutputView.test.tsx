@@ -76,6 +76,8 @@ describe("OutputView", () => {
     act(() => applyUsage(usageUpdate([agentUsage("agent-main", figures(1234, 0.5), figures(5000, 2))], figures(5000, 2))));
     expect(sub()).toContain(" · 1.2k tokens · $0.50");
     expect(sub()).not.toContain("5k");
+    // What it used comes before the model and the id: a narrow window cuts those first.
+    expect(sub().indexOf("tokens")).toBeLessThan(sub().indexOf("agent-main"));
   });
 
   it("shows MCP status rows and an MCP tool as server and tool, with JSON args and collapsible output", () => {
