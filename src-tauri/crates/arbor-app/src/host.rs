@@ -127,6 +127,9 @@ pub struct Host {
     pub(crate) interrupted: Mutex<Vec<arbor_protocol::SessionId>>,
 }
 
+/// The sessions the last quit closed with agents at work, in the data dir: offered at the next start.
+const CLOSED_BUSY_FILE: &str = "closed-at-work.json";
+
 pub(crate) fn err(kind: AppErrorKind, e: impl std::fmt::Display) -> AppError {
     AppError::new(kind, e.to_string())
 }
@@ -172,6 +175,35 @@ impl Host {
             sandboxing: std::sync::OnceLock::new(),
             interrupted: Mutex::new(interrupted),
         }
+        .with_closed_busy()
+    }
+
+    /// Where `close_all` notes the sessions it closed with agents at work (None: no data dir).
+    pub(crate) fn closed_busy_file(&self) -> Option<PathBuf> {
+        self.config.data_dir.as_ref().map(|d| d.join(CLOSED_BUSY_FILE))
+    }
+
+    /// The sessions the last quit closed at work join the start-up offer (read once, then forgotten).
+    fn with_closed_busy(self) -> Host {
+        let Some(file) = self.closed_busy_file() else { return self };
+        let Ok(bytes) = std::fs::read(&file) else { return self };
+        if let Err(e) = std::fs::remove_file(&file) {
+            tracing::warn!(error = %e, file = %file.display(), "could not forget the sessions closed at work");
+        }
+        match serde_json::from_slice::<Vec<arbor_protocol::SessionId>>(&bytes) {
+            Ok(ids) => {
+                let mut offered = self.interrupted.lock();
+                for id in ids {
+                    if !offered.contains(&id) {
+                        offered.push(id);
+                    }
+                }
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, file = %file.display(), "the sessions closed at work were not readable")
+            }
+        }
+        self
     }
 
     /// Forgets the sessions start-up found interrupted: the person chose not to continue them now.

@@ -118,8 +118,21 @@ impl Host {
     }
 
     /// Closes every live session (the app quits); their writers, to wait for.
+    /// Those that had agents at work are offered at the next start, as a crash's
+    /// are: their agents are interrupted, not done.
     pub fn close_all(&self) -> Vec<Writing> {
-        self.live.take_all().into_iter().filter_map(Running::close).collect()
+        let all = self.live.take_all();
+        let busy: Vec<SessionId> =
+            all.iter().filter(|r| !r.session.is_idle()).map(|r| r.info.session_id.clone()).collect();
+        if let Some(file) = self.closed_busy_file() {
+            let ids: Vec<&str> = busy.iter().map(SessionId::as_str).collect();
+            let written =
+                serde_json::to_vec(&ids).map_err(std::io::Error::other).and_then(|b| std::fs::write(&file, b));
+            if let Err(e) = written {
+                tracing::warn!(error = %e, file = %file.display(), "could not note the sessions closed at work");
+            }
+        }
+        all.into_iter().filter_map(Running::close).collect()
     }
 
     /// Closes the live session `id` and waits until its last events are stored.

@@ -170,3 +170,30 @@ async fn a_session_another_process_runs_is_shown_as_running_there_and_not_contin
     assert_eq!(host.open_session(info.session_id.clone()).await.unwrap().runs, SessionRuns::Stored);
     server.shutdown().await;
 }
+
+/// Quitting with agents at work interrupts them (nobody stopped them) and offers
+/// the session at the next start, as a crash's is; one that was idle is not offered.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn quitting_with_agents_at_work_offers_the_session_at_the_next_start() {
+    let server = ScriptedServer::start(scenario()).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let host = ready_host(dir.path(), &server).await;
+    let Launched { info: busy, events: mut busy_events } = start(&host, dir.path(), "WRITE-BUSY").await;
+    request(&mut busy_events).await;
+    let Launched { info: idle, events: mut idle_events } = start(&host, dir.path(), "QUICK one").await;
+    until(&mut idle_events, |k| matches!(k, EventKind::AgentFinished(_))).await;
+    let writers = host.close_all();
+    for w in &writers {
+        assert!(w.settle(Duration::from_secs(10)).await);
+    }
+    drop(host);
+    let next = super::host::host(dir.path());
+    let offered: Vec<_> = next.state().interrupted.into_iter().map(|s| s.id).collect();
+    assert_eq!(offered, [busy.session_id.clone()], "the idle {} is not offered", idle.session_id);
+    let stored = next.store().unwrap().session(&busy.session_id).unwrap();
+    assert!(stored.agents.iter().all(|a| a.status == AgentStatus::Interrupted), "{:?}", stored.agents);
+    drop(next);
+    // Offered once: the start after that has nothing to offer.
+    assert!(super::host::host(dir.path()).state().interrupted.is_empty());
+    server.shutdown().await;
+}
