@@ -189,7 +189,7 @@ async fn quitting_with_agents_at_work_offers_the_session_at_the_next_start() {
     drop(host);
     let next = super::host::host(dir.path());
     let offered: Vec<_> = next.state().interrupted.into_iter().map(|s| s.id).collect();
-    assert_eq!(offered, [busy.session_id.clone()], "the idle {} is not offered", idle.session_id);
+    assert_eq!(offered, std::slice::from_ref(&busy.session_id), "the idle {} is not offered", idle.session_id);
     let stored = next.store().unwrap().session(&busy.session_id).unwrap();
     assert!(stored.agents.iter().all(|a| a.status == AgentStatus::Interrupted), "{:?}", stored.agents);
     drop(next);
