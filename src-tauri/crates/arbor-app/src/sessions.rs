@@ -211,7 +211,6 @@ impl Host {
             return Err(AppError::new(AppErrorKind::Session, format!("session {session} is already running here")));
         }
         let mut settings = self.settings();
-        self.make_room(settings.limits.max_live_sessions).await?;
         // A stored session is this process's to continue only if no other process runs it:
         // claimed before anything is read or built, so a refusal sends no request.
         let mut claim = None;
@@ -234,6 +233,9 @@ impl Host {
                 let id = session.clone();
                 let (taken, summary) = tokio::task::spawn_blocking(move || {
                     let claim = store.claim(&id)?;
+                    // Its owner may have died since this process started: what it left at work
+                    // is interrupted (and its open requests withdrawn) before it is read.
+                    store.recover_claimed(&claim, SystemClock.now_ms())?;
                     Ok::<_, StoreError>((claim, store.session(&id)?))
                 })
                 .await
@@ -277,6 +279,8 @@ impl Host {
         if !workspace.is_dir() {
             return Err(no_workspace(Some(&workspace)));
         }
+        // Only a launch that will happen makes room (a refused one closes nothing).
+        self.make_room(settings.limits.max_live_sessions).await?;
         let timeouts = Timeouts {
             idle: spec.tuning.idle_timeout.unwrap_or(Duration::from_secs(u64::from(settings.timeouts.idle_seconds))),
             ..Timeouts::default()

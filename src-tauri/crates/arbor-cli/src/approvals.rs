@@ -3,6 +3,7 @@
 //! note) when there is no way to ask.
 
 use crate::printer::Printer;
+use crate::setup::warn;
 use arbor_app::Host;
 use arbor_protocol::{
     AgentId, ApprovalAnswer, ApprovalRequest, ApprovalScope, Command, DelegateRequest, SessionId, SpawnEdit,
@@ -313,11 +314,6 @@ fn answer(session: &Target<'_>, request_id: &str, approved: bool, scope: Approva
     if let Err(e) = session.send(Command::ResolveApproval(a)) {
         warn(&e.message);
     }
-}
-
-#[allow(clippy::print_stderr)]
-fn warn(msg: &str) {
-    eprintln!("arbor: {msg}");
 }
 
 /// Stdin is blocking; a thread reads it and hands lines to the async side.

@@ -99,7 +99,7 @@ pub async fn revert(args: RevertArgs, env: Environment) -> Result<ExitCode> {
     for c in &outcome.conflicts {
         text.push_str(&format!("  {}: {}\n", if c.path.is_empty() { "-" } else { &c.path }, c.reason));
     }
-    crate::run::warn(text.trim_end());
+    crate::setup::warn(text.trim_end());
     Ok(ExitCode::from(1))
 }
 
@@ -170,7 +170,7 @@ async fn act(args: WorktreesListArgs, agent: &str, action: WorktreeAction, env: 
             for c in &update.conflicts {
                 text.push_str(&format!("  {}: {}\n", c.path, c.reason));
             }
-            crate::run::warn(text.trim_end());
+            crate::setup::warn(text.trim_end());
             Ok(ExitCode::from(1))
         }
         state => {

@@ -5,7 +5,7 @@
 use crate::approvals::{Answerer, Target};
 use crate::args::{ApproveMode, Common, RunArgs, SandboxArg, SandboxArgs};
 use crate::printer::Printer;
-use crate::setup;
+use crate::setup::{self, warn};
 use anyhow::Result;
 use arbor_app::{ApprovalMode, Environment, Host, LaunchSpec, Launched, SessionEvents, SessionInfo, Start, Tuning};
 use arbor_core::Limits;
@@ -232,11 +232,6 @@ fn report(info: &SessionInfo, printer: &mut Printer, ended: Ended, u: &Usage) ->
 fn failure(msg: &str) -> ExitCode {
     warn(msg);
     ExitCode::FAILURE
-}
-
-#[allow(clippy::print_stderr)]
-pub(crate) fn warn(msg: &str) {
-    eprintln!("arbor: {msg}");
 }
 
 /// A signal that closes the session rather than stopping its agents.

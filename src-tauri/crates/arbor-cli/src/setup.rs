@@ -14,10 +14,16 @@ pub fn environment() -> Environment {
 }
 
 /// Prints one clear line on stderr and gives the failure exit code.
-#[allow(clippy::print_stderr)]
 pub fn fail(msg: &str) -> ExitCode {
-    eprintln!("arbor: {msg}");
+    warn(msg);
     ExitCode::from(2)
+}
+
+/// One line on stderr. A terminal that is gone (SIGHUP closed it) is no reason
+/// to panic: the session is stored whatever stderr does.
+pub fn warn(msg: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr().lock(), "arbor: {msg}");
 }
 
 /// The workspace: `--workspace` or the current directory, which must exist.

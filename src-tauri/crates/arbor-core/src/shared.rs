@@ -264,6 +264,13 @@ impl Shared {
     pub(crate) fn closing(&self) -> bool {
         self.ctx.root_cancel.is_cancelled()
     }
+
+    /// Whether what stops `agent` now is the session's close, not a person: its run
+    /// ends interrupted, and a call it waited on stays open for the next run.
+    pub(crate) fn interrupting(&self, agent: &AgentId) -> bool {
+        self.closing()
+            && self.registry().get(agent).and_then(|r| r.stopped_by) != Some(arbor_protocol::StoppedBy::Person)
+    }
 }
 
 /// A seed from a session id's text (FNV-1a): stable for a seeded session, distinct across sessions.

@@ -13,6 +13,10 @@ use rusqlite::OptionalExtension;
 use std::fs::{File, OpenOptions, TryLockError};
 use std::path::{Path, PathBuf};
 
+/// How often, and how far apart, a claim is tried before the session counts as owned.
+const CLAIM_TRIES: u32 = 4;
+const CLAIM_RETRY: std::time::Duration = std::time::Duration::from_millis(40);
+
 /// This process's claim on a session: while it is held, no other process (nor
 /// a second claim in this one) can drive the session. Dropping it lets go.
 #[derive(Debug)]
@@ -28,21 +32,33 @@ impl Claim {
 }
 
 impl Store {
-    /// The folder of the owners' lock files.
+    /// The folder of the owners' lock files, beside the store's real file (a
+    /// symlink to it must not give a second folder, and so a second owner).
     fn owners_dir(&self) -> PathBuf {
-        let mut name = self.path.file_name().map(|n| n.to_os_string()).unwrap_or_default();
+        let path = self.path.canonicalize().unwrap_or_else(|_| self.path.clone());
+        let mut name = path.file_name().map(|n| n.to_os_string()).unwrap_or_default();
         name.push(".owners");
-        self.path.with_file_name(name)
+        path.with_file_name(name)
     }
 
     /// Takes the session for this process, or says who has it: another process
     /// that is running it ([`StoreError::Owned`]). A claim left by a process that
     /// died is free: the kernel let go of it with the process.
     pub fn claim(&self, session: &SessionId) -> Result<Claim, StoreError> {
-        match self.try_lock(session)? {
-            Some(lock) => Ok(Claim { session: session.clone(), _lock: lock }),
-            None => Err(StoreError::Owned { session: session.to_string(), pid: self.owner_pid(session)? }),
+        // Another process's check (`is_claimed`, a recovery) holds the lock for a moment: a few
+        // tries tell that from an owner.
+        for _ in 0..CLAIM_TRIES {
+            if let Some(claim) = self.try_claim(session)? {
+                return Ok(claim);
+            }
+            std::thread::sleep(CLAIM_RETRY);
         }
+        Err(StoreError::Owned { session: session.to_string(), pid: self.owner_pid(session)? })
+    }
+
+    /// The session's claim if it is free now; None while a process holds it.
+    pub(crate) fn try_claim(&self, session: &SessionId) -> Result<Option<Claim>, StoreError> {
+        Ok(self.try_lock(session)?.map(|lock| Claim { session: session.clone(), _lock: lock }))
     }
 
     /// Whether some process (this one included) holds a claim on the session now.

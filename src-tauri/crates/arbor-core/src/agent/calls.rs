@@ -79,7 +79,7 @@ pub(crate) async fn run_announced(shared: &Arc<Shared>, agent: &AgentRun, calls:
                 };
                 // A child stopped by the session's close goes on when it is continued, and
                 // reports then: this call's answer is not known yet.
-                if waits_on_agents && shared.closing() {
+                if waits_on_agents && shared.interrupting(&agent_id) {
                     return None;
                 }
                 // Each output is shown as soon as its call ends; the model gets them in call order below.
@@ -186,7 +186,7 @@ async fn run_one(cx: CallContext, tool: Result<Arc<dyn crate::tools::Tool>, Stri
             let question = Question { call_id: &call.id, tool_name: &call.name, tool_args: &call.input, preview };
             let Some(verdict) = super::ask::ask_approval(&shared, &agent_id, question, &cancel).await else {
                 // Closed, not stopped: the question stands, for when the session is continued.
-                if shared.closing() {
+                if shared.interrupting(&agent_id) {
                     return Ended::Unanswered;
                 }
                 return Ended::Ran(

@@ -84,6 +84,13 @@ impl AgentRun {
                     lifecycle::stop_children(&shared, &self.id).await;
                 }
                 isolation::finish(&shared, &mut self).await;
+                // Calls its last run left open and this run never reached (it ended before its
+                // first turn): they stay with the agent, for the run after.
+                if !self.unanswered.is_empty()
+                    && let Some(r) = shared.registry().get_mut(&self.id)
+                {
+                    r.unanswered = std::mem::take(&mut self.unanswered);
+                }
                 let finished = AgentFinished {
                     status,
                     result: last_text(&self.history),
@@ -390,10 +397,11 @@ fn stop_cause(
     if status != AgentStatus::Cancelled {
         return (status, error, None);
     }
+    if shared.interrupting(id) {
+        return (AgentStatus::Interrupted, None, None);
+    }
     let by = shared.registry().get(id).and_then(|r| r.stopped_by);
     match by {
-        Some(StoppedBy::Person) => (status, Some(StoppedBy::Person.describe().to_string()), by),
-        _ if shared.closing() => (AgentStatus::Interrupted, None, None),
         Some(b) => (status, Some(b.describe().to_string()), by),
         None => (status, error, None),
     }

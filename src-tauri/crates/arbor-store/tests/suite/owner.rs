@@ -108,3 +108,27 @@ fn recovery_withdraws_the_requests_a_dead_owner_left_waiting() {
     let detail = store.session(&sid("sess-asking")).unwrap();
     assert_eq!(detail.agents[0].status, AgentStatus::Interrupted);
 }
+
+#[test]
+fn a_session_claimed_after_its_owner_died_is_recovered_under_the_claim_before_it_is_read() {
+    let (_dir, store) = store();
+    let claim = begin(&store, "sess-later", 1);
+    let m = aid(MAIN);
+    let mut log = Log::new("sess-later", 1);
+    log.push(&m, started(None, None, 0, "Write it"));
+    log.push(&m, status(AgentStatus::Running));
+    store.append(&log.events).unwrap();
+    // This process's start-up recovery ran long ago; the owner dies now.
+    drop(claim);
+    let mine = store.claim(&sid("sess-later")).unwrap();
+    // A recovery meanwhile (another process starting) leaves it alone: it is claimed.
+    assert!(store.recover(5).unwrap().is_empty());
+    assert!(store.recover_claimed(&mine, 5).unwrap());
+    let detail = store.session(&sid("sess-later")).unwrap();
+    assert_eq!(detail.agents[0].status, AgentStatus::Interrupted);
+    assert_eq!(detail.session.status, SessionStatus::Interrupted);
+    // Nothing at work any more: a second recovery changes nothing.
+    let before = store.last_seq(&sid("sess-later")).unwrap();
+    assert!(!store.recover_claimed(&mine, 6).unwrap());
+    assert_eq!(store.last_seq(&sid("sess-later")).unwrap(), before);
+}
