@@ -78,8 +78,8 @@ pub(crate) async fn run_announced(shared: &Arc<Shared>, agent: &AgentRun, calls:
                     Ended::Unanswered => return None,
                 };
                 // A child stopped by the session's close goes on when it is continued, and
-                // reports then: this call's answer is not known yet.
-                if waits_on_agents && shared.interrupting(&agent_id) {
+                // reports then: this call's answer is not known yet (one that had finished has).
+                if waits_on_agents && shared.interrupting(&agent_id) && !child_finished(&shared, &agent_id, &id) {
                     return None;
                 }
                 // Each output is shown as soon as its call ends; the model gets them in call order below.
@@ -108,6 +108,18 @@ pub(crate) async fn run_announced(shared: &Arc<Shared>, agent: &AgentRun, calls:
         results.push(UserBlock::ToolResult { call_id, content: result.content, is_error: result.is_error });
     }
     (!open).then_some(results)
+}
+
+/// Whether the child a Task call started has ended other than interrupted (completed,
+/// failed, stopped by a person), so that its result is the call's answer even as the
+/// session closes.
+fn child_finished(shared: &Shared, agent: &AgentId, call_id: &str) -> bool {
+    let reg = shared.registry();
+    reg.children(agent).any(|c| {
+        c.state.parent_call_id.as_deref() == Some(call_id)
+            && c.state.status.is_terminal()
+            && c.state.status != arbor_protocol::AgentStatus::Interrupted
+    })
 }
 
 /// Announces the end of a call whose run is gone: `text` (an error) is its result.
