@@ -9,7 +9,8 @@
  * when the text turns empty or not, the Send button; nothing else. The box
  * reads no session state that streams, so events do not render it either.
  */
-import { useState, type FormEvent, type KeyboardEvent } from "react";
+import { useState, type FormEvent, type KeyboardEvent, type ReactNode } from "react";
+import type { SessionSummary } from "../bindings";
 import { sendPrompt } from "../ipc/actions";
 import { continueSession } from "../ipc/interrupted";
 import { sourceBadge } from "../lib/history";
@@ -45,32 +46,18 @@ export function PromptBox() {
   const imported = review ? sourceBadge(review) : null;
   if (review && imported) {
     return (
-      <div className="prompt review read-only" data-testid="imported-note">
-        <div className="prompt-foot">
-          <span>
-            Imported from {imported}: read-only. Review, search and export it here; it cannot be continued in Arbor.
-          </span>
-          <span className="mono" title={review.workspace}>
-            session {review.id} · {review.model}
-          </span>
-        </div>
-      </div>
+      <ReadOnlyNote testId="imported-note" review={review}>
+        Imported from {imported}: read-only. Review, search and export it here; it cannot be continued in Arbor.
+      </ReadOnlyNote>
     );
   }
 
   if (review && runs?.kind === "elsewhere") {
     return (
-      <div className="prompt review read-only" data-testid="runs-elsewhere">
-        <div className="prompt-foot">
-          <span>
-            Running in another Arbor process{runs.pid !== null ? ` (pid ${runs.pid})` : ""}: shown here as it was
-            stored when opened. Continue it there, or here once that process has stopped.
-          </span>
-          <span className="mono" title={review.workspace}>
-            session {review.id} · {review.model}
-          </span>
-        </div>
-      </div>
+      <ReadOnlyNote testId="runs-elsewhere" review={review}>
+        Running in another Arbor process{runs.pid !== null ? ` (pid ${runs.pid})` : ""}: shown here as it was stored
+        when opened. Continue it there, or here once that process has stopped.
+      </ReadOnlyNote>
     );
   }
 
@@ -140,5 +127,19 @@ function SendButton({ draft, busy, label }: { draft: Draft; busy: boolean; label
     <button type="submit" className="btn primary" data-testid="send" disabled={empty || busy}>
       <IconSend size={12} /> {label}
     </button>
+  );
+}
+
+/** In the prompt's place under a review of a session that cannot be continued here: why, and which session it is. */
+function ReadOnlyNote({ testId, review, children }: { testId: string; review: SessionSummary; children: ReactNode }) {
+  return (
+    <div className="prompt review read-only" data-testid={testId}>
+      <div className="prompt-foot">
+        <span>{children}</span>
+        <span className="mono" title={review.workspace}>
+          session {review.id} · {review.model}
+        </span>
+      </div>
+    </div>
   );
 }

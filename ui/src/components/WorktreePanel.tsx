@@ -5,7 +5,7 @@
  * Discard (Discard asks first: it deletes the work). A refused merge lists its
  * conflicts file by file: nothing was applied to the parent's tree.
  */
-import { useState } from "react";
+import { useState, type ReactNode } from "react";
 import type { AgentId, WorktreeUpdate } from "../bindings";
 import { worktreeAction } from "../ipc/changes";
 import { countsText, WORKTREE_STATE_LABELS, worktreeFilesSummary } from "../lib/changes";
@@ -35,6 +35,13 @@ export function WorktreePanel({ agentId, update }: { agentId: AgentId; update: W
   const action = useStore(changesStore, (s) => s.worktree[agentId] ?? IDLE);
   // Merge and Discard change the parent's tree or lose work: each asks once more.
   const [confirming, setConfirming] = useState<"merge" | "discard" | null>(null);
+  const answer = (action: "merge" | "discard") => ({
+    onConfirm: () => {
+      setConfirming(null);
+      void worktreeAction(agentId, action);
+    },
+    onCancel: () => setConfirming(null),
+  });
   const files = update.files ?? [];
   const conflicts = update.conflicts ?? [];
   const busy = action.busy !== null;
@@ -87,51 +94,15 @@ export function WorktreePanel({ agentId, update }: { agentId: AgentId; update: W
         </div>
       ) : null}
       {confirming === "merge" ? (
-        <div className="worktree-confirm" role="alert" data-testid="worktree-merge-question">
-          <span>
-            Merge applies {summary} to <span className="mono">{update.parent_root}</span>: all of it, or nothing if a
-            file there conflicts.
-          </span>
-          <div className="worktree-actions">
-            <button
-              type="button"
-              className="btn small primary"
-              data-testid="worktree-merge-confirm"
-              onClick={() => {
-                setConfirming(null);
-                void worktreeAction(agentId, "merge");
-              }}
-            >
-              Merge into the parent's tree
-            </button>
-            <button type="button" className="btn small ghost" data-testid="worktree-merge-cancel" onClick={() => setConfirming(null)}>
-              Cancel
-            </button>
-          </div>
-        </div>
+        <Confirm name="worktree-merge" action="Merge into the parent's tree" tone="primary" {...answer("merge")}>
+          Merge applies {summary} to <span className="mono">{update.parent_root}</span>: all of it, or nothing if a file
+          there conflicts.
+        </Confirm>
       ) : confirming === "discard" ? (
-        <div className="worktree-confirm" role="alert">
-          <span>
-            Discard deletes the worktree and branch <span className="mono">{update.branch}</span> with its work ({summary}).
-            This cannot be undone.
-          </span>
-          <div className="worktree-actions">
-            <button
-              type="button"
-              className="btn small danger"
-              data-testid="worktree-discard-confirm"
-              onClick={() => {
-                setConfirming(null);
-                void worktreeAction(agentId, "discard");
-              }}
-            >
-              Discard the work
-            </button>
-            <button type="button" className="btn small ghost" data-testid="worktree-discard-cancel" onClick={() => setConfirming(null)}>
-              Cancel
-            </button>
-          </div>
-        </div>
+        <Confirm name="worktree-discard" action="Discard the work" tone="danger" {...answer("discard")}>
+          Discard deletes the worktree and branch <span className="mono">{update.branch}</span> with its work ({summary}).
+          This cannot be undone.
+        </Confirm>
       ) : (
         <div className="worktree-actions">
           <button
@@ -171,6 +142,37 @@ export function WorktreePanel({ agentId, update }: { agentId: AgentId; update: W
           {action.error}
         </div>
       ) : null}
+    </div>
+  );
+}
+
+/** An action asked about once more (what it does, then the action and Cancel); test ids `<name>-question`, `-confirm`, `-cancel`. */
+function Confirm({
+  name,
+  action,
+  tone,
+  onConfirm,
+  onCancel,
+  children,
+}: {
+  name: string;
+  action: string;
+  tone: "primary" | "danger";
+  onConfirm: () => void;
+  onCancel: () => void;
+  children: ReactNode;
+}) {
+  return (
+    <div className="worktree-confirm" role="alert" data-testid={`${name}-question`}>
+      <span>{children}</span>
+      <div className="worktree-actions">
+        <button type="button" className={`btn small ${tone}`} data-testid={`${name}-confirm`} onClick={onConfirm}>
+          {action}
+        </button>
+        <button type="button" className="btn small ghost" data-testid={`${name}-cancel`} onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
     </div>
   );
 }

@@ -113,6 +113,22 @@ pub struct ApprovalResolved {
     pub edit: Option<SpawnEdit>,
 }
 
+impl ApprovalResolved {
+    /// A request nobody answered: its agent was stopped, its session closed or its
+    /// process died while it waited. The call did not run.
+    pub fn withdrawn(request_id: String) -> Self {
+        Self {
+            request_id,
+            outcome: ApprovalOutcome::Withdrawn,
+            scope: ApprovalScope::Once,
+            decided_by: None,
+            reason: None,
+            rule: None,
+            edit: None,
+        }
+    }
+}
+
 /// What decided whether a call ran.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
 #[serde(tag = "kind", rename_all = "snake_case")]

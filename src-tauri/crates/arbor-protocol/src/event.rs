@@ -392,7 +392,6 @@ impl StoppedBy {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{ApprovalOutcome, ApprovalScope};
     use serde_json::json;
 
     #[test]
@@ -513,15 +512,7 @@ mod tests {
                     request_id: "r".into(),
                     message: "changed on disk".into(),
                 }),
-                EventType::ApprovalResolved => EventKind::ApprovalResolved(ApprovalResolved {
-                    request_id: "r".into(),
-                    outcome: ApprovalOutcome::Withdrawn,
-                    scope: ApprovalScope::Once,
-                    decided_by: None,
-                    reason: None,
-                    rule: None,
-                    edit: None,
-                }),
+                EventType::ApprovalResolved => EventKind::ApprovalResolved(ApprovalResolved::withdrawn("r".into())),
                 EventType::RuleRevoked => EventKind::RuleRevoked(RuleRevoked { rule_id: "rule-1".into() }),
                 EventType::Usage => EventKind::Usage(Usage::default()),
                 EventType::TaskNotification => EventKind::TaskNotification(TaskNotification {

@@ -273,6 +273,7 @@ impl TimelineBuilder {
             Step::Ask { request_id, call_id, tool } => {
                 let i = self.push(lane, SegmentKind::Approval, ts, seq, tool, Some(call_id.to_string()));
                 self.open[lane].approvals.push((request_id.to_string(), i));
+                self.refresh_live_wait();
             }
             Step::Answered { request_id } => {
                 let o = &mut self.open[lane];
@@ -346,16 +347,19 @@ impl TimelineBuilder {
         segments.push(Segment { kind, start, end: None, label: label.to_string(), seq, call_id });
         let i = segments.len() - 1;
         self.changed.push((lane, i));
-        if kind == SegmentKind::Approval {
-            self.refresh_live_wait();
-        }
         i
     }
 
-    /// The open waits' count as it passes: since the longest began, over the ended ones before it.
+    /// The open waits' count as it passes: since the longest began (of the requests
+    /// still open), over the ended ones before it.
     fn refresh_live_wait(&mut self) {
-        let lanes = self.timeline.lanes.iter().flat_map(|l| l.segments.iter());
-        let since = lanes.filter(|s| s.kind == SegmentKind::Approval && s.end.is_none()).map(|s| s.start).min();
+        let lanes = &self.timeline.lanes;
+        let since = self
+            .open
+            .iter()
+            .zip(lanes)
+            .flat_map(|(o, l)| o.approvals.iter().filter_map(|(_, i)| l.segments.get(*i).map(|s| s.start)))
+            .min();
         let live = since.map(|m| LiveWait {
             since: m,
             before_ms: union_ms(self.waits.iter().filter(|w| w.0 < m).map(|&(s, e)| (s, e.min(m)))),

@@ -8,10 +8,7 @@
 use crate::Store;
 use crate::error::{At, StoreError};
 use crate::write::append_in;
-use arbor_protocol::{
-    AgentEvent, AgentId, AgentStatus, ApprovalOutcome, ApprovalResolved, ApprovalScope, EventKind, SessionId,
-    StatusChanged,
-};
+use arbor_protocol::{AgentEvent, AgentId, AgentStatus, ApprovalResolved, EventKind, SessionId, StatusChanged};
 use rusqlite::{OptionalExtension, TransactionBehavior, params};
 
 impl Store {
@@ -118,18 +115,9 @@ fn recover_in(
         seq += 1;
         AgentEvent { agent_id: AgentId(agent), session_id: session.clone(), seq, ts, kind }
     };
-    let withdrawn = unanswered.into_iter().map(|(agent, request_id)| {
-        let resolved = ApprovalResolved {
-            request_id,
-            outcome: ApprovalOutcome::Withdrawn,
-            scope: ApprovalScope::Once,
-            decided_by: None,
-            reason: None,
-            rule: None,
-            edit: None,
-        };
-        (agent, EventKind::ApprovalResolved(resolved))
-    });
+    let withdrawn = unanswered
+        .into_iter()
+        .map(|(agent, request_id)| (agent, EventKind::ApprovalResolved(ApprovalResolved::withdrawn(request_id))));
     let interrupted = active
         .into_iter()
         .map(|agent| (agent, EventKind::AgentStatus(StatusChanged { status: AgentStatus::Interrupted })));

@@ -35,14 +35,18 @@ async fn ready_host(dir: &std::path::Path, server: &ScriptedServer) -> Host {
     host
 }
 
-async fn start(host: &Host, dir: &std::path::Path, prompt: &str) -> Launched {
-    let request = StartRequest {
+/// A new session in `dir` on the scripted Anthropic server.
+fn start_request(dir: &std::path::Path, prompt: &str) -> StartRequest {
+    StartRequest {
         workspace: dir.display().to_string(),
         provider: ProviderKind::Anthropic,
         model: String::new(),
         prompt: prompt.into(),
-    };
-    host.start_session(request).await.unwrap()
+    }
+}
+
+async fn start(host: &Host, dir: &std::path::Path, prompt: &str) -> Launched {
+    host.start_session(start_request(dir, prompt)).await.unwrap()
 }
 
 /// Events until `pred`; returns the matching one.
@@ -126,13 +130,7 @@ async fn at_the_cap_the_oldest_finished_session_closes_and_one_at_work_is_never_
     assert_eq!(live, [busy.session_id.clone(), third.session_id.clone()], "{:?}", quick.session_id);
     request(&mut third_events).await;
     // Both at work: a fourth is refused, and says why.
-    let request = StartRequest {
-        workspace: dir.path().display().to_string(),
-        provider: ProviderKind::Anthropic,
-        model: String::new(),
-        prompt: "QUICK two".into(),
-    };
-    let refused = host.start_session(request).await.err().unwrap();
+    let refused = host.start_session(start_request(dir.path(), "QUICK two")).await.err().unwrap();
     assert_eq!(refused.kind, AppErrorKind::Session);
     assert!(refused.message.contains("Live sessions"), "{}", refused.message);
     assert_eq!(host.state().sessions.len(), 2);

@@ -108,15 +108,7 @@ pub(crate) async fn ask_approval(
         None => answer.try_recv().ok(),
     };
     let resolved = match &got {
-        None => ApprovalResolved {
-            request_id,
-            outcome: ApprovalOutcome::Withdrawn,
-            scope: ApprovalScope::Once,
-            decided_by: None,
-            reason: None,
-            rule: None,
-            edit: None,
-        },
+        None => ApprovalResolved::withdrawn(request_id),
         Some(v) => {
             let rule = (v.by == DecidedBy::Person && v.scope != ApprovalScope::Once).then(|| ApprovalRule {
                 rule_id: format!("rule-{}", arbor_protocol::ids::uuid_v7(shared.now_ms(), st.random_bytes())),
