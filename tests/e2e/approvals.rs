@@ -118,7 +118,16 @@ async fn live_approvals_are_answered_from_a_past_session_with_rules_and_the_keyb
     let session_scope = readme.find(Locator::Css("[data-testid=scope-option][data-scope=session]")).await.unwrap();
     let label = app.text_of(&session_scope).await;
     assert!(label.contains("Write anywhere in this session"), "the option says what it covers: {label}");
-    session_scope.click().await.unwrap();
+    // Clicked until it shows chosen: a click in the moment the resized window
+    // lays out again can land beside it, and Approve answers with what is chosen.
+    app.wait("the session scope chosen", || async {
+        if session_scope.attr("aria-checked").await.ok()?.as_deref() == Some("true") {
+            return Some(());
+        }
+        let _ = session_scope.click().await;
+        None
+    })
+    .await;
     readme.find(Locator::Css("[data-testid=approve]")).await.unwrap().click().await.unwrap();
 
     // The changelog's Bash is the next card: the rule answered both of its Writes.

@@ -1,6 +1,7 @@
 /**
  * The window: loading and first-run screens, the session layout (live or
- * under review; its centre an agent's output or the session's timeline),
+ * under review; the live sessions listed above its tree; its centre an
+ * agent's output or the session's timeline),
  * history, settings, dialogs. The approval inbox is beside
  * every view (the live session's requests are never hidden; folded to a
  * strip while none waits), and the window title counts them. The tree and
@@ -24,6 +25,7 @@ import { MessageDialog } from "./components/MessageDialog";
 import { OutputView } from "./components/output/OutputView";
 import { PromptBox } from "./components/PromptBox";
 import { ReviewBanner } from "./components/ReviewBanner";
+import { SessionsList } from "./components/SessionsList";
 import { SessionViewTabs } from "./components/SessionViewTabs";
 import { SettingsPanel } from "./components/SettingsPanel";
 import { StatusBar } from "./components/StatusBar";
@@ -35,7 +37,7 @@ import { installApprovalEffects } from "./ipc/approvals";
 import { installHistoryEffects } from "./ipc/history";
 import { markInteractive } from "./lib/perf";
 import { bookStore } from "./store/review";
-import { sessionStore } from "./store/sessionStore";
+import { liveStore, sessionStore } from "./store/sessionStore";
 import { useStore } from "./store/store";
 import { toggleHistory, uiStore } from "./store/ui";
 
@@ -69,10 +71,13 @@ export function App() {
     if (!loading) markInteractive();
   }, [loading]);
   const appError = useStore(uiStore, (s) => s.appError);
-  const firstRun = useStore(
+  const noProvider = useStore(
     uiStore,
     (s) => s.app !== null && !s.app.providers.some((p) => p.ready) && s.session === null && !s.starting,
   );
+  // A demo still running beside the fresh page keeps the session layout (its list shows it).
+  const noneLive = useStore(liveStore, (r) => r.slots.length === 0);
+  const firstRun = noProvider && noneLive;
   const view = useStore(uiStore, (s) => s.view);
   const sessionView = useStore(uiStore, (s) => s.sessionView);
   const dialog = useStore(uiStore, (s) => s.dialog);
@@ -152,6 +157,9 @@ export function App() {
         <div className={`main${reviewing ? " reviewing" : ""}${shape}`} style={paneVars(layout)}>
           <ReviewBanner />
           <aside className="panel tree-panel" id={TREE_PANE_ID} aria-label="Agent tree">
+            <PerfRegion id="sessions">
+              <SessionsList />
+            </PerfRegion>
             <div className="panel-header">
               <IconTree size={12} /> Agents
             </div>

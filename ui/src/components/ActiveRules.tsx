@@ -1,15 +1,17 @@
 /**
- * "Active rules": every approval rule in force in the live session, with what
- * it covers, whether it allows or refuses, when it was set and by which
- * answer; Revoke withdraws it (the next call it covered asks again). Shown in
- * the approval inbox and on the settings page; a reviewed past session has
- * none in force, so this always reads the live session.
+ * "Active rules": every approval rule in force in the window's live sessions
+ * (under each session's name when several have some), with what it covers,
+ * whether it allows or refuses, when it was set and by which answer; Revoke
+ * withdraws it (the next call it covered asks again). Shown in the approval
+ * inbox and on the settings page; a reviewed past session has none in force,
+ * so this always reads the live sessions.
  */
 import { useId } from "react";
 import { revokeRule } from "../ipc/approvals";
 import { clockTime, ruleLabel, ruleOrigin } from "../lib/approvals";
-import { approvalsStore, ruleRows } from "../store/approvals";
-import { liveSession } from "../store/sessionStore";
+import { approvalsStore } from "../store/approvals";
+import { ruleGroups } from "../store/inbox";
+import { liveViews } from "../store/sessionStore";
 import { useStore } from "../store/store";
 import { IconX } from "./icons";
 
@@ -18,13 +20,14 @@ import { IconX } from "./icons";
  * `hideWhenEmpty`: nothing at all while no rule is in force (the inbox).
  */
 export function ActiveRules({ hideWhenEmpty = false, card = false }: { hideWhenEmpty?: boolean; card?: boolean }) {
-  const rows = useStore(liveSession, ruleRows);
+  const groups = useStore(liveViews, ruleGroups);
+  const count = groups.reduce((n, g) => n + g.rows.length, 0);
   const revoking = useStore(approvalsStore, (s) => s.revoking);
   const headingId = useId();
-  if (rows.length === 0 && hideWhenEmpty) return null;
+  if (count === 0 && hideWhenEmpty) return null;
   const heading = (
     <>
-      Active rules <span className="count">{rows.length}</span>
+      Active rules <span className="count">{count}</span>
     </>
   );
   return (
@@ -37,14 +40,20 @@ export function ActiveRules({ hideWhenEmpty = false, card = false }: { hideWhenE
         </div>
       )}
       <div className={card ? "card-body active-rules-body" : "active-rules-body"}>
-        {rows.length === 0 ? (
+        {count === 0 ? (
           <div className="hint">
             No rules in force. Answering a request for more than the one call sets a rule: later calls it covers run (or
             are refused) without asking, until you revoke it.
           </div>
         ) : (
-          <ul className="rule-list">
-            {rows.map(({ rule, names }) => {
+          groups.map((g) => (
+          <ul className="rule-list" key={g.key} aria-label={groups.length > 1 ? `Rules of ${g.name}` : undefined}>
+            {groups.length > 1 ? (
+              <li className="rule-session" data-testid="rule-session">
+                {g.name}
+              </li>
+            ) : null}
+            {g.rows.map(({ rule, names }) => {
               const busy = !!revoking[rule.rule_id];
               return (
                 <li key={rule.rule_id} className={`rule${busy ? " revoking" : ""}`} data-testid="rule" data-rule-id={rule.rule_id}>
@@ -61,7 +70,7 @@ export function ActiveRules({ hideWhenEmpty = false, card = false }: { hideWhenE
                     data-testid="rule-revoke"
                     disabled={busy}
                     title="Withdraw this rule: the next call it covers asks again"
-                    onClick={() => void revokeRule(rule.rule_id)}
+                    onClick={() => void revokeRule(g.key, rule.rule_id)}
                   >
                     <IconX size={11} /> {busy ? "Revoking…" : "Revoke"}
                   </button>
@@ -69,6 +78,7 @@ export function ActiveRules({ hideWhenEmpty = false, card = false }: { hideWhenE
               );
             })}
           </ul>
+          ))
         )}
       </div>
     </section>

@@ -1,5 +1,7 @@
 /**
- * The approval inbox: the live session's pending requests, oldest first, in
+ * The approval inbox: every live session's pending requests (sessions in the
+ * order they started, each oldest first; a card names its session when the
+ * window runs several or shows another), in
  * every view (while a past session is reviewed, in settings, in history), a
  * hint line of the keys, and the rules in force. The keys act on the focused
  * card (lib/approvalKeys.ts says which key does what): j/k or ↑/↓ move, a
@@ -12,9 +14,9 @@ import { useEffect, useRef, type KeyboardEvent } from "react";
 import { answer, approveAllFrom } from "../ipc/approvals";
 import { approvalKeyAction, keysMayAct, type ApprovalKeyAction } from "../lib/approvalKeys";
 import { patchDraft } from "../store/approvals";
+import { inboxEntries } from "../store/inbox";
 import { bookStore } from "../store/review";
-import { pendingApprovals } from "../store/selectors";
-import { liveSession } from "../store/sessionStore";
+import { liveStore, liveViews } from "../store/sessionStore";
 import { useStore } from "../store/store";
 import { uiStore } from "../store/ui";
 import { ActiveRules } from "./ActiveRules";
@@ -29,8 +31,10 @@ function cardsIn(root: HTMLElement | null): HTMLElement[] {
 }
 
 export function ApprovalInbox() {
-  const pending = useStore(liveSession, pendingApprovals);
+  const pending = useStore(liveViews, inboxEntries);
   const reviewing = useStore(bookStore, (b) => b.review !== null);
+  const several = useStore(liveStore, (r) => r.slots.length > 1);
+  const shown = useStore(liveStore, (r) => (r.shown ? r.current : null));
   const listRef = useRef<HTMLDivElement>(null);
   /** The position of the card that had the focus, while the focus is in the list. */
   const focusAt = useRef<number | null>(null);
@@ -122,8 +126,13 @@ export function ApprovalInbox() {
             }, 0);
         }}
       >
-        {pending.map((a) => (
-          <ApprovalCard key={a.requestId} approval={a} reviewing={reviewing} />
+        {pending.map((e) => (
+          <ApprovalCard
+            key={e.approval.requestId}
+            approval={e.approval}
+            slot={e.key}
+            named={several || reviewing || e.key !== shown}
+          />
         ))}
       </div>
       <ActiveRules hideWhenEmpty />
@@ -135,7 +144,8 @@ export function ApprovalInbox() {
 function act(action: Exclude<ApprovalKeyAction, { kind: "move" }>, card: HTMLElement): void {
   const requestId = card.dataset.requestId;
   const agentId = card.dataset.agentId;
-  if (requestId === undefined || agentId === undefined) return;
+  const slot = card.dataset.slot;
+  if (requestId === undefined || agentId === undefined || slot === undefined) return;
   switch (action.kind) {
     case "approve":
       void answer(requestId, true);
@@ -150,7 +160,7 @@ function act(action: Exclude<ApprovalKeyAction, { kind: "move" }>, card: HTMLEle
       patchDraft(requestId, { scope: action.scope });
       break;
     case "approveAll":
-      void approveAllFrom(agentId);
+      void approveAllFrom(slot, agentId);
       break;
   }
 }

@@ -1,7 +1,8 @@
 /** A new session's warnings (files and configs it could not use) as dismissible banners beside errors. */
 import { act, fireEvent, render, screen } from "@testing-library/react";
 import { beforeEach, describe, expect, it, vi } from "vitest";
-import { newSession, startDemo } from "../ipc/actions";
+import { startDemo } from "../ipc/actions";
+import { newSession } from "../ipc/sessions";
 import { ERROR_MS, pushError, uiStore } from "../store/ui";
 import { resetStores, sessionInfo } from "../test/stores";
 import { ErrorBanners } from "./ErrorBanners";

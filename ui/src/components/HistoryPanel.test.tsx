@@ -5,7 +5,7 @@ import { bookStore } from "../store/review";
 import { uiStore } from "../store/ui";
 import { eventMaker } from "../test/events";
 import { pastSession, storedAgent, summary } from "../test/past";
-import { resetStores, sessionInfo } from "../test/stores";
+import { liveHere, resetStores, sessionInfo } from "../test/stores";
 import { figures } from "../test/usage";
 import { HistoryPanel } from "./HistoryPanel";
 
@@ -36,7 +36,7 @@ async function show() {
 
 describe("HistoryPanel", () => {
   it("lists stored sessions with date, workspace, prompt, agents, tokens, cost and status", async () => {
-    uiStore.set((s) => ({ ...s, session: sessionInfo({ session_id: "s-live" }) }));
+    liveHere(sessionInfo({ session_id: "s-live" }));
     commands.listSessions.mockReturnValue(
       ok([
         summary({

@@ -22,6 +22,7 @@ import { openImport } from "../ipc/importer";
 import { groupHits, historyRow, hitRow, type HitGroup } from "../lib/history";
 import { historyStore } from "../store/history";
 import { bookStore } from "../store/review";
+import { liveSessionIds, liveStore } from "../store/sessionStore";
 import { useStore } from "../store/store";
 import { patchUi, uiStore } from "../store/ui";
 import { IconAlert, IconArrowLeft, IconHistory, IconImport, IconSearch, IconX } from "./icons";
@@ -121,7 +122,8 @@ function SessionList() {
   const loading = useStore(historyStore, (h) => h.loading);
   const error = useStore(historyStore, (h) => h.error);
   const more = useStore(historyStore, (h) => h.more);
-  const liveId = useStore(uiStore, (s) => s.session?.session_id ?? null);
+  // The sessions this window runs (a string: the same value while none starts or ends).
+  const liveIds = useStore(liveStore, liveSessionIds).split(" ");
   const reviewId = useStore(bookStore, (b) => b.review?.sessionId ?? null);
   const now = useNow(true, 60_000);
   const filtered = filter.trim() !== "" || status !== null;
@@ -169,7 +171,7 @@ function SessionList() {
       <>
         <div className="history-list" role="list" aria-busy={loading}>
           {sessions.map((s) => (
-            <SessionRow key={s.id} session={s} now={now} live={s.id === liveId} reviewing={s.id === reviewId} />
+            <SessionRow key={s.id} session={s} now={now} live={liveIds.includes(s.id)} reviewing={s.id === reviewId} />
           ))}
         </div>
         {more ? (

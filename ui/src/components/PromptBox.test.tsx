@@ -5,7 +5,7 @@ import { flushEvents, sessionStore } from "../store/sessionStore";
 import { uiStore } from "../store/ui";
 import { eventMaker } from "../test/events";
 import { pastSession, storedAgent } from "../test/past";
-import { resetStores, sessionInfo } from "../test/stores";
+import { liveHere, resetStores, sessionInfo } from "../test/stores";
 import { bookFromPast, bookStore } from "../store/review";
 import { PromptBox } from "./PromptBox";
 
@@ -107,12 +107,18 @@ describe("PromptBox under a review", () => {
     expect(screen.getByTestId("runs-elsewhere").textContent).toContain("Running in another Arbor process (pid 4242)");
   });
 
-  it("offers Continue for a stored one, saying the session shown until now is closed", () => {
-    resetStores({ session: sessionInfo({ session_id: "s-live" }) });
+  it("offers Continue for a stored one, beside the sessions running here; one running here is shown live", () => {
+    resetStores();
+    liveHere(sessionInfo({ session_id: "s-live" }));
     const past = pastSession([], [storedAgent("agent-main", null)], { id: "s-past" });
     bookStore.set({ review: bookFromPast(past), live: null });
-    render(<PromptBox />);
+    const { unmount } = render(<PromptBox />);
     expect(screen.getByTestId("resume-session")).toBeTruthy();
-    expect(screen.getByTestId("continue-form").textContent).toContain("the session shown until now is closed");
+    expect(screen.getByTestId("continue-form").textContent).toContain("beside the sessions already running here");
+    unmount();
+    const live = pastSession([], [storedAgent("agent-main", null)], { id: "s-live" });
+    bookStore.set({ review: bookFromPast(live), live: null });
+    render(<PromptBox />);
+    expect(screen.getByTestId("continue-form").textContent).toContain("It is running here: shows it live");
   });
 });

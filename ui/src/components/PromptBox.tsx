@@ -15,6 +15,7 @@ import { sendPrompt } from "../ipc/actions";
 import { continueSession } from "../ipc/interrupted";
 import { sourceBadge } from "../lib/history";
 import { bookStore } from "../store/review";
+import { liveSessionIds, liveStore } from "../store/sessionStore";
 import { useStore } from "../store/store";
 import { uiStore } from "../store/ui";
 import { DraftTextarea, useDraft, useDraftValue, type Draft } from "./DraftField";
@@ -25,6 +26,7 @@ export function PromptBox() {
   const starting = useStore(uiStore, (s) => s.starting);
   const review = useStore(bookStore, (b) => b.review?.detail.session ?? null);
   const runs = useStore(bookStore, (b) => b.review?.runs ?? null);
+  const liveHere = useStore(liveStore, liveSessionIds).split(" ").includes(review?.id ?? "");
   const draft = useDraft();
   const [busy, setBusy] = useState(false);
 
@@ -79,9 +81,9 @@ export function PromptBox() {
         </div>
         <div className="prompt-foot">
           <span>
-            {session?.session_id === review.id
-              ? "It is running: shows it live"
-              : `Resumes it live${session ? "; the session shown until now is closed, to be continued later" : ""}`}
+            {liveHere
+              ? "It is running here: shows it live"
+              : "Resumes it live, beside the sessions already running here"}
           </span>
           <span className="mono" title={review.workspace}>
             session {review.id} · {review.provider}/{review.model}

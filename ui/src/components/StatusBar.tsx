@@ -3,13 +3,14 @@
  * work, completed and failed always; every other end, such as stopped,
  * interrupted or out of budget, whenever some subagent has it), the session's budget
  * (the main agent's standing, when it has one), tokens and cost of the
- * displayed session, and the live session's pending approvals.
+ * displayed session, and the live sessions' pending approvals.
  */
 import type { AgentStatus } from "../bindings";
 import { formatCost, formatTokens, statusLabel } from "../lib/format";
 import { mainAgent, sessionStanding, subagentStatusCounts } from "../store/selectors";
 import { bookStore } from "../store/review";
-import { liveSession, sessionStore } from "../store/sessionStore";
+import { pendingCount } from "../store/inbox";
+import { liveViews, sessionStore } from "../store/sessionStore";
 import { useStore } from "../store/store";
 import { uiStore } from "../store/ui";
 import { BudgetMeter } from "./BudgetMeter";
@@ -18,7 +19,7 @@ export function StatusBar() {
   const counts = useStore(sessionStore, (s) => subagentStatusCounts(s.agents));
   const main = useStore(sessionStore, (s) => mainAgent(s)?.status ?? null);
   // The live session's, even while a past one is displayed: its requests are never hidden.
-  const approvals = useStore(liveSession, (s) => s.pending.length);
+  const approvals = useStore(liveViews, pendingCount);
   const totals = useStore(sessionStore, (s) => s.usage.session);
   const budget = useStore(sessionStore, sessionStanding);
   const starting = useStore(uiStore, (s) => s.starting);

@@ -136,21 +136,20 @@ describe("New session", () => {
     const button = screen.getByTestId("new-session") as HTMLButtonElement;
     expect(button.disabled).toBe(true);
     const reason = document.getElementById(button.getAttribute("aria-describedby") ?? "");
-    expect(reason?.textContent).toBe("No session is open: the prompt below starts one");
+    expect(reason?.textContent).toBe("This is a new session's page: the prompt below starts it");
     // It sits where it will be once a session runs: before History and Settings.
     const order = [...document.querySelectorAll("[data-testid]")].map((e) => e.getAttribute("data-testid"));
     expect(order.slice(-3)).toEqual(["new-session", "history-button", "open-settings"]);
   });
 
-  it("says a session is starting while one is", () => {
+  it("offers another session while one is starting: that one goes on", () => {
     resetStores({ app: appState(), starting: true });
     render(<TopBar />);
     const button = screen.getByTestId("new-session") as HTMLButtonElement;
-    expect(button.disabled).toBe(true);
-    expect(document.getElementById(button.getAttribute("aria-describedby") ?? "")?.textContent).toBe("A session is starting");
+    expect(button.disabled).toBe(false);
   });
 
-  it("clears the window when a session is open", () => {
+  it("opens a fresh page when a session is open", () => {
     resetStores({ app: appState(), session: sessionInfo() });
     render(<TopBar />);
     const button = screen.getByTestId("new-session") as HTMLButtonElement;
@@ -191,7 +190,7 @@ describe("toolbar tooltips", () => {
     const button = screen.getByTestId("new-session");
     fireEvent.pointerEnter(button.closest(".tip-anchor") as HTMLElement);
     act(() => vi.advanceTimersByTime(TIP_DELAY_MS));
-    expect(shownTip(button)).toBe("No session is open: the prompt below starts one");
+    expect(shownTip(button)).toBe("This is a new session's page: the prompt below starts it");
   });
 
   it("does not stay when the button now does something else", () => {
@@ -200,7 +199,7 @@ describe("toolbar tooltips", () => {
     const button = screen.getByTestId("new-session");
     fireEvent.pointerEnter(button.closest(".tip-anchor") as HTMLElement);
     act(() => vi.advanceTimersByTime(TIP_DELAY_MS));
-    expect(shownTip(button)).toMatch(/^Clear this window/);
+    expect(shownTip(button)).toMatch(/^Start another session/);
     act(() => patchUi({ session: null }));
     expect(shownTip(screen.getByTestId("new-session"))).toBeNull();
   });

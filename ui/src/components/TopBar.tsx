@@ -7,11 +7,13 @@
  * history and settings. Toolbar tooltips are lib/tooltip's, not native titles.
  */
 import type { ProviderKind } from "../bindings";
-import { chooseProvider, newSession, pickWorkspace } from "../ipc/actions";
+import { chooseProvider, pickWorkspace } from "../ipc/actions";
+import { newSession } from "../ipc/sessions";
 import { newSessionState, sessionRuns, sessionRunsTip } from "../lib/topBar";
 import { Tip } from "../lib/tooltip";
 import { bookStore } from "../store/review";
-import { liveSession } from "../store/sessionStore";
+import { pendingCount } from "../store/inbox";
+import { liveViews } from "../store/sessionStore";
 import { useStore } from "../store/store";
 import { patchUi, toggleHistory, uiStore } from "../store/ui";
 import { IconFolder, IconGear, IconHistory, IconPlus, IconTree } from "./icons";
@@ -43,11 +45,11 @@ export function SettingsButton() {
   );
 }
 
-/** Opens the stored sessions (also Ctrl/Cmd+H); counts the live session's approvals waiting meanwhile. */
+/** Opens the stored sessions (also Ctrl/Cmd+H); counts the live sessions' approvals waiting meanwhile. */
 export function HistoryButton() {
   const open = useStore(uiStore, (s) => s.view === "history");
-  const waiting = useStore(liveSession, (s) => s.pending.length);
-  const note = waiting > 0 ? ` · ${waiting} approval${waiting === 1 ? "" : "s"} waiting in the live session` : "";
+  const waiting = useStore(liveViews, pendingCount);
+  const note = waiting > 0 ? ` · ${waiting} approval${waiting === 1 ? "" : "s"} waiting in the live sessions` : "";
   return (
     <Tip text={`Stored sessions and transcript search (Ctrl+H)${note}`} align="end">
       {(describedBy) => (

@@ -1,16 +1,17 @@
 /**
- * Keeps the window title counting the live session's pending approvals ("(3) Arbor"),
+ * Keeps the window title counting every live session's pending approvals ("(3) Arbor"),
  * in every view: the page's and the OS window's (the taskbar shows the latter;
  * WebKitGTK does not pass the page's on).
  */
 import { getCurrentWindow } from "@tauri-apps/api/window";
 import { useEffect } from "react";
 import { windowTitle } from "../lib/approvals";
-import { liveSession } from "../store/sessionStore";
+import { pendingCount } from "../store/inbox";
+import { liveViews } from "../store/sessionStore";
 import { useStore } from "../store/store";
 
 export function useWindowTitle(): void {
-  const pending = useStore(liveSession, (s) => s.pending.length);
+  const pending = useStore(liveViews, pendingCount);
   useEffect(() => {
     const title = windowTitle(pending);
     document.title = title;

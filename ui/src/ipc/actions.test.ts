@@ -1,8 +1,11 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import type { AppState } from "../bindings";
 import { uiStore } from "../store/ui";
-import { resetStores, sessionInfo } from "../test/stores";
-import { applyAppState, attempt, newSession, stopAgent } from "./actions";
+import { applyEvents, resetStores, sessionInfo } from "../test/stores";
+import { applyAppState, attempt, stopAgent } from "./actions";
+import { newSession, switchSession } from "./sessions";
+import { liveStore, sessionStore } from "../store/sessionStore";
+import { eventMaker } from "../test/events";
 
 const closeSession = vi.fn();
 const sendCommand = vi.fn();
@@ -79,14 +82,20 @@ describe("the live session", () => {
     expect(sendCommand).toHaveBeenCalledWith("s-live", { type: "cancel", agent_id: "agent-a" });
   });
 
-  it("is closed by New session, not left to run unseen: it can be continued from the history", async () => {
+  it("goes on beside a fresh page after New session, and comes back as it was left", async () => {
     resetStores({ session: sessionInfo({ session_id: "s-live" }) });
-    closeSession.mockResolvedValue({ status: "ok", data: app({ interrupted: [] }) });
-    newSession();
-    expect(closeSession).toHaveBeenCalledWith("s-live");
-    expect(uiStore.get().session).toBeNull();
-    closeSession.mockClear();
+    applyEvents([eventMaker("s-live").started("agent-main", null, "main")]);
+    uiStore.set((s) => ({ ...s, selected: "agent-main", outputTab: "changes" }));
     newSession();
     expect(closeSession).not.toHaveBeenCalled();
+    expect(uiStore.get().session).toBeNull();
+    expect(uiStore.get().selected).toBeNull();
+    expect(sessionStore.get().roots).toEqual([]);
+    const [slot] = liveStore.get().slots;
+    expect(liveStore.get()).toMatchObject({ current: null });
+    switchSession(slot?.key ?? "");
+    expect(uiStore.get().session?.session_id).toBe("s-live");
+    expect(uiStore.get()).toMatchObject({ selected: "agent-main", outputTab: "changes" });
+    expect(sessionStore.get().roots).toEqual(["agent-main"]);
   });
 });

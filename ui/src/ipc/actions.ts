@@ -3,6 +3,7 @@
  * Each action updates the stores with the answer and reports failures: as an
  * error banner, or (for forms) as a returned message shown inline.
  */
+import type { Channel } from "@tauri-apps/api/core";
 import { open } from "@tauri-apps/plugin-dialog";
 import {
   commands,
@@ -13,6 +14,7 @@ import {
   type Budget,
   type CatalogReport,
   type Command,
+  type EventFrame,
   type CommandReply,
   type ProviderKind,
   type SessionId,
@@ -28,11 +30,11 @@ import {
   type DelegateForm,
 } from "../lib/commands";
 import { setFoundTypes } from "../store/delegate";
-import { bookStore } from "../store/review";
-import { markQueued, onEventsApplied, resetSession, unmarkQueued } from "../store/sessionStore";
-import { clearBanners, patchUi, pushError, pushWarnings, uiStore } from "../store/ui";
-import { closeEventChannel, openEventChannel } from "./channel";
+import { liveStore, markQueued, onEventsApplied, unmarkQueued } from "../store/sessionStore";
+import { patchUi, pushError, uiStore } from "../store/ui";
+import { openEventChannel } from "./channel";
 import { notifyApprovals } from "./notify";
+import { dropSession, forgetClosedSessions, openSession, sessionOpened } from "./sessions";
 import { confirmWorkspaceMcp } from "./trust";
 
 /** What tauri-specta makes of a Rust `Result<T, AppError>`. */
@@ -68,8 +70,12 @@ export async function run<T>(p: () => Promise<CommandResult<T>>): Promise<T | nu
 
 /** A command for the live session this window shows. */
 export function sendToLive(command: Command): Promise<CommandResult<CommandReply>> {
-  const id = uiStore.get().session?.session_id;
-  if (id === undefined) {
+  return sendToSession(uiStore.get().session?.session_id ?? null, command);
+}
+
+/** A command for live session `id` (an approval card's session, which may not be the one shown). */
+export function sendToSession(id: SessionId | null, command: Command): Promise<CommandResult<CommandReply>> {
+  if (id === null) {
     const error: AppError = { kind: "no_session", message: "no session is running: start one first" };
     return Promise.resolve({ status: "error", error });
   }
@@ -77,15 +83,6 @@ export function sendToLive(command: Command): Promise<CommandResult<CommandReply
 }
 
 const send = sendToLive;
-
-/**
- * Closes a live session: its agents are interrupted (nobody stopped them), and
- * it can be continued from the history, where a question it left is asked again.
- */
-export async function closeLiveSession(id: SessionId): Promise<void> {
-  const app = await run(() => commands.closeSession(id));
-  if (app !== null) applyAppState(app);
-}
 
 /**
  * Takes in a fresh AppState. The first time it fills the session form's
@@ -119,34 +116,21 @@ export async function loadAppState(): Promise<void> {
   }
 }
 
-/** Forgets whatever the window shows (a past session under review included). */
-function clearWindow(): void {
-  resetSession();
-  bookStore.set({ review: null, live: null });
-}
-
-function beginSession(): void {
-  clearWindow();
-  patchUi({
-    starting: true,
-    selected: null,
-    collapsed: {},
-    sending: {},
-    view: "session",
-    dialog: null,
-    focus: null,
-    outputTab: "output",
-  });
-}
-
-function sessionStarted(info: SessionInfo | null): void {
-  if (info) {
-    patchUi({ session: info, starting: false });
-    pushWarnings(info.warnings);
-  } else {
-    closeEventChannel();
-    patchUi({ starting: false });
+/**
+ * Starts a session beside the live ones (they go on) and makes it the one the
+ * window shows; `start` sends the command with its channel.
+ */
+async function begin(start: (channel: Channel<EventFrame>) => Promise<CommandResult<SessionInfo>>): Promise<boolean> {
+  const key = openSession();
+  const info = await run(() => start(openEventChannel(key)));
+  if (info === null) {
+    dropSession(key);
+    return false;
   }
+  sessionOpened(key, info);
+  // Starting may have closed the oldest finished session to keep within Settings' cap.
+  void forgetClosedSessions();
+  return true;
 }
 
 /**
@@ -156,20 +140,12 @@ function sessionStarted(info: SessionInfo | null): void {
 export async function startSession(prompt: string): Promise<boolean> {
   const { workspace, provider, model } = uiStore.get();
   if (!(await confirmWorkspaceMcp(workspace))) return false;
-  beginSession();
-  const channel = openEventChannel();
-  const info = await run(() => commands.startSession({ workspace, provider, model, prompt }, channel));
-  sessionStarted(info);
-  return info !== null;
+  return begin((channel) => commands.startSession({ workspace, provider, model, prompt }, channel));
 }
 
 /** The scripted demo: it has no workspace servers, so nothing is asked. */
 export async function startDemo(): Promise<boolean> {
-  beginSession();
-  const channel = openEventChannel();
-  const info = await run(() => commands.startDemo(channel));
-  sessionStarted(info);
-  return info !== null;
+  return begin((channel) => commands.startDemo(channel));
 }
 
 /**
@@ -185,29 +161,6 @@ export async function sendPrompt(text: string): Promise<boolean> {
   const reply = await run(() => send(messageCommand(null, prompt)));
   if (reply === null) unmarkQueued(session.main_agent_id, prompt);
   return reply !== null;
-}
-
-/**
- * Leaves the current session so the next prompt starts a new one. A session
- * still live is closed, not left to run unseen: its agents are interrupted, and
- * it is offered to be continued (with any question it was asking) from the history.
- */
-export function newSession(): void {
-  const live = uiStore.get().session?.session_id ?? null;
-  clearBanners();
-  if (live !== null) void closeLiveSession(live);
-  closeEventChannel();
-  clearWindow();
-  patchUi({
-    session: null,
-    selected: null,
-    collapsed: {},
-    sending: {},
-    dialog: null,
-    focus: null,
-    view: "session",
-    outputTab: "output",
-  });
 }
 
 export async function stopAgent(agentId: AgentId): Promise<void> {
@@ -299,7 +252,7 @@ export async function loadCatalog(workspace: string | null): Promise<Outcome<Cat
 
 /** Side effects of applied events: forget "sending" marks once answered, notify approvals. */
 export function installEventEffects(): () => void {
-  return onEventsApplied((events, state) => {
+  return onEventsApplied((events, state, key) => {
     const resolved = events.filter((e) => e.type === "approval_resolved");
     if (resolved.length > 0) {
       uiStore.set((s) => {
@@ -314,6 +267,7 @@ export function installEventEffects(): () => void {
         return changed ? { ...s, sending } : s;
       });
     }
-    notifyApprovals(events, state);
+    const reg = liveStore.get();
+    notifyApprovals(events, state, reg.current !== key || !reg.shown);
   });
 }

@@ -1,72 +1,53 @@
 /**
- * The session event channel: one Channel per started session. Its frames
- * (events, and the usage figures they changed) go to the session store's
- * queue; a channel replaced by a newer session is closed, and anything it
- * still delivers is dropped.
+ * The session event channels: one Channel per live session of the window. Its
+ * frames (events, and the usage figures they changed) go to that session's
+ * queue in the store (by its key); a session closed or dropped takes its
+ * channel with it, and anything it still delivers is dropped.
  *
- * A channel can also be opened on hold (for resuming a stored session): it
- * keeps its frames aside until `commit` makes it the current channel, so the
- * live session goes on undisturbed if the command fails.
+ * A channel can also be opened on hold (for continuing a stored session): it
+ * keeps its frames aside until `commit` names the session they belong to, so
+ * nothing is shown if the command fails.
  */
 import { Channel } from "@tauri-apps/api/core";
 import type { EventFrame } from "../bindings";
-import { enqueueFrame } from "../store/sessionStore";
+import { enqueueFrame, type SlotKey } from "../store/sessionStore";
 
-interface Entry {
-  channel: Channel<EventFrame>;
-  state: "held" | "open" | "closed";
-  held: EventFrame[];
-}
-
-let current: Entry | null = null;
-
-function entry(state: Entry["state"]): Entry {
+/** A channel whose frames go to live session `key`. */
+export function openEventChannel(key: SlotKey): Channel<EventFrame> {
   const channel = new Channel<EventFrame>();
-  const e: Entry = { channel, state, held: [] };
-  channel.onmessage = (frame) => {
-    if (e.state === "open") enqueueFrame(frame);
-    else if (e.state === "held") e.held.push(frame);
-  };
-  return e;
-}
-
-/** Opens a fresh channel for a new session and closes the previous one. */
-export function openEventChannel(): Channel<EventFrame> {
-  closeEventChannel();
-  const e = entry("open");
-  current = e;
-  return e.channel;
+  channel.onmessage = (frame) => enqueueFrame(frame, key);
+  return channel;
 }
 
 export interface HeldChannel {
   channel: Channel<EventFrame>;
-  /** Closes the current channel, makes this one current and delivers what it held. */
-  commit(): void;
+  /** From now on its frames go to live session `key`, starting with what it held. */
+  commit(key: SlotKey): void;
   /** Drops this channel and what it held. */
   abort(): void;
 }
 
-/** A channel whose frames wait until `commit` (the current channel stays open meanwhile). */
+/** A channel whose frames wait until `commit`. */
 export function openHeldChannel(): HeldChannel {
-  const e = entry("held");
+  let state: { kind: "held"; frames: EventFrame[] } | { kind: "open"; key: SlotKey } | { kind: "closed" } = {
+    kind: "held",
+    frames: [],
+  };
+  const channel = new Channel<EventFrame>();
+  channel.onmessage = (frame) => {
+    if (state.kind === "open") enqueueFrame(frame, state.key);
+    else if (state.kind === "held") state.frames.push(frame);
+  };
   return {
-    channel: e.channel,
-    commit() {
-      if (e.state !== "held") return;
-      closeEventChannel();
-      e.state = "open";
-      current = e;
-      for (const frame of e.held) enqueueFrame(frame);
-      e.held = [];
+    channel,
+    commit(key) {
+      if (state.kind !== "held") return;
+      const held = state.frames;
+      state = { kind: "open", key };
+      for (const frame of held) enqueueFrame(frame, key);
     },
     abort() {
-      e.state = "closed";
-      e.held = [];
+      state = { kind: "closed" };
     },
   };
-}
-
-export function closeEventChannel(): void {
-  if (current) current.state = "closed";
-  current = null;
 }

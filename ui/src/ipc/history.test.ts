@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { AgentEvent, EventFrame } from "../bindings";
 import { historyStore } from "../store/history";
 import { bookStore, pagesOf } from "../store/review";
-import { enqueueFrame, flushEvents, sessionStore } from "../store/sessionStore";
+import { enqueueFrame, flushEvents, liveStore, sessionStore, slotStateOf } from "../store/sessionStore";
 import { trustStore } from "../store/trust";
 import { select, uiStore } from "../store/ui";
 import { eventMaker } from "../test/events";
@@ -22,6 +22,7 @@ import {
   setHistoryStatus,
   setSearchText,
 } from "./history";
+import { switchSession } from "./sessions";
 
 const commands = {
   listSessions: vi.fn(),
@@ -256,15 +257,21 @@ describe("continuing a reviewed session", () => {
     expect(commands.sendCommand).toHaveBeenCalledWith("s-1", { type: "send_message", agent_id: null, text: "and now?" });
   });
 
-  it("closes the session this window ran once the continued one is live, not before", async () => {
+  it("continues beside the session this window ran, which goes on and is shown again as it was left", async () => {
     liveSession();
     const { past } = stored();
     commands.openSession.mockReturnValue(ok(past));
     await openPastSession("s-past");
     commands.resumeSession.mockReturnValue(ok(sessionInfo({ session_id: "s-past" })));
     expect(await continueReviewed("")).toBe(true);
-    expect(commands.closeSession).toHaveBeenCalledWith("s-1");
+    expect(commands.closeSession).not.toHaveBeenCalled();
     expect(uiStore.get().session?.session_id).toBe("s-past");
+    expect(liveStore.get().slots.map((s) => slotStateOf(s.key).sessionId)).toEqual(["s-1", "s-past"]);
+    const first = liveStore.get().slots[0];
+    switchSession(first?.key ?? "");
+    expect(uiStore.get()).toMatchObject({ selected: "agent-live" });
+    expect(uiStore.get().session?.session_id).toBe("s-1");
+    expect(sessionStore.get().sessionId).toBe("s-1");
   });
 
   it("keeps the stored usage figures through closing, reopening and continuing; live frames replace them", async () => {

@@ -25,8 +25,10 @@ import {
   bookStore,
   covers,
   displayedBook,
+  currentReviewGeneration,
   earlierBefore,
   needsTranscript,
+  nextReviewGeneration,
   pagesOf,
   reduceBook,
   setPageStatus,
@@ -38,15 +40,19 @@ import {
 import { initialSession } from "../store/session/reducer";
 import {
   flushEvents,
+  liveStore,
   onEventsApplied,
-  resetSession,
+  openSlot,
   sessionStore,
+  setSlotInfo,
   showLiveSession,
   showPastSession,
+  slotOfSession,
 } from "../store/sessionStore";
-import { patchUi, pushError, pushNotice, pushWarnings, uiStore, type UiState } from "../store/ui";
-import { attempt, closeLiveSession, describe, sendPrompt } from "./actions";
+import { patchUi, pushError, pushNotice, pushWarnings, uiStore } from "../store/ui";
+import { attempt, describe, sendPrompt } from "./actions";
 import { openHeldChannel } from "./channel";
+import { switchSession } from "./sessions";
 import { confirmWorkspaceMcp } from "./trust";
 
 /** How long the history filter waits for typing to pause. */
@@ -118,10 +124,6 @@ export function clearSearch(): void {
 
 // ---- Reviewing a past session ----
 
-/** The live session's selection and collapsed nodes, kept while a review is shown. */
-let liveUi: Pick<UiState, "selected" | "collapsed"> | null = null;
-/** Bumped by each open: an older open's answer is dropped. */
-let generation = 0;
 /** The live book gained pages while it was parked: rebuild it when it is shown again. */
 let liveStale = false;
 
@@ -154,9 +156,9 @@ function updateBook(sessionId: SessionId, change: (book: Book) => Book, rebuild:
  * loaded down to the event, which the output scrolls to.
  */
 export async function openPastSession(sessionId: SessionId, target?: { agentId: AgentId; seq: number }): Promise<boolean> {
-  const gen = ++generation;
+  const gen = nextReviewGeneration();
   const r = await attempt(() => commands.openSession(sessionId));
-  if (gen !== generation) return false;
+  if (gen !== currentReviewGeneration()) return false;
   if (!r.ok) {
     pushError(`Could not open the session: ${r.message}`);
     return false;
@@ -164,10 +166,9 @@ export async function openPastSession(sessionId: SessionId, target?: { agentId: 
   let book = bookFromPast(r.data);
   const loadHit = target !== undefined && !covers(book, target.agentId, target.seq);
   if (target && loadHit) book = setPageStatus(book, target.agentId, "loading");
-  const ui = uiStore.get();
-  if (bookStore.get().review === null) liveUi = { selected: ui.selected, collapsed: ui.collapsed };
-  bookStore.set((b) => ({ ...b, review: book }));
+  // The live session's view is kept with it before the review replaces the window's.
   showPastSession(reduceBook(book));
+  bookStore.set((b) => ({ ...b, review: book }));
   // A passage to show (a search hit) is in the agent's output, whatever tab was last used.
   const onPassage = target ? { sessionView: "agent" as const, outputTab: "output" as const } : {};
   patchUi({
@@ -262,41 +263,41 @@ export async function loadTranscriptTo(agentId: AgentId, seq: number): Promise<v
   await loadAround(book.sessionId, agentId, seq);
 }
 
-/** Leaves the review: back to the live session (as it is now), or to an empty window. */
+/** Leaves the review: back to the current live session (as it is now, as it was left), or to a fresh page. */
 export function closeReview(): void {
-  generation++;
+  nextReviewGeneration();
   if (bookStore.get().review === null) {
     patchUi({ view: "session" });
     return;
   }
   bookStore.set((b) => ({ ...b, review: null }));
-  const restored = liveUi ?? { selected: null, collapsed: {} };
-  liveUi = null;
-  if (!showLiveSession()) sessionStore.set(initialSession());
+  const slot = showLiveSession();
+  if (slot === null) sessionStore.set(initialSession());
   const live = bookStore.get().live;
   if (live && liveStale) {
     liveStale = false;
     flushEvents();
     sessionStore.set(reduceBook(live));
   }
-  patchUi({ view: "session", focus: null, dialog: null, ...restored });
+  const view = slot?.view ?? { selected: null, collapsed: {}, sessionView: "agent" as const, outputTab: "output" as const };
+  patchUi({ view: "session", focus: null, dialog: null, ...view });
 }
 
 /**
- * "Continue this session": the reviewed session becomes the live one. The one
- * this window ran until then is closed once the continued one is live (its
- * agents interrupted, to be continued in turn); if the backend refuses, it goes
- * on undisturbed. What was loaded stays; live events follow. Its workspace's
- * `.mcp.json`, when not trusted, is asked about first, as for a new session.
- * The live session itself, reviewed, is simply shown live again (with the prompt, if any).
+ * "Continue this session": the reviewed session becomes live beside the ones
+ * already running (they go on), and the window shows it. If the backend
+ * refuses (say, another process runs it), nothing changes. What was loaded
+ * stays; live events follow. Its workspace's `.mcp.json`, when not trusted, is
+ * asked about first, as for a new session. A session this window already runs,
+ * reviewed, is simply shown live again (with the prompt, if any).
  */
 export async function continueReviewed(prompt: string): Promise<boolean> {
   const book = bookStore.get().review;
   if (!book) return false;
   const sessionId = book.sessionId;
-  const running = uiStore.get().session?.session_id ?? null;
-  if (running === sessionId) {
-    closeReview();
+  const running = slotOfSession(sessionId);
+  if (running !== null) {
+    switchSession(running.key);
     return prompt.trim() === "" || sendPrompt(prompt);
   }
   if (!(await confirmWorkspaceMcp(book.detail.session.workspace))) return false;
@@ -311,17 +312,16 @@ export async function continueReviewed(prompt: string): Promise<boolean> {
     pushError(`Could not continue the session: ${r.message}`);
     return false;
   }
-  if (running !== null) void closeLiveSession(running);
-  generation++;
+  nextReviewGeneration();
   const latest = bookFor(sessionId)?.book ?? book;
-  resetSession();
-  bookStore.set({ review: null, live: latest });
-  liveUi = null;
   liveStale = false;
-  sessionStore.set(reduceBook(latest));
-  patchUi({ session: r.data, starting: false, sending: {}, view: "session", dialog: null });
+  // The review's selection and tab stay: the person goes on from where they were reading.
+  const key = openSlot(reduceBook(latest), latest, bookStore.get().live);
+  bookStore.set({ review: null, live: latest });
+  setSlotInfo(key, r.data);
+  patchUi({ session: r.data, starting: false, view: "session", dialog: null });
   pushWarnings(r.data.warnings);
-  held.commit();
+  held.commit(key);
   return true;
 }
 
@@ -366,8 +366,9 @@ export function installHistoryEffects(): () => void {
     lastSelected = selected;
     if (selected !== null) void ensureTranscript(selected);
   });
-  const offEvents = onEventsApplied((events, state) => {
-    const live = bookStore.get().live;
+  const offEvents = onEventsApplied((events, state, key) => {
+    const reg = liveStore.get();
+    const live = reg.current === key ? bookStore.get().live : reg.slots.find((s) => s.key === key)?.book;
     if (live) appendLive(live, events, state);
   });
   return () => {

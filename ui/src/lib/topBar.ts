@@ -26,9 +26,14 @@ export function sessionRunsTip(session: SessionInfo): string {
 
 export type NewSessionState = { enabled: true; tip: string } | { enabled: false; reason: string };
 
-/** "New session": it clears the window (a live session, a past one under review); with nothing shown it waits. */
+/**
+ * "New session": a fresh page for another session; whatever the window showed
+ * (a live session, one starting, a past one under review) goes on, listed
+ * above the tree. On a fresh page already it waits.
+ */
 export function newSessionState(s: { live: boolean; reviewing: boolean; starting: boolean }): NewSessionState {
-  if (s.live || s.reviewing) return { enabled: true, tip: "Clear this window so the next prompt starts a new session" };
-  if (s.starting) return { enabled: false, reason: "A session is starting" };
-  return { enabled: false, reason: "No session is open: the prompt below starts one" };
+  if (s.live || s.reviewing || s.starting) {
+    return { enabled: true, tip: "Start another session: the ones running go on, listed above the agent tree" };
+  }
+  return { enabled: false, reason: "This is a new session's page: the prompt below starts it" };
 }

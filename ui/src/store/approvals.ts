@@ -132,10 +132,10 @@ export function ruleNames(state: SessionState, rule: ApprovalRule): RuleNames {
   return { tool: rule.tool, agent: agentName(state.agents[rule.agent_id], rule.agent_id) };
 }
 
-/** The live session, named for a card shown while another session is displayed. */
-export function liveSessionName(state: SessionState): string {
+/** A live session as a card, a notification or the sessions list names it: its first prompt. */
+export function sessionName(state: SessionState): string {
   const prompt = mainAgent(state)?.prompt;
-  return prompt ? `“${oneLine(prompt, 60)}”` : "the live session";
+  return prompt ? `“${oneLine(prompt, 60)}”` : "a new session";
 }
 
 // Marks are rebuilt when anything they read changes; the same words keep the same object.

@@ -280,3 +280,15 @@ export const bookStore = createStore<Books>({ review: null, live: null });
 export function displayedBook(books: Books): Book | null {
   return books.review ?? books.live;
 }
+
+/** Bumped by each open of a past session and whenever the window leaves a review: an older open's answer is dropped. */
+let reviewGeneration = 0;
+
+/** A new generation: what an open still under way brings is dropped. */
+export function nextReviewGeneration(): number {
+  return ++reviewGeneration;
+}
+
+export function currentReviewGeneration(): number {
+  return reviewGeneration;
+}

@@ -4,17 +4,22 @@ import { eventMaker } from "../test/events";
 import { agentUsage, figures, usageUpdate } from "../test/usage";
 import { initialSession, reduceBatch } from "./session/reducer";
 import {
-  adoptDisplayedSession,
+  dropSlot,
   enqueueFrame,
   flushEvents,
   hasParkedSession,
   holdBatches,
   liveSession,
+  liveStore,
+  liveViews,
   onEventsApplied,
+  openSlot,
   resetSession,
   sessionStore,
   showLiveSession,
   showPastSession,
+  slotStateOf,
+  switchToSlot,
 } from "./sessionStore";
 
 describe("the event queue", () => {
@@ -117,24 +122,46 @@ describe("the event queue", () => {
     // The past session stays on display; the live one moved on out of sight.
     expect(sessionStore.get()).toBe(past);
     expect(applied).toHaveBeenCalledTimes(1);
-    expect(showLiveSession()).toBe(true);
+    expect(showLiveSession()).not.toBeNull();
     expect(sessionStore.get().sessionId).toBe("s-live");
     expect(sessionStore.get().agents["agent-main"]?.status).toBe("running");
-    expect(showLiveSession()).toBe(false);
+    expect(hasParkedSession()).toBe(false);
     off();
   });
 
-  it("forgets a parked live session when the displayed one is adopted", () => {
-    const live = eventMaker("s-live");
-    enqueueFrame({ events: [live.started("agent-main", null, "live main")], usage: null, rules: null, timeline: null });
+  it("routes each live session's frames to it, displayed or not, and switching shows each as it now is", () => {
+    const one = eventMaker("s-one");
+    const two = eventMaker("s-two");
+    const first = openSlot(initialSession());
+    enqueueFrame({ events: [one.started("agent-a", null, "first main")], usage: null, rules: null, timeline: null }, first);
     flushEvents();
-    const past = reduceBatch(initialSession(), [eventMaker("s-past").started("agent-old", null, "old main")]);
-    showPastSession(past);
-    enqueueFrame({ events: [live.status("agent-main", "cancelled")], usage: null, rules: null, timeline: null });
-    adoptDisplayedSession();
-    vi.advanceTimersByTime(500);
-    expect(hasParkedSession()).toBe(false);
-    expect(sessionStore.get()).toBe(past);
+    const second = openSlot(initialSession());
+    expect(sessionStore.get().roots).toEqual([]);
+    enqueueFrame({ events: [two.started("agent-b", null, "second main")], usage: null, rules: null, timeline: null }, second);
+    // The first goes on out of sight: its request arrives while the second is displayed.
+    enqueueFrame({ events: [one.make("agent-a", { type: "response_chunk", content: "hi" })], usage: null, rules: null, timeline: null }, first);
+    const applied = vi.fn();
+    const off = onEventsApplied(applied);
+    flushEvents();
+    expect(applied.mock.calls.map((c) => c[2]).sort()).toEqual([first, second].sort());
+    expect(sessionStore.get().sessionId).toBe("s-two");
+    expect(liveViews.get().map((v) => [v.state.sessionId, v.current])).toEqual([
+      ["s-one", false],
+      ["s-two", true],
+    ]);
+    expect(slotStateOf(first).agents["agent-a"]?.items).toHaveLength(1);
+    switchToSlot(first, null);
+    expect(sessionStore.get().sessionId).toBe("s-one");
+    expect(liveSession.get()).toBe(sessionStore.get());
+    expect(slotStateOf(second).sessionId).toBe("s-two");
+    // A closed session's late frames are dropped with it; the window shows a fresh page.
+    enqueueFrame({ events: [one.status("agent-a", "running")], usage: null, rules: null, timeline: null }, first);
+    dropSlot(first);
+    flushEvents();
+    expect(liveStore.get().current).toBeNull();
+    expect(sessionStore.get().roots).toEqual([]);
+    expect(liveViews.get().map((v) => v.state.sessionId)).toEqual(["s-two"]);
+    off();
   });
 
   it("takes in a frame's usage figures in place of the ones it had, never adding them", () => {

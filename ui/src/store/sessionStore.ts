@@ -1,17 +1,32 @@
 /**
- * The live session state and the event queue in front of it. Frames from the
- * backend (events, and the usage figures, rules and timeline segments they
- * changed; the segments go to store/timeline.ts) are queued
- * as they arrive and applied once per animation frame (with a timer fallback
- * for hidden windows, where frames stop), so bursts of thousands of events
- * cost one reduce, one usage merge and one render per frame.
+ * The live sessions and the event queue in front of them. A window holds any
+ * number of live sessions side by side (design.md: the host's live sessions),
+ * each fed by its own channel; their frames (events, and the usage figures,
+ * rules and timeline segments they changed; the segments go to
+ * store/timeline.ts) are queued per session as they arrive and applied once
+ * per animation frame (with a timer fallback for hidden windows, where frames
+ * stop), so bursts of thousands of events cost one reduce, one usage merge and
+ * one render per frame.
  *
- * While a past session is displayed (review), the live session's state is
- * parked here and its events keep being applied to it, until the window goes
- * back to it. What must never be hidden (its pending approvals, its rules)
- * is read through `liveSession`, parked or displayed.
+ * One live session is the window's current one (the one its prompt, tree and
+ * output address); `sessionStore` holds the displayed session: the current
+ * one, or a past session under review while the current one goes on behind
+ * it. Every other live session keeps its state in the registry, its events
+ * applied as they come; what must never be hidden (pending approvals of every
+ * session) is read through `liveViews`, and the current session, displayed
+ * or not, through `liveSession`.
  */
-import type { AgentEvent, AgentId, ApprovalRule, EventFrame, TimelineUpdate, UsageUpdate } from "../bindings";
+import type {
+  AgentEvent,
+  AgentId,
+  ApprovalRule,
+  EventFrame,
+  SessionId,
+  SessionInfo,
+  TimelineUpdate,
+  UsageUpdate,
+} from "../bindings";
+import type { Book } from "./review";
 import { reduceBatch, initialSession, withQueued, withoutQueued } from "./session/reducer";
 import { withRules } from "./session/rules";
 import type { SessionState } from "./session/types";
@@ -20,36 +35,155 @@ import { createStore, type Readable } from "./store";
 import { applyFrames, clearTimelines } from "./timeline";
 import { timed } from "../lib/perf";
 
-/** The displayed session: the live one, or a past one under review. */
+/** The displayed session: the current live one, or a past one under review. */
 export const sessionStore = createStore<SessionState>(initialSession());
-/** The live session's state while another session is displayed; null while it is the displayed one. */
-const parkedStore = createStore<SessionState | null>(null);
 
-/**
- * The live session, wherever it is: parked behind a reviewed session, or
- * displayed. The inbox, the approval counts and the rules in force read it.
- */
+/** Names a live session in this window from its first frame on (its id comes with the start's answer). */
+export type SlotKey = string;
+
+/** What the window showed of a live session when the person left it for another. */
+export interface SlotView {
+  selected: AgentId | null;
+  collapsed: Record<AgentId, boolean>;
+  sessionView: "agent" | "timeline";
+  outputTab: "output" | "changes";
+}
+
+export interface LiveSlot {
+  readonly key: SlotKey;
+  /** Null until the start (or continue) command answers. */
+  readonly info: SessionInfo | null;
+  /** Its state while it is not the displayed one (the displayed one's is `sessionStore`'s). */
+  readonly state: SessionState;
+  /** The book of a session continued from the history (its loaded pages), kept while another is current. */
+  readonly book: Book | null;
+  /** What the window showed of it when last left; null: never left. */
+  readonly view: SlotView | null;
+  /** When the person last had it in view (Date.now()): what finished since is marked new. */
+  readonly lookedAt: number;
+}
+
+export interface LiveRegistry {
+  /** In the order they started. */
+  readonly slots: readonly LiveSlot[];
+  /** The session the window addresses; null on a fresh page (the next prompt starts one). */
+  readonly current: SlotKey | null;
+  /** Whether the current session is the displayed one (false while a past session is reviewed). */
+  readonly shown: boolean;
+}
+
+export const liveStore = createStore<LiveRegistry>({ slots: [], current: null, shown: true });
+
+let nextKey = 1;
+
+/** A live session as readers see it, its state current whether displayed or not. */
+export interface LiveView {
+  key: SlotKey;
+  info: SessionInfo | null;
+  state: SessionState;
+  lookedAt: number;
+  current: boolean;
+}
+
+const EMPTY = initialSession();
+
+function slotState(reg: LiveRegistry, slot: LiveSlot): SessionState {
+  return slot.key === reg.current && reg.shown ? sessionStore.get() : slot.state;
+}
+
+let viewsMemo: { reg: LiveRegistry; displayed: SessionState; views: LiveView[] } | null = null;
+
+function readViews(): LiveView[] {
+  const reg = liveStore.get();
+  const displayed = sessionStore.get();
+  if (viewsMemo && viewsMemo.reg === reg && (viewsMemo.displayed === displayed || !reg.shown || reg.current === null)) {
+    return viewsMemo.views;
+  }
+  const views = reg.slots.map((slot) => ({
+    key: slot.key,
+    info: slot.info,
+    state: slotState(reg, slot),
+    lookedAt: slot.lookedAt,
+    current: slot.key === reg.current,
+  }));
+  viewsMemo = { reg, displayed, views };
+  return views;
+}
+
+function both(listener: () => void): () => void {
+  const offDisplayed = sessionStore.subscribe(listener);
+  const offLive = liveStore.subscribe(listener);
+  return () => {
+    offDisplayed();
+    offLive();
+  };
+}
+
+/** Every live session of the window, in start order (the inbox, the sessions list and the counts read it). */
+export const liveViews: Readable<LiveView[]> = { get: readViews, subscribe: both };
+
+/** The current live session, displayed or behind a review; an empty state when there is none. */
 export const liveSession: Readable<SessionState> = {
-  get: () => parkedStore.get() ?? sessionStore.get(),
-  subscribe(listener) {
-    const offDisplayed = sessionStore.subscribe(listener);
-    const offParked = parkedStore.subscribe(listener);
-    return () => {
-      offDisplayed();
-      offParked();
-    };
+  get: () => {
+    const reg = liveStore.get();
+    const slot = reg.slots.find((s) => s.key === reg.current);
+    return slot ? slotState(reg, slot) : EMPTY;
   },
+  subscribe: both,
 };
 
-type AppliedListener = (events: readonly AgentEvent[], state: SessionState) => void;
+/** A live session's state by its key, current whether displayed or not (EMPTY once closed). */
+export function slotStateOf(key: SlotKey): SessionState {
+  const reg = liveStore.get();
+  const slot = reg.slots.find((s) => s.key === key);
+  return slot ? slotState(reg, slot) : EMPTY;
+}
 
-let queue: AgentEvent[] = [];
-/** The usage updates of the queued frames, in order (merged when applied: each replaces, none adds). */
-let usageQueue: UsageUpdate[] = [];
-/** The rule lists of the queued frames (each is the whole list: the last one applies). */
-let rulesQueue: ApprovalRule[][] = [];
-/** The timeline updates of the queued frames, in order (upserts: each applies). */
-let timelineQueue: TimelineUpdate[] = [];
+/** The ids of the sessions the window runs, space-separated (a value that stays the same while none starts or ends). */
+export function liveSessionIds(reg: LiveRegistry): string {
+  return reg.slots.flatMap((s) => (s.info ? [s.info.session_id] : [])).join(" ");
+}
+
+/** The live session with this id, if the window runs it. */
+export function slotOfSession(id: SessionId | null): LiveSlot | null {
+  if (id === null) return null;
+  return liveStore.get().slots.find((s) => (s.info?.session_id ?? slotStateOf(s.key).sessionId) === id) ?? null;
+}
+
+function patchSlot(key: SlotKey, change: (slot: LiveSlot) => LiveSlot): void {
+  liveStore.set((reg) => {
+    const i = reg.slots.findIndex((s) => s.key === key);
+    const slot = reg.slots[i];
+    if (!slot) return reg;
+    const next = change(slot);
+    if (next === slot) return reg;
+    const slots = [...reg.slots];
+    slots[i] = next;
+    return { ...reg, slots };
+  });
+}
+
+/** Sets a live session's state wherever it is kept. */
+function setSlotState(key: SlotKey, state: SessionState): void {
+  const reg = liveStore.get();
+  if (key === reg.current && reg.shown) sessionStore.set(state);
+  else patchSlot(key, (s) => (s.state === state ? s : { ...s, state }));
+}
+
+type AppliedListener = (events: readonly AgentEvent[], state: SessionState, key: SlotKey) => void;
+
+/** One live session's queued frames. */
+interface Queued {
+  events: AgentEvent[];
+  /** The usage updates of the queued frames, in order (merged when applied: each replaces, none adds). */
+  usage: UsageUpdate[];
+  /** The rule lists of the queued frames (each is the whole list: the last one applies). */
+  rules: ApprovalRule[][];
+  /** The timeline updates of the queued frames, in order (upserts: each applies). */
+  timeline: TimelineUpdate[];
+}
+
+let queues = new Map<SlotKey, Queued>();
 let frame: number | null = null;
 let timer: ReturnType<typeof setTimeout> | null = null;
 const appliedListeners = new Set<AppliedListener>();
@@ -62,14 +196,23 @@ declare global {
   }
 }
 
-/** Queues a frame from the backend; it is applied on the next animation frame. */
-export function enqueueFrame(f: EventFrame): void {
-  for (const ev of f.events) queue.push(ev);
-  if (f.usage !== null) usageQueue.push(f.usage);
+/**
+ * Queues a frame from the backend for the live session `key` (the current one
+ * when not given; a first frame with none current opens one); it is applied
+ * on the next animation frame.
+ */
+export function enqueueFrame(f: EventFrame, key: SlotKey = liveStore.get().current ?? openSlot()): void {
+  let q = queues.get(key);
+  if (!q) {
+    q = { events: [], usage: [], rules: [], timeline: [] };
+    queues.set(key, q);
+  }
+  for (const ev of f.events) q.events.push(ev);
+  if (f.usage !== null) q.usage.push(f.usage);
   // Absent from frames of a backend older than rules; null: unchanged.
-  if (f.rules) rulesQueue.push(f.rules);
+  if (f.rules) q.rules.push(f.rules);
   // Absent from frames of a backend older than the timeline; null: unchanged.
-  if (f.timeline) timelineQueue.push(f.timeline);
+  if (f.timeline) q.timeline.push(f.timeline);
   schedule();
 }
 
@@ -128,7 +271,7 @@ export function holdBatches(): () => void {
     if (released) return;
     released = true;
     holds -= 1;
-    if (holds === 0 && queue.length > 0 && frame === null && typeof requestAnimationFrame === "function") {
+    if (holds === 0 && queues.size > 0 && frame === null && typeof requestAnimationFrame === "function") {
       frame = requestAnimationFrame(onFrame);
     }
   };
@@ -164,56 +307,52 @@ export function flushEvents(): void {
   if (timer !== null) clearTimeout(timer);
   frame = null;
   timer = null;
-  if (queue.length === 0 && usageQueue.length === 0 && rulesQueue.length === 0 && timelineQueue.length === 0) return;
-  const events = queue;
-  const usage = usageQueue;
-  const rules = rulesQueue;
-  const timeline = timelineQueue;
-  queue = [];
-  usageQueue = [];
-  rulesQueue = [];
-  timelineQueue = [];
+  if (queues.size === 0) return;
+  const batches = queues;
+  queues = new Map();
   const started = typeof performance !== "undefined" ? performance.now() : 0;
   appliedAt = started;
-  const parked = parkedStore.get();
-  const next = timed("reduce", () => withRules(withUsage(reduceBatch(parked ?? sessionStore.get(), events), usage), rules));
-  // The live session's timeline, before its state: a render for the state finds the segments there.
-  if (next.sessionId !== null) applyFrames(next.sessionId, timeline);
-  if (parked !== null) parkedStore.set(next);
-  else sessionStore.set(next);
+  let applied = 0;
+  const done: [SlotKey, AgentEvent[], SessionState][] = [];
+  for (const [key, q] of batches) {
+    // A session closed meanwhile: what it still sent is dropped with it.
+    if (!liveStore.get().slots.some((s) => s.key === key)) continue;
+    const before = slotStateOf(key);
+    const next = timed("reduce", () => withRules(withUsage(reduceBatch(before, q.events), q.usage), q.rules));
+    // The timeline before the state: a render for the state finds the segments there.
+    if (next.sessionId !== null) applyFrames(next.sessionId, q.timeline);
+    setSlotState(key, next);
+    applied += q.events.length;
+    done.push([key, q.events, next]);
+    if (typeof window !== "undefined") window.__arborLastSeq = next.lastSeq;
+  }
   if (typeof window !== "undefined") {
-    window.__arborEventsApplied = (window.__arborEventsApplied ?? 0) + events.length;
-    window.__arborLastSeq = next.lastSeq;
+    window.__arborEventsApplied = (window.__arborEventsApplied ?? 0) + applied;
     const probe = window.__arborPerf;
     // React renders an external store's update in a microtask queued by `set`:
     // a microtask queued after it sees the render done.
     if (probe) queueMicrotask(() => probe.work.push(performance.now() - started));
   }
-  for (const l of appliedListeners) l(events, next);
-}
-
-/** Changes the live session's state, wherever it is (displayed, or parked behind a review). */
-function updateLive(change: (s: SessionState) => SessionState): void {
-  const parked = parkedStore.get();
-  if (parked !== null) parkedStore.set(change(parked));
-  else sessionStore.set(change(sessionStore.get()));
+  for (const [key, events, state] of done) for (const l of appliedListeners) l(events, state, key);
 }
 
 /**
- * A message about to be sent to a live agent: shown as queued until the agent
- * takes it (its `user_message`). Marked before the command goes, so the
- * announcement cannot arrive first.
+ * A message about to be sent to a live agent of the current session: shown
+ * as queued until the agent takes it (its `user_message`). Marked before the
+ * command goes, so the announcement cannot arrive first.
  */
 export function markQueued(agentId: AgentId, text: string): void {
-  updateLive((s) => withQueued(s, agentId, text));
+  const key = liveStore.get().current;
+  if (key !== null) setSlotState(key, withQueued(slotStateOf(key), agentId, text));
 }
 
 /** The message was refused: it is not waiting anywhere. */
 export function unmarkQueued(agentId: AgentId, text: string): void {
-  updateLive((s) => withoutQueued(s, agentId, text));
+  const key = liveStore.get().current;
+  if (key !== null) setSlotState(key, withoutQueued(slotStateOf(key), agentId, text));
 }
 
-/** Called after each applied batch of the live session (for side effects such as notifications). */
+/** Called after each applied batch of each live session (for side effects such as notifications). */
 export function onEventsApplied(listener: AppliedListener): () => void {
   appliedListeners.add(listener);
   return () => {
@@ -221,51 +360,132 @@ export function onEventsApplied(listener: AppliedListener): () => void {
   };
 }
 
-/** Forgets the current session (queued events, a parked live session and the timelines included) before a new one starts. */
+// ---- The registry's changes ----
+
+/** The current session's view, read from the window's state when it is left. */
+let readView: () => SlotView | null = () => null;
+
+/** How the registry reads what the window shows of the current session (the UI store registers it). */
+export function setViewReader(read: () => SlotView | null): void {
+  readView = read;
+}
+
+/** Puts the displayed current session back in the registry, with what the window showed of it. */
+function stowCurrent(book: Book | null): void {
+  const reg = liveStore.get();
+  const key = reg.current;
+  if (key === null) return;
+  const state = slotStateOf(key);
+  const view = reg.shown ? readView() : null;
+  patchSlot(key, (s) => ({ ...s, state, book: book ?? s.book, view: view ?? s.view, lookedAt: Date.now() }));
+}
+
+/**
+ * A new live session, current and displayed (the one before it stays live in
+ * the registry): `state` is what is known of it so far (a continued session's
+ * stored state), `book` its loaded pages. Its key routes its channel's frames.
+ */
+export function openSlot(state: SessionState = sessionStore.get(), book: Book | null = null, currentBook: Book | null = null): SlotKey {
+  flushEvents();
+  stowCurrent(currentBook);
+  const key = `live-${nextKey++}`;
+  const slot: LiveSlot = { key, info: null, state, book, view: null, lookedAt: Date.now() };
+  liveStore.set((reg) => ({ slots: [...reg.slots, slot], current: key, shown: true }));
+  sessionStore.set(state);
+  return key;
+}
+
+/** The start's (or continue's) answer: the session's identity. */
+export function setSlotInfo(key: SlotKey, info: SessionInfo): void {
+  patchSlot(key, (s) => ({ ...s, info }));
+}
+
+/**
+ * Forgets a live session (closed, or its start failed), with anything still
+ * queued for it. When it was the current one the window shows a fresh page.
+ */
+export function dropSlot(key: SlotKey): void {
+  queues.delete(key);
+  const reg = liveStore.get();
+  if (!reg.slots.some((s) => s.key === key)) return;
+  const wasCurrent = reg.current === key;
+  liveStore.set({
+    slots: reg.slots.filter((s) => s.key !== key),
+    current: wasCurrent ? null : reg.current,
+    shown: wasCurrent ? true : reg.shown,
+  });
+  if (wasCurrent && reg.shown) sessionStore.set(initialSession());
+}
+
+/**
+ * Makes live session `key` the current, displayed one; the one current until
+ * then stays live in the registry (with `currentBook`, its book). Returns the
+ * slot, with the view the window last showed of it and its book, to restore.
+ */
+export function switchToSlot(key: SlotKey, currentBook: Book | null): LiveSlot | null {
+  flushEvents();
+  const target = liveStore.get().slots.find((s) => s.key === key);
+  if (!target) return null;
+  if (liveStore.get().current !== key) stowCurrent(currentBook);
+  const slot = liveStore.get().slots.find((s) => s.key === key) ?? target;
+  liveStore.set((reg) => ({ ...reg, current: key, shown: true }));
+  patchSlot(key, (s) => ({ ...s, lookedAt: Date.now() }));
+  sessionStore.set(slot.state);
+  return slot;
+}
+
+/** A fresh page: no live session is current (they all go on); the next prompt starts a new one. */
+export function leaveCurrent(currentBook: Book | null): void {
+  flushEvents();
+  stowCurrent(currentBook);
+  liveStore.set((reg) => ({ ...reg, current: null, shown: true }));
+  sessionStore.set(initialSession());
+}
+
+/** Forgets every live session of the window (queued events and timelines included): tests and a reload. */
 export function resetSession(): void {
-  queue = [];
-  usageQueue = [];
-  rulesQueue = [];
-  timelineQueue = [];
-  parkedStore.set(null);
+  queues = new Map();
+  liveStore.set({ slots: [], current: null, shown: true });
   sessionStore.set(initialSession());
   clearTimelines();
 }
 
 /**
- * Puts the live session aside (its events still apply to it) so `state`, a
- * past session, can be displayed. A live session already parked stays parked.
+ * Puts the current live session aside (its events still apply to it, and what
+ * the window showed of it is kept) so `state`, a past session, can be
+ * displayed. One already aside stays aside.
  */
 export function showPastSession(state: SessionState): void {
   flushEvents();
-  if (parkedStore.get() === null) parkedStore.set(sessionStore.get());
+  const reg = liveStore.get();
+  if (reg.current !== null && reg.shown) {
+    const live = sessionStore.get();
+    const view = readView();
+    patchSlot(reg.current, (s) => ({ ...s, state: live, view: view ?? s.view }));
+    liveStore.set((r) => ({ ...r, shown: false }));
+  }
   sessionStore.set(state);
 }
 
-/** Displays the parked live session again; false when none was parked. */
-export function showLiveSession(): boolean {
-  flushEvents();
-  const live = parkedStore.get();
-  if (live === null) return false;
-  // Displayed first, then unparked: `liveSession` never reads a moment without it.
-  sessionStore.set(live);
-  parkedStore.set(null);
-  return true;
-}
-
 /**
- * The displayed session becomes the live one: a parked live session (which
- * the backend has just stopped) is forgotten, with anything still queued for it.
+ * Displays the current live session again: the slot (with the view the window
+ * showed of it, to restore), or null when there is none.
  */
-export function adoptDisplayedSession(): void {
-  queue = [];
-  usageQueue = [];
-  rulesQueue = [];
-  timelineQueue = [];
-  parkedStore.set(null);
+export function showLiveSession(): LiveSlot | null {
+  flushEvents();
+  const reg = liveStore.get();
+  const slot = reg.slots.find((s) => s.key === reg.current);
+  if (!slot) return null;
+  if (reg.shown) return slot;
+  // Displayed first, then marked shown: `liveSession` never reads a moment without it.
+  sessionStore.set(slot.state);
+  liveStore.set((r) => ({ ...r, shown: true }));
+  patchSlot(slot.key, (s) => ({ ...s, lookedAt: Date.now() }));
+  return slot;
 }
 
-/** Whether a live session is parked behind a displayed past session. */
+/** Whether a live session is current but behind a displayed past session. */
 export function hasParkedSession(): boolean {
-  return parkedStore.get() !== null;
+  const reg = liveStore.get();
+  return reg.current !== null && !reg.shown;
 }

@@ -10,7 +10,7 @@ import { trustStore } from "../store/trust";
 import { bookStore } from "../store/review";
 import { initialSession, reduceBatch } from "../store/session/reducer";
 import { withUsage } from "../store/session/usage";
-import { enqueueFrame, flushEvents, resetSession, sessionStore } from "../store/sessionStore";
+import { enqueueFrame, flushEvents, liveStore, openSlot, resetSession, sessionStore, setSlotInfo } from "../store/sessionStore";
 import { initialUi, uiStore, type UiState } from "../store/ui";
 
 export function resetStores(ui: Partial<UiState> = {}): void {
@@ -37,7 +37,20 @@ export function arriveFrame(events: AgentEvent[], rules: ApprovalRule[] | null =
   });
 }
 
+/** A session the window runs (current and shown), known by `info`. */
+export function liveHere(info: SessionInfo): void {
+  const key = openSlot(initialSession());
+  setSlotInfo(key, info);
+  uiStore.set((s) => ({ ...s, session: info }));
+}
+
+/** Events applied to the displayed session: the window's current live session (opened with the first). */
 export function applyEvents(events: AgentEvent[]): void {
+  if (liveStore.get().current === null && bookStore.get().review === null) {
+    const key = openSlot(sessionStore.get());
+    const info = uiStore.get().session;
+    if (info) setSlotInfo(key, info);
+  }
   sessionStore.set((s) => reduceBatch(s, events));
 }
 

@@ -1,6 +1,6 @@
 /**
- * One pending request of the live session: its agent (description, id, path;
- * and which session, while a past one is displayed), what the call would do
+ * One pending request of a live session: its agent (description, id, path;
+ * and which session, when the window runs more than one or shows another), what the call would do
  * (ApprovalPreview, or a spawn's form), a warning when the previewed file
  * changed on disk, and the answers: the scope options, Approve, Deny, deny
  * with a reason, and "approve all" when the agent waits on more than one.
@@ -12,10 +12,11 @@ import { memo, useEffect, useMemo, useRef } from "react";
 import { approveAllFrom, answer, denyWithReason, showAgent, spawnEditFor } from "../../ipc/approvals";
 import { approveAllLabel } from "../../lib/approvals";
 import { isTextEntry } from "../../lib/approvalKeys";
-import { approvalsStore, draftOf, patchDraft, pendingOfAgent, requestNames, requestReveal, liveSessionName } from "../../store/approvals";
+import { approvalsStore, draftOf, patchDraft, pendingOfAgent, requestNames, requestReveal, sessionName as nameOf } from "../../store/approvals";
+import { slotSession } from "../../store/inbox";
 import { approvalAgentLabel, approvalMcp } from "../../store/selectors";
 import type { Approval } from "../../store/session/types";
-import { liveSession } from "../../store/sessionStore";
+import type { SlotKey } from "../../store/sessionStore";
 import { useStore } from "../../store/store";
 import { uiStore } from "../../store/ui";
 import { IconAlert, IconCheck, IconTool, IconX } from "../icons";
@@ -25,8 +26,18 @@ import { DenyReason } from "./DenyReason";
 import { ScopeOptions } from "./ScopeOptions";
 import { SpawnForm } from "./SpawnForm";
 
-export const ApprovalCard = memo(function ApprovalCard({ approval, reviewing }: { approval: Approval; reviewing: boolean }) {
+/** `named`: the card says which session it belongs to (several run, or another one is shown). */
+export const ApprovalCard = memo(function ApprovalCard({
+  approval,
+  slot,
+  named,
+}: {
+  approval: Approval;
+  slot: SlotKey;
+  named: boolean;
+}) {
   const id = approval.requestId;
+  const liveSession = slotSession(slot);
   const node = useStore(liveSession, (s) => s.agents[approval.agentId]);
   const mcp = useStore(liveSession, (s) => approvalMcp(s, approval));
   // Strings, not an object: a selector must return the same value for the same state.
@@ -34,7 +45,7 @@ export const ApprovalCard = memo(function ApprovalCard({ approval, reviewing }: 
   const agentName = useStore(liveSession, (s) => requestNames(s, approval).agent);
   const names = useMemo(() => ({ tool, agent: agentName }), [tool, agentName]);
   const waiting = useStore(liveSession, (s) => pendingOfAgent(s, approval.agentId).length);
-  const sessionName = useStore(liveSession, (s) => (reviewing ? liveSessionName(s) : null));
+  const sessionName = useStore(liveSession, (s) => (named ? nameOf(s) : null));
   const sending = useStore(uiStore, (s) => !!s.sending[id]);
   const draft = useStore(approvalsStore, (s) => draftOf(s, id));
   const reveal = useStore(approvalsStore, (s) => s.reveal === id);
@@ -64,12 +75,13 @@ export const ApprovalCard = memo(function ApprovalCard({ approval, reviewing }: 
       data-testid="approval"
       data-request-id={id}
       data-agent-id={approval.agentId}
+      data-slot={slot}
       aria-busy={sending}
     >
       <div className="approval-head">
         {sessionName !== null ? (
           <div className="approval-session" data-testid="approval-session">
-            <span className="badge live">live</span> session {sessionName}
+            <span className="badge live">live</span> {sessionName}
           </div>
         ) : null}
         <button
@@ -77,7 +89,7 @@ export const ApprovalCard = memo(function ApprovalCard({ approval, reviewing }: 
           className="approval-agent"
           data-testid="approval-agent"
           title="Show this agent"
-          onClick={() => showAgent(approval.agentId)}
+          onClick={() => showAgent(slot, approval.agentId)}
         >
           <span className="desc">{description}</span>
           <span className="id">{agentId}</span>
@@ -164,7 +176,7 @@ export const ApprovalCard = memo(function ApprovalCard({ approval, reviewing }: 
                   data-testid="approve-all"
                   disabled={sending}
                   title="One answer per request, each for just that call"
-                  onClick={() => void approveAllFrom(approval.agentId)}
+                  onClick={() => void approveAllFrom(slot, approval.agentId)}
                 >
                   <IconCheck size={12} /> {approveAllLabel(waiting, names.agent)}
                 </button>

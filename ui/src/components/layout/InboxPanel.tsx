@@ -1,5 +1,5 @@
 /**
- * The approval inbox's pane, beside every view: the live session's requests
+ * The approval inbox's pane, beside every view: every live session's requests
  * (whichever session is displayed) under a header with their count. While
  * nothing waits it folds to a narrow strip with the count (a click opens
  * it); a new request opens it again, and so does a card to bring into view.
@@ -7,7 +7,8 @@
 import { useEffect } from "react";
 import { inboxFolded } from "../../lib/layout";
 import { approvalsStore } from "../../store/approvals";
-import { liveSession } from "../../store/sessionStore";
+import { pendingIds, ruleGroups } from "../../store/inbox";
+import { liveViews } from "../../store/sessionStore";
 import { useStore } from "../../store/store";
 import { setInboxOpen, uiStore } from "../../store/ui";
 import { ApprovalInbox } from "../ApprovalInbox";
@@ -17,19 +18,19 @@ export const INBOX_PANE_ID = "approvals-pane";
 
 /** Whether the inbox is folded to its strip now (lib/layout.ts says when); for the one layout that shows it. */
 export function useInboxFolded(): boolean {
-  const pending = useStore(liveSession, (s) => s.pending);
+  const pending = useStore(liveViews, pendingIds);
   const choice = useStore(uiStore, (s) => s.inboxChoice);
   const revealing = useStore(approvalsStore, (s) => s.reveal !== null);
-  const rules = useStore(liveSession, (s) => s.rules.length);
+  const rules = useStore(liveViews, (v) => ruleGroups(v).length);
   // The card brought into view clears the reveal at once: the inbox it opened stays open, as if clicked.
   useEffect(() => {
-    if (revealing) setInboxOpen(true, liveSession.get().pending);
+    if (revealing) setInboxOpen(true, pendingIds(liveViews.get()));
   }, [revealing]);
   return inboxFolded(choice, pending, revealing, rules);
 }
 
 export function InboxPanel({ folded }: { folded: boolean }) {
-  const pending = useStore(liveSession, (s) => s.pending);
+  const pending = useStore(liveViews, pendingIds);
   const n = pending.length;
   const waiting = n === 0 ? "nothing waits for you" : `${n} request${n === 1 ? "" : "s"} waiting`;
   if (folded) {

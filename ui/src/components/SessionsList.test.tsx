@@ -1,0 +1,185 @@
+/**
+ * Several live sessions in one window: each fed by its own frames, listed
+ * above the tree (waiting first, with the count), switched with a click that
+ * brings each back as it was left, and one inbox across them whose cards name
+ * their session and whose answers go to it. A session finished out of sight
+ * is marked new; closing one at work asks first.
+ */
+import { act, fireEvent, render, screen, within } from "@testing-library/react";
+import { beforeEach, describe, expect, it, vi } from "vitest";
+import { App } from "../App";
+import { sessionRows } from "../lib/sessions";
+import { openSession, sessionOpened } from "../ipc/sessions";
+import { enqueueFrame, flushEvents, liveStore, liveViews, sessionStore } from "../store/sessionStore";
+import { uiStore } from "../store/ui";
+import { answered, askFor } from "../test/approvals";
+import { eventMaker } from "../test/events";
+import { appState, resetStores, sessionInfo } from "../test/stores";
+
+const ok = <T,>(data: T) => Promise.resolve({ status: "ok" as const, data });
+const commands = {
+  appState: vi.fn(),
+  sendCommand: vi.fn(),
+  closeSession: vi.fn(),
+  listSessions: vi.fn(),
+  agentCatalog: vi.fn(),
+  mcpServers: vi.fn(),
+  workspaceMcp: vi.fn(),
+  describeTask: vi.fn(),
+};
+vi.mock("../bindings", async (importOriginal) => ({
+  ...(await importOriginal<typeof import("../bindings")>()),
+  commands: new Proxy({}, { get: (_t, k: string) => commands[k as keyof typeof commands] }),
+}));
+vi.mock("@tauri-apps/api/core", () => ({ Channel: class {} }));
+vi.mock("@tauri-apps/plugin-notification", () => ({
+  isPermissionGranted: () => Promise.resolve(true),
+  requestPermission: () => Promise.resolve("granted"),
+  sendNotification: vi.fn(),
+}));
+
+/** A live session of the window, started with `prompt`, its main agent asking for `requests`. */
+function session(id: string, prompt: string, requests: string[], workspace = `/work/${id}`) {
+  const e = eventMaker(id);
+  let key = "";
+  act(() => {
+    key = openSession();
+  });
+  const info = sessionInfo({ session_id: id, workspace, main_agent_id: `${id}-main` });
+  act(() => {
+    sessionOpened(key, info);
+    enqueueFrame(
+      {
+        events: [
+          e.started(`${id}-main`, null, "main"),
+          e.make(`${id}-main`, { type: "user_message", content: prompt }),
+          ...requests.flatMap((r) => askFor(e.make, `${id}-main`, r)),
+        ],
+        usage: null,
+        rules: null,
+        timeline: null,
+      },
+      key,
+    );
+    flushEvents();
+  });
+  return { key, e };
+}
+
+const rows = () => screen.queryAllByTestId("session-row");
+
+beforeEach(async () => {
+  for (const f of Object.values(commands)) f.mockReset();
+  commands.appState.mockResolvedValue(appState());
+  commands.sendCommand.mockReturnValue(ok({ kind: "done" }));
+  commands.listSessions.mockReturnValue(ok([]));
+  commands.agentCatalog.mockResolvedValue({ definitions: [], problems: [] });
+  commands.mcpServers.mockReturnValue(ok({ servers: [], problems: [], files: [], workspace: null }));
+  commands.workspaceMcp.mockResolvedValue(null);
+  commands.describeTask.mockResolvedValue("");
+  resetStores({ app: null, appLoading: true });
+  await act(async () => {
+    render(<App />);
+  });
+});
+
+describe("several live sessions in one window", () => {
+  it("lists them waiting first, and one inbox answers each in its own session, naming it", async () => {
+    const docs = session("s-docs", "Update the docs", ["r-docs"]);
+    const tests = session("s-tests", "Fix the flaky tests", ["r-t1", "r-t2"]);
+    expect(liveStore.get().current).toBe(tests.key);
+    // The list: both wait; the one with more requests first, with its count.
+    expect(rows().map((r) => r.dataset.group)).toEqual(["waiting", "waiting"]);
+    expect(rows()[0]?.textContent).toContain("Fix the flaky tests");
+    expect(within(rows()[0] as HTMLElement).getByTestId("session-pending").textContent).toBe("2");
+    expect(rows()[1]?.textContent).toContain("s-docs");
+    // One inbox: three cards, each naming its session; the window title counts all.
+    const cards = screen.getAllByTestId("approval");
+    expect(cards).toHaveLength(3);
+    expect(cards.map((c) => within(c).getByTestId("approval-session").textContent)).toEqual([
+      "live “Update the docs”",
+      "live “Fix the flaky tests”",
+      "live “Fix the flaky tests”",
+    ]);
+    expect(document.title).toContain("3");
+    // The docs' card, answered while the tests are shown, goes to the docs' session.
+    await act(async () => {
+      fireEvent.click(within(cards[0] as HTMLElement).getByTestId("approve"));
+    });
+    expect(commands.sendCommand).toHaveBeenCalledWith("s-docs", expect.objectContaining({ type: "resolve_approval", request_id: "r-docs" }));
+    expect(sessionStore.get().sessionId).toBe("s-tests");
+    // Its resolution arrives on its own channel; the shown session is untouched.
+    act(() => {
+      enqueueFrame(
+        {
+          events: [answered(docs.e.make, "s-docs-main", "r-docs", "approved")],
+          usage: null,
+          rules: null,
+          timeline: null,
+        },
+        docs.key,
+      );
+      flushEvents();
+    });
+    expect(screen.getAllByTestId("approval")).toHaveLength(2);
+    expect(rows().map((r) => r.dataset.group)).toEqual(["waiting", "working"]);
+  });
+
+  it("switches with a click, each coming back as it was left, and New session leaves both running", () => {
+    const first = session("s-one", "First task", []);
+    act(() => uiStore.set((s) => ({ ...s, selected: "s-one-main", outputTab: "changes" })));
+    session("s-two", "Second task", []);
+    expect(uiStore.get().selected).toBeNull();
+    const firstRow = rows().find((r) => r.dataset.key === first.key) as HTMLElement;
+    act(() => fireEvent.click(firstRow.querySelector(".session-open") as HTMLElement));
+    expect(sessionStore.get().sessionId).toBe("s-one");
+    expect(uiStore.get()).toMatchObject({ selected: "s-one-main", outputTab: "changes" });
+    expect(uiStore.get().session?.session_id).toBe("s-one");
+    act(() => fireEvent.click(screen.getByTestId("new-session")));
+    expect(sessionStore.get().roots).toEqual([]);
+    expect(liveViews.get()).toHaveLength(2);
+    expect(rows()).toHaveLength(2);
+    expect(commands.closeSession).not.toHaveBeenCalled();
+  });
+
+  it("marks a session that finished out of sight, and asks before closing one at work", async () => {
+    // The window last looked at them before the events' clock (1 s after the epoch) ran on.
+    vi.spyOn(Date, "now").mockReturnValue(500);
+    const done = session("s-done", "Quick one", []);
+    const busy = session("s-busy", "Long one", []);
+    act(() => {
+      enqueueFrame(
+        {
+          events: [
+            done.e.status("s-done-main", "running"),
+            done.e.make("s-done-main", { type: "agent_finished", status: "completed", result: "done", error: null, turns: 1, duration_ms: 5, files_modified: [] }),
+          ],
+          usage: null,
+          rules: null,
+          timeline: null,
+        },
+        done.key,
+      );
+      enqueueFrame(
+        { events: [busy.e.make("s-busy-main", { type: "agent_status", status: "running" })], usage: null, rules: null, timeline: null },
+        busy.key,
+      );
+      flushEvents();
+    });
+    const finished = sessionRows(liveViews.get()).find((r) => r.key === done.key);
+    expect(finished).toMatchObject({ group: "finished", unseen: true });
+    const busyRow = rows().find((r) => r.dataset.key === busy.key) as HTMLElement;
+    fireEvent.click(within(busyRow).getByTestId("session-close"));
+    expect(commands.closeSession).not.toHaveBeenCalled();
+    commands.closeSession.mockReturnValue(ok(appState()));
+    await act(async () => {
+      fireEvent.click(within(busyRow).getByTestId("session-close-confirm"));
+    });
+    expect(commands.closeSession).toHaveBeenCalledWith("s-busy");
+    expect(liveViews.get().map((v) => v.state.sessionId)).toEqual(["s-done"]);
+    // The closed one was shown: the window is on a fresh page, the other listed.
+    expect(sessionStore.get().roots).toEqual([]);
+    expect(rows()).toHaveLength(1);
+    vi.restoreAllMocks();
+  });
+});

@@ -1,0 +1,116 @@
+/**
+ * The window's live sessions: a new one starts beside the others (they go
+ * on), the person switches between them (each comes back as it was left: its
+ * selected agent, folded nodes, view and tab), a fresh page leaves them all
+ * running, and closing one interrupts its agents (it can be continued from
+ * the history, where any question it was asking is asked again).
+ */
+import { commands, type SessionInfo } from "../bindings";
+import { bookStore, nextReviewGeneration } from "../store/review";
+import { initialSession } from "../store/session/reducer";
+import {
+  dropSlot,
+  leaveCurrent,
+  liveStore,
+  openSlot,
+  setSlotInfo,
+  setViewReader,
+  switchToSlot,
+  type SlotKey,
+  type SlotView,
+} from "../store/sessionStore";
+import { clearBanners, patchUi, pushWarnings, uiStore } from "../store/ui";
+import { applyAppState, run } from "./actions";
+
+const FRESH_VIEW: SlotView = { selected: null, collapsed: {}, sessionView: "agent", outputTab: "output" };
+
+setViewReader(() => {
+  const { selected, collapsed, sessionView, outputTab } = uiStore.get();
+  return { selected, collapsed, sessionView, outputTab };
+});
+
+/** The window shows a session's page: its identity, and the view it was left with (or a fresh one). */
+function showPage(info: SessionInfo | null, view: SlotView | null, starting: boolean): void {
+  patchUi({ session: info, starting, ...(view ?? FRESH_VIEW), view: "session", dialog: null, focus: null });
+}
+
+/** A session about to start: current and displayed (empty) while its command is under way. */
+export function openSession(): SlotKey {
+  nextReviewGeneration();
+  const key = openSlot(initialSession(), null, bookStore.get().live);
+  bookStore.set({ review: null, live: null });
+  showPage(null, null, true);
+  return key;
+}
+
+/** The start's answer: the session is live (and the window's, unless the person went elsewhere meanwhile). */
+export function sessionOpened(key: SlotKey, info: SessionInfo): void {
+  setSlotInfo(key, info);
+  if (liveStore.get().current === key) patchUi({ session: info, starting: false });
+  pushWarnings(info.warnings);
+}
+
+/** Forgets a live session (its start failed, or it was closed); when it was shown, a fresh page. */
+export function dropSession(key: SlotKey): void {
+  const wasCurrent = liveStore.get().current === key;
+  dropSlot(key);
+  if (!wasCurrent) return;
+  bookStore.set((b) => ({ ...b, live: null }));
+  if (bookStore.get().review === null) showPage(null, null, false);
+  else patchUi({ session: null, starting: false });
+}
+
+/** Shows live session `key`, as the person left it (leaving a review, history or settings). */
+export function switchSession(key: SlotKey): void {
+  const reg = liveStore.get();
+  const books = bookStore.get();
+  if (reg.current === key && reg.shown && books.review === null) {
+    if (uiStore.get().view !== "session") patchUi({ view: "session", dialog: null });
+    return;
+  }
+  nextReviewGeneration();
+  const slot = switchToSlot(key, books.live);
+  if (!slot) return;
+  bookStore.set({ review: null, live: slot.book });
+  showPage(slot.info, slot.view, slot.info === null);
+}
+
+/** A fresh page: every live session goes on (in the sessions list); the next prompt starts a new one. */
+export function newSession(): void {
+  clearBanners();
+  nextReviewGeneration();
+  leaveCurrent(bookStore.get().live);
+  bookStore.set({ review: null, live: null });
+  showPage(null, null, false);
+}
+
+/**
+ * Closes a live session: its agents are interrupted (nobody stopped them), and
+ * it can be continued from the history, where a question it left is asked again.
+ */
+export async function closeSession(key: SlotKey): Promise<void> {
+  const id = liveStore.get().slots.find((s) => s.key === key)?.info?.session_id;
+  if (id === undefined) return;
+  const app = await run(() => commands.closeSession(id));
+  if (app === null) return;
+  applyAppState(app);
+  dropSession(key);
+}
+
+/**
+ * Drops the sessions the backend no longer runs (starting one may close the
+ * oldest finished session to stay within Settings' cap). Only sessions known
+ * before the app state was asked for are judged by it.
+ */
+export async function forgetClosedSessions(): Promise<void> {
+  const known = liveStore.get().slots.flatMap((s) => (s.info ? [[s.key, s.info.session_id] as const] : []));
+  let app;
+  try {
+    app = await commands.appState();
+  } catch {
+    return;
+  }
+  applyAppState(app);
+  const running = new Set(app.sessions.map((s) => s.session_id));
+  for (const [key, id] of known) if (!running.has(id)) dropSession(key);
+}
