@@ -108,11 +108,11 @@ async fn live_approvals_are_answered_from_a_past_session_with_rules_and_the_keyb
     assert!(removed.iter().any(|l| l.contains("# e2e workspace")), "the lost line is shown removed: {removed:?}");
     app.screenshot("approval-inbox").await;
     // The smallest window it is meant for, to look at.
-    app.client.set_window_size(1024, 700).await.unwrap();
+    app.resize(1024, 700).await;
     app.screenshot("approval-inbox-1024x700").await;
-    app.client.set_window_size(1440, 900).await.unwrap();
+    app.resize(1440, 900).await;
     app.screenshot("approval-inbox-1440x900").await;
-    app.client.set_window_size(1280, 800).await.unwrap();
+    app.resize(1280, 800).await;
 
     // "Write anywhere in this session": it also answers the changelog's pending Write.
     let session_scope = readme.find(Locator::Css("[data-testid=scope-option][data-scope=session]")).await.unwrap();

@@ -270,6 +270,19 @@ impl App {
         .await
     }
 
+    /// Resizes the window and waits until the page has laid itself out at the new width.
+    pub async fn resize(&self, width: u32, height: u32) {
+        self.client.set_window_size(width, height).await.unwrap();
+        self.wait(&format!("the page at {width} px"), || async {
+            let w = self.client.execute("return window.innerWidth", vec![]).await.ok()?.as_u64()?;
+            (w == u64::from(width)).then_some(())
+        })
+        .await;
+        // The X server's framebuffer (what screenshots read) catches up with
+        // the webview's paint at the new size a moment later.
+        tokio::time::sleep(Duration::from_millis(400)).await;
+    }
+
     pub async fn screenshot(&self, name: &str) -> PathBuf {
         let path = self.shots.join(format!("{name}.png"));
         // What is on screen once the page has painted its latest state.

@@ -7,16 +7,6 @@
 use super::harness::App;
 use super::scripted;
 
-/// Resizes the window and waits until the page has laid itself out at the new width.
-async fn resize(app: &App, width: u32, height: u32) {
-    app.client.set_window_size(width, height).await.unwrap();
-    app.wait(&format!("the page at {width} px"), || async {
-        let w = app.client.execute("return window.innerWidth", vec![]).await.ok()?.as_u64()?;
-        (w == u64::from(width)).then_some(())
-    })
-    .await;
-}
-
 /// Row heights, whether any name is cut while its row has room, and the inbox's width.
 async fn measure(app: &App) -> serde_json::Value {
     app.client
@@ -92,7 +82,7 @@ async fn the_layout_holds_at_two_sizes_in_both_themes_and_a_sent_message_waits_q
         let dark =
             app.client.execute("return matchMedia('(prefers-color-scheme: dark)').matches", vec![]).await.unwrap();
         assert_eq!(dark.as_bool(), Some(theme == "dark"), "the {theme} theme is the one shown");
-        resize(&app, 1440, 900).await;
+        app.resize(1440, 900).await;
 
         // Nothing waits yet: the approvals column is a strip.
         let idle = measure(&app).await;
@@ -119,7 +109,7 @@ async fn the_layout_holds_at_two_sizes_in_both_themes_and_a_sent_message_waits_q
         let levels = asking["levels"].as_array().unwrap();
         assert!(levels[0] == "1" && levels[1..].iter().all(|l| l == "2"), "{levels:?}");
         app.screenshot(&format!("layout-asking-1440x900-{theme}")).await;
-        resize(&app, 1024, 700).await;
+        app.resize(1024, 700).await;
         let narrow = measure(&app).await;
         let narrow_heights: Vec<i64> =
             narrow["heights"].as_array().unwrap().iter().filter_map(|h| h.as_i64()).collect();
@@ -151,7 +141,7 @@ async fn the_layout_holds_at_two_sizes_in_both_themes_and_a_sent_message_waits_q
         app.find("[data-testid=delegate-prompt]").await.send_keys("\u{E00C}").await.unwrap();
         app.wait("the dialog closed", || async { app.all(".modal").await.is_empty().then_some(()) }).await;
         app.screenshot(&format!("layout-asking-1024x700-{theme}")).await;
-        resize(&app, 1280, 800).await;
+        app.resize(1280, 800).await;
         figures_in_sight(&measure(&app).await, theme, 1280);
         app.screenshot(&format!("layout-asking-1280x800-{theme}")).await;
 
@@ -176,7 +166,7 @@ async fn the_layout_holds_at_two_sizes_in_both_themes_and_a_sent_message_waits_q
         let folded = measure(&app).await;
         assert!(folded["inbox"].as_i64().unwrap() < 60, "{theme}: answered, the inbox folds again: {folded}");
         app.screenshot(&format!("layout-queued-1024x700-{theme}")).await;
-        resize(&app, 1440, 900).await;
+        app.resize(1440, 900).await;
         app.screenshot(&format!("layout-queued-1440x900-{theme}")).await;
 
         // Stopped, it took the message into its history: shown as the person's, no longer queued.
@@ -187,7 +177,7 @@ async fn the_layout_holds_at_two_sizes_in_both_themes_and_a_sent_message_waits_q
         })
         .await;
         app.wait_text("[data-testid=user-message]", "also count the tests").await;
-        resize(&app, 1280, 800).await;
+        app.resize(1280, 800).await;
         app.close().await;
         server.shutdown().await;
     }

@@ -11,6 +11,7 @@ mod harness;
 mod isolation;
 mod layout;
 mod review;
+mod sessions;
 mod xwd;
 
 use arbor_testkit::{Scenario, ScriptedServer};

@@ -73,11 +73,15 @@ function SessionItem({ row }: { row: SessionRow }) {
         <span className="session-text">
           <span className="session-name">{name}</span>
           <span className="session-figures">
-            {row.workspace ? <span className="mono">{row.workspace}</span> : null}
             {row.atWork > 0 ? <span data-testid="session-at-work">{row.atWork} at work</span> : null}
             <span>{formatTokens(row.tokens)} tok</span>
             {cost ? <span>{cost}</span> : null}
             {elapsed !== null ? <span>{formatDuration(elapsed)}</span> : null}
+            {row.workspace ? (
+              <span className="mono session-workspace" title={row.workspace}>
+                {row.workspace}
+              </span>
+            ) : null}
           </span>
         </span>
         {row.pending > 0 ? (

@@ -1,0 +1,121 @@
+//! Several live sessions in one window, in the real webview: a session waiting
+//! for approval goes on when New session starts another; both wait side by
+//! side in one inbox whose cards name their session; each is answered in its
+//! own session from the other's page, with the mouse and the keyboard; the
+//! sessions list orders them (waiting first) and switching brings each back
+//! as it was left. The window title counts them all.
+
+use crate::harness::{App, exists};
+use crate::scripted;
+use fantoccini::{Locator, elements::Element};
+
+async fn cards(app: &App) -> Vec<Element> {
+    app.all("[data-testid=approval]").await
+}
+
+/// The card whose session line names `prompt`.
+async fn card_of_session(app: &App, prompt: &str) -> Element {
+    app.wait(&format!("a card of the session {prompt:?}"), || async {
+        for card in cards(app).await {
+            let line = card.find(Locator::Css("[data-testid=approval-session]")).await.ok()?;
+            if app.text_of(&line).await.contains(prompt) {
+                return Some(card);
+            }
+        }
+        None
+    })
+    .await
+}
+
+/// The sessions list's rows as (group, text), in the list's order.
+async fn session_rows(app: &App) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for row in app.all("[data-testid=session-row]").await {
+        let group = row.attr("data-group").await.ok().flatten().unwrap_or_default();
+        out.push((group, app.text_of(&row).await));
+    }
+    out
+}
+
+async fn start(app: &App, prompt: &str) {
+    app.find("[data-testid=prompt-input]").await.send_keys(prompt).await.unwrap();
+    app.click("[data-testid=send]").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(feature = "custom-protocol"),
+    ignore = "needs the UI embedded: run with --features custom-protocol (scripts/test.sh does)"
+)]
+async fn two_live_sessions_wait_side_by_side_and_one_inbox_answers_each_in_its_own() {
+    let server = scripted("sessions_e2e").await;
+    let app = App::launch_scripted(&server).await;
+
+    // A first session waits to Write; New session leaves it waiting, its card in the inbox.
+    start(&app, "SESS-A: write a").await;
+    app.wait("the first card", || async { (cards(&app).await.len() == 1).then_some(()) }).await;
+    app.node_status("main", "waiting_approval").await;
+    app.click("[data-testid=new-session]").await;
+    app.wait("a fresh page", || async { app.rows().await.is_empty().then_some(()) }).await;
+    assert_eq!(cards(&app).await.len(), 1, "the first session's card stays in the inbox");
+    let listed = session_rows(&app).await;
+    assert_eq!(listed.len(), 1, "the running session is listed: {listed:?}");
+    assert_eq!(listed[0].0, "waiting");
+    assert!(listed[0].1.contains("SESS-A"), "{listed:?}");
+
+    // A second session beside it: two cards, each naming its session; the title counts both.
+    start(&app, "SESS-B: write b").await;
+    app.wait("two cards", || async { (cards(&app).await.len() == 2).then_some(()) }).await;
+    let a = card_of_session(&app, "SESS-A").await;
+    card_of_session(&app, "SESS-B").await;
+    app.wait("the OS window's title to count both", || async {
+        app.os_window_titles().iter().any(|t| t == "(2) Arbor").then_some(())
+    })
+    .await;
+    app.wait_count("count-approvals", 2).await;
+    app.screenshot("two-sessions").await;
+    app.resize(1024, 700).await;
+    app.screenshot("two-sessions-1024x700").await;
+    app.resize(1440, 900).await;
+    app.screenshot("two-sessions-1440x900").await;
+    app.resize(1280, 800).await;
+
+    // The first session's card, answered from the second's page, runs there; the page stays on the second.
+    a.find(Locator::Css("[data-testid=approve]")).await.unwrap().click().await.unwrap();
+    app.wait("a.txt written by the first session", || async { exists(&app.file("a.txt")).then_some(()) }).await;
+    app.wait("one card left", || async { (cards(&app).await.len() == 1).then_some(()) }).await;
+    assert!(!exists(&app.file("b.txt")), "the second session still waits");
+    app.node_status("main", "waiting_approval").await;
+    // The list: the one waiting first, the finished one after it.
+    let listed = app
+        .wait("the first session finished in the list", || async {
+            let rows = session_rows(&app).await;
+            (rows.len() == 2 && rows[1].0 == "finished").then_some(rows)
+        })
+        .await;
+    assert!(listed[0].1.contains("SESS-B") && listed[1].1.contains("SESS-A"), "waiting first: {listed:?}");
+
+    // The second session's card from the keyboard ("a" from anywhere answers the first waiting card).
+    app.find("[data-testid=keys-hint]").await;
+    app.client.active_element().await.unwrap().send_keys("a").await.unwrap();
+    app.wait("b.txt written by the second session", || async { exists(&app.file("b.txt")).then_some(()) }).await;
+    app.node_status("main", "completed").await;
+
+    // Switching: the first session comes back as it is now, its main agent done.
+    let first = app
+        .wait("the first session's row", || async {
+            for row in app.all("[data-testid=session-row]").await {
+                if app.text_of(&row).await.contains("SESS-A") {
+                    return Some(row);
+                }
+            }
+            None
+        })
+        .await;
+    first.find(Locator::Css(".session-open")).await.unwrap().click().await.unwrap();
+    app.wait_text("[data-testid=output]", "A done").await;
+    app.node_status("main", "completed").await;
+    assert_eq!(std::fs::read_to_string(app.file("a.txt")).unwrap(), "from session a\n");
+    app.close().await;
+    server.shutdown().await;
+}
