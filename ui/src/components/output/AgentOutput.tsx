@@ -13,6 +13,7 @@ import type { AgentId } from "../../bindings";
 import { loadEarlier } from "../../ipc/history";
 import { SHOW_ALL, filterItems } from "../../lib/outputFilter";
 import { ResponseParts, estimateRowSize } from "../../lib/responseParts";
+import { placeOf, rememberPlace } from "../../store/places";
 import { bookStore, displayedBook, pagesOf } from "../../store/review";
 import { agentPrompt, filterHidesSeq, queuedFor, rowForSeq, visibleItems } from "../../store/selectors";
 import { isTerminal } from "../../store/session/status";
@@ -85,7 +86,11 @@ export function AgentOutput({ id }: { id: AgentId }) {
   }, [earlierState, earlierError, prompt, parted, queued]);
 
   const scrollRef = useRef<HTMLDivElement>(null);
-  const stick = useRef(focus === null);
+  // Where the person left this output (another session or agent shown meanwhile), unless a passage is asked for.
+  const [left] = useState(() => (focus === null ? placeOf(sessionId, id) : null));
+  const stick = useRef(left ? left.following : focus === null);
+  /** The scrollTop to come back to, until the rows are tall enough to reach it. */
+  const restore = useRef(left && !left.following ? left.top : null);
   /** Distance from the bottom to keep while earlier rows are added above. */
   const anchor = useRef<number | null>(null);
   const [flash, setFlash] = useState<string | null>(null);
@@ -116,9 +121,22 @@ export function AgentOutput({ id }: { id: AgentId }) {
     setAway(false);
   }, []);
 
+  // Leaving (another agent or session shown): where it was is remembered.
+  useLayoutEffect(() => {
+    const el = scrollRef.current;
+    return () => {
+      if (el) rememberPlace(sessionId, id, { top: el.scrollTop, following: stick.current });
+    };
+  }, [sessionId, id]);
+
   useLayoutEffect(() => {
     const el = scrollRef.current;
     if (!el) return;
+    if (restore.current !== null) {
+      el.scrollTop = restore.current;
+      if (Math.abs(el.scrollTop - restore.current) < 2) restore.current = null;
+      return;
+    }
     if (anchor.current !== null) {
       el.scrollTop = el.scrollHeight - anchor.current;
       if (!pages || pages.status !== "loading") anchor.current = null;

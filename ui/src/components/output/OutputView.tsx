@@ -26,13 +26,15 @@ export function OutputView() {
   const hasSession = useStore(uiStore, (s) => s.session !== null || s.starting);
   const starting = useStore(uiStore, (s) => s.starting);
   const tab = useStore(uiStore, (s) => s.outputTab);
+  const sessionId = useStore(sessionStore, (s) => s.sessionId);
   return (
     <div className="output-wrap" data-testid="output">
       {id ? (
         tab === "changes" ? (
           <AgentChanges key={id} id={id} />
         ) : (
-          <AgentOutput key={id} id={id} />
+          // By session too: each session's output keeps its own place.
+          <AgentOutput key={`${sessionId ?? ""}/${id}`} id={id} />
         )
       ) : (
         <NoAgent hasSession={hasSession} starting={starting} />
