@@ -32,10 +32,11 @@ vi.mock("../bindings", async (importOriginal) => ({
   commands: new Proxy({}, { get: (_t, k: string) => commands[k as keyof typeof commands] }),
 }));
 vi.mock("@tauri-apps/api/core", () => ({ Channel: class {} }));
+const sendNotification = vi.fn();
 vi.mock("@tauri-apps/plugin-notification", () => ({
   isPermissionGranted: () => Promise.resolve(true),
   requestPermission: () => Promise.resolve("granted"),
-  sendNotification: vi.fn(),
+  sendNotification: (...a: unknown[]) => sendNotification(...a),
 }));
 
 /** A live session of the window, started with `prompt`, its main agent asking for `requests`. */
@@ -123,6 +124,21 @@ describe("several live sessions in one window", () => {
     });
     expect(screen.getAllByTestId("approval")).toHaveLength(2);
     expect(rows().map((r) => r.dataset.group)).toEqual(["waiting", "working"]);
+    // A request of the session out of sight is notified, naming it, though the window has the focus.
+    sendNotification.mockReset();
+    await act(async () => {
+      enqueueFrame({ events: askFor(docs.e.make, "s-docs-main", "r-docs-2"), usage: null, rules: null, timeline: null }, docs.key);
+      flushEvents();
+    });
+    await vi.waitFor(() => expect(sendNotification).toHaveBeenCalledTimes(1));
+    expect(sendNotification.mock.calls[0]?.[0]).toMatchObject({ body: expect.stringContaining("in “Update the docs”") });
+    // One in the session on display is not: the person sees its card come.
+    await act(async () => {
+      enqueueFrame({ events: askFor(tests.e.make, "s-tests-main", "r-t3"), usage: null, rules: null, timeline: null }, tests.key);
+      flushEvents();
+    });
+    await new Promise((r) => setTimeout(r, 20));
+    expect(sendNotification).toHaveBeenCalledTimes(1);
   });
 
   it("switches with a click, each coming back as it was left, and New session leaves both running", () => {
