@@ -125,6 +125,7 @@ describe("several live sessions in one window", () => {
     expect(screen.getAllByTestId("approval")).toHaveLength(2);
     expect(rows().map((r) => r.dataset.group)).toEqual(["waiting", "working"]);
     // A request of the session out of sight is notified, naming it, though the window has the focus.
+    const focused = vi.spyOn(document, "hasFocus").mockReturnValue(true);
     sendNotification.mockReset();
     await act(async () => {
       enqueueFrame({ events: askFor(docs.e.make, "s-docs-main", "r-docs-2"), usage: null, rules: null, timeline: null }, docs.key);
@@ -139,6 +140,7 @@ describe("several live sessions in one window", () => {
     });
     await new Promise((r) => setTimeout(r, 20));
     expect(sendNotification).toHaveBeenCalledTimes(1);
+    focused.mockRestore();
   });
 
   it("switches with a click, each coming back as it was left, and New session leaves both running", () => {
