@@ -5,6 +5,8 @@ import { uiStore } from "../store/ui";
 import { eventMaker } from "../test/events";
 import { pastSession, storedAgent } from "../test/past";
 import { applyEvents, resetStores, sessionInfo } from "../test/stores";
+import { initialSession } from "../store/session/reducer";
+import { openSlot } from "../store/sessionStore";
 import { seg, storedTimeline, timelineUpdate } from "../test/timeline";
 import { installHistoryEffects, openPastSession } from "./history";
 import { ensureTimeline, loadTimeline, showInOutput } from "./timeline";
@@ -88,12 +90,18 @@ describe("the stored timeline", () => {
     expect(timelineStore.get()["s-past"]?.lanes["agent-main"]?.segments).toEqual([seg("model", 0, 10), seg("model", 50, null)]);
   });
 
-  it("forgets the timelines of sessions no longer shown", async () => {
+  it("forgets the timelines of sessions no longer shown, never a live one's, displayed or not", async () => {
     applyFrames("s-old", [timelineUpdate([["agent-x", 0, seg("model", 0, 1)]])]);
+    // Two live sessions; the first is out of sight behind the second.
+    for (const id of ["s-live-1", "s-live-2"]) {
+      openSlot(initialSession());
+      applyEvents([eventMaker(id).started(`${id}-main`, null, "main")]);
+      applyFrames(id, [timelineUpdate([[`${id}-main`, 0, seg("model", 0, null)]])]);
+    }
     await openPast();
     commands.sessionTimeline.mockReturnValue(ok(storedTimeline({})));
     await ensureTimeline("s-past");
-    expect(Object.keys(timelineStore.get())).toEqual(["s-past"]);
+    expect(Object.keys(timelineStore.get()).sort()).toEqual(["s-live-1", "s-live-2", "s-past"]);
   });
 });
 

@@ -7,7 +7,7 @@
  */
 import { commands, type AgentId, type SessionId } from "../bindings";
 import { bookStore, displayedBook } from "../store/review";
-import { liveSession, sessionStore } from "../store/sessionStore";
+import { liveViews, sessionStore } from "../store/sessionStore";
 import { keepTimelines, timelineStore, updateTimeline, withLoad, withStoredTimeline } from "../store/timeline";
 import { patchUi } from "../store/ui";
 import { attempt } from "./actions";
@@ -26,8 +26,8 @@ export async function ensureTimeline(sessionId: SessionId): Promise<void> {
 
 /** (Re)loads a session's stored timeline; a failure is kept on it (the view offers Retry). */
 export async function loadTimeline(sessionId: SessionId): Promise<void> {
-  // Only the live session's and the displayed one's are kept.
-  keepTimelines([liveSession.get().sessionId, sessionStore.get().sessionId, sessionId]);
+  // Only the live sessions' (their frames bring upserts, not the whole) and the displayed one's are kept.
+  keepTimelines([...liveViews.get().map((v) => v.state.sessionId), sessionStore.get().sessionId, sessionId]);
   updateTimeline(sessionId, (t) => withLoad(t, "loading"));
   const r = await attempt(() => commands.sessionTimeline(sessionId));
   // Forgotten meanwhile (a new session started): nothing to put it in.
