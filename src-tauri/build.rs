@@ -29,6 +29,8 @@ fn main() {
         "revert_changes",
         "worktree_action",
         "list_worktrees",
+        "watch_window",
+        "close_window",
     ];
     // tauri-build reads the capabilities but does not ask to run again when they change.
     println!("cargo:rerun-if-changed=src-tauri/capabilities");

@@ -4,7 +4,9 @@
 mod bridge;
 mod commands;
 mod painting;
+mod window;
 
+use arbor_app::instance::{self, Launch};
 use arbor_app::keys::OsKeyring;
 use arbor_app::{Environment, Host, HostConfig, paths};
 use arbor_protocol::{
@@ -46,6 +48,8 @@ pub fn specta_builder() -> tauri_specta::Builder<tauri::Wry> {
             commands::revert_changes,
             commands::worktree_action,
             commands::list_worktrees,
+            window::watch_window,
+            window::close_window,
         ])
         // Every list the UI needs of a Rust rule, so TypeScript never re-types one.
         .constant("AGENT_STATUSES", AgentStatus::ALL)
@@ -119,6 +123,13 @@ pub fn run() {
     if let Err(e) = paths::init_logging(&data_dir, "arbor-desktop.log", &env) {
         fail(&format!("Arbor cannot start: {e}"));
     }
+    // One app per data dir: a later launch brings this one's window forward and starts nothing.
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let primary = match instance::launch(&data_dir, &args) {
+        Ok(Launch::First(primary)) => primary,
+        Ok(Launch::Forwarded { pid }) => already_running(pid),
+        Err(e) => fail(&format!("Arbor cannot start: {e}")),
+    };
     let config_dir = paths::config_dir(&env);
     let host = Host::new(HostConfig {
         settings_file: config_dir.as_ref().map(|d| d.join("settings.json")),
@@ -130,13 +141,28 @@ pub fn run() {
         data_dir: Some(data_dir.clone()),
     });
     let result = tauri::Builder::default()
-        .plugin(tauri_plugin_window_state::Builder::default().build())
+        // Where and how big, never hidden: a window hidden to keep sessions running
+        // must not come back hidden at the next start.
+        .plugin(
+            tauri_plugin_window_state::Builder::default()
+                .with_state_flags(
+                    tauri_plugin_window_state::StateFlags::all() - tauri_plugin_window_state::StateFlags::VISIBLE,
+                )
+                .build(),
+        )
         .plugin(tauri_plugin_dialog::init())
         .plugin(tauri_plugin_notification::init())
         .manage(host)
+        .manage(window::WindowWatch::default())
         .invoke_handler(builder.invoke_handler())
+        .on_window_event(window::on_event)
         .setup(move |app| {
             painting::tune(app.handle());
+            let handle = app.handle().clone();
+            primary.serve(move |args| {
+                let app = handle.clone();
+                let _ = handle.run_on_main_thread(move || window::come_forward(&app, &args));
+            });
             builder.mount_events(app);
             tracing::info!(version = env!("CARGO_PKG_VERSION"), "Arbor desktop started");
             Ok(())
@@ -158,6 +184,13 @@ pub fn run() {
         }),
         Err(e) => fail(&format!("Arbor could not start its window: {e}")),
     }
+}
+
+#[allow(clippy::print_stderr)]
+fn already_running(pid: u32) -> ! {
+    tracing::info!(pid, "Arbor already runs on this data dir: its window was brought forward");
+    eprintln!("Arbor is already running on this data dir (pid {pid}): its window was brought forward.");
+    std::process::exit(0);
 }
 
 #[allow(clippy::print_stderr)]

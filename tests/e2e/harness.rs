@@ -78,6 +78,9 @@ fn tool(name: &str) -> PathBuf {
 pub struct App {
     pub client: Client,
     _dir: tempfile::TempDir,
+    /// The app's binary and the environment it was launched with (a relaunch uses them again).
+    app: PathBuf,
+    env: Vec<(String, String)>,
     pub workspace: PathBuf,
     pub shots: PathBuf,
     /// The private X display (":N") the app's window is on.
@@ -119,7 +122,33 @@ impl App {
         let workspace = dir.path().join("workspace");
         std::fs::create_dir_all(&workspace).unwrap();
         std::fs::write(workspace.join("README.md"), "# e2e workspace\n").unwrap();
+        let env = env.iter().map(|(k, v)| ((*k).to_string(), v.clone())).collect();
+        Self::start(dir, app.to_path_buf(), env).await
+    }
 
+    /// The app again on the same config, data and workspace, once the one before has ended
+    /// (its data dir's lock let go: a launch before that would only bring it forward).
+    pub async fn relaunch(self) -> App {
+        let App { client, _dir: dir, app, env, _driver, _display, .. } = self;
+        let _ = client.close().await;
+        drop(_driver);
+        drop(_display);
+        let lock = dir.path().join("data/desktop.lock");
+        let started = Instant::now();
+        loop {
+            let free =
+                std::fs::OpenOptions::new().write(true).open(&lock).map(|f| f.try_lock().is_ok()).unwrap_or(true);
+            if free {
+                break;
+            }
+            assert!(started.elapsed() < PATIENCE, "the app before never ended: its data dir is still locked");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        Self::start(dir, app, env).await
+    }
+
+    async fn start(dir: tempfile::TempDir, app: PathBuf, env: Vec<(String, String)>) -> App {
+        let workspace = dir.path().join("workspace");
         let (xvfb, display) = private_display(dir.path(), "1600x1000x24");
         let display_proc = Proc(xvfb);
 
@@ -128,7 +157,7 @@ impl App {
         let mut cmd = Command::new(tool("tauri-driver"));
         cmd.args(["--port", &port.to_string(), "--native-port", &native_port.to_string()]);
         isolated(&mut cmd, &display, dir.path()).stdout(Stdio::null()).stderr(Stdio::null());
-        for (k, v) in env {
+        for (k, v) in &env {
             cmd.env(k, v);
         }
         let driver = Proc(
@@ -157,7 +186,60 @@ impl App {
         };
         let shots = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/e2e-screenshots");
         std::fs::create_dir_all(&shots).unwrap();
-        App { client, _dir: dir, workspace, shots, display, _driver: driver, _display: display_proc }
+        App { client, _dir: dir, app, env, workspace, shots, display, _driver: driver, _display: display_proc }
+    }
+
+    /// The app launched again beside this one, on the same data dir and display, as a
+    /// person would from a launcher: its exit status and what it printed.
+    pub fn second_launch(&self) -> std::process::Output {
+        let mut cmd = Command::new(&self.app);
+        isolated(&mut cmd, &self.display, self._dir.path()).arg(&self.workspace);
+        for (k, v) in &self.env {
+            cmd.env(k, v);
+        }
+        let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+        let started = Instant::now();
+        while child.try_wait().unwrap().is_none() {
+            if started.elapsed() > PATIENCE {
+                let _ = child.kill();
+                panic!("a second launch on the same data dir did not end: it started a second app");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        child.wait_with_output().unwrap()
+    }
+
+    /// The app's top-level X windows (named "Arbor", with or without a count).
+    fn toplevels(&self) -> Vec<String> {
+        let out = Command::new("xwininfo")
+            .args(["-root", "-children", "-display", &self.display])
+            .output()
+            .expect("xwininfo (x11-utils; scripts/install-deps.sh installs it)");
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter(|l| l.split('"').nth(1).is_some_and(|name| name.ends_with("Arbor")))
+            .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+            .collect()
+    }
+
+    /// Whether the app's window is on screen (mapped), as a person would see it.
+    pub fn window_shown(&self) -> bool {
+        self.toplevels().iter().any(|id| {
+            let out = Command::new("xwininfo").args(["-id", id, "-display", &self.display]).output();
+            out.is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("IsViewable"))
+        })
+    }
+
+    /// Closes the window as a desktop's close button does: WM_DELETE_WINDOW to each
+    /// top-level window (`tests/e2e/wm_close.py`, libX11 through ctypes).
+    pub fn close_window_as_the_desktop_does(&self) {
+        let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/e2e/wm_close.py");
+        let ids = self.toplevels();
+        assert!(!ids.is_empty(), "no Arbor window on the display");
+        for id in ids {
+            let status = Command::new("python3").arg(&script).args([&self.display, &id]).status().unwrap();
+            assert!(status.success(), "wm_close.py failed on window {id}");
+        }
     }
 
     /// The names of the X windows on the app's display, as a taskbar reads them

@@ -7,6 +7,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod approvals;
+mod closing;
 mod harness;
 mod isolation;
 mod layout;

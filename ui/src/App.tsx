@@ -12,6 +12,7 @@ import { useEffect } from "react";
 import { AgentTree } from "./components/AgentTree";
 import { PerfRegion } from "./components/PerfRegion";
 import { BudgetDialog } from "./components/BudgetDialog";
+import { CloseDialog } from "./components/CloseDialog";
 import { DelegateDialog } from "./components/DelegateDialog";
 import { ErrorBanners } from "./components/ErrorBanners";
 import { FirstRun } from "./components/FirstRun";
@@ -35,6 +36,7 @@ import { useWindowTitle } from "./hooks/useWindowTitle";
 import { installEventEffects, loadAppState } from "./ipc/actions";
 import { installApprovalEffects } from "./ipc/approvals";
 import { installHistoryEffects } from "./ipc/history";
+import { installWindowWatch } from "./ipc/window";
 import { markInteractive } from "./lib/perf";
 import { bookStore } from "./store/review";
 import { liveStore, sessionStore } from "./store/sessionStore";
@@ -56,6 +58,7 @@ export function App() {
     const offEvents = installEventEffects();
     const offHistory = installHistoryEffects();
     const offApprovals = installApprovalEffects();
+    installWindowWatch();
     window.addEventListener("keydown", onGlobalKey);
     void loadAppState();
     return () => {
@@ -198,6 +201,7 @@ export function App() {
       {dialog?.kind === "delegate" ? <DelegateDialog parentId={dialog.parentId} /> : null}
       {dialog?.kind === "message" ? <MessageDialog agentId={dialog.agentId} /> : null}
       {dialog?.kind === "budget" ? <BudgetDialog agentId={dialog.agentId} /> : null}
+      {dialog?.kind === "close" ? <CloseDialog sessionsAtWork={dialog.sessionsAtWork} /> : null}
       <McpTrustDialog />
       <ErrorBanners />
     </div>

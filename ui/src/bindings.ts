@@ -69,6 +69,10 @@ export const commands = {
 	worktreeAction: (sessionId: SessionId, agentId: AgentId, action: WorktreeAction) => typedError<WorktreeUpdate, AppError>(__TAURI_INVOKE("worktree_action", { sessionId, agentId, action })),
 	/**  Arbor's worktrees in the workspace's repository (also those a crash left). */
 	listWorktrees: (workspace: string) => typedError<WorktreeInfo[], AppError>(__TAURI_INVOKE("list_worktrees", { workspace })),
+	/**  The UI listens for the shell's questions. */
+	watchWindow: (onRequest: Channel<WindowRequest>) => __TAURI_INVOKE<void>("watch_window", { onRequest }),
+	/**  The person's answer to the close question. */
+	closeWindow: (choice: CloseChoice) => __TAURI_INVOKE<void>("close_window", { choice }),
 };
 
 /* Constants */
@@ -442,6 +446,13 @@ export type CatalogReport = {
 };
 
 export type ChangeKind = "created" | "modified" | "deleted";
+
+/**  The person's answer to closing the window while agents work. */
+export type CloseChoice = 
+/**  The window hides; the process and its sessions go on (launch Arbor again to bring it back). */
+"keep_running" | 
+/**  Every session closes (its agents interrupted, offered at the next start) and the app quits. */
+"stop";
 
 export type Command = 
 /**
@@ -1376,6 +1387,11 @@ export type UserMessage = {
 };
 
 export type Value = null | boolean | number | string | Value[] | { [key in string]: Value };
+
+/**  What the shell asks of the UI. */
+export type WindowRequest = 
+/**  The window is being closed while sessions have agents at work: ask what to do. */
+{ kind: "close_asked"; sessions_at_work: number };
 
 /**  What of a workspace would start servers, as a person decides on it. */
 export type WorkspaceMcp = {

@@ -20,6 +20,8 @@ export type Dialog =
   | { kind: "message"; agentId: AgentId }
   | { kind: "budget"; agentId: AgentId }
   | { kind: "import" }
+  /** The window is being closed while sessions have agents at work. */
+  | { kind: "close"; sessionsAtWork: number }
   | null;
 
 export interface ErrorNote {

@@ -12,6 +12,7 @@ pub mod env;
 pub mod error;
 pub mod host;
 pub mod import;
+pub mod instance;
 pub mod keys;
 pub mod live;
 pub mod mcp;

@@ -72,6 +72,11 @@ impl LiveSessions {
 
     /// The session that started first among those with no agent at work: the
     /// one to close when the cap on live sessions is reached.
+    /// How many have an agent at work or waiting for a person.
+    pub(crate) fn at_work(&self) -> usize {
+        self.0.lock().iter().filter(|r| !r.session.is_idle()).count()
+    }
+
     pub(crate) fn oldest_idle(&self) -> Option<SessionId> {
         self.0.lock().iter().find(|r| r.session.is_idle()).map(|r| r.info.session_id.clone())
     }
@@ -94,6 +99,12 @@ impl Host {
     }
 
     /// Every live session, in the order they started.
+    /// How many live sessions have an agent at work or waiting for a person:
+    /// what closing the app would interrupt.
+    pub fn sessions_at_work(&self) -> usize {
+        self.live.at_work()
+    }
+
     pub fn live_sessions(&self) -> Vec<SessionInfo> {
         self.live.infos()
     }

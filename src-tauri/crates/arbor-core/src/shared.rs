@@ -72,6 +72,9 @@ pub(crate) struct State {
     tool_specs: Vec<Arc<[ToolSpec]>>,
     rng: fastrand::Rng,
     /// For approval request ids: asking never shifts the agent ids a seed predicts.
+    /// Seeded afresh by each run of the session (never from its id alone): a
+    /// continued session asks again a call its last run asked, and the new
+    /// request must never take the old one's id, even within the same millisecond.
     approval_rng: fastrand::Rng,
 }
 
@@ -131,7 +134,7 @@ impl Locked<'_> {
 
 impl Shared {
     pub(crate) fn new(ctx: Context, events: EventSink, rng: fastrand::Rng) -> Self {
-        let approval_rng = fastrand::Rng::with_seed(seed_of(&ctx.id));
+        let approval_rng = fastrand::Rng::new();
         let state = State {
             registry: Registry::default(),
             approvals: Approvals::default(),
@@ -271,9 +274,4 @@ impl Shared {
         self.closing()
             && self.registry().get(agent).and_then(|r| r.stopped_by) != Some(arbor_protocol::StoppedBy::Person)
     }
-}
-
-/// A seed from a session id's text (FNV-1a): stable for a seeded session, distinct across sessions.
-fn seed_of(id: &SessionId) -> u64 {
-    id.as_str().bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
 }

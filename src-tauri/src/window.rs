@@ -1,0 +1,81 @@
+//! The main window's life beside its sessions: closing it while agents work
+//! asks the person first (keep them running with the window hidden, or stop
+//! them and quit; the UI shows the question), and a later launch on the same
+//! data dir brings the window back (`arbor_app::instance`).
+
+use arbor_app::Host;
+use parking_lot::Mutex;
+use serde::{Deserialize, Serialize};
+use tauri::ipc::Channel;
+use tauri::{AppHandle, Manager, State, Window, WindowEvent};
+
+/// What the shell asks of the UI.
+#[derive(Debug, Clone, Serialize, specta::Type)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum WindowRequest {
+    /// The window is being closed while sessions have agents at work: ask what to do.
+    CloseAsked { sessions_at_work: u32 },
+}
+
+/// The person's answer to closing the window while agents work.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "snake_case")]
+pub enum CloseChoice {
+    /// The window hides; the process and its sessions go on (launch Arbor again to bring it back).
+    KeepRunning,
+    /// Every session closes (its agents interrupted, offered at the next start) and the app quits.
+    Stop,
+}
+
+/// The UI's channel for [`WindowRequest`]s, once it listens.
+#[derive(Default)]
+pub struct WindowWatch(Mutex<Option<Channel<WindowRequest>>>);
+
+/// The UI listens for the shell's questions.
+#[tauri::command]
+#[specta::specta]
+pub fn watch_window(watch: State<'_, WindowWatch>, on_request: Channel<WindowRequest>) {
+    *watch.0.lock() = Some(on_request);
+}
+
+/// The person's answer to the close question.
+#[tauri::command]
+#[specta::specta]
+pub fn close_window(app: AppHandle, window: Window, choice: CloseChoice) {
+    match choice {
+        CloseChoice::KeepRunning => {
+            if let Err(e) = window.hide() {
+                tracing::warn!(error = %e, "the window could not be hidden");
+            }
+        }
+        // The exit handler closes every session and waits for its last events.
+        CloseChoice::Stop => app.exit(0),
+    }
+}
+
+/// A close of the window (its title bar, the desktop) while agents work is held
+/// until the person answers; with nothing at work, or no UI to ask, it closes.
+pub fn on_event(window: &Window, event: &WindowEvent) {
+    let WindowEvent::CloseRequested { api, .. } = event else { return };
+    let at_work = window.state::<Host>().sessions_at_work();
+    if at_work == 0 {
+        return;
+    }
+    let watch = window.state::<WindowWatch>();
+    let asked = watch.0.lock().as_ref().is_some_and(|ch| {
+        ch.send(WindowRequest::CloseAsked { sessions_at_work: u32::try_from(at_work).unwrap_or(u32::MAX) }).is_ok()
+    });
+    if asked {
+        api.prevent_close();
+        tracing::info!(at_work, "closing the window asks what to do with the sessions at work");
+    }
+}
+
+/// Another launch on this data dir: the window comes back (shown, restored, focused).
+pub fn come_forward(app: &AppHandle, args: &[String]) {
+    tracing::info!(?args, "a later launch on this data dir brings the window forward");
+    let Some(window) = app.get_webview_window("main") else { return };
+    let _ = window.show();
+    let _ = window.unminimize();
+    let _ = window.set_focus();
+}

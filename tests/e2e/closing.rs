@@ -1,0 +1,89 @@
+//! Closing the window while agents work, in the real webview and a real X
+//! display: the desktop's close asks first; "Keep running" hides the window
+//! while the session goes on; a second launch on the same data dir brings the
+//! window back and starts nothing, the card still answerable; "Stop and quit"
+//! ends the app with the session interrupted, and the next start offers to
+//! continue it, asking its waiting call again.
+
+use crate::harness::{App, exists};
+use crate::scripted;
+
+async fn one_card(app: &App, what: &str) {
+    app.wait(what, || async { (app.all("[data-testid=approval]").await.len() == 1).then_some(()) }).await;
+}
+
+/// Presses a button of the close dialog from a script: WebDriver's own click waits for
+/// the page's next paint, which a window that hides (or an app that quits) never gives.
+async fn press_while_it_still_paints(app: &App, testid: &str) {
+    app.find(&format!("[data-testid={testid}]")).await;
+    let script = format!("document.querySelector('[data-testid={testid}]').click()");
+    // Its answer may be lost with the paint it waits for (WebKitWebDriver: "unknown error").
+    let _ = app.client.execute(&script, vec![]).await;
+}
+
+async fn start(app: &App, prompt: &str) {
+    app.find("[data-testid=prompt-input]").await.send_keys(prompt).await.unwrap();
+    app.click("[data-testid=send]").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(feature = "custom-protocol"),
+    ignore = "needs the UI embedded: run with --features custom-protocol (scripts/test.sh does)"
+)]
+async fn closing_the_window_asks_keeps_running_or_stops_and_a_second_launch_brings_it_back() {
+    let server = scripted("sessions_e2e").await;
+    let app = App::launch_scripted(&server).await;
+    start(&app, "SESS-A: write a").await;
+    one_card(&app, "the first session's card").await;
+    assert!(app.window_shown());
+
+    // The desktop's close button: the window asks first, and Cancel keeps it.
+    app.close_window_as_the_desktop_does();
+    app.find("[data-testid=close-dialog]").await;
+    // The display's framebuffer shows the dialog a moment after the page has it.
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    app.screenshot("close-dialog").await;
+    app.click("[data-testid=close-cancel]").await;
+    app.wait("the dialog gone", || async { app.all("[data-testid=close-dialog]").await.is_empty().then_some(()) })
+        .await;
+    assert!(app.window_shown(), "Cancel keeps the window");
+
+    // Keep running: the window hides, the session waits on.
+    app.close_window_as_the_desktop_does();
+    press_while_it_still_paints(&app, "close-keep").await;
+    app.wait("the window hidden", || async { (!app.window_shown()).then_some(()) }).await;
+
+    // A second launch brings it back and starts nothing; the card is still answerable.
+    let second = app.second_launch();
+    let said = String::from_utf8_lossy(&second.stderr);
+    assert!(second.status.success(), "the second launch ends well: {said}");
+    assert!(said.contains("already running"), "it says why it started nothing: {said}");
+    app.wait("the window back on screen", || async { app.window_shown().then_some(()) }).await;
+    app.find("[data-testid=approval] [data-testid=approve]").await.click().await.unwrap();
+    app.wait("a.txt written", || async { exists(&app.file("a.txt")).then_some(()) }).await;
+    app.node_status("main", "completed").await;
+
+    // A second session waits; Stop and quit ends the app, the session interrupted.
+    app.click("[data-testid=new-session]").await;
+    start(&app, "SESS-B: write b").await;
+    one_card(&app, "the second session's card").await;
+    app.close_window_as_the_desktop_does();
+    press_while_it_still_paints(&app, "close-stop").await;
+
+    // The next start offers it; Continue asks the waiting call again, and it runs once approved.
+    let app = app.relaunch().await;
+    app.find("[data-testid=interrupted-banner]").await;
+    let offered = app.all("[data-testid=interrupted-session]").await;
+    assert_eq!(offered.len(), 1, "only the session at work is offered");
+    assert!(app.text_of(&offered[0]).await.contains("SESS-B"));
+    app.click("[data-testid=interrupted-continue]").await;
+    one_card(&app, "the call asked again").await;
+    app.wait_text("[data-testid=approval]", "b.txt").await;
+    assert!(!exists(&app.file("b.txt")), "nothing ran before the answer");
+    app.find("[data-testid=approval] [data-testid=approve]").await.click().await.unwrap();
+    app.wait("b.txt written", || async { exists(&app.file("b.txt")).then_some(()) }).await;
+    app.node_status("main", "completed").await;
+    app.close().await;
+    server.shutdown().await;
+}

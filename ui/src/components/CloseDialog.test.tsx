@@ -1,0 +1,71 @@
+/** Closing the window while agents work: the shell's question, and each answer sent back. */
+import { act, fireEvent, render, screen } from "@testing-library/react";
+import { beforeEach, describe, expect, it, vi } from "vitest";
+import type { WindowRequest } from "../bindings";
+import { App } from "../App";
+import { uiStore } from "../store/ui";
+import { appState, resetStores } from "../test/stores";
+
+const commands = {
+  appState: vi.fn(),
+  watchWindow: vi.fn(),
+  closeWindow: vi.fn(),
+  listSessions: vi.fn(),
+};
+vi.mock("../bindings", async (importOriginal) => ({
+  ...(await importOriginal<typeof import("../bindings")>()),
+  commands: new Proxy({}, { get: (_t, k: string) => commands[k as keyof typeof commands] }),
+}));
+vi.mock("@tauri-apps/api/core", () => ({
+  Channel: class {
+    onmessage: (m: unknown) => void = () => undefined;
+  },
+}));
+
+/** The shell's channel, as the window registered it. */
+function shell(): { onmessage: (r: WindowRequest) => void } {
+  const channel = commands.watchWindow.mock.calls.at(-1)?.[0];
+  if (!channel) throw new Error("the window never listened");
+  return channel;
+}
+
+beforeEach(async () => {
+  for (const f of Object.values(commands)) f.mockReset();
+  commands.appState.mockResolvedValue(appState());
+  commands.watchWindow.mockResolvedValue(null);
+  commands.closeWindow.mockResolvedValue(null);
+  commands.listSessions.mockResolvedValue({ status: "ok", data: [] });
+  resetStores({ app: null, appLoading: true });
+  await act(async () => {
+    render(<App />);
+  });
+});
+
+describe("closing the window while agents work", () => {
+  it("asks, and sends the person's answer: keep running, or stop and quit", async () => {
+    act(() => shell().onmessage({ kind: "close_asked", sessions_at_work: 2 }));
+    const dialog = screen.getByTestId("close-dialog");
+    expect(dialog.textContent).toContain("Agents are at work in 2 sessions");
+    // Keep running is where the keys are: Enter keeps the agents going.
+    expect(document.activeElement).toBe(screen.getByTestId("close-keep"));
+    await act(async () => {
+      fireEvent.click(screen.getByTestId("close-keep"));
+    });
+    expect(commands.closeWindow).toHaveBeenLastCalledWith("keep_running");
+    expect(screen.queryByTestId("close-dialog")).toBeNull();
+    act(() => shell().onmessage({ kind: "close_asked", sessions_at_work: 1 }));
+    expect(screen.getByTestId("close-dialog").textContent).toContain("Agents are at work in a session");
+    await act(async () => {
+      fireEvent.click(screen.getByTestId("close-stop"));
+    });
+    expect(commands.closeWindow).toHaveBeenLastCalledWith("stop");
+  });
+
+  it("keeps the window on Cancel, sending nothing", () => {
+    act(() => shell().onmessage({ kind: "close_asked", sessions_at_work: 1 }));
+    fireEvent.click(screen.getByTestId("close-cancel"));
+    expect(screen.queryByTestId("close-dialog")).toBeNull();
+    expect(commands.closeWindow).not.toHaveBeenCalled();
+    expect(uiStore.get().dialog).toBeNull();
+  });
+});

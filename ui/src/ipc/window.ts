@@ -1,0 +1,35 @@
+/**
+ * The shell's questions about the window: closing it while agents work asks
+ * the person (keep them running with the window hidden, or stop them and
+ * quit); the answer goes back to the shell.
+ */
+import { Channel } from "@tauri-apps/api/core";
+import { commands, type CloseChoice, type WindowRequest } from "../bindings";
+import { openDialog, pushError } from "../store/ui";
+import { describe } from "./actions";
+
+/** Listens for the shell's questions (once, at start). */
+export function installWindowWatch(): void {
+  // Unheard, the shell closes without asking: the sessions end interrupted and are offered at the next start.
+  void (async () => {
+    try {
+      const channel = new Channel<WindowRequest>();
+      channel.onmessage = (request) => {
+        if (request.kind === "close_asked") openDialog({ kind: "close", sessionsAtWork: request.sessions_at_work });
+      };
+      await commands.watchWindow(channel);
+    } catch {
+      // Outside the app (a test page) or an old backend: nothing to tell the person; closing stays safe.
+    }
+  })();
+}
+
+/** The person's answer: the window hides (the sessions go on), or every session is closed and the app quits. */
+export async function closeWindow(choice: CloseChoice): Promise<void> {
+  openDialog(null);
+  try {
+    await commands.closeWindow(choice);
+  } catch (e) {
+    pushError(`Could not close the window: ${describe(e)}`);
+  }
+}
