@@ -54,6 +54,7 @@ pub fn specta_builder() -> tauri_specta::Builder<tauri::Wry> {
         // Every list the UI needs of a Rust rule, so TypeScript never re-types one.
         .constant("AGENT_STATUSES", AgentStatus::ALL)
         .constant("TERMINAL_AGENT_STATUSES", AgentStatus::TERMINAL)
+        .constant("RESUMABLE_AGENT_STATUSES", AgentStatus::RESUMABLE)
         .constant("SESSION_STATUSES", SessionStatus::ALL)
         .constant("APPROVAL_SCOPES", ApprovalScope::ALL)
         .constant("APPROVAL_OUTCOMES", ApprovalOutcome::ALL)
@@ -63,6 +64,7 @@ pub fn specta_builder() -> tauri_specta::Builder<tauri::Wry> {
         .constant("EVENT_TYPES", EventType::ALL)
         .constant("TRANSCRIPT_EVENT_TYPES", EventType::TRANSCRIPT)
         .constant("GENERAL_PURPOSE", GENERAL_PURPOSE)
+        .constant("TASK_TOOL", arbor_protocol::TASK_TOOL)
         .constant("DELEGATION_PERMISSION_MODES", arbor_protocol::PermissionMode::TIGHTENING)
         .constant("SANDBOX_MODES", arbor_protocol::SandboxMode::ALL)
         .constant("ISOLATIONS", arbor_protocol::Isolation::ALL)

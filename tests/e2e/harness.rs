@@ -53,8 +53,13 @@ pub fn private_display(dir: &Path, screen: &str) -> (Child, String) {
 
 /// `cmd` (the app, or the driver that starts it) on `display`, with its config and data
 /// under `dir`, and no real provider, keyring or desktop bus from the machine running it.
+/// The webview's own storage too (its cache, localStorage, the window's saved size): a run
+/// never reads what an earlier one left, such as a page cached from another build of the UI.
 pub fn isolated<'a>(cmd: &'a mut Command, display: &str, dir: &Path) -> &'a mut Command {
     cmd.env("DISPLAY", display)
+        .env("XDG_DATA_HOME", dir.join("xdg/data"))
+        .env("XDG_CACHE_HOME", dir.join("xdg/cache"))
+        .env("XDG_CONFIG_HOME", dir.join("xdg/config"))
         .env_remove("WAYLAND_DISPLAY")
         .env("ARBOR_CONFIG_DIR", dir.join("config"))
         .env("ARBOR_DATA_DIR", dir.join("data"))

@@ -104,6 +104,8 @@ export const OPEN_WORKTREE_STATES = ["ready","conflicted"] as const;
 
 export const PROVIDER_KINDS = ["anthropic","openai"] as const;
 
+export const RESUMABLE_AGENT_STATUSES = ["failed","cancelled","max_turns","truncated","interrupted"] as const;
+
 export const RESUMABLE_SESSION_SOURCES = ["arbor"] as const;
 
 export const SANDBOX_MODES = ["off","workspace","strict"] as const;
@@ -115,6 +117,8 @@ export const SEGMENT_KINDS = ["queued","model","tool","approval"] as const;
 export const SESSION_SOURCES = ["arbor","claude_code"] as const;
 
 export const SESSION_STATUSES = ["running","completed","failed","cancelled","max_turns","truncated","interrupted","budget_exhausted"] as const;
+
+export const TASK_TOOL = "Task" as const;
 
 export const TERMINAL_AGENT_STATUSES = ["completed","failed","cancelled","max_turns","truncated","interrupted","budget_exhausted"] as const;
 

@@ -4,7 +4,7 @@
  * wrote keeps its line breaks (`tool-text`).
  */
 import { memo } from "react";
-import { GENERAL_PURPOSE, type Value } from "../bindings";
+import { GENERAL_PURPOSE, TASK_TOOL, type Value } from "../bindings";
 import { DiffView } from "./DiffView";
 
 type Obj = { [key in string]?: Value };
@@ -54,7 +54,7 @@ export const ToolArgs = memo(function ToolArgs({ toolName, args }: { toolName: s
     );
   }
   const prompt = str(o, "prompt");
-  if (toolName === "Task" && prompt !== null) {
+  if (toolName === TASK_TOOL && prompt !== null) {
     const type = str(o, "subagent_type");
     const description = str(o, "description");
     return (

@@ -4,10 +4,7 @@
  * starting subagents", which is nothing but the Task tool's entry there.
  * Pure; tested without Tauri.
  */
-import type { ApprovalChoice, ToolInfo } from "../bindings";
-
-/** The delegation tool: its calls start subagents (Rust's name for it). */
-export const TASK_TOOL = "Task";
+import { TASK_TOOL, type ApprovalChoice, type ToolInfo } from "../bindings";
 
 export type Approvals = Readonly<Record<string, ApprovalChoice>>;
 

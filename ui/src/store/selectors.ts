@@ -23,7 +23,7 @@ import {
 import { personMark } from "../lib/approvals";
 import { fileCounts, groupByAgent, ofAgents, revertedIds, subtreeIds, worktreeActionable } from "../lib/changes";
 import { isShown, showsAll, type OutputFilter } from "../lib/outputFilter";
-import { isTerminal } from "./session/status";
+import { isTerminal, RESUMABLE } from "./session/status";
 import type { AgentNode, AgentWorktree, Approval, OutputItem, QueuedMessage, SessionState, ToolItem } from "./session/types";
 import { anyAgentActive, wallTimeMs } from "./timeline";
 
@@ -315,11 +315,11 @@ export function canStop(status: AgentStatus): boolean {
 
 /**
  * An agent that ended without finishing its task (stopped, failed, at a limit,
- * cut off) can be given a new run. One its budget stopped is continued by
- * raising the budget instead (canRaiseBudget): a plain new run would stop again.
+ * cut off, interrupted) can be given a new run: Rust's list (AgentStatus::RESUMABLE).
+ * One its budget stopped is continued by raising the budget instead (canRaiseBudget).
  */
 export function canResume(status: AgentStatus): boolean {
-  return isTerminal(status) && status !== "completed" && status !== "budget_exhausted";
+  return RESUMABLE.has(status);
 }
 
 /** Its budget (or an ancestor's) stopped it: "Raise budget and resume" is how it carries on. */

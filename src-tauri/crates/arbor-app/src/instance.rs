@@ -49,7 +49,7 @@ pub enum Launch {
 pub struct Primary {
     _lock: File,
     #[cfg(unix)]
-    listener: std::os::unix::net::UnixListener,
+    listener: Option<std::os::unix::net::UnixListener>,
 }
 
 fn paths(data_dir: &Path) -> (PathBuf, PathBuf) {
@@ -70,6 +70,16 @@ pub fn launch(data_dir: &Path, args: &[String]) -> Result<Launch, InstanceError>
 
 #[cfg(unix)]
 fn listen(lock: File, socket: &Path) -> Result<Launch, InstanceError> {
+    // Without a socket (a path too long for one, a file system without them) the lock still
+    // keeps this the data dir's one app; a later launch then says it cannot reach it.
+    let listener = bind(socket)
+        .inspect_err(|e| tracing::warn!(error = %e, "later launches cannot bring this window forward"))
+        .ok();
+    Ok(Launch::First(Primary { _lock: lock, listener }))
+}
+
+#[cfg(unix)]
+fn bind(socket: &Path) -> Result<std::os::unix::net::UnixListener, InstanceError> {
     use std::os::unix::fs::PermissionsExt;
     // Left by an app that died: the lock is ours, so nobody listens on it.
     match std::fs::remove_file(socket) {
@@ -79,7 +89,7 @@ fn listen(lock: File, socket: &Path) -> Result<Launch, InstanceError> {
     }
     let listener = std::os::unix::net::UnixListener::bind(socket).map_err(io(socket))?;
     std::fs::set_permissions(socket, std::fs::Permissions::from_mode(0o600)).map_err(io(socket))?;
-    Ok(Launch::First(Primary { _lock: lock, listener }))
+    Ok(listener)
 }
 
 #[cfg(not(unix))]
@@ -127,8 +137,12 @@ impl Primary {
     pub fn serve(self, come_forward: impl Fn(Vec<String>) + Send + 'static) {
         #[cfg(unix)]
         {
-            let listener = self.listener;
             let lock = self._lock;
+            let Some(listener) = self.listener else {
+                // Nothing to serve; the lock is kept for the process's life.
+                std::mem::forget(lock);
+                return;
+            };
             std::thread::spawn(move || {
                 // The lock lives as long as the server: the data dir stays this app's.
                 let _lock = lock;

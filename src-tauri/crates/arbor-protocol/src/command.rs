@@ -40,6 +40,10 @@ pub enum Command {
 /// inherits its parent's model, provider, system prompt and tools.
 pub const GENERAL_PURPOSE: &str = "general-purpose";
 
+/// The tool through which a model starts a subagent (Claude Code's name), and
+/// through which the UI links a call to its child.
+pub const TASK_TOOL: &str = "Task";
+
 /// A subagent the person starts under `parent_id`; the fields mirror the Task tool's.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
 pub struct DelegateRequest {

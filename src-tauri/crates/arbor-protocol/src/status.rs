@@ -47,6 +47,12 @@ impl AgentStatus {
         Self::BudgetExhausted,
     ];
 
+    /// The ended statuses a plain new run ("Resume") carries on from. A
+    /// completed agent is given more work with a message instead, and one its
+    /// budget stopped by raising the budget (a plain run would stop at once).
+    pub const RESUMABLE: [AgentStatus; 5] =
+        [Self::Failed, Self::Cancelled, Self::MaxTurns, Self::Truncated, Self::Interrupted];
+
     pub fn is_terminal(self) -> bool {
         Self::TERMINAL.contains(&self)
     }
@@ -171,6 +177,9 @@ mod tests {
         assert_eq!(PermissionMode::AcceptEdits.as_str(), "acceptEdits", "Claude Code's spelling");
         assert_eq!(AgentStatus::WaitingApproval.as_str(), "waiting_approval");
         assert!(AgentStatus::TERMINAL.iter().all(|s| AgentStatus::ALL.contains(s)));
+        assert!(AgentStatus::RESUMABLE.iter().all(|s| s.is_terminal()));
+        assert!(!AgentStatus::RESUMABLE.contains(&AgentStatus::Completed));
+        assert!(!AgentStatus::RESUMABLE.contains(&AgentStatus::BudgetExhausted));
         assert!(!AgentStatus::Queued.is_terminal() && AgentStatus::Truncated.is_terminal());
     }
 }

@@ -9,8 +9,7 @@
  * to start another like it), and its output.
  */
 import { memo, useState } from "react";
-import type { AgentId } from "../../bindings";
-import { TASK_TOOL } from "../../lib/approvalSettings";
+import { TASK_TOOL, type AgentId } from "../../bindings";
 import { clipOutput } from "../../lib/format";
 import { firstStringArg } from "../../lib/mcp";
 import { editSummary } from "../../lib/spawnEdit";
@@ -52,7 +51,7 @@ export const ToolCard = memo(function ToolCard({ item, agentId }: { item: ToolIt
     openState.set(stateKey, v);
     setChosen(v);
   };
-  const child = useStore(sessionStore, (s) => (item.toolName === "Task" ? childrenByCall(s.agents)[item.callId] : undefined));
+  const child = useStore(sessionStore, (s) => (item.toolName === TASK_TOOL ? childrenByCall(s.agents)[item.callId] : undefined));
   // A past session under review takes no delegations.
   const canDelegate = useStore(bookStore, (b) => b.review === null) && item.toolName === TASK_TOOL;
   const approval = item.approval;

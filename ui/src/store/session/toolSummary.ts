@@ -1,5 +1,5 @@
 /** The one-line summary of a tool call that the tree shows under an agent ("Read src/main.rs"). */
-import { GENERAL_PURPOSE, type McpToolRef, type Value } from "../../bindings";
+import { GENERAL_PURPOSE, TASK_TOOL, type McpToolRef, type Value } from "../../bindings";
 import { firstStringArg, toolDisplayName } from "../../lib/mcp";
 
 const clip = (line: string): string => (line.length > 80 ? `${line.slice(0, 79)}…` : line);
@@ -21,7 +21,7 @@ export function toolSummary(toolName: string, args: Value, mcp: McpToolRef | nul
     return typeof v === "string" ? v : null;
   };
   // A Task call's own description would put the child's label on the parent's row.
-  if (toolName === "Task") return `Task ${str("subagent_type") ?? GENERAL_PURPOSE}`;
+  if (toolName === TASK_TOOL) return `Task ${str("subagent_type") ?? GENERAL_PURPOSE}`;
   const first = str("file_path") ?? str("command") ?? str("pattern") ?? str("path") ?? str("task_id") ?? str("description");
   if (!first) return toolName;
   const line = first.split("\n", 1)[0] ?? "";

@@ -23,7 +23,7 @@ pub(crate) use tools::add_tools;
 /// What a model that calls Task at the depth limit is told.
 pub(crate) const DEPTH_LIMIT_MESSAGE: &str = "subagent depth limit reached: do this subtask yourself";
 
-pub(crate) const TASK: &str = "Task";
+pub(crate) const TASK: &str = arbor_protocol::TASK_TOOL;
 const TASK_OUTPUT: &str = "TaskOutput";
 pub(crate) const TASK_STOP: &str = "TaskStop";
 const LIST_AGENTS: &str = "ListAgents";
