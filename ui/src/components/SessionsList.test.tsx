@@ -10,7 +10,9 @@ import { beforeEach, describe, expect, it, vi } from "vitest";
 import { App } from "../App";
 import { sessionRows } from "../lib/sessions";
 import { openSession, sessionOpened } from "../ipc/sessions";
-import { enqueueFrame, flushEvents, liveStore, liveViews, sessionStore } from "../store/sessionStore";
+import { bookFromPast, bookStore, reduceBook } from "../store/review";
+import { enqueueFrame, flushEvents, liveStore, liveViews, sessionStore, showPastSession } from "../store/sessionStore";
+import { pastSession, storedAgent } from "../test/past";
 import { uiStore } from "../store/ui";
 import { answered, askFor } from "../test/approvals";
 import { eventMaker } from "../test/events";
@@ -158,6 +160,36 @@ describe("several live sessions in one window", () => {
     expect(liveViews.get()).toHaveLength(2);
     expect(rows()).toHaveLength(2);
     expect(commands.closeSession).not.toHaveBeenCalled();
+  });
+
+  it("leaves a review for the session clicked, the current one included, as it was left", () => {
+    const first = session("s-one", "First task", []);
+    const second = session("s-two", "Second task", []);
+    act(() => uiStore.set((s) => ({ ...s, selected: "s-two-main", outputTab: "changes" })));
+    // A past session under review: the list still shows both live ones.
+    const past = pastSession([], [storedAgent("agent-old", null)], { id: "s-past" });
+    act(() => {
+      const book = bookFromPast(past);
+      showPastSession(reduceBook(book));
+      bookStore.set((b) => ({ ...b, review: book }));
+      uiStore.set((s) => ({ ...s, selected: "agent-old", outputTab: "output" }));
+    });
+    expect(rows()).toHaveLength(2);
+    const current = rows().find((r) => r.dataset.key === second.key) as HTMLElement;
+    act(() => fireEvent.click(current.querySelector(".session-open") as HTMLElement));
+    expect(bookStore.get().review).toBeNull();
+    expect(sessionStore.get().sessionId).toBe("s-two");
+    expect(uiStore.get()).toMatchObject({ selected: "s-two-main", outputTab: "changes" });
+    // And from another review to the other one.
+    act(() => {
+      const book = bookFromPast(past);
+      showPastSession(reduceBook(book));
+      bookStore.set((b) => ({ ...b, review: book }));
+    });
+    const other = rows().find((r) => r.dataset.key === first.key) as HTMLElement;
+    act(() => fireEvent.click(other.querySelector(".session-open") as HTMLElement));
+    expect(bookStore.get().review).toBeNull();
+    expect(sessionStore.get().sessionId).toBe("s-one");
   });
 
   it("marks a session that finished out of sight, and asks before closing one at work", async () => {

@@ -21,6 +21,7 @@ import {
 } from "../store/sessionStore";
 import { clearBanners, patchUi, pushWarnings, uiStore } from "../store/ui";
 import { applyAppState, run } from "./actions";
+import { closeReview } from "./history";
 
 const FRESH_VIEW: SlotView = { selected: null, collapsed: {}, sessionView: "agent", outputTab: "output" };
 
@@ -66,6 +67,11 @@ export function switchSession(key: SlotKey): void {
   const books = bookStore.get();
   if (reg.current === key && reg.shown && books.review === null) {
     if (uiStore.get().view !== "session") patchUi({ view: "session", dialog: null });
+    return;
+  }
+  // Behind a review: leaving the review shows it (with the pages its book gained meanwhile).
+  if (reg.current === key && books.review !== null) {
+    closeReview();
     return;
   }
   nextReviewGeneration();
