@@ -21,11 +21,6 @@ async fn press_while_it_still_paints(app: &App, testid: &str) {
     let _ = app.client.execute(&script, vec![]).await;
 }
 
-async fn start(app: &App, prompt: &str) {
-    app.find("[data-testid=prompt-input]").await.send_keys(prompt).await.unwrap();
-    app.click("[data-testid=send]").await;
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[cfg_attr(
     not(feature = "custom-protocol"),
@@ -34,7 +29,7 @@ async fn start(app: &App, prompt: &str) {
 async fn closing_the_window_asks_keeps_running_or_stops_and_a_second_launch_brings_it_back() {
     let server = scripted("sessions_e2e").await;
     let app = App::launch_scripted(&server).await;
-    start(&app, "SESS-A: write a").await;
+    app.send_prompt("SESS-A: write a").await;
     one_card(&app, "the first session's card").await;
     assert!(app.window_shown());
 
@@ -66,7 +61,7 @@ async fn closing_the_window_asks_keeps_running_or_stops_and_a_second_launch_brin
 
     // A second session waits; Stop and quit ends the app, the session interrupted.
     app.click("[data-testid=new-session]").await;
-    start(&app, "SESS-B: write b").await;
+    app.send_prompt("SESS-B: write b").await;
     one_card(&app, "the second session's card").await;
     app.close_window_as_the_desktop_does();
     press_while_it_still_paints(&app, "close-stop").await;

@@ -357,6 +357,12 @@ impl App {
         .await
     }
 
+    /// Types `prompt` in the prompt box and sends it (a new session's task, or a message to the main agent).
+    pub async fn send_prompt(&self, prompt: &str) {
+        self.find("[data-testid=prompt-input]").await.send_keys(prompt).await.unwrap();
+        self.click("[data-testid=send]").await;
+    }
+
     /// Resizes the window and waits until the page has laid itself out at the new width.
     pub async fn resize(&self, width: u32, height: u32) {
         self.client.set_window_size(width, height).await.unwrap();

@@ -37,11 +37,6 @@ async fn session_rows(app: &App) -> Vec<(String, String)> {
     out
 }
 
-async fn start(app: &App, prompt: &str) {
-    app.find("[data-testid=prompt-input]").await.send_keys(prompt).await.unwrap();
-    app.click("[data-testid=send]").await;
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[cfg_attr(
     not(feature = "custom-protocol"),
@@ -52,7 +47,7 @@ async fn two_live_sessions_wait_side_by_side_and_one_inbox_answers_each_in_its_o
     let app = App::launch_scripted(&server).await;
 
     // A first session waits to Write; New session leaves it waiting, its card in the inbox.
-    start(&app, "SESS-A: write a").await;
+    app.send_prompt("SESS-A: write a").await;
     app.wait("the first card", || async { (cards(&app).await.len() == 1).then_some(()) }).await;
     app.node_status("main", "waiting_approval").await;
     app.click("[data-testid=new-session]").await;
@@ -64,7 +59,7 @@ async fn two_live_sessions_wait_side_by_side_and_one_inbox_answers_each_in_its_o
     assert!(listed[0].1.contains("SESS-A"), "{listed:?}");
 
     // A second session beside it: two cards, each naming its session; the title counts both.
-    start(&app, "SESS-B: write b").await;
+    app.send_prompt("SESS-B: write b").await;
     app.wait("two cards", || async { (cards(&app).await.len() == 2).then_some(()) }).await;
     let a = card_of_session(&app, "SESS-A").await;
     card_of_session(&app, "SESS-B").await;
