@@ -12,14 +12,10 @@ use fantoccini::key::Key;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
-async fn approval_cards(app: &App) -> Vec<Element> {
-    app.all("[data-testid=approval]").await
-}
-
 /// The pending card whose agent label contains `agent`.
 async fn card_of(app: &App, agent: &str) -> Element {
     app.wait(&format!("an approval card from {agent:?}"), || async {
-        for card in approval_cards(app).await {
+        for card in app.approval_cards().await {
             let label = card.find(Locator::Css("[data-testid=approval-agent]")).await.ok()?;
             if app.text_of(&label).await.contains(agent) {
                 return Some(card);
@@ -34,10 +30,6 @@ async fn card_of(app: &App, agent: &str) -> Element {
 async fn scroll_to(app: &App, el: &Element) {
     let arg = serde_json::to_value(el).unwrap();
     app.client.execute("arguments[0].scrollIntoView({block: 'center'})", vec![arg]).await.unwrap();
-}
-
-async fn wait_cards(app: &App, n: usize) {
-    app.wait(&format!("{n} approval cards"), || async { (approval_cards(app).await.len() == n).then_some(()) }).await;
 }
 
 /// Whether a model request of the agent whose task contains `task` carried `needle`.
@@ -64,30 +56,21 @@ async fn live_approvals_are_answered_from_a_past_session_with_rules_and_the_keyb
     // The second: two subagents each wait to Write.
     app.find("[data-testid=prompt-input]").await.send_keys("APPR-START: update the docs").await.unwrap();
     app.click("[data-testid=send]").await;
-    wait_cards(&app, 2).await;
+    app.wait_cards(2).await;
 
     // Settings and the history list keep the live requests in view.
     app.click("[data-testid=open-settings]").await;
     app.find("[data-testid=save-settings]").await;
-    wait_cards(&app, 2).await;
+    app.wait_cards(2).await;
     app.screenshot("settings-with-inbox").await;
     app.click("[data-testid=history-button]").await;
     app.find("[data-testid=history-panel]").await;
-    wait_cards(&app, 2).await;
+    app.wait_cards(2).await;
     // The first session opened in review: the live requests stay in view and answerable.
-    let row = app
-        .wait("the first session in the history", || async {
-            for r in app.all("[data-testid=history-row]").await {
-                if app.text_of(&r).await.contains("APPR-FIRST") {
-                    return Some(r);
-                }
-            }
-            None
-        })
-        .await;
+    let row = app.wait_containing("[data-testid=history-row]", "APPR-FIRST").await;
     row.click().await.unwrap();
     app.wait_text("[data-testid=review-banner]", "Past session").await;
-    wait_cards(&app, 2).await;
+    app.wait_cards(2).await;
     app.wait_count("count-approvals", 2).await;
     app.wait_text("[data-testid=history-button]", "2").await;
     let title = app.client.title().await.unwrap();
@@ -168,16 +151,8 @@ async fn live_approvals_are_answered_from_a_past_session_with_rules_and_the_keyb
     app.find("[data-testid=keys-hint]").await;
     card_of(&app, "Update changelog").await.send_keys("a").await.unwrap();
     // …the changelog's third Write asks (the rule is gone); deny it with a reason ("r").
-    let again = app
-        .wait("the third Write asks again", || async {
-            for c in approval_cards(&app).await {
-                if app.text_of(&c).await.contains("CHANGES-3.md") {
-                    return Some(c);
-                }
-            }
-            None
-        })
-        .await;
+    // The third Write asks again.
+    let again = app.wait_containing("[data-testid=approval]", "CHANGES-3.md").await;
     again.send_keys("r").await.unwrap();
     let reason = app.find("[data-testid=deny-reason]").await;
     reason.send_keys(&format!("keep it in CHANGELOG.md{}", char::from(Key::Enter))).await.unwrap();
@@ -336,5 +311,5 @@ async fn five_parallel_subagents_are_answered_from_the_keyboard_alone_and_the_re
 }
 
 async fn wait_for_a_card(app: &App) {
-    app.wait("a pending approval", || async { (!approval_cards(app).await.is_empty()).then_some(()) }).await;
+    app.wait("a pending approval", || async { (!app.approval_cards().await.is_empty()).then_some(()) }).await;
 }

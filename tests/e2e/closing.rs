@@ -8,10 +8,6 @@
 use crate::harness::{App, exists};
 use crate::scripted;
 
-async fn one_card(app: &App, what: &str) {
-    app.wait(what, || async { (app.all("[data-testid=approval]").await.len() == 1).then_some(()) }).await;
-}
-
 /// Presses a button of the close dialog from a script: WebDriver's own click waits for
 /// the page's next paint, which a window that hides (or an app that quits) never gives.
 async fn press_while_it_still_paints(app: &App, testid: &str) {
@@ -30,7 +26,7 @@ async fn closing_the_window_asks_keeps_running_or_stops_and_a_second_launch_brin
     let server = scripted("sessions_e2e").await;
     let app = App::launch_scripted(&server).await;
     app.send_prompt("SESS-A: write a").await;
-    one_card(&app, "the first session's card").await;
+    app.wait_cards(1).await;
     assert!(app.window_shown());
 
     // The desktop's close button: the window asks first, and Cancel keeps it.
@@ -62,7 +58,7 @@ async fn closing_the_window_asks_keeps_running_or_stops_and_a_second_launch_brin
     // A second session waits; Stop and quit ends the app, the session interrupted.
     app.click("[data-testid=new-session]").await;
     app.send_prompt("SESS-B: write b").await;
-    one_card(&app, "the second session's card").await;
+    app.wait_cards(1).await;
     app.close_window_as_the_desktop_does();
     press_while_it_still_paints(&app, "close-stop").await;
 
@@ -73,7 +69,7 @@ async fn closing_the_window_asks_keeps_running_or_stops_and_a_second_launch_brin
     assert_eq!(offered.len(), 1, "only the session at work is offered");
     assert!(app.text_of(&offered[0]).await.contains("SESS-B"));
     app.click("[data-testid=interrupted-continue]").await;
-    one_card(&app, "the call asked again").await;
+    app.wait_cards(1).await;
     app.wait_text("[data-testid=approval]", "b.txt").await;
     assert!(!exists(&app.file("b.txt")), "nothing ran before the answer");
     app.find("[data-testid=approval] [data-testid=approve]").await.click().await.unwrap();

@@ -357,6 +357,32 @@ impl App {
         .await
     }
 
+    /// The first element matching `css` whose text contains `needle`.
+    pub async fn first_containing(&self, css: &str, needle: &str) -> Option<Element> {
+        for el in self.all(css).await {
+            if self.text_of(&el).await.contains(needle) {
+                return Some(el);
+            }
+        }
+        None
+    }
+
+    /// The first element matching `css` whose text contains `needle`, waiting for it.
+    pub async fn wait_containing(&self, css: &str, needle: &str) -> Element {
+        self.wait(&format!("{css} with {needle:?}"), || self.first_containing(css, needle)).await
+    }
+
+    /// The approval cards in the inbox, in its order.
+    pub async fn approval_cards(&self) -> Vec<Element> {
+        self.all("[data-testid=approval]").await
+    }
+
+    /// Waits until the inbox holds `n` cards.
+    pub async fn wait_cards(&self, n: usize) {
+        self.wait(&format!("{n} approval cards"), || async { (self.approval_cards().await.len() == n).then_some(()) })
+            .await;
+    }
+
     /// Types `prompt` in the prompt box and sends it (a new session's task, or a message to the main agent).
     pub async fn send_prompt(&self, prompt: &str) {
         self.find("[data-testid=prompt-input]").await.send_keys(prompt).await.unwrap();

@@ -90,8 +90,7 @@ async fn the_layout_holds_at_two_sizes_in_both_themes_and_a_sent_message_waits_q
 
         app.find("[data-testid=prompt-input]").await.send_keys("E2E-START: split this into subagents").await.unwrap();
         app.click("[data-testid=send]").await;
-        app.wait("two approval cards", || async { (app.all("[data-testid=approval]").await.len() == 2).then_some(()) })
-            .await;
+        app.wait_cards(2).await;
         let asking = measure(&app).await;
         assert!(asking["inbox"].as_i64().unwrap() > 200, "{theme}: a request opens the inbox: {asking}");
         assert_eq!(asking["tree"], true, "the tree is an ARIA tree");
@@ -147,10 +146,7 @@ async fn the_layout_holds_at_two_sizes_in_both_themes_and_a_sent_message_waits_q
 
         for left in [1, 0] {
             app.click("[data-testid=approval] [data-testid=approve]").await;
-            app.wait("the next card", || async {
-                (app.all("[data-testid=approval]").await.len() == left).then_some(())
-            })
-            .await;
+            app.wait_cards(left).await;
         }
         app.node_status("Write the greeting", "completed").await;
         app.node_status("Write the farewell", "completed").await;

@@ -56,7 +56,7 @@ async fn a_session_with_subagents_is_watched_approved_stopped_and_delegated_with
     // Both writes wait for approval at once; each card names its subagent.
     let cards = app
         .wait("two approval cards", || async {
-            let cards = app.all("[data-testid=approval]").await;
+            let cards = app.approval_cards().await;
             (cards.len() == 2).then_some(cards)
         })
         .await;
@@ -81,8 +81,7 @@ async fn a_session_with_subagents_is_watched_approved_stopped_and_delegated_with
     let (greeting, farewell) = (greeting.unwrap(), farewell.unwrap());
     greeting.find(fantoccini::Locator::Css("[data-testid=approve]")).await.unwrap().click().await.unwrap();
     // Answering one leaves the other pending.
-    app.wait("one approval left", || async { (app.all("[data-testid=approval]").await.len() == 1).then_some(()) })
-        .await;
+    app.wait_cards(1).await;
     farewell.find(fantoccini::Locator::Css("[data-testid=deny]")).await.unwrap().click().await.unwrap();
 
     app.node_status("Write the greeting", "completed").await;
@@ -145,16 +144,6 @@ async fn first_run_without_a_provider_offers_setup_and_the_demo() {
     app.close().await;
 }
 
-/// The first element matching `css` whose text contains `needle`.
-async fn find_containing(app: &App, css: &str, needle: &str) -> Option<fantoccini::elements::Element> {
-    for el in app.all(css).await {
-        if app.text_of(&el).await.contains(needle) {
-            return Some(el);
-        }
-    }
-    None
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[cfg_attr(
     not(feature = "custom-protocol"),
@@ -210,7 +199,7 @@ async fn a_finished_session_is_reviewed_from_history_and_found_by_transcript_sea
         (app.all("[data-testid=history-row]").await.len() == 1).then_some(())
     })
     .await;
-    let row = find_containing(&app, "[data-testid=history-row]", "HIST-START: survey the pond").await.unwrap();
+    let row = app.first_containing("[data-testid=history-row]", "HIST-START: survey the pond").await.unwrap();
     assert_eq!(row.attr("data-status").await.unwrap().as_deref(), Some("completed"));
 
     // Opened, it is read-only: the same tree with the final statuses, no actions.
@@ -242,7 +231,7 @@ async fn a_finished_session_is_reviewed_from_history_and_found_by_transcript_sea
     search.send_keys(&format!("ZEBRAFISH{}", char::from(fantoccini::key::Key::Enter))).await.unwrap();
     let hit = app
         .wait("a search hit in the fish subagent", || async {
-            find_containing(&app, "[data-testid=search-hit]", "Find the fish").await
+            app.first_containing("[data-testid=search-hit]", "Find the fish").await
         })
         .await;
     let path = app.text_of(&hit.find(fantoccini::Locator::Css("[data-testid=search-hit-path]")).await.unwrap()).await;

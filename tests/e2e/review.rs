@@ -133,16 +133,7 @@ async fn a_claude_code_session_is_imported_from_history_and_read_as_a_tree() {
     app.click("[data-testid=import-run]").await;
     app.wait_text("[data-testid=import-summary]", "2 added").await;
     app.screenshot("import-report").await;
-    let link = app
-        .wait("the imported session's link", || async {
-            for l in app.all("[data-testid=import-session]").await {
-                if app.text_of(&l).await.contains("FIXTURE-MAIN") {
-                    return Some(l);
-                }
-            }
-            None
-        })
-        .await;
+    let link = app.wait_containing("[data-testid=import-session]", "FIXTURE-MAIN").await;
     link.click().await.unwrap();
 
     // A tree: the main agent and its two subagents, and a badge saying where it came from.

@@ -9,14 +9,10 @@ use crate::harness::{App, exists};
 use crate::scripted;
 use fantoccini::{Locator, elements::Element};
 
-async fn cards(app: &App) -> Vec<Element> {
-    app.all("[data-testid=approval]").await
-}
-
 /// The card whose session line names `prompt`.
 async fn card_of_session(app: &App, prompt: &str) -> Element {
     app.wait(&format!("a card of the session {prompt:?}"), || async {
-        for card in cards(app).await {
+        for card in app.approval_cards().await {
             let line = card.find(Locator::Css("[data-testid=approval-session]")).await.ok()?;
             if app.text_of(&line).await.contains(prompt) {
                 return Some(card);
@@ -48,11 +44,11 @@ async fn two_live_sessions_wait_side_by_side_and_one_inbox_answers_each_in_its_o
 
     // A first session waits to Write; New session leaves it waiting, its card in the inbox.
     app.send_prompt("SESS-A: write a").await;
-    app.wait("the first card", || async { (cards(&app).await.len() == 1).then_some(()) }).await;
+    app.wait_cards(1).await;
     app.node_status("main", "waiting_approval").await;
     app.click("[data-testid=new-session]").await;
     app.wait("a fresh page", || async { app.rows().await.is_empty().then_some(()) }).await;
-    assert_eq!(cards(&app).await.len(), 1, "the first session's card stays in the inbox");
+    assert_eq!(app.approval_cards().await.len(), 1, "the first session's card stays in the inbox");
     let listed = session_rows(&app).await;
     assert_eq!(listed.len(), 1, "the running session is listed: {listed:?}");
     assert_eq!(listed[0].0, "waiting");
@@ -60,7 +56,7 @@ async fn two_live_sessions_wait_side_by_side_and_one_inbox_answers_each_in_its_o
 
     // A second session beside it: two cards, each naming its session; the title counts both.
     app.send_prompt("SESS-B: write b").await;
-    app.wait("two cards", || async { (cards(&app).await.len() == 2).then_some(()) }).await;
+    app.wait_cards(2).await;
     let a = card_of_session(&app, "SESS-A").await;
     card_of_session(&app, "SESS-B").await;
     app.wait("the OS window's title to count both", || async {
@@ -78,7 +74,7 @@ async fn two_live_sessions_wait_side_by_side_and_one_inbox_answers_each_in_its_o
     // The first session's card, answered from the second's page, runs there; the page stays on the second.
     a.find(Locator::Css("[data-testid=approve]")).await.unwrap().click().await.unwrap();
     app.wait("a.txt written by the first session", || async { exists(&app.file("a.txt")).then_some(()) }).await;
-    app.wait("one card left", || async { (cards(&app).await.len() == 1).then_some(()) }).await;
+    app.wait_cards(1).await;
     assert!(!exists(&app.file("b.txt")), "the second session still waits");
     app.node_status("main", "waiting_approval").await;
     // The list: the one waiting first, the finished one after it.
@@ -97,16 +93,7 @@ async fn two_live_sessions_wait_side_by_side_and_one_inbox_answers_each_in_its_o
     app.node_status("main", "completed").await;
 
     // Switching: the first session comes back as it is now, its main agent done.
-    let first = app
-        .wait("the first session's row", || async {
-            for row in app.all("[data-testid=session-row]").await {
-                if app.text_of(&row).await.contains("SESS-A") {
-                    return Some(row);
-                }
-            }
-            None
-        })
-        .await;
+    let first = app.wait_containing("[data-testid=session-row]", "SESS-A").await;
     first.find(Locator::Css(".session-open")).await.unwrap().click().await.unwrap();
     app.wait_text("[data-testid=output]", "A done").await;
     app.node_status("main", "completed").await;

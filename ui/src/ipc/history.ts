@@ -39,6 +39,7 @@ import {
 } from "../store/review";
 import { initialSession } from "../store/session/reducer";
 import {
+  FRESH_VIEW,
   flushEvents,
   liveStore,
   onEventsApplied,
@@ -279,7 +280,7 @@ export function closeReview(): void {
     flushEvents();
     sessionStore.set(reduceBook(live));
   }
-  const view = slot?.view ?? { selected: null, collapsed: {}, sessionView: "agent" as const, outputTab: "output" as const };
+  const view = slot?.view ?? FRESH_VIEW;
   patchUi({ view: "session", focus: null, dialog: null, ...view });
 }
 

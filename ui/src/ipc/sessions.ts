@@ -10,11 +10,11 @@ import { bookStore, nextReviewGeneration } from "../store/review";
 import { initialSession } from "../store/session/reducer";
 import {
   dropSlot,
+  FRESH_VIEW,
   leaveCurrent,
   liveStore,
   openSlot,
   setSlotInfo,
-  setViewReader,
   switchToSlot,
   type SlotKey,
   type SlotView,
@@ -22,13 +22,6 @@ import {
 import { clearBanners, patchUi, pushWarnings, uiStore } from "../store/ui";
 import { applyAppState, run } from "./actions";
 import { closeReview } from "./history";
-
-const FRESH_VIEW: SlotView = { selected: null, collapsed: {}, sessionView: "agent", outputTab: "output" };
-
-setViewReader(() => {
-  const { selected, collapsed, sessionView, outputTab } = uiStore.get();
-  return { selected, collapsed, sessionView, outputTab };
-});
 
 /** The window shows a session's page: its identity, and the view it was left with (or a fresh one). */
 function showPage(info: SessionInfo | null, view: SlotView | null, starting: boolean): void {

@@ -9,7 +9,7 @@ import type { SessionId } from "../bindings";
 import { ruleRows, sessionName, type RuleRow } from "./approvals";
 import { pendingApprovals } from "./selectors";
 import type { Approval, SessionState } from "./session/types";
-import { liveViews, sessionStore, slotStateOf, liveStore, type LiveView, type SlotKey } from "./sessionStore";
+import { liveViews, slotStateOf, subscribeLive, type LiveView, type SlotKey } from "./sessionStore";
 import type { Readable } from "./store";
 
 export interface InboxEntry {
@@ -60,17 +60,7 @@ const readables = new Map<SlotKey, Readable<SessionState>>();
 export function slotSession(key: SlotKey): Readable<SessionState> {
   let r = readables.get(key);
   if (!r) {
-    r = {
-      get: () => slotStateOf(key),
-      subscribe(listener) {
-        const offDisplayed = sessionStore.subscribe(listener);
-        const offLive = liveStore.subscribe(listener);
-        return () => {
-          offDisplayed();
-          offLive();
-        };
-      },
-    };
+    r = { get: () => slotStateOf(key), subscribe: subscribeLive };
     readables.set(key, r);
   }
   return r;

@@ -34,6 +34,7 @@ import { withUsage } from "./session/usage";
 import { createStore, type Readable } from "./store";
 import { applyFrames, clearTimelines } from "./timeline";
 import { timed } from "../lib/perf";
+import { uiStore, type UiState } from "./ui";
 
 /** The displayed session: the current live one, or a past one under review. */
 export const sessionStore = createStore<SessionState>(initialSession());
@@ -42,12 +43,10 @@ export const sessionStore = createStore<SessionState>(initialSession());
 export type SlotKey = string;
 
 /** What the window showed of a live session when the person left it for another. */
-export interface SlotView {
-  selected: AgentId | null;
-  collapsed: Record<AgentId, boolean>;
-  sessionView: "agent" | "timeline";
-  outputTab: "output" | "changes";
-}
+export type SlotView = Pick<UiState, "selected" | "collapsed" | "sessionView" | "outputTab">;
+
+/** What the window shows of a session it has not shown before. */
+export const FRESH_VIEW: SlotView = { selected: null, collapsed: {}, sessionView: "agent", outputTab: "output" };
 
 export interface LiveSlot {
   readonly key: SlotKey;
@@ -110,7 +109,8 @@ function readViews(): LiveView[] {
   return views;
 }
 
-function both(listener: () => void): () => void {
+/** Subscribes to what a live session's state is read from: the displayed session and the registry. */
+export function subscribeLive(listener: () => void): () => void {
   const offDisplayed = sessionStore.subscribe(listener);
   const offLive = liveStore.subscribe(listener);
   return () => {
@@ -120,7 +120,7 @@ function both(listener: () => void): () => void {
 }
 
 /** Every live session of the window, in start order (the inbox, the sessions list and the counts read it). */
-export const liveViews: Readable<LiveView[]> = { get: readViews, subscribe: both };
+export const liveViews: Readable<LiveView[]> = { get: readViews, subscribe: subscribeLive };
 
 /** The current live session, displayed or behind a review; an empty state when there is none. */
 export const liveSession: Readable<SessionState> = {
@@ -129,7 +129,7 @@ export const liveSession: Readable<SessionState> = {
     const slot = reg.slots.find((s) => s.key === reg.current);
     return slot ? slotState(reg, slot) : EMPTY;
   },
-  subscribe: both,
+  subscribe: subscribeLive,
 };
 
 /** A live session's state by its key, current whether displayed or not (EMPTY once closed). */
@@ -362,12 +362,10 @@ export function onEventsApplied(listener: AppliedListener): () => void {
 
 // ---- The registry's changes ----
 
-/** The current session's view, read from the window's state when it is left. */
-let readView: () => SlotView | null = () => null;
-
-/** How the registry reads what the window shows of the current session (the UI store registers it). */
-export function setViewReader(read: () => SlotView | null): void {
-  readView = read;
+/** What the window shows of the current session now: kept with it when it is left. */
+function readView(): SlotView {
+  const { selected, collapsed, sessionView, outputTab } = uiStore.get();
+  return { selected, collapsed, sessionView, outputTab };
 }
 
 /** Puts the displayed current session back in the registry, with what the window showed of it. */
@@ -376,8 +374,7 @@ function stowCurrent(book: Book | null): void {
   const key = reg.current;
   if (key === null) return;
   const state = slotStateOf(key);
-  const view = reg.shown ? readView() : null;
-  patchSlot(key, (s) => ({ ...s, state, book: book ?? s.book, view: view ?? s.view, lookedAt: Date.now() }));
+  patchSlot(key, (s) => ({ ...s, state, book: book ?? s.book, view: reg.shown ? readView() : s.view, lookedAt: Date.now() }));
 }
 
 /**
@@ -461,7 +458,7 @@ export function showPastSession(state: SessionState): void {
   if (reg.current !== null && reg.shown) {
     const live = sessionStore.get();
     const view = readView();
-    patchSlot(reg.current, (s) => ({ ...s, state: live, view: view ?? s.view }));
+    patchSlot(reg.current, (s) => ({ ...s, state: live, view }));
     liveStore.set((r) => ({ ...r, shown: false }));
   }
   sessionStore.set(state);
