@@ -69,6 +69,7 @@ pub fn specta_builder() -> tauri_specta::Builder<tauri::Wry> {
         .constant("SANDBOX_MODES", arbor_protocol::SandboxMode::ALL)
         .constant("ISOLATIONS", arbor_protocol::Isolation::ALL)
         .constant("BUDGET_KINDS", arbor_protocol::BudgetKind::ALL)
+        .constant("BUDGET_LIMIT_FIELDS", arbor_protocol::BudgetKind::LIMIT_FIELDS)
         .constant("BUDGET_ORIGINS", arbor_protocol::BudgetOrigin::ALL)
         .constant("BUDGET_WARNING_FRACTION", arbor_protocol::budget::BUDGET_WARNING_FRACTION)
         .constant("SEGMENT_KINDS", arbor_protocol::SegmentKind::ALL)

@@ -108,10 +108,10 @@ pub fn rules() -> Vec<Value> {
 }
 
 /// A `perf record` of the page's process while a stretch is measured (see the top of this file).
-struct Recording(Option<std::process::Child>);
+pub struct Recording(Option<std::process::Child>);
 
 impl Recording {
-    async fn start(name: &str) -> Recording {
+    pub async fn start(name: &str) -> Recording {
         let Some(dir) = std::env::var_os("ARBOR_BENCH_PERF") else { return Recording(None) };
         let newest = |name: &str| {
             std::process::Command::new("pgrep")
@@ -147,7 +147,7 @@ impl Recording {
     }
 
     /// Ends the recording here (dropping it does the same).
-    fn stop(self) {}
+    pub fn stop(self) {}
 }
 
 impl Drop for Recording {
@@ -183,7 +183,7 @@ async fn until_quiet(app: &App, limit: Duration) {
     }
 }
 
-async fn reset_probe(app: &App) {
+pub async fn reset_probe(app: &App) {
     app.client
         // A build from before the input probe has no `inputs`: its figures come out empty.
         .execute(
@@ -194,13 +194,13 @@ async fn reset_probe(app: &App) {
         .unwrap();
 }
 
-async fn probe(app: &App, what: &str) -> Vec<f64> {
+pub async fn probe(app: &App, what: &str) -> Vec<f64> {
     let v = app.client.execute(&format!("return window.__arborPerf.{what} || []"), vec![]).await.unwrap();
     floats(&v)
 }
 
 /// The page's own work per stage since the probe was cleared (ms; `timed` in ui/src/lib/perf.ts).
-async fn spent(app: &App) -> String {
+pub async fn spent(app: &App) -> String {
     let v = app.client.execute("return window.__arborPerf.spent || {}", vec![]).await.unwrap_or(Value::Null);
     let parts = stages(&v, 1.0, 0);
     if parts.is_empty() {
@@ -220,7 +220,7 @@ fn stages(v: &Value, per: f64, decimals: usize) -> String {
     parts.iter().map(|(k, v)| format!("{k} {v:.decimals$}")).collect::<Vec<_>>().join(", ")
 }
 
-fn summary(name: &str, mut v: Vec<f64>) -> String {
+pub fn summary(name: &str, mut v: Vec<f64>) -> String {
     format!(
         "{name} ({} samples): p50 {:.1}, p95 {:.1}, p99 {:.1}, max {:.1}",
         v.len(),
@@ -232,7 +232,7 @@ fn summary(name: &str, mut v: Vec<f64>) -> String {
 }
 
 /// Types `text` into the field `css` (already on screen), one key at a time as a person does.
-async fn type_into(app: &App, css: &str, text: &str, name: &str) -> (Vec<f64>, f64) {
+pub async fn type_into(app: &App, css: &str, text: &str, name: &str) -> (Vec<f64>, f64) {
     reset_probe(app).await;
     let field = app.find(css).await;
     field.click().await.ok();
@@ -417,34 +417,7 @@ pub async fn many_agents(bin: &Path, env: &[(&str, String)]) {
     let t0 = app.client.execute("return window.__arborLastSeq || 0", vec![]).await.unwrap().as_f64().unwrap_or(0.0);
     let started = Instant::now();
     // Tree interactions while it streams: select rows, fold and unfold the main agent, scroll.
-    let answers = app
-        .client
-        .execute_async(
-            "const done = arguments[arguments.length - 1]; const out = { select: [], fold: [], scroll: [], selectJs: [], foldJs: [], selectOutput: [], selectStages: {} }; \
-             const shows = (id, t0) => new Promise(r => { const check = () => { \
-               if (document.querySelector('[data-testid=output]')?.textContent.includes(id) || performance.now() - t0 > 3000) r(); else requestAnimationFrame(check); }; check(); }); \
-             const spent = () => Object.assign({}, window.__arborPerf.spent || {}); \
-             const addStages = (from) => { const to = spent(); for (const k in to) out.selectStages[k] = (out.selectStages[k] || 0) + to[k] - (from[k] || 0); }; \
-             const painted = () => new Promise(r => requestAnimationFrame(() => { const c = new MessageChannel(); c.port1.onmessage = () => r(); c.port2.postMessage(0); })); \
-             const rendered = () => new Promise(r => queueMicrotask(r)); \
-             (async () => { \
-               for (let i = 0; i < 20; i++) { const rows = document.querySelectorAll('[data-testid=tree-node]'); \
-                 const row = rows[1 + (i * 7) % Math.max(1, rows.length - 1)]; \
-                 const s0 = spent(); const t = performance.now(); row.click(); await rendered(); out.selectJs.push(performance.now() - t); \
-                 await painted(); out.select.push(performance.now() - t); \
-                 await shows(row.dataset.agentId, t); await painted(); out.selectOutput.push(performance.now() - t); addStages(s0); \
-                 await new Promise(r => setTimeout(r, 100)); } \
-               for (let i = 0; i < 6; i++) { const tw = document.querySelector('[data-testid=tree-node] .twisty:not(.leaf)'); \
-                 if (!tw) break; const t = performance.now(); tw.click(); await rendered(); out.foldJs.push(performance.now() - t); \
-                 await painted(); out.fold.push(performance.now() - t); \
-                 await new Promise(r => setTimeout(r, 150)); } \
-               const body = document.querySelector('[aria-label=\"Agent tree\"] .panel-body'); \
-               for (let i = 0; i < 30; i++) { const t = performance.now(); body.scrollTop += 120; body.dispatchEvent(new Event('scroll')); await painted(); out.scroll.push(performance.now() - t); } \
-               done(out); })();",
-            vec![],
-        )
-        .await
-        .unwrap();
+    let answers = tree_interactions(&app, 20).await;
     recording.stop();
     let cpu_after = pid.map(super::cpu_ticks).unwrap_or_default();
     // What a person sees meanwhile (target/e2e-screenshots/many-agents.png).
@@ -477,6 +450,40 @@ pub async fn many_agents(bin: &Path, env: &[(&str, String)]) {
     // Where a select's script time goes, to its output shown (regions' render times need ARBOR_UI_PROFILE=1's build).
     println!("  a select's stages, mean of 20 (ms): {}", stages(&answers["selectStages"], 20.0, 1));
     app.close().await;
+}
+
+/// Selects `selects` rows of the tree one after another, folds and unfolds the main
+/// agent six times, scrolls the tree 30 times: each input to its painted frame (ms),
+/// and a select to its agent's output painted.
+pub async fn tree_interactions(app: &App, selects: usize) -> Value {
+    app
+        .client
+        .execute_async(
+            "const selects = arguments[0]; const done = arguments[arguments.length - 1]; const out = { select: [], fold: [], scroll: [], selectJs: [], foldJs: [], selectOutput: [], selectStages: {} }; \
+             const shows = (id, t0) => new Promise(r => { const check = () => { \
+               if (document.querySelector('[data-testid=output]')?.textContent.includes(id) || performance.now() - t0 > 3000) r(); else requestAnimationFrame(check); }; check(); }); \
+             const spent = () => Object.assign({}, window.__arborPerf.spent || {}); \
+             const addStages = (from) => { const to = spent(); for (const k in to) out.selectStages[k] = (out.selectStages[k] || 0) + to[k] - (from[k] || 0); }; \
+             const painted = () => new Promise(r => requestAnimationFrame(() => { const c = new MessageChannel(); c.port1.onmessage = () => r(); c.port2.postMessage(0); })); \
+             const rendered = () => new Promise(r => queueMicrotask(r)); \
+             (async () => { \
+               for (let i = 0; i < selects; i++) { const rows = document.querySelectorAll('[data-testid=tree-node]'); \
+                 const row = rows[1 + (i * 7) % Math.max(1, rows.length - 1)]; \
+                 const s0 = spent(); const t = performance.now(); row.click(); await rendered(); out.selectJs.push(performance.now() - t); \
+                 await painted(); out.select.push(performance.now() - t); \
+                 await shows(row.dataset.agentId, t); await painted(); out.selectOutput.push(performance.now() - t); addStages(s0); \
+                 await new Promise(r => setTimeout(r, 100)); } \
+               for (let i = 0; i < 6; i++) { const tw = document.querySelector('[data-testid=tree-node] .twisty:not(.leaf)'); \
+                 if (!tw) break; const t = performance.now(); tw.click(); await rendered(); out.foldJs.push(performance.now() - t); \
+                 await painted(); out.fold.push(performance.now() - t); \
+                 await new Promise(r => setTimeout(r, 150)); } \
+               const body = document.querySelector('[aria-label=\"Agent tree\"] .panel-body'); \
+               for (let i = 0; i < 30; i++) { const t = performance.now(); body.scrollTop += 120; body.dispatchEvent(new Event('scroll')); await painted(); out.scroll.push(performance.now() - t); } \
+               done(out); })();",
+            vec![json!(selects)],
+        )
+        .await
+        .unwrap()
 }
 
 /// Proportional set size (kB) of `root` and its descendants: shared pages count once, shared out.

@@ -11,16 +11,20 @@
 //! - the Timeline of a stored 200-agent, 100,000-event session: from the tab's click
 //!   to its first paint, and each frame's interval and paint time while it is panned;
 //! - how it feels (bench_speed.rs): typing while ten agents stream, a 1,500-line
-//!   answer, tool calls as they stream, 200 live agents; and the binaries' sizes.
+//!   answer, tool calls as they stream, 200 live agents; and the binaries' sizes;
+//! - several sessions (bench_sessions.rs): three live sessions with 200 subagents between
+//!   them at ~15,000 model chunks a second: frames, switching, typing, what is stored, memory.
 //!
 //! `-- --timeline` measures the timeline alone; `-- --speed` the figures of bench_speed.rs,
 //! memory and start alone; `-- --many` the 200 live agents alone; `-- --typing` the typing
 //! figures alone; `-- --long` the long answer alone; `-- --start` the cold start without
-//! WebDriver alone.
+//! WebDriver alone; `-- --sessions` the three live sessions alone.
 
 // A benchmark binary: its output is the report, and a failed step should stop it loudly.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 
+#[path = "bench_sessions.rs"]
+mod bench_sessions;
 #[path = "bench_speed.rs"]
 mod bench_speed;
 #[path = "harness.rs"]
@@ -198,6 +202,15 @@ async fn main() {
         bench_speed::many_agents(&bin, &env).await;
         return;
     }
+    if std::env::args().any(|a| a == "--sessions") {
+        let server = ScriptedServer::start(
+            serde_json::from_value(json!({ "name": "sessions", "rules": bench_sessions::rules() })).unwrap(),
+        )
+        .await
+        .unwrap();
+        bench_sessions::three_sessions(&bin, &server).await;
+        return;
+    }
     if std::env::args().any(|a| a == "--start") {
         let mut direct: Vec<f64> = (0..5)
             .filter_map(|_| bench_speed::cold_start_direct(&bin))
@@ -289,6 +302,12 @@ async fn main() {
     let env = [("ANTHROPIC_BASE_URL", server.anthropic_base_url()), ("ANTHROPIC_API_KEY", "bench".to_string())];
     speed_run(&bin, &env, 0..3).await;
     bench_speed::many_agents(&bin, &env).await;
+    let sessions = ScriptedServer::start(
+        serde_json::from_value(json!({ "name": "sessions", "rules": bench_sessions::rules() })).unwrap(),
+    )
+    .await
+    .unwrap();
+    bench_sessions::three_sessions(&bin, &sessions).await;
     println!(
         "cold start through WebDriver (process start to the first screen after loading): {:?} ms (median {:.0} ms)",
         ready.iter().map(|v| v.round()).collect::<Vec<_>>(),

@@ -415,6 +415,11 @@ impl App {
         path
     }
 
+    /// The app's transcript store (its data dir's `arbor.db`).
+    pub fn store_path(&self) -> PathBuf {
+        self._dir.path().join("data").join(arbor_store::Store::FILE_NAME)
+    }
+
     pub fn file(&self, rel: &str) -> PathBuf {
         self.workspace.join(rel)
     }

@@ -98,6 +98,16 @@ async fn two_live_sessions_wait_side_by_side_and_one_inbox_answers_each_in_its_o
     app.wait_text("[data-testid=output]", "A done").await;
     app.node_status("main", "completed").await;
     assert_eq!(std::fs::read_to_string(app.file("a.txt")).unwrap(), "from session a\n");
+
+    // Both are in the store, each its own log, and the tree's statuses are the store's: the
+    // window shows what Rust derived.
+    let store = arbor_store::Store::open(&app.store_path()).unwrap();
+    let stored = store.sessions(&arbor_store::SessionQuery { limit: 0, ..Default::default() }).unwrap();
+    assert_eq!(stored.len(), 2, "{stored:?}");
+    for s in &stored {
+        let detail = store.session(&s.id).unwrap();
+        assert!(detail.agents.iter().all(|a| a.status == arbor_protocol::AgentStatus::Completed), "{detail:?}");
+    }
     app.close().await;
     server.shutdown().await;
 }

@@ -42,6 +42,7 @@ import { bookStore } from "./store/review";
 import { liveStore, sessionStore } from "./store/sessionStore";
 import { useStore } from "./store/store";
 import { toggleHistory, uiStore } from "./store/ui";
+import { Spinner } from "./components/Spinner";
 
 const TREE_PANE_ID = "agent-tree-pane";
 
@@ -95,7 +96,7 @@ export function App() {
       <div className="center-screen">
         <div className="empty">
           <span className="status-icon running">
-            <span className="spinner" />
+            <Spinner />
           </span>
           <div className="title">Starting Arbor…</div>
         </div>

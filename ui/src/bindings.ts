@@ -86,6 +86,8 @@ export const APPROVAL_SCOPES = ["once","agent","subtree","session"] as const;
 
 export const BUDGET_KINDS = ["tokens","cost","duration","subagents"] as const;
 
+export const BUDGET_LIMIT_FIELDS = ["max_tokens","max_cost_usd","max_duration_seconds","max_subagents"] as const;
+
 export const BUDGET_ORIGINS = ["session","subagent_default","agent_type","task_call","delegation","person"] as const;
 
 export const BUDGET_WARNING_FRACTION = 0.8 as const;
@@ -573,6 +575,12 @@ export type DelegateRequest = {
  */
 export type EventFrame = {
 	events: AgentEvent[],
+	/**
+	 *  Every agent the events changed (status, runs, turns, result, budget), as
+	 *  Rust's one derivation ([`arbor_protocol::AgentStates`]) leaves it after them:
+	 *  a front end shows these and derives none of it.
+	 */
+	agents: StoredAgent[],
 	/**  None when no event of the frame reported usage. */
 	usage: UsageUpdate | null,
 	/**  Every approval rule in force, oldest first; None when the frame changed none. */

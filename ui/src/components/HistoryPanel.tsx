@@ -29,6 +29,7 @@ import { IconAlert, IconArrowLeft, IconHistory, IconImport, IconSearch, IconX } 
 import { ImportDialog } from "./ImportDialog";
 import { InterruptedBanner } from "./InterruptedBanner";
 import { StatusIcon } from "./StatusIcon";
+import { Spinner } from "./Spinner";
 
 export function HistoryPanel() {
   const searched = useStore(historyStore, (h) => h.searched);
@@ -144,7 +145,7 @@ function SessionList() {
     body = (
       <div className="empty" data-testid="history-loading">
         <span className="status-icon running">
-          <span className="spinner" />
+          <Spinner />
         </span>
         <div className="title">Loading sessions…</div>
       </div>
@@ -292,7 +293,7 @@ function SearchResults() {
     body = (
       <div className="empty">
         <span className="status-icon running">
-          <span className="spinner" />
+          <Spinner />
         </span>
         <div className="title">Searching…</div>
       </div>

@@ -15,6 +15,7 @@ import { mcpStore } from "../store/mcp";
 import { useStore } from "../store/store";
 import { IconAlert, IconCheck, IconChevron, IconResume } from "./icons";
 import { LaunchList } from "./McpTrustDialog";
+import { Spinner } from "./Spinner";
 
 export function McpServers({ workspace }: { workspace: string }) {
   const { report, loading, fresh, error } = useStore(mcpStore, (s) => s);
@@ -51,7 +52,7 @@ export function McpServers({ workspace }: { workspace: string }) {
         {loading ? (
           <div className="mcp-loading faint" data-testid="mcp-loading" role="status">
             <span className="status-icon running">
-              <span className="spinner" />
+              <Spinner />
             </span>
             {fresh ? "Restarting servers to list their tools…" : "Starting servers to list their tools…"}
           </div>

@@ -5,7 +5,7 @@ import { flushEvents, sessionStore } from "../store/sessionStore";
 import { uiStore } from "../store/ui";
 import { eventMaker } from "../test/events";
 import { pastSession, storedAgent } from "../test/past";
-import { liveHere, resetStores, sessionInfo } from "../test/stores";
+import { frameOf, liveHere, resetStores, sessionInfo } from "../test/stores";
 import { bookFromPast, bookStore } from "../store/review";
 import { PromptBox } from "./PromptBox";
 
@@ -64,12 +64,7 @@ describe("PromptBox", () => {
     const e = eventMaker();
     expect(sessionStore.get().agents["agent-main"]).toBeUndefined();
     act(() => {
-      channels[0]?.onmessage({
-        events: [e.started("agent-main", null, "main"), e.make("agent-main", { type: "user_message", content: "Fix the build" })],
-        usage: null,
-        rules: null,
-        timeline: null,
-      });
+      channels[0]?.onmessage(frameOf([e.started("agent-main", null, "main"), e.make("agent-main", { type: "user_message", content: "Fix the build" })]));
       flushEvents();
     });
     expect(sessionStore.get().agents["agent-main"]?.items).toMatchObject([{ kind: "user", text: "Fix the build" }]);

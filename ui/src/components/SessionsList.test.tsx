@@ -16,7 +16,7 @@ import { pastSession, storedAgent } from "../test/past";
 import { uiStore } from "../store/ui";
 import { answered, askFor } from "../test/approvals";
 import { eventMaker } from "../test/events";
-import { appState, resetStores, sessionInfo } from "../test/stores";
+import { appState, frameOf, resetStores, sessionInfo } from "../test/stores";
 
 const ok = <T,>(data: T) => Promise.resolve({ status: "ok" as const, data });
 const commands = {
@@ -52,16 +52,11 @@ function session(id: string, prompt: string, requests: string[], workspace = `/w
   act(() => {
     sessionOpened(key, info);
     enqueueFrame(
-      {
-        events: [
+      frameOf([
           e.started(`${id}-main`, null, "main"),
           e.make(`${id}-main`, { type: "user_message", content: prompt }),
           ...requests.flatMap((r) => askFor(e.make, `${id}-main`, r)),
-        ],
-        usage: null,
-        rules: null,
-        timeline: null,
-      },
+        ]),
       key,
     );
     flushEvents();
@@ -114,12 +109,7 @@ describe("several live sessions in one window", () => {
     // Its resolution arrives on its own channel; the shown session is untouched.
     act(() => {
       enqueueFrame(
-        {
-          events: [answered(docs.e.make, "s-docs-main", "r-docs", "approved")],
-          usage: null,
-          rules: null,
-          timeline: null,
-        },
+        frameOf([answered(docs.e.make, "s-docs-main", "r-docs", "approved")]),
         docs.key,
       );
       flushEvents();
@@ -130,7 +120,7 @@ describe("several live sessions in one window", () => {
     const focused = vi.spyOn(document, "hasFocus").mockReturnValue(true);
     sendNotification.mockReset();
     await act(async () => {
-      enqueueFrame({ events: askFor(docs.e.make, "s-docs-main", "r-docs-2"), usage: null, rules: null, timeline: null }, docs.key);
+      enqueueFrame(frameOf(askFor(docs.e.make, "s-docs-main", "r-docs-2")), docs.key);
       flushEvents();
     });
     await vi.waitFor(() => expect(sendNotification).toHaveBeenCalledTimes(1));
@@ -138,9 +128,9 @@ describe("several live sessions in one window", () => {
     // One in the session on display is not: the person sees its card come. (Notifications go
     // out in order, so the next one from the docs' session is the second, not the third.)
     await act(async () => {
-      enqueueFrame({ events: askFor(tests.e.make, "s-tests-main", "r-t3"), usage: null, rules: null, timeline: null }, tests.key);
+      enqueueFrame(frameOf(askFor(tests.e.make, "s-tests-main", "r-t3")), tests.key);
       flushEvents();
-      enqueueFrame({ events: askFor(docs.e.make, "s-docs-main", "r-docs-3"), usage: null, rules: null, timeline: null }, docs.key);
+      enqueueFrame(frameOf(askFor(docs.e.make, "s-docs-main", "r-docs-3")), docs.key);
       flushEvents();
     });
     await vi.waitFor(() => expect(sendNotification.mock.calls.length).toBeGreaterThanOrEqual(2));
@@ -203,19 +193,14 @@ describe("several live sessions in one window", () => {
     const busy = session("s-busy", "Long one", []);
     act(() => {
       enqueueFrame(
-        {
-          events: [
+        frameOf([
             done.e.status("s-done-main", "running"),
             done.e.make("s-done-main", { type: "agent_finished", status: "completed", result: "done", error: null, turns: 1, duration_ms: 5, files_modified: [] }),
-          ],
-          usage: null,
-          rules: null,
-          timeline: null,
-        },
+          ]),
         done.key,
       );
       enqueueFrame(
-        { events: [busy.e.make("s-busy-main", { type: "agent_status", status: "running" })], usage: null, rules: null, timeline: null },
+        frameOf([busy.e.make("s-busy-main", { type: "agent_status", status: "running" })]),
         busy.key,
       );
       flushEvents();

@@ -1,7 +1,9 @@
 /** The icon of an agent status: a live spinner while running. */
+import { useState } from "react";
 import type { AgentStatus } from "../bindings";
 import { statusLabel } from "../lib/format";
 import { IconCheck, IconClock, IconGauge, IconHand, IconLimit, IconPause, IconSlash, IconX } from "./icons";
+import { Spinner, inPhase } from "./Spinner";
 
 export function StatusIcon({ status }: { status: AgentStatus }) {
   return (
@@ -14,15 +16,11 @@ export function StatusIcon({ status }: { status: AgentStatus }) {
 function icon(status: AgentStatus) {
   switch (status) {
     case "running":
-      return <span className="spinner" />;
+      return <Spinner />;
     case "queued":
       return <IconClock />;
     case "waiting_approval":
-      return (
-        <span className="pulse">
-          <IconHand />
-        </span>
-      );
+      return <Pulse />;
     case "completed":
       return <IconCheck />;
     case "failed":
@@ -43,4 +41,17 @@ function icon(status: AgentStatus) {
       return never;
     }
   }
+}
+
+/** The pulse's period (styles/layout.css `.pulse`). */
+const PULSE_MS = 1400;
+
+/** Waiting for a person: pulsing in step with every other (as spinners turn, Spinner.tsx). */
+function Pulse() {
+  const [delay] = useState(() => inPhase(PULSE_MS));
+  return (
+    <span className="pulse" style={{ animationDelay: delay }}>
+      <IconHand />
+    </span>
+  );
 }

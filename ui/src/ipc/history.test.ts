@@ -7,7 +7,7 @@ import { trustStore } from "../store/trust";
 import { select, uiStore } from "../store/ui";
 import { eventMaker } from "../test/events";
 import { pastSession, storedAgent, summary } from "../test/past";
-import { appState, applyEvents, resetStores, sessionInfo } from "../test/stores";
+import { applyEvents, appState, frameOf, resetStores, sessionInfo } from "../test/stores";
 import { agentUsage, figures, usageUpdate } from "../test/usage";
 import {
   closeReview,
@@ -169,7 +169,7 @@ describe("reviewing a past session", () => {
     const live = eventMaker("s-1");
     live.make("agent-live", { type: "thoughts", content: "skip seq 1" });
     live.make("agent-live", { type: "thoughts", content: "skip seq 2" });
-    enqueueFrame({ events: [live.make("agent-live", { type: "response", content: "still live" })], usage: null, rules: null, timeline: null });
+    enqueueFrame(frameOf([live.make("agent-live", { type: "response", content: "still live" })]));
     flushEvents();
     expect(sessionStore.get().sessionId).toBe("s-past");
     closeReview();
@@ -224,13 +224,18 @@ describe("continuing a reviewed session", () => {
     const e = eventMaker("s-past");
     for (let i = 0; i < 20; i++) e.make("agent-main", { type: "thoughts", content: "" });
     const liveMsg = e.make("agent-main", { type: "user_message", content: "keep going" });
-    channels.at(-1)?.onmessage({ events: [liveMsg, e.status("agent-main", "running")], usage: null, rules: null, timeline: null });
+    // Rust's frame carries the main agent as its events left it (from its stored state).
+    const storedMain = past.detail.agents.find((a) => a.id === "agent-main");
+    if (!storedMain) throw new Error("the past session has its main agent");
+    const mainNow = { ...storedMain, status: "running" as const, ended_at: null, run_started_at: liveMsg.ts };
+    channels.at(-1)?.onmessage({ ...frameOf([liveMsg, e.status("agent-main", "running")]), agents: [mainNow] });
     flushEvents();
     expect(sessionStore.get().agents["agent-main"]?.status).toBe("completed");
     resolve({ status: "ok", data: sessionInfo({ session_id: "s-past" }) });
     expect(await done).toBe(true);
     flushEvents();
-    expect(bookStore.get()).toMatchObject({ review: null, live: { sessionId: "s-past", liveFrom: liveMsg.seq } });
+    expect(bookStore.get()).toMatchObject({ review: null, live: { sessionId: "s-past" } });
+    expect(bookStore.get().live?.agents).toContainEqual(mainNow);
     expect(uiStore.get()).toMatchObject({ starting: false, session: { session_id: "s-past" } });
     const main = sessionStore.get().agents["agent-main"];
     expect(main?.status).toBe("running");
@@ -310,12 +315,7 @@ describe("continuing a reviewed session", () => {
     for (let i = 0; i < 20; i++) e.make("agent-main", { type: "thoughts", content: "" });
     const fishLive = agentUsage("agent-fish", figures(50, 0.3));
     const mainLive = agentUsage("agent-main", figures(100, 0.5), figures(150, 0.8));
-    channels.at(-1)?.onmessage({
-      events: [e.usage("agent-fish", 20, 0)],
-      usage: usageUpdate([fishLive, mainLive], figures(150, 0.8)),
-      rules: null,
-      timeline: null,
-    });
+    channels.at(-1)?.onmessage(frameOf([e.usage("agent-fish", 20, 0)], { usage: usageUpdate([fishLive, mainLive], figures(150, 0.8)) }));
     flushEvents();
     expect(usage().agents).toEqual({ "agent-main": mainLive, "agent-fish": fishLive });
     expect(usage().session).toEqual(figures(150, 0.8));

@@ -367,10 +367,10 @@ export function installHistoryEffects(): () => void {
     lastSelected = selected;
     if (selected !== null) void ensureTranscript(selected);
   });
-  const offEvents = onEventsApplied((events, state, key) => {
+  const offEvents = onEventsApplied((events, state, key, agents) => {
     const reg = liveStore.get();
     const live = reg.current === key ? bookStore.get().live : reg.slots.find((s) => s.key === key)?.book;
-    if (live) appendLive(live, events, state);
+    if (live) appendLive(live, events, state, agents);
   });
   return () => {
     offUi();

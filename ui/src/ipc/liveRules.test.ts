@@ -7,7 +7,7 @@ import { select, uiStore } from "../store/ui";
 import { rule } from "../test/approvals";
 import { eventMaker } from "../test/events";
 import { pastSession, storedAgent } from "../test/past";
-import { resetStores, sessionInfo } from "../test/stores";
+import { frameOf, resetStores, sessionInfo } from "../test/stores";
 import { closeReview, continueReviewed, installHistoryEffects, openPastSession } from "./history";
 
 const commands = { openSession: vi.fn(), loadTranscript: vi.fn(), resumeSession: vi.fn(), workspaceMcp: vi.fn() };
@@ -57,7 +57,7 @@ describe("the rules in force", () => {
   it("stay the live session's while a past session is reviewed (it has none), and come back with it", async () => {
     const live = eventMaker("s-1");
     uiStore.set((s) => ({ ...s, session: sessionInfo() }));
-    enqueueFrame({ events: [live.started("agent-main", null, "main")], usage: null, rules: [rule("rule-1")], timeline: null });
+    enqueueFrame(frameOf([live.started("agent-main", null, "main")], { rules: [rule("rule-1")] }));
     flushEvents();
     const { past } = stored();
     commands.openSession.mockReturnValue(ok(past));
@@ -67,7 +67,7 @@ describe("the rules in force", () => {
     expect(ids(liveSession.get().rules)).toEqual(["rule-1"]);
 
     // A rule set meanwhile (in the live session, out of sight) is listed at once.
-    enqueueFrame({ events: [], usage: null, rules: [rule("rule-1"), rule("rule-2")], timeline: null });
+    enqueueFrame(frameOf([], { rules: [rule("rule-1"), rule("rule-2")] }));
     flushEvents();
     expect(ids(liveSession.get().rules)).toEqual(["rule-1", "rule-2"]);
     expect(sessionStore.get().rules).toEqual([]);
@@ -87,7 +87,7 @@ describe("the rules in force", () => {
 
     const e = eventMaker("s-past");
     for (let i = 0; i < 10; i++) e.make("agent-main", { type: "thoughts", content: "" });
-    channels.at(-1)?.onmessage({ events: [e.status("agent-main", "running")], usage: null, rules: [rule("rule-9")], timeline: null });
+    channels.at(-1)?.onmessage(frameOf([e.status("agent-main", "running")], { rules: [rule("rule-9")] }));
     flushEvents();
     expect(ids(sessionStore.get().rules)).toEqual(["rule-9"]);
     expect(ids(bookStore.get().live?.rules ?? [])).toEqual(["rule-9"]);

@@ -2,11 +2,13 @@
  * Budgets in words: the limits of a Budget, how a subtree stands against them
  * (the figures Rust computed and sent in a BudgetStanding, never re-derived
  * here), a meter's fill, tone and label, a budget warning's line, and where a
- * budget came from. Pure; tested without Tauri. The kinds, origins and the
- * warning share are Rust's (BUDGET_KINDS, BUDGET_ORIGINS, BUDGET_WARNING_FRACTION).
+ * budget came from. Pure; tested without Tauri. The kinds, the field holding
+ * each one's limit, origins and the warning share are Rust's (BUDGET_KINDS,
+ * BUDGET_LIMIT_FIELDS, BUDGET_ORIGINS, BUDGET_WARNING_FRACTION).
  */
 import {
   BUDGET_KINDS,
+  BUDGET_LIMIT_FIELDS,
   BUDGET_WARNING_FRACTION,
   type Budget,
   type BudgetKind,
@@ -14,13 +16,11 @@ import {
   type BudgetStanding,
 } from "../bindings";
 
-/** The Budget field that holds each kind's limit. */
-export const BUDGET_LIMIT_KEYS: Readonly<Record<BudgetKind, keyof Budget>> = {
-  tokens: "max_tokens",
-  cost: "max_cost_usd",
-  duration: "max_duration_seconds",
-  subagents: "max_subagents",
-};
+/** The Budget field that holds each kind's limit (Rust's BUDGET_LIMIT_FIELDS, in the order of BUDGET_KINDS). */
+const LIMIT_FIELDS: readonly (keyof Budget)[] = BUDGET_LIMIT_FIELDS;
+export const BUDGET_LIMIT_KEYS = Object.fromEntries(BUDGET_KINDS.map((k, i) => [k, LIMIT_FIELDS[i]])) as Readonly<
+  Record<BudgetKind, keyof Budget>
+>;
 
 /** Each kind as a sentence names it ("82% of wall time used"). */
 export const BUDGET_KIND_WORDS: Readonly<Record<BudgetKind, string>> = {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { eventMaker, fileChange } from "../test/events";
-import { initialSession, reduceBatch } from "../store/session/reducer";
+import { initialSession } from "../store/session/reducer";
+import { reduceBatch } from "../test/agents";
 import type { OutputItem } from "../store/session/types";
 import {
   SHOW_ALL,

@@ -4,7 +4,8 @@ import { fileChangedOf } from "../lib/changes";
 import { eventMaker, fileChange, worktreeUpdate } from "../test/events";
 import { pastSession, storedAgent } from "../test/past";
 import { addPage, bookFromPast, reduceBook, withChanges, withWorktreeAction } from "./review";
-import { initialSession, reduceBatch } from "./session/reducer";
+import { initialSession } from "./session/reducer";
+import { reduceBatch } from "../test/agents";
 import {
   agentChanges,
   agentName,

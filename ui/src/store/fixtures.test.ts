@@ -1,11 +1,14 @@
 /**
- * The UI's reducer against the shared fixture (tests/fixtures/agent_states):
- * each event log, fed through the reducer as the app feeds it, must leave
- * every agent as Rust's one derivation (arbor-protocol state.rs) leaves it,
- * checked by a Rust test against the same files. When they disagree, the
- * reducer is what changes, never the fixture. Budgets and the wall time of
- * every run (elapsed_ms, run_started_at) are compared; usage is not: the UI
- * does not sum it (Rust sends the figures, and checks them against the same files).
+ * The shared fixture (tests/fixtures/agent_states) on the UI's side. Rust
+ * derives each agent's state from these logs (arbor-protocol state.rs, checked
+ * by a Rust test against the same files) and sends it with the frames; here:
+ * - the reducer's tree and the agents Rust sends, together (withAgents), show
+ *   every agent as Rust's expected state has it: the reducer builds where it
+ *   sits and its result, the agents give its status, runs, turns and budget;
+ * - the tests' stand-in for Rust's derivation (test/agents.ts) gives exactly
+ *   Rust's expected agents, so the component tests it feeds see what Rust sends.
+ * Usage is not compared: the UI never sums it (Rust sends the figures, and checks
+ * them against the same files).
  *
  * It runs under Node (no DOM needed), where `import.meta.url` is a file URL.
  * @vitest-environment node
@@ -14,6 +17,8 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { AgentEvent, StoredAgent } from "../bindings";
+import { derivedAgents } from "../test/agents";
+import { withAgents } from "./session/agents";
 import { initialSession, reduce, reduceBatch } from "./session/reducer";
 import type { AgentNode, SessionState } from "./session/types";
 
@@ -102,12 +107,23 @@ describe("the shared agent-state fixture", () => {
     const log = events(name);
     const want = expected(name);
 
-    it("agrees with Rust when the log arrives in one batch", () => {
-      check(reduceBatch(initialSession(), log), want);
+    it("shows every agent as Rust has it when the log arrives in one batch", () => {
+      check(withAgents(reduceBatch(initialSession(), log), want.agents), want);
     });
 
-    it("agrees with Rust when the events arrive one by one", () => {
-      check(log.reduce(reduce, initialSession()), want);
+    it("shows every agent as Rust has it when the events arrive one by one, each with its agents", () => {
+      check(
+        log.reduce((s, ev) => withAgents(reduce(s, ev), want.agents.filter((a) => a.id === ev.agent_id)), initialSession()),
+        want,
+      );
+    });
+
+    it("the tests' stand-in derives exactly Rust's agents", () => {
+      const usage = { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, cost_usd: null };
+      const byId = new Map(derivedAgents(log).map((a) => [a.id, a]));
+      for (const agent of want.agents) {
+        expect(byId.get(agent.id), agent.id).toEqual({ ...agent, usage, budget_exhausted: agent.budget_exhausted ?? null });
+      }
     });
   });
 });

@@ -206,14 +206,17 @@ describe("a past session's book", () => {
     const book = bookFromPast(past(events, [stored("agent-main", null, "interrupted")]));
     expect(reduceBook(book).agents["agent-main"]?.status).toBe("interrupted");
 
-    appendLive(book, [e.make("agent-main", { type: "user_message", content: "go on" }), e.status("agent-main", "running")], reduceBook(book));
-    expect(book.liveFrom).toBe(3);
+    // The frame carries the agent as Rust derived it after the live events.
+    const resumed = stored("agent-main", null, "running");
+    appendLive(book, [e.make("agent-main", { type: "user_message", content: "go on" }), e.status("agent-main", "running")], reduceBook(book), [resumed]);
+    expect(book.agents).toEqual([resumed]);
     const s = reduceBook(book);
     expect(s.agents["agent-main"]?.status).toBe("running");
     expect(s.agents["agent-main"]?.items).toMatchObject([{ kind: "user", text: "go on" }]);
     // Other sessions' events are not recorded.
-    appendLive(book, [eventMaker("s-other").status("agent-x", "running")], reduceBook(book));
+    appendLive(book, [eventMaker("s-other").status("agent-x", "running")], reduceBook(book), [stored("agent-x", null, "running")]);
     expect(book.events).toHaveLength(4);
+    expect(book.agents).toEqual([resumed]);
   });
 
   it("keeps the stored usage figures through every rebuild, then the live session's latest", () => {
@@ -237,11 +240,11 @@ describe("a past session's book", () => {
       ...reduceBook(book),
       usage: { agents: { ...s.usage.agents, "agent-a": agentUsage("agent-a", figures(40)) }, session: figures(140) },
     };
-    appendLive(book, [e.status("agent-a", "running")], liveState);
+    appendLive(book, [e.status("agent-a", "running")], liveState, [stored("agent-a", "agent-main", "running")]);
     expect(book.usage).toBe(liveState.usage);
     expect(reduceBook(book).usage.agents["agent-a"]?.own.tokens).toBe(40);
     // Another session's state leaves them alone.
-    appendLive(book, [e.status("agent-a", "completed")], { ...liveState, sessionId: "s-other", usage: { agents: {}, session: null } });
+    appendLive(book, [e.status("agent-a", "completed")], { ...liveState, sessionId: "s-other", usage: { agents: {}, session: null } }, []);
     expect(book.usage).toBe(liveState.usage);
   });
 });

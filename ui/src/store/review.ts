@@ -28,10 +28,12 @@ import {
   type SessionRuns,
   type SessionDetail,
   type SessionId,
+  type StoredAgent,
   type WorktreeUpdate,
 } from "../bindings";
 import { mergeChanges } from "../lib/changes";
-import { initialSession, reduceBatch, withStoredStatuses } from "./session/reducer";
+import { withAgents } from "./session/agents";
+import { initialSession, reduceBatch } from "./session/reducer";
 import type { AgentWorktree, SessionState, SessionUsage } from "./session/types";
 import { usageFrom } from "./session/usage";
 import { createStore } from "./store";
@@ -53,8 +55,11 @@ export interface Book {
   detail: SessionDetail;
   /** Every event loaded (and, once resumed, received live), by seq, no repeats. */
   events: AgentEvent[];
-  /** The seq of the first live event after a resume; the stored statuses apply before it. */
-  liveFrom: number | null;
+  /**
+   * Every agent as Rust last derived it (status, runs, turns, budget): as stored
+   * when opened, then as a resumed session's frames change them.
+   */
+  agents: StoredAgent[];
   pages: Record<AgentId, AgentPages>;
   /** The latest usage figures: every agent's when opened, then as a resumed session's frames replace them. */
   usage: SessionUsage;
@@ -115,7 +120,7 @@ export function bookFromPast(past: PastSession): Book {
     sessionId: past.detail.session.id,
     detail: past.detail,
     events: mergeEvents([], past.events),
-    liveFrom: null,
+    agents: past.detail.agents.slice(),
     pages,
     usage: usageFrom(past.usage),
     rules: [],
@@ -215,15 +220,12 @@ export function covers(book: Book, agentId: AgentId, seq: number): boolean {
 }
 
 /**
- * The session state the book's events make: stored statuses over the stored
- * part, live events after; with the book's usage figures and rules in force,
- * its session's file changes, and its worktree action answers.
+ * The session state the book's events make, its agents as Rust last derived
+ * them; with the book's usage figures and rules in force, its session's file
+ * changes, and its worktree action answers.
  */
 export function reduceBook(book: Book): SessionState {
-  const split = book.liveFrom === null ? book.events.length : firstAtOrAfter(book.events, book.liveFrom);
-  const stored = reduceBatch(initialSession(), book.events.slice(0, split));
-  const settled = withStoredStatuses(stored, book.detail.agents);
-  const state = split < book.events.length ? reduceBatch(settled, book.events.slice(split)) : settled;
+  const state = withAgents(reduceBatch(initialSession(), book.events), book.agents);
   return {
     ...state,
     usage: book.usage,
@@ -233,33 +235,32 @@ export function reduceBook(book: Book): SessionState {
   };
 }
 
-function firstAtOrAfter(events: readonly AgentEvent[], seq: number): number {
-  let lo = 0;
-  let hi = events.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if ((events[mid]?.seq ?? 0) < seq) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
 /**
  * Records live events of the resumed session, in place. They come in seq
  * order after everything stored; any that are not are merged. `state` is the
  * live session's after them: the book takes its usage figures and rules as
- * they are (the same objects, so a frame costs no copy here).
+ * they are (the same objects, so a frame costs no copy here); `agents`, those
+ * the events changed, replace the book's.
  */
-export function appendLive(book: Book, events: readonly AgentEvent[], state: SessionState): void {
+export function appendLive(
+  book: Book,
+  events: readonly AgentEvent[],
+  state: SessionState,
+  agents: readonly StoredAgent[],
+): void {
   if (state.sessionId === book.sessionId) {
     book.usage = state.usage;
     book.rules = state.rules;
   }
   const mine = events.filter((e) => e.session_id === book.sessionId);
   if (mine.length === 0) return;
-  const first = mine[0];
-  if (book.liveFrom === null && first) book.liveFrom = first.seq;
+  for (const a of agents) {
+    const at = book.agents.findIndex((b) => b.id === a.id);
+    if (at >= 0) book.agents[at] = a;
+    else book.agents.push(a);
+  }
   const last = book.events.at(-1)?.seq ?? -1;
+  const first = mine[0];
   if (first && first.seq > last && isSorted(mine)) {
     for (const e of mine) book.events.push(e);
   } else {

@@ -14,7 +14,6 @@ import {
   approvalMcp,
   childrenByCall,
   effectiveSelection,
-  elapsedMs,
   filterHidesSeq,
   lastTool,
   pendingApprovals,
@@ -29,7 +28,8 @@ import {
   visibleRows,
 } from "./selectors";
 import { SHOW_ALL, toggleKind } from "../lib/outputFilter";
-import { initialSession, reduce, reduceBatch } from "./session/reducer";
+import { initialSession } from "./session/reducer";
+import { reduce, reduceBatch } from "../test/agents";
 import { withUsage } from "./session/usage";
 import { agentUsage, budget, figures, standing, usageUpdate } from "../test/usage";
 import { answered, askFor, rule as aRule } from "../test/approvals";
@@ -224,17 +224,6 @@ describe("agent output", () => {
     expect(effectiveSelection(s, "agent-gone")).toBe("agent-main");
     expect(effectiveSelection(initialSession(), null)).toBeNull();
   });
-
-  it("measures a run's elapsed time, live until it ends", () => {
-    const { e, s } = tree();
-    const run = e.status("agent-a", "running");
-    let next = reduce(s, run);
-    expect(elapsedMs(next.agents["agent-a"]!, run.ts + 1500)).toBe(1500);
-    const done = e.status("agent-a", "completed");
-    next = reduce(next, done);
-    expect(elapsedMs(next.agents["agent-a"]!, done.ts + 99999)).toBe(done.ts - run.ts);
-    expect(elapsedMs(next.agents["agent-b"]!, 0)).toBeNull();
-  });
 });
 
 describe("resume and search-hit rows", () => {
@@ -340,8 +329,6 @@ describe("runs: wall time, turns and which run a result ended", () => {
     expect(totalElapsedMs(s.agents["agent-main"]!, 99_000)).toBe(40_000);
     expect(s.agents["agent-main"]?.turns).toBe(3);
     expect(sessionActive(s)).toBe(false);
-    // The current run's own time is still there for what needs it.
-    expect(elapsedMs(s.agents["agent-main"]!, 99_000)).toBe(30_000);
   });
 
   it("places a result among the agent's runs, a run under way counted too", () => {

@@ -179,7 +179,6 @@ export type RowAgent = Pick<
   | "status"
   | "pendingApprovals"
   | "turns"
-  | "runStartedAt"
   | "wallRunStartedAt"
   | "wallElapsedMs"
 >;
@@ -207,7 +206,6 @@ export function rowAgent(state: SessionState, id: AgentId): RowAgent | null {
     status: node.status,
     pendingApprovals: node.pendingApprovals,
     turns: node.turns,
-    runStartedAt: node.runStartedAt,
     wallRunStartedAt: node.wallRunStartedAt,
     wallElapsedMs: node.wallElapsedMs,
   };
@@ -358,19 +356,13 @@ export function filterHidesSeq(items: readonly OutputItem[], filter: OutputFilte
   return item !== undefined && !isShown(item, filter);
 }
 
-/** Milliseconds the agent has been (or was) working in its current/last run. */
-export function elapsedMs(node: AgentNode, now: number): number | null {
-  if (node.runStartedAt === null) return null;
-  return Math.max(0, (node.runEndedAt ?? now) - node.runStartedAt);
-}
-
 /**
  * The agent's wall time over all its runs: those that ended, and the current
- * one so far (Rust's StoredAgent `elapsed_ms` + now − `run_started_at`, as the
- * reducer mirrors them); null while it never ran.
+ * one so far (Rust's StoredAgent `elapsed_ms` + now − `run_started_at`);
+ * null while it never ran.
  */
-export function totalElapsedMs(node: Pick<AgentNode, "wallRunStartedAt" | "wallElapsedMs" | "runStartedAt">, now: number): number | null {
-  const ran = node.wallRunStartedAt !== null || node.wallElapsedMs > 0 || node.runStartedAt !== null;
+export function totalElapsedMs(node: Pick<AgentNode, "wallRunStartedAt" | "wallElapsedMs">, now: number): number | null {
+  const ran = node.wallRunStartedAt !== null || node.wallElapsedMs > 0;
   return ran ? wallTimeMs(node, now) : null;
 }
 

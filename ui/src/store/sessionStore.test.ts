@@ -1,8 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { askFor, rule } from "../test/approvals";
 import { eventMaker } from "../test/events";
+import { frameOf } from "../test/stores";
 import { agentUsage, figures, usageUpdate } from "../test/usage";
-import { initialSession, reduceBatch } from "./session/reducer";
+import { initialSession } from "./session/reducer";
+import { reduceBatch } from "../test/agents";
 import {
   dropSlot,
   enqueueFrame,
@@ -35,9 +37,9 @@ describe("the event queue", () => {
     const off = sessionStore.subscribe(updates);
     const applied = vi.fn();
     const offApplied = onEventsApplied(applied);
-    enqueueFrame({ events: [e.started("agent-main", null, "main")], usage: null, rules: null, timeline: null });
+    enqueueFrame(frameOf([e.started("agent-main", null, "main")]));
     const chunks = Array.from({ length: 500 }, (_, i) => e.make("agent-main", { type: "response_chunk", content: String(i % 10) }));
-    enqueueFrame({ events: chunks, usage: null, rules: null, timeline: null });
+    enqueueFrame(frameOf(chunks));
     expect(sessionStore.get().agents["agent-main"]).toBeUndefined();
     vi.advanceTimersToNextFrame();
     expect(updates).toHaveBeenCalledTimes(1);
@@ -52,7 +54,7 @@ describe("the event queue", () => {
   it("holds batches while a part of the window renders what a person asked for, at most until the fallback", () => {
     const e = eventMaker();
     const release = holdBatches();
-    enqueueFrame({ events: [e.started("agent-main", null, "main")], usage: null, rules: null, timeline: null });
+    enqueueFrame(frameOf([e.started("agent-main", null, "main")]));
     vi.advanceTimersToNextFrame();
     vi.advanceTimersToNextFrame();
     expect(sessionStore.get().agents["agent-main"]).toBeUndefined();
@@ -61,7 +63,7 @@ describe("the event queue", () => {
     expect(sessionStore.get().agents["agent-main"]).toBeDefined();
     // Never released: the 250 ms fallback applies them anyway.
     const forgotten = holdBatches();
-    enqueueFrame({ events: [e.started("agent-s", "agent-main", "Child")], usage: null, rules: null, timeline: null });
+    enqueueFrame(frameOf([e.started("agent-s", "agent-main", "Child")]));
     vi.advanceTimersToNextFrame();
     expect(sessionStore.get().agents["agent-s"]).toBeUndefined();
     vi.advanceTimersByTime(260);
@@ -74,13 +76,13 @@ describe("the event queue", () => {
     const e = eventMaker();
     const applied = vi.fn();
     const off = onEventsApplied(applied);
-    enqueueFrame({ events: [e.started("agent-main", null, "main")], usage: null, rules: null, timeline: null });
+    enqueueFrame(frameOf([e.started("agent-main", null, "main")]));
     vi.advanceTimersToNextFrame();
     expect(applied).toHaveBeenCalledTimes(1);
     // Typing, a key a frame, while a chunk arrives every frame.
     for (let i = 0; i < 12; i++) {
       window.dispatchEvent(new Event("input"));
-      enqueueFrame({ events: [e.make("agent-main", { type: "response_chunk", content: "x" })], usage: null, rules: null, timeline: null });
+      enqueueFrame(frameOf([e.make("agent-main", { type: "response_chunk", content: "x" })]));
       vi.advanceTimersToNextFrame();
       // The after-paint task.
       await vi.advanceTimersByTimeAsync(0);
@@ -92,7 +94,7 @@ describe("the event queue", () => {
     expect((sessionStore.get().agents["agent-main"]?.items[0] as { text: string }).text).toBe("x".repeat(12));
     // Typing over: every frame again.
     vi.advanceTimersByTime(300);
-    enqueueFrame({ events: [e.make("agent-main", { type: "response_chunk", content: "y" })], usage: null, rules: null, timeline: null });
+    enqueueFrame(frameOf([e.make("agent-main", { type: "response_chunk", content: "y" })]));
     const before = applied.mock.calls.length;
     vi.advanceTimersToNextFrame();
     expect(applied.mock.calls.length).toBe(before + 1);
@@ -101,7 +103,7 @@ describe("the event queue", () => {
 
   it("drops what was queued for a session that was replaced", () => {
     const e = eventMaker();
-    enqueueFrame({ events: [e.started("agent-main", null, "main")], usage: null, rules: null, timeline: null });
+    enqueueFrame(frameOf([e.started("agent-main", null, "main")]));
     resetSession();
     vi.advanceTimersToNextFrame();
     vi.advanceTimersByTime(500);
@@ -110,14 +112,14 @@ describe("the event queue", () => {
 
   it("keeps applying the live session's events while a past session is displayed", () => {
     const live = eventMaker("s-live");
-    enqueueFrame({ events: [live.started("agent-main", null, "live main")], usage: null, rules: null, timeline: null });
+    enqueueFrame(frameOf([live.started("agent-main", null, "live main")]));
     flushEvents();
     const past = reduceBatch(initialSession(), [eventMaker("s-past").started("agent-old", null, "old main")]);
     const applied = vi.fn();
     const off = onEventsApplied(applied);
     showPastSession(past);
     expect(hasParkedSession()).toBe(true);
-    enqueueFrame({ events: [live.status("agent-main", "running")], usage: null, rules: null, timeline: null });
+    enqueueFrame(frameOf([live.status("agent-main", "running")]));
     vi.advanceTimersToNextFrame();
     // The past session stays on display; the live one moved on out of sight.
     expect(sessionStore.get()).toBe(past);
@@ -133,13 +135,13 @@ describe("the event queue", () => {
     const one = eventMaker("s-one");
     const two = eventMaker("s-two");
     const first = openSlot(initialSession());
-    enqueueFrame({ events: [one.started("agent-a", null, "first main")], usage: null, rules: null, timeline: null }, first);
+    enqueueFrame(frameOf([one.started("agent-a", null, "first main")]), first);
     flushEvents();
     const second = openSlot(initialSession());
     expect(sessionStore.get().roots).toEqual([]);
-    enqueueFrame({ events: [two.started("agent-b", null, "second main")], usage: null, rules: null, timeline: null }, second);
+    enqueueFrame(frameOf([two.started("agent-b", null, "second main")]), second);
     // The first goes on out of sight: its request arrives while the second is displayed.
-    enqueueFrame({ events: [one.make("agent-a", { type: "response_chunk", content: "hi" })], usage: null, rules: null, timeline: null }, first);
+    enqueueFrame(frameOf([one.make("agent-a", { type: "response_chunk", content: "hi" })]), first);
     const applied = vi.fn();
     const off = onEventsApplied(applied);
     flushEvents();
@@ -155,7 +157,7 @@ describe("the event queue", () => {
     expect(liveSession.get()).toBe(sessionStore.get());
     expect(slotStateOf(second).sessionId).toBe("s-two");
     // A closed session's late frames are dropped with it; the window shows a fresh page.
-    enqueueFrame({ events: [one.status("agent-a", "running")], usage: null, rules: null, timeline: null }, first);
+    enqueueFrame(frameOf([one.status("agent-a", "running")]), first);
     dropSlot(first);
     flushEvents();
     expect(liveStore.get().current).toBeNull();
@@ -166,13 +168,13 @@ describe("the event queue", () => {
 
   it("takes in a frame's usage figures in place of the ones it had, never adding them", () => {
     const e = eventMaker();
-    enqueueFrame({ events: [e.started("agent-main", null, "main"), e.started("agent-a", "agent-main", "A")], usage: null, rules: null, timeline: null });
+    enqueueFrame(frameOf([e.started("agent-main", null, "main"), e.started("agent-a", "agent-main", "A")]));
     flushEvents();
     expect(sessionStore.get().usage).toEqual({ agents: {}, session: null });
 
     const main1 = agentUsage("agent-main", figures(100, 0.5), figures(130, 0.75));
     const a1 = agentUsage("agent-a", figures(30, 0.25));
-    enqueueFrame({ events: [e.usage("agent-a", 30, 0)], usage: usageUpdate([a1, main1], figures(130, 0.75)), rules: null, timeline: null });
+    enqueueFrame(frameOf([e.usage("agent-a", 30, 0)], { usage: usageUpdate([a1, main1], figures(130, 0.75)) }));
     flushEvents();
     const first = sessionStore.get().usage;
     expect(first.agents).toEqual({ "agent-main": main1, "agent-a": a1 });
@@ -182,8 +184,8 @@ describe("the event queue", () => {
     // (cumulative, as Rust sends them); an agent not named keeps its entry.
     const a2 = agentUsage("agent-a", figures(40, 0.3));
     const a3 = agentUsage("agent-a", figures(55, 0.35));
-    enqueueFrame({ events: [e.usage("agent-a", 10, 0)], usage: usageUpdate([a2], figures(140)), rules: null, timeline: null });
-    enqueueFrame({ events: [e.usage("agent-a", 15, 0)], usage: usageUpdate([a3], figures(155, 0.85)), rules: null, timeline: null });
+    enqueueFrame(frameOf([e.usage("agent-a", 10, 0)], { usage: usageUpdate([a2], figures(140)) }));
+    enqueueFrame(frameOf([e.usage("agent-a", 15, 0)], { usage: usageUpdate([a3], figures(155, 0.85)) }));
     flushEvents();
     const after = sessionStore.get().usage;
     expect(after.agents["agent-a"]).toBe(a3);
@@ -193,14 +195,14 @@ describe("the event queue", () => {
     expect(sessionStore.get().agents["agent-a"]?.turns).toBe(3);
 
     // A frame without usage leaves the figures as they were.
-    enqueueFrame({ events: [e.status("agent-a", "completed")], usage: null, rules: null, timeline: null });
+    enqueueFrame(frameOf([e.status("agent-a", "completed")]));
     flushEvents();
     expect(sessionStore.get().usage).toBe(after);
   });
 
   it("drops the usage queued for a session that was replaced", () => {
     const e = eventMaker();
-    enqueueFrame({ events: [e.usage("agent-main", 1, 0)], usage: usageUpdate([agentUsage("agent-main", figures(1))], figures(1)), rules: null, timeline: null });
+    enqueueFrame(frameOf([e.usage("agent-main", 1, 0)], { usage: usageUpdate([agentUsage("agent-main", figures(1))], figures(1)) }));
     resetSession();
     vi.advanceTimersByTime(500);
     expect(sessionStore.get().usage).toEqual({ agents: {}, session: null });
@@ -214,23 +216,23 @@ describe("the rules in force and the live session behind a review", () => {
     const e = eventMaker();
     const one = rule("rule-1");
     const two = rule("rule-2", { scope: "session" });
-    enqueueFrame({ events: [e.started("agent-main", null, "main")], usage: null, rules: [one], timeline: null });
-    enqueueFrame({ events: [], usage: null, rules: [one, two], timeline: null });
+    enqueueFrame(frameOf([e.started("agent-main", null, "main")], { rules: [one] }));
+    enqueueFrame(frameOf([], { rules: [one, two] }));
     flushEvents();
     const listed = sessionStore.get().rules;
     expect(listed.map((r) => r.rule_id)).toEqual(["rule-1", "rule-2"]);
-    enqueueFrame({ events: [e.status("agent-main", "running")], usage: null, rules: null, timeline: null });
+    enqueueFrame(frameOf([e.status("agent-main", "running")]));
     flushEvents();
     expect(sessionStore.get().rules).toBe(listed);
     // A frame with nothing but a changed list still applies.
-    enqueueFrame({ events: [], usage: null, rules: [], timeline: null });
+    enqueueFrame(frameOf([], { rules: [] }));
     flushEvents();
     expect(sessionStore.get().rules).toEqual([]);
   });
 
   it("reads the live session through liveSession while a past one is displayed, and tells its readers", () => {
     const live = eventMaker("s-live");
-    enqueueFrame({ events: [live.started("agent-main", null, "live main")], usage: null, rules: [rule("rule-1")], timeline: null });
+    enqueueFrame(frameOf([live.started("agent-main", null, "live main")], { rules: [rule("rule-1")] }));
     flushEvents();
     const past = reduceBatch(initialSession(), [eventMaker("s-past").started("agent-old", null, "old main")]);
     showPastSession(past);
@@ -238,12 +240,7 @@ describe("the rules in force and the live session behind a review", () => {
     expect(sessionStore.get().rules).toEqual([]);
     const told = vi.fn();
     const off = liveSession.subscribe(told);
-    enqueueFrame({
-      events: [...askFor(live.make, "agent-main", "r1")],
-      usage: null,
-      rules: [rule("rule-1"), rule("rule-2")],
-      timeline: null,
-    });
+    enqueueFrame(frameOf([...askFor(live.make, "agent-main", "r1")], { rules: [rule("rule-1"), rule("rule-2")] }));
     flushEvents();
     expect(told).toHaveBeenCalled();
     expect(liveSession.get().pending).toEqual(["r1"]);

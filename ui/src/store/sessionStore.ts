@@ -23,10 +23,12 @@ import type {
   EventFrame,
   SessionId,
   SessionInfo,
+  StoredAgent,
   TimelineUpdate,
   UsageUpdate,
 } from "../bindings";
 import type { Book } from "./review";
+import { withAgents } from "./session/agents";
 import { reduceBatch, initialSession, withQueued, withoutQueued } from "./session/reducer";
 import { withRules } from "./session/rules";
 import type { SessionState } from "./session/types";
@@ -170,11 +172,14 @@ function setSlotState(key: SlotKey, state: SessionState): void {
   else patchSlot(key, (s) => (s.state === state ? s : { ...s, state }));
 }
 
-type AppliedListener = (events: readonly AgentEvent[], state: SessionState, key: SlotKey) => void;
+/** After a live session's batch: its events, its state after them, and the agents they changed (as Rust derived them). */
+type AppliedListener = (events: readonly AgentEvent[], state: SessionState, key: SlotKey, agents: readonly StoredAgent[]) => void;
 
 /** One live session's queued frames. */
 interface Queued {
   events: AgentEvent[];
+  /** The agents the queued frames' events changed, as Rust derived them (in order: the last of each applies). */
+  agents: StoredAgent[];
   /** The usage updates of the queued frames, in order (merged when applied: each replaces, none adds). */
   usage: UsageUpdate[];
   /** The rule lists of the queued frames (each is the whole list: the last one applies). */
@@ -204,10 +209,11 @@ declare global {
 export function enqueueFrame(f: EventFrame, key: SlotKey = liveStore.get().current ?? openSlot()): void {
   let q = queues.get(key);
   if (!q) {
-    q = { events: [], usage: [], rules: [], timeline: [] };
+    q = { events: [], agents: [], usage: [], rules: [], timeline: [] };
     queues.set(key, q);
   }
   for (const ev of f.events) q.events.push(ev);
+  for (const a of f.agents) q.agents.push(a);
   if (f.usage !== null) q.usage.push(f.usage);
   // Absent from frames of a backend older than rules; null: unchanged.
   if (f.rules) q.rules.push(f.rules);
@@ -313,17 +319,17 @@ export function flushEvents(): void {
   const started = typeof performance !== "undefined" ? performance.now() : 0;
   appliedAt = started;
   let applied = 0;
-  const done: [SlotKey, AgentEvent[], SessionState][] = [];
+  const done: [SlotKey, AgentEvent[], SessionState, StoredAgent[]][] = [];
   for (const [key, q] of batches) {
     // A session closed meanwhile: what it still sent is dropped with it.
     if (!liveStore.get().slots.some((s) => s.key === key)) continue;
     const before = slotStateOf(key);
-    const next = timed("reduce", () => withRules(withUsage(reduceBatch(before, q.events), q.usage), q.rules));
+    const next = timed("reduce", () => withRules(withUsage(withAgents(reduceBatch(before, q.events), q.agents), q.usage), q.rules));
     // The timeline before the state: a render for the state finds the segments there.
     if (next.sessionId !== null) applyFrames(next.sessionId, q.timeline);
     setSlotState(key, next);
     applied += q.events.length;
-    done.push([key, q.events, next]);
+    done.push([key, q.events, next, q.agents]);
     if (typeof window !== "undefined") window.__arborLastSeq = next.lastSeq;
   }
   if (typeof window !== "undefined") {
@@ -333,7 +339,7 @@ export function flushEvents(): void {
     // a microtask queued after it sees the render done.
     if (probe) queueMicrotask(() => probe.work.push(performance.now() - started));
   }
-  for (const [key, events, state] of done) for (const l of appliedListeners) l(events, state, key);
+  for (const [key, events, state, agents] of done) for (const l of appliedListeners) l(events, state, key, agents);
 }
 
 /**

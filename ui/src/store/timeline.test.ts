@@ -2,7 +2,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import type { EventFrame } from "../bindings";
 import { eventMaker } from "../test/events";
 import { seg, storedTimeline, timelineUpdate } from "../test/timeline";
-import { resetStores } from "../test/stores";
+import { frameOf, resetStores } from "../test/stores";
 import { enqueueFrame, flushEvents, resetSession } from "./sessionStore";
 import {
   applyTimelineUpdates,
@@ -125,12 +125,9 @@ describe("the timeline store", () => {
 
   it("takes a live frame's timeline with its events, for the frame's session", () => {
     const e = eventMaker("s-live");
-    const frame: EventFrame = {
-      events: [e.started("agent-main", null, "main"), e.status("agent-main", "running")],
-      usage: null,
-      rules: null,
+    const frame: EventFrame = frameOf([e.started("agent-main", null, "main"), e.status("agent-main", "running")], {
       timeline: timelineUpdate([["agent-main", 0, seg("model", 1200, null, { seq: 2 })]]),
-    };
+    });
     enqueueFrame(frame);
     expect(timelineStore.get()["s-live"]).toBeUndefined();
     flushEvents();
@@ -139,7 +136,7 @@ describe("the timeline store", () => {
 
   it("ignores frames without a timeline (an older backend), and forgets timelines with the session", () => {
     const e = eventMaker("s-live");
-    enqueueFrame({ events: [e.started("agent-main", null, "main")], usage: null, rules: null } as unknown as EventFrame);
+    enqueueFrame({ events: [e.started("agent-main", null, "main")], agents: [], usage: null, rules: null } as unknown as EventFrame);
     flushEvents();
     expect(timelineStore.get()).toEqual({});
     updateTimeline("s-live", (t) => t);

@@ -1,6 +1,6 @@
 /** Resets and seeds the stores for component tests. */
 import { act } from "@testing-library/react";
-import type { AgentEvent, AppState, ApprovalRule, SessionInfo, UsageUpdate } from "../bindings";
+import type { AgentEvent, AppState, ApprovalRule, EventFrame, SessionInfo, UsageUpdate } from "../bindings";
 import { approvalsStore, initialApprovalsUi } from "../store/approvals";
 import { changesStore, initialChangesUi } from "../store/changes";
 import { historyStore, initialHistory } from "../store/history";
@@ -8,13 +8,16 @@ import { importStore, initialImport } from "../store/importer";
 import { initialMcp, mcpStore } from "../store/mcp";
 import { trustStore } from "../store/trust";
 import { bookStore } from "../store/review";
+import { withAgents } from "../store/session/agents";
 import { initialSession, reduceBatch } from "../store/session/reducer";
 import { withUsage } from "../store/session/usage";
 import { enqueueFrame, flushEvents, liveStore, openSlot, resetSession, sessionStore, setSlotInfo } from "../store/sessionStore";
 import { initialUi, uiStore, type UiState } from "../store/ui";
+import { derivedAgents, resetDerivedAgents } from "./agents";
 
 export function resetStores(ui: Partial<UiState> = {}): void {
   resetSession();
+  resetDerivedAgents();
   sessionStore.set(initialSession());
   bookStore.set({ review: null, live: null });
   historyStore.set(initialHistory());
@@ -28,13 +31,22 @@ export function resetStores(ui: Partial<UiState> = {}): void {
 
 /**
  * Events (and the rules in force, when given) as the backend's channel brings
- * them: one frame, applied when the store flushes its queue, inside React's act.
+ * them: one frame (with the agents they changed, as Rust would derive them),
+ * applied when the store flushes its queue, inside React's act.
  */
 export function arriveFrame(events: AgentEvent[], rules: ApprovalRule[] | null = null): void {
   act(() => {
-    enqueueFrame({ events, usage: null, rules, timeline: null });
+    enqueueFrame(frameOf(events, { rules }));
     flushEvents();
   });
+}
+
+/**
+ * A frame as the backend sends it: `events`, the agents they changed (as Rust
+ * would derive them), and whatever of `rest` is given (none by default).
+ */
+export function frameOf(events: AgentEvent[], rest: Partial<Omit<EventFrame, "events" | "agents">> = {}): EventFrame {
+  return { events, agents: derivedAgents(events), usage: null, rules: null, timeline: null, ...rest };
 }
 
 /** A session the window runs (current and shown), known by `info`. */
@@ -51,7 +63,8 @@ export function applyEvents(events: AgentEvent[]): void {
     const info = uiStore.get().session;
     if (info) setSlotInfo(key, info);
   }
-  sessionStore.set((s) => reduceBatch(s, events));
+  const agents = derivedAgents(events);
+  sessionStore.set((s) => withAgents(reduceBatch(s, events), agents));
 }
 
 /** Takes in usage figures as a frame from Rust would bring them. */

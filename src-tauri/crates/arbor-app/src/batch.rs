@@ -4,11 +4,14 @@
 //! consecutive stream chunks are merged into one event: twenty agents streaming
 //! a few characters per event would otherwise send the UI thousands of objects
 //! a second whose envelope (ids, seq, time) outweighs their text many times over.
-//! A frame also carries the usage figures its events changed, derived here by
-//! the one [`arbor_protocol::AgentStates`], so no front end sums usage itself, and
-//! what they changed of the timeline ([`arbor_protocol::TimelineBuilder`]).
+//! A frame also carries the agents its events changed and the usage figures,
+//! derived here by the one [`arbor_protocol::AgentStates`], so no front end
+//! derives an agent's status, runs or turns, nor sums usage, itself; and what they
+//! changed of the timeline ([`arbor_protocol::TimelineBuilder`]).
 
-use arbor_protocol::{ActiveRules, AgentEvent, AgentId, ApprovalRule, EventKind, TimelineUpdate, UsageUpdate};
+use arbor_protocol::{
+    ActiveRules, AgentEvent, AgentId, ApprovalRule, EventKind, StoredAgent, TimelineUpdate, UsageUpdate,
+};
 use serde::Serialize;
 use std::time::Duration;
 use tokio::sync::mpsc::UnboundedReceiver;
@@ -21,6 +24,10 @@ pub const FRAME: Duration = Duration::from_millis(16);
 #[derive(Debug, Clone, PartialEq, Serialize, specta::Type)]
 pub struct EventFrame {
     pub events: Vec<AgentEvent>,
+    /// Every agent the events changed (status, runs, turns, result, budget), as
+    /// Rust's one derivation ([`arbor_protocol::AgentStates`]) leaves it after them:
+    /// a front end shows these and derives none of it.
+    pub agents: Vec<StoredAgent>,
     /// None when no event of the frame reported usage.
     pub usage: Option<UsageUpdate>,
     /// Every approval rule in force, oldest first; None when the frame changed none.
@@ -62,9 +69,13 @@ pub async fn forward(
             }
         }
         let mut touched: Vec<AgentId> = Vec::new();
+        let mut shaped: Vec<AgentId> = Vec::new();
         let mut rules_changed = false;
         for ev in &batch {
             states.apply(ev);
+            if ev.kind.shapes_agent() && !shaped.contains(&ev.agent_id) {
+                shaped.push(ev.agent_id.clone());
+            }
             timeline.apply(ev);
             rules_changed |= active.apply(ev);
             // What changes a usage figure or a budget meter: a response, a budget, a new
@@ -84,7 +95,8 @@ pub async fn forward(
         let usage = (!touched.is_empty()).then(|| states.usage_update(&touched));
         let rules = rules_changed.then(|| active.rules().to_vec());
         let timeline = Some(timeline.take_update()).filter(|u| !u.is_empty());
-        if !send(EventFrame { events: coalesce(batch), usage, rules, timeline }) || closed {
+        let agents = shaped.iter().filter_map(|id| states.get(id).cloned()).collect();
+        if !send(EventFrame { events: coalesce(batch), agents, usage, rules, timeline }) || closed {
             return;
         }
     }
@@ -96,35 +108,16 @@ pub async fn forward(
 /// through the batch (the merged chunks' numbers are skipped). A run ends at any
 /// other event of the same agent; other agents' events in between do not end it.
 pub fn coalesce(batch: Vec<AgentEvent>) -> Vec<AgentEvent> {
-    use arbor_protocol::EventKind::{ResponseChunk, ThoughtsChunk, ToolInputChunk, ToolOutputChunk};
     let mut out: Vec<AgentEvent> = Vec::with_capacity(batch.len());
     // Per agent: where its open run is in `out`.
     let mut open: Vec<(arbor_protocol::AgentId, usize)> = Vec::new();
     for ev in batch {
         let slot = open.iter().position(|(a, _)| *a == ev.agent_id);
         let target = slot.map(|i| open[i].1);
-        let merged = match (target.and_then(|t| out.get_mut(t)).map(|t| &mut t.kind), &ev.kind) {
-            (Some(ResponseChunk(a)), ResponseChunk(b)) | (Some(ThoughtsChunk(a)), ThoughtsChunk(b)) => {
-                a.content.push_str(&b.content);
-                true
-            }
-            (Some(ToolOutputChunk(a)), ToolOutputChunk(b)) if a.call_id == b.call_id => {
-                a.content.push_str(&b.content);
-                true
-            }
-            (Some(ToolInputChunk(a)), ToolInputChunk(b)) if a.call_id == b.call_id => {
-                a.content.push_str(&b.content);
-                // Some servers complete a call's name over several pieces: the latest is the whole.
-                a.tool_name.clone_from(&b.tool_name);
-                true
-            }
-            _ => false,
-        };
-        if merged {
+        if target.and_then(|t| out.get_mut(t)).is_some_and(|t| t.kind.absorb(&ev.kind)) {
             continue;
         }
-        let chunk = matches!(ev.kind, ResponseChunk(_) | ThoughtsChunk(_) | ToolInputChunk(_) | ToolOutputChunk(_));
-        match (slot, chunk) {
+        match (slot, ev.kind.is_chunk()) {
             (Some(i), true) => open[i].1 = out.len(),
             (None, true) => open.push((ev.agent_id.clone(), out.len())),
             (Some(i), false) => {
@@ -304,6 +297,42 @@ mod tests {
         })
         .await;
         assert_eq!(none, vec![None]);
+    }
+
+    #[tokio::test]
+    async fn a_frame_carries_each_agent_its_events_changed_as_rust_derived_it_and_no_other() {
+        let mut before = AgentStates::default();
+        before.apply(&started("main", None, 1));
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        let status = |agent: &str, seq: u64, ts: i64, status| AgentEvent {
+            agent_id: AgentId(agent.into()),
+            session_id: SessionId("s".into()),
+            seq,
+            ts,
+            kind: EventKind::AgentStatus(arbor_protocol::StatusChanged { status }),
+        };
+        for e in [
+            started("child", Some("main"), 2),
+            status("child", 3, 1_000, arbor_protocol::AgentStatus::Running),
+            used("child", 4, 10),
+            chunk("main", 5, |t| EventKind::ResponseChunk(Text { content: t }), "streamed text shapes nothing"),
+        ] {
+            tx.send(e).unwrap();
+        }
+        drop(tx);
+        let mut frames = Vec::new();
+        forward(rx, FRAME, crate::Seed { states: before, ..crate::Seed::default() }, |f| {
+            frames.push(f);
+            true
+        })
+        .await;
+        let agents = &frames[0].agents;
+        assert_eq!(agents.len(), 1, "only the child changed: {agents:?}");
+        let child = &agents[0];
+        assert_eq!(child.id.0, "child");
+        assert_eq!(child.status, arbor_protocol::AgentStatus::Running);
+        assert_eq!((child.turns, child.run_started_at), (1, Some(1_000)));
+        assert_eq!(child.parent_id.as_ref().map(|p| p.0.as_str()), Some("main"));
     }
 
     #[tokio::test]

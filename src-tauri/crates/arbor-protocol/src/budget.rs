@@ -157,6 +157,9 @@ pub enum BudgetKind {
 
 impl BudgetKind {
     pub const ALL: [BudgetKind; 4] = [Self::Tokens, Self::Cost, Self::Duration, Self::Subagents];
+    /// The field of a [`Budget`] (as it is on the wire) that holds each kind's limit, in
+    /// the order of [`BudgetKind::ALL`]: the UI reads and writes limits by these.
+    pub const LIMIT_FIELDS: [&'static str; 4] = ["max_tokens", "max_cost_usd", "max_duration_seconds", "max_subagents"];
 
     pub fn as_str(self) -> &'static str {
         crate::wire::name(&self)
@@ -329,6 +332,17 @@ pub struct BudgetWarning {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn each_kinds_limit_field_is_the_budget_field_that_holds_its_limit() {
+        for (kind, field) in super::BudgetKind::ALL.into_iter().zip(super::BudgetKind::LIMIT_FIELDS) {
+            let mut wire = serde_json::Map::new();
+            wire.insert(field.to_string(), serde_json::json!(7));
+            let budget: super::Budget = serde_json::from_value(serde_json::Value::Object(wire)).expect("a budget");
+            assert_eq!(budget.limit(kind), Some(7.0), "{kind:?} is held in {field}");
+            assert!(super::BudgetKind::ALL.into_iter().filter(|k| *k != kind).all(|k| budget.limit(k).is_none()));
+        }
+    }
+
     use super::*;
 
     fn used(tokens: u64) -> BudgetUse {

@@ -198,6 +198,39 @@ impl EventKind {
     pub fn type_name(&self) -> &'static str {
         self.event_type().as_str()
     }
+
+    /// A piece of a stream (thinking, a response, one call's input or output), which
+    /// [`EventKind::absorb`] may merge with the pieces after it.
+    pub fn is_chunk(&self) -> bool {
+        matches!(
+            self,
+            Self::ResponseChunk(_) | Self::ThoughtsChunk(_) | Self::ToolInputChunk(_) | Self::ToolOutputChunk(_)
+        )
+    }
+
+    /// Appends `next` to this chunk when it continues the same stream (the same kind,
+    /// the same call); false leaves both as they were. The one rule for merging
+    /// pieces, wherever they are merged: the runtime before they are numbered, a
+    /// front end's frames after.
+    pub fn absorb(&mut self, next: &EventKind) -> bool {
+        match (self, next) {
+            (Self::ResponseChunk(a), Self::ResponseChunk(b)) | (Self::ThoughtsChunk(a), Self::ThoughtsChunk(b)) => {
+                a.content.push_str(&b.content);
+                true
+            }
+            (Self::ToolOutputChunk(a), Self::ToolOutputChunk(b)) if a.call_id == b.call_id => {
+                a.content.push_str(&b.content);
+                true
+            }
+            (Self::ToolInputChunk(a), Self::ToolInputChunk(b)) if a.call_id == b.call_id => {
+                a.content.push_str(&b.content);
+                // Some servers complete a call's name over several pieces: the latest is the whole.
+                a.tool_name.clone_from(&b.tool_name);
+                true
+            }
+            _ => false,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]

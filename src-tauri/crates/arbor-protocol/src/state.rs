@@ -40,6 +40,23 @@ pub struct UsageUpdate {
     pub session: UsageFigures,
 }
 
+impl EventKind {
+    /// Whether [`StoredAgent::apply`] reads this event: the agent's derived state
+    /// (status, runs and wall time, turns, result, budget) changes only with these.
+    /// A front end is sent the agents these touched (`EventFrame.agents`).
+    pub fn shapes_agent(&self) -> bool {
+        match self {
+            Self::AgentStarted(_)
+            | Self::AgentStatus(_)
+            | Self::BudgetSet(_)
+            | Self::Usage(_)
+            | Self::AgentFinished(_) => true,
+            Self::BudgetWarning(w) => w.standing.exhausted.is_some(),
+            _ => false,
+        }
+    }
+}
+
 impl StoredAgent {
     /// The agent as its `agent_started` announces it: queued, nothing used yet.
     pub fn new(id: AgentId, started: &AgentStarted, ts: i64) -> Self {

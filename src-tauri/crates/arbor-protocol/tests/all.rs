@@ -212,3 +212,21 @@ fn a_wait_in_progress_counts_as_it_passes() {
     assert_eq!((b.timeline().waiting_ms, b.timeline().live_wait), (400, None));
     assert!(b.take_update().live_wait_changed);
 }
+
+/// `EventKind::shapes_agent` names every event `StoredAgent::apply` reads: no other
+/// event of the fixture's logs changes its agent (a front end is sent the agents
+/// those events touched, and nothing else would tell it of a change).
+#[test]
+fn only_the_events_that_shape_an_agent_change_it() {
+    for (name, events, _) in fixtures() {
+        let mut states = AgentStates::default();
+        for ev in &events {
+            let before = states.get(&ev.agent_id).cloned();
+            states.apply(ev);
+            let after = states.get(&ev.agent_id).cloned();
+            if !ev.kind.shapes_agent() {
+                assert_eq!(before, after, "{name}: seq {} ({}) changed its agent", ev.seq, ev.kind.type_name());
+            }
+        }
+    }
+}

@@ -5,6 +5,8 @@ use crate::{Api, anthropic, openai};
 use axum::body::{Body, Bytes};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 fn request_id_header(api: Api) -> &'static str {
@@ -45,6 +47,7 @@ struct Feed {
     started: Option<tokio::time::Instant>,
     cut_after: Option<usize>,
     done: bool,
+    counter: Arc<AtomicU64>,
 }
 
 pub(crate) fn stream_response(
@@ -53,8 +56,10 @@ pub(crate) fn stream_response(
     chunk_delay: Duration,
     cut_after: Option<usize>,
     request_id: &str,
+    counter: Arc<AtomicU64>,
 ) -> Response {
-    let feed = Feed { events: events.into_iter(), sent: 0, chunk_delay, started: None, cut_after, done: false };
+    let feed =
+        Feed { events: events.into_iter(), sent: 0, chunk_delay, started: None, cut_after, done: false, counter };
     let stream = futures::stream::unfold(feed, |mut f| async move {
         if f.done {
             return None;
@@ -77,6 +82,7 @@ pub(crate) fn stream_response(
             tokio::time::sleep_until(started + f.chunk_delay.saturating_mul(sent)).await;
         }
         f.sent += 1;
+        f.counter.fetch_add(1, Ordering::Relaxed);
         Some((Ok(Bytes::from(event)), f))
     });
     let mut response = Response::new(Body::from_stream(stream));

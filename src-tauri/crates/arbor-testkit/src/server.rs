@@ -27,6 +27,8 @@ struct Shared {
     requests: Mutex<Vec<RecordedRequest>>,
     failures: Mutex<FailCounts>,
     next_id: AtomicU64,
+    /// SSE events written to responses so far (a benchmark's model-side rate).
+    sent: Arc<AtomicU64>,
 }
 
 /// A poisoned lock only means another handler panicked; the data is still usable.
@@ -55,6 +57,7 @@ impl ScriptedServer {
             requests: Mutex::new(Vec::new()),
             failures: Mutex::new(HashMap::new()),
             next_id: AtomicU64::new(1),
+            sent: Arc::new(AtomicU64::new(0)),
         });
         let app = Router::new()
             .route("/v1/messages", post(anthropic_handler))
@@ -101,6 +104,13 @@ impl ScriptedServer {
     /// Every request so far, in arrival order, failed ones included.
     pub fn requests(&self) -> Vec<RecordedRequest> {
         lock(&self.shared.requests).clone()
+    }
+
+    /// How many SSE events (text and tool-input deltas among them) the server has
+    /// written to its streams so far: what a benchmark's model sent, before any client
+    /// merged them.
+    pub fn events_sent(&self) -> u64 {
+        self.shared.sent.load(Ordering::Relaxed)
     }
 
     /// Stops accepting, lets in-flight responses finish for up to a second, then aborts.
@@ -168,7 +178,7 @@ async fn handle(s: &Shared, api: Api, path: &str, headers: &HeaderMap, raw: &Byt
             error_response(api, status, &message, retry_after, &request_id)
         }
         Outcome::Stream { events, chunk_delay, cut_after } => {
-            stream_response(api, events, chunk_delay, cut_after, &request_id)
+            stream_response(api, events, chunk_delay, cut_after, &request_id, s.sent.clone())
         }
     }
 }

@@ -26,6 +26,7 @@ import { EarlierRow } from "./EarlierRow";
 import { FilterBar } from "./FilterBar";
 import { OutputHeader } from "./OutputHeader";
 import { RowView, rowClass, type Row } from "./RowView";
+import { Spinner } from "../Spinner";
 
 export function AgentOutput({ id }: { id: AgentId }) {
   const showThoughts = useStore(uiStore, (s) => s.showSubagentThoughts);
@@ -194,7 +195,7 @@ export function AgentOutput({ id }: { id: AgentId }) {
         {loadingFirst && all.length === 0 ? (
           <div className="empty" data-testid="transcript-loading">
             <span className="status-icon running">
-              <span className="spinner" />
+              <Spinner />
             </span>
             <div className="title">Loading the transcript…</div>
           </div>

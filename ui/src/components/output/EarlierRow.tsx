@@ -1,12 +1,13 @@
 /** "Load earlier" above a stored transcript's oldest loaded page: loading, failed (Retry), or ready. */
 import { IconAlert } from "../icons";
+import { Spinner } from "../Spinner";
 
 export function EarlierRow({ loading, error, onLoad }: { loading: boolean; error: string | null; onLoad: () => void }) {
   if (loading) {
     return (
       <div className="earlier faint" data-testid="loading-earlier">
         <span className="status-icon running">
-          <span className="spinner" />
+          <Spinner />
         </span>
         Loading earlier output…
       </div>

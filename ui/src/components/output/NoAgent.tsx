@@ -6,13 +6,14 @@
 import { startDemo } from "../../ipc/actions";
 import { IconMessage, IconPlay } from "../icons";
 import { InterruptedBanner } from "../InterruptedBanner";
+import { Spinner } from "../Spinner";
 
 export function NoAgent({ hasSession, starting }: { hasSession: boolean; starting: boolean }) {
   if (starting) {
     return (
       <div className="empty">
         <span className="status-icon running">
-          <span className="spinner" />
+          <Spinner />
         </span>
         <div className="title">Starting the session…</div>
       </div>

@@ -6,7 +6,8 @@
  * The pane follows the selection a frame behind (a deferred value): the tree
  * answers a click or a key at once, and the newly selected agent's output,
  * a whole list to mount, renders after that frame is painted, where React
- * can set it aside for the next key. The stream's batches wait for it.
+ * can set it aside for the next key. The stream's batches wait for it. A
+ * switch to another session renders its output at once.
  */
 import { useDeferredValue, useLayoutEffect } from "react";
 import { effectiveSelection } from "../../store/selectors";
@@ -20,13 +21,17 @@ import { NoAgent } from "./NoAgent";
 export function OutputView() {
   const uiSelected = useStore(uiStore, (s) => s.selected);
   const selected = useStore(sessionStore, (s) => effectiveSelection(s, uiSelected));
-  const id = useDeferredValue(selected);
+  const sessionId = useStore(sessionStore, (s) => s.sessionId);
+  // Deferred within a session. Another session shown changes the whole page at once:
+  // its output comes with it, not a frame after an output of an agent it does not have.
+  const deferred = useDeferredValue(`${sessionId ?? ""}/${selected ?? ""}`);
+  const sameSession = deferred.startsWith(`${sessionId ?? ""}/`);
+  const id = sameSession ? deferred.slice(`${sessionId ?? ""}/`.length) || null : selected;
   // Until the new agent's output is in, the stream's batches wait: each would restart its render.
   useLayoutEffect(() => (id === selected ? undefined : holdBatches()), [id, selected]);
   const hasSession = useStore(uiStore, (s) => s.session !== null || s.starting);
   const starting = useStore(uiStore, (s) => s.starting);
   const tab = useStore(uiStore, (s) => s.outputTab);
-  const sessionId = useStore(sessionStore, (s) => s.sessionId);
   return (
     <div className="output-wrap" data-testid="output">
       {id ? (

@@ -1,7 +1,8 @@
 /**
  * A click on a tree row is answered first: the commit that marks the row
  * selected does not yet hold the newly selected agent's output, which
- * follows in a commit of its own (OutputView's deferred selection).
+ * follows in a commit of its own (OutputView's deferred selection). Another
+ * session shown brings its output in the same commit as its tree.
  */
 import { act, fireEvent, render, screen } from "@testing-library/react";
 import { Profiler } from "react";
@@ -9,7 +10,9 @@ import { beforeEach, expect, it, vi } from "vitest";
 import { eventMaker } from "../../test/events";
 import { withLayout } from "../../test/layout";
 import { enqueueFrame, sessionStore } from "../../store/sessionStore";
-import { applyEvents, resetStores, sessionInfo } from "../../test/stores";
+import { reduceBatch } from "../../test/agents";
+import { initialSession } from "../../store/session/reducer";
+import { applyEvents, frameOf, resetStores, sessionInfo } from "../../test/stores";
 import { AgentTree } from "../AgentTree";
 import { OutputView } from "./OutputView";
 
@@ -69,11 +72,41 @@ it("lets the stream's batches wait only until the selected agent's output is in"
   // The next batch is applied on the next frame, not held until the 250 ms fallback.
   const sent = performance.now();
   await act(async () => {
-    enqueueFrame({ events: [e.make("agent-s", { type: "response_chunk", content: " MORE" })], usage: null, rules: null, timeline: null });
+    enqueueFrame(frameOf([e.make("agent-s", { type: "response_chunk", content: " MORE" })]));
     while (!sessionStore.get().agents["agent-s"]?.items.some((i) => i.kind === "response" && i.text.includes("MORE"))) {
       await new Promise<void>((r) => requestAnimationFrame(() => r()));
     }
   });
   expect(performance.now() - sent).toBeLessThan(200);
   expect(screen.getByTestId("output").textContent).toContain("SECOND-OUTPUT here MORE");
+});
+
+it("shows another session's output in the commit that shows its tree, never this session's agent in between", () => {
+  const seen: { first: string | undefined; output: string }[] = [];
+  render(
+    <Profiler
+      id="window"
+      onRender={() =>
+        seen.push({
+          first: document.querySelector<HTMLElement>('[role="treeitem"]')?.dataset.agentId,
+          output: screen.getByTestId("output").textContent ?? "",
+        })
+      }
+    >
+      <AgentTree />
+      <OutputView />
+    </Profiler>,
+  );
+  seen.length = 0;
+  const other = eventMaker("s-2");
+  const state = reduceBatch(initialSession(), [
+    other.started("agent-o", null, "other main"),
+    other.make("agent-o", { type: "response_chunk", content: "OTHER-OUTPUT here" }),
+  ]);
+  act(() => sessionStore.set(state));
+  // Its output (its header, at first) with its tree; its rows once the list has measured itself.
+  expect(seen[0]).toMatchObject({ first: "agent-o" });
+  expect(seen[0]?.output).toContain("agent-o");
+  expect(screen.getByTestId("output").textContent).toContain("OTHER-OUTPUT");
+  expect(seen.some((c) => c.output.includes("MAIN-OUTPUT"))).toBe(false);
 });

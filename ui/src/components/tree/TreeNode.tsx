@@ -52,7 +52,7 @@ export const TreeNode = memo(function TreeNode({ row, selected, focusable, readO
   const standing = useStore(sessionStore, (s) => agentStanding(s, row.id));
   const [hovered, setHovered] = useState(false);
   const [focusWithin, setFocusWithin] = useState(false);
-  const active = node ? !isTerminal(node.status) && (node.runStartedAt !== null || node.wallRunStartedAt !== null) : false;
+  const active = node ? !isTerminal(node.status) && node.wallRunStartedAt !== null : false;
   const now = useNow(active);
   if (!node) return null;
 

@@ -155,8 +155,6 @@ function placeholder(id: AgentId, ts: number): AgentNode {
     background: false,
     status: "queued",
     startedAt: ts,
-    runStartedAt: null,
-    runEndedAt: null,
     endedAt: null,
     durationMs: null,
     turns: 0,

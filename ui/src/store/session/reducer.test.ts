@@ -1,15 +1,24 @@
-import { describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import type { AgentEvent, StoredAgent } from "../../bindings";
 import { answered, askFor, filePreview, ran, rule, spawnPlan } from "../../test/approvals";
 import { eventMaker } from "../../test/events";
 import { budget, standing } from "../../test/usage";
-import { initialSession, reduce, reduceBatch, withQueued, withStoredStatuses, withoutQueued } from "./reducer";
+import { derivedAgents, resetDerivedAgents } from "../../test/agents";
+import { withAgents } from "./agents";
+import { initialSession, reduceBatch, withQueued, withoutQueued } from "./reducer";
 import { isTerminal } from "./status";
 import { toolSummary } from "./toolSummary";
 import type { OutputItem, SessionState } from "./types";
 
+beforeEach(() => resetDerivedAgents());
+
+/** `events` applied as a frame from Rust brings them: with the agents they changed. */
 function run(events: AgentEvent[], state: SessionState = initialSession()): SessionState {
-  return reduceBatch(state, events);
+  return withAgents(reduceBatch(state, events), derivedAgents(events));
+}
+
+function reduce(state: SessionState, event: AgentEvent): SessionState {
+  return run([event], state);
 }
 
 /** An agent as the store left it. */
@@ -102,7 +111,8 @@ describe("agent_started and the tree", () => {
   it("keeps events of an agent seen before its agent_started", () => {
     const e = eventMaker();
     const s = run([e.status("agent-x", "running"), e.started("agent-main", null, "main"), e.started("agent-x", "agent-main", "X")]);
-    expect(s.agents["agent-x"]?.status).toBe("running");
+    // Placed in the tree; a status before it was announced changes nothing, in Rust's derivation either.
+    expect(s.agents["agent-x"]?.status).toBe("queued");
     expect(s.roots).toEqual(["agent-main"]);
     expect(s.agents["agent-main"]?.children).toEqual(["agent-x"]);
   });
@@ -120,25 +130,17 @@ describe("agent_started and the tree", () => {
 });
 
 describe("statuses", () => {
-  it("follows agent_status and times the run", () => {
+  it("takes an agent's status, runs and turns as Rust sends them, never from the events alone", () => {
     const e = eventMaker();
-    let s = run([e.started("agent-main", null, "main"), e.status("agent-main", "queued")]);
-    expect(s.agents["agent-main"]?.runStartedAt).toBeNull();
-    const running = e.status("agent-main", "running");
-    s = reduce(s, running);
-    expect(s.agents["agent-main"]?.status).toBe("running");
-    expect(s.agents["agent-main"]?.runStartedAt).toBe(running.ts);
-    s = reduce(s, e.status("agent-main", "waiting_approval"));
-    expect(s.agents["agent-main"]?.status).toBe("waiting_approval");
-    expect(s.agents["agent-main"]?.runStartedAt).toBe(running.ts);
-    const done = e.status("agent-main", "completed");
-    s = reduce(s, done);
-    expect(s.agents["agent-main"]?.runEndedAt).toBe(done.ts);
-    // A continued session starts a new run.
-    const again = e.status("agent-main", "running");
-    s = reduce(s, again);
-    expect(s.agents["agent-main"]?.runStartedAt).toBe(again.ts);
-    expect(s.agents["agent-main"]?.runEndedAt).toBeNull();
+    const events = [e.started("agent-main", null, "main"), e.status("agent-main", "running"), e.usage("agent-main", 1, 1)];
+    const bare = reduceBatch(initialSession(), events);
+    expect(bare.agents["agent-main"]).toMatchObject({ status: "queued", turns: 0, wallRunStartedAt: null });
+    const [main] = derivedAgents(events);
+    if (!main) throw new Error("the stand-in derives the main agent");
+    const s = withAgents(bare, [{ ...main, status: "waiting_approval" }]);
+    expect(s.agents["agent-main"]).toMatchObject({ status: "waiting_approval", turns: 1, wallRunStartedAt: events[1]?.ts });
+    // The same figures again: the same state, nothing to render.
+    expect(withAgents(s, [{ ...main, status: "waiting_approval" }])).toBe(s);
   });
 
   it("agent_finished records the result and the final status", () => {
@@ -161,29 +163,6 @@ describe("statuses", () => {
     expect(a?.status).toBe("failed");
     expect(a?.finished).toMatchObject({ status: "failed", error: "provider broke", turns: 3, durationMs: 1234, filesModified: ["a.txt"] });
     expect(items(s, "agent-a").at(-1)?.kind).toBe("finished");
-  });
-
-  it("counts a turn per model response over every run, and ends a run only at agent_finished", () => {
-    const e = eventMaker();
-    const finished = () =>
-      e.make("agent-main", {
-        type: "agent_finished",
-        status: "max_turns",
-        result: "",
-        error: null,
-        // This run's own turns: the agent's count is the usage events over all its runs.
-        turns: 1,
-        duration_ms: 10,
-        files_modified: [],
-      });
-    let s = run([e.started("agent-main", null, "main"), e.status("agent-main", "running"), e.usage("agent-main", 1, 1)]);
-    s = run([e.usage("agent-main", 1, 1), e.status("agent-main", "max_turns")], s);
-    expect(s.agents["agent-main"]).toMatchObject({ turns: 2, endedAt: null, durationMs: null });
-    const end = finished();
-    s = reduce(s, end);
-    expect(s.agents["agent-main"]).toMatchObject({ turns: 2, endedAt: end.ts, durationMs: 10 });
-    s = run([e.status("agent-main", "running"), e.usage("agent-main", 1, 1)], s);
-    expect(s.agents["agent-main"]).toMatchObject({ status: "running", turns: 3, endedAt: null });
   });
 
   it("marks a result that repeats the last response as already shown", () => {
@@ -365,7 +344,7 @@ describe("approvals", () => {
 });
 
 describe("usage", () => {
-  it("counts a turn per usage event and sums no tokens (Rust sends the figures)", () => {
+  it("sums no tokens (Rust sends the figures)", () => {
     const e = eventMaker();
     const s = run([
       e.started("agent-main", null, "main"),
@@ -451,7 +430,7 @@ describe("user messages", () => {
   });
 });
 
-describe("stored statuses", () => {
+describe("stored agents", () => {
   it("ends an agent the store marks interrupted, and leaves the others alone", () => {
     const e = eventMaker();
     const s = run([
@@ -460,14 +439,11 @@ describe("stored statuses", () => {
       e.started("agent-a", "agent-main", "A"),
       e.status("agent-a", "completed"),
     ]);
-    expect(s.agents["agent-main"]?.runStartedAt).not.toBeNull();
-    const after = withStoredStatuses(s, [stored("agent-main", "interrupted", null), stored("agent-a", "completed", 5)]);
-    expect(after.agents["agent-main"]).toMatchObject({ status: "interrupted", runStartedAt: null, runEndedAt: null });
-    // Its wall time stops counting, as Rust takes a stored agent back.
     expect(s.agents["agent-main"]?.wallRunStartedAt).not.toBeNull();
-    expect(after.agents["agent-main"]?.wallRunStartedAt).toBeNull();
+    const after = withAgents(s, [stored("agent-main", "interrupted", null)]);
+    // Its wall time stops counting, as Rust takes a stored agent back.
+    expect(after.agents["agent-main"]).toMatchObject({ status: "interrupted", wallRunStartedAt: null });
     expect(after.agents["agent-a"]).toBe(s.agents["agent-a"]);
-    expect(withStoredStatuses(s, [stored("agent-a", "completed", 5)])).toBe(s);
   });
 });
 
@@ -677,31 +653,9 @@ describe("budgets", () => {
     expect(main?.status).toBe("budget_exhausted");
     expect(isTerminal("budget_exhausted")).toBe(true);
     expect(main?.finished).toMatchObject({ status: "budget_exhausted", error: why });
-    expect(main?.runEndedAt).not.toBeNull();
+    expect(main?.wallRunStartedAt).toBeNull();
   });
 
-  it("adds up the wall time of every run, not the time queued, as Rust's StoredAgent does", () => {
-    const e = eventMaker();
-    const start = e.started("agent-main", null, "main");
-    const queued = e.status("agent-main", "queued");
-    const first = e.status("agent-main", "running");
-    const waiting = e.status("agent-main", "waiting_approval");
-    let s = run([start, queued, first, waiting]);
-    // Counting from the first running status; a wait for a person is part of the run.
-    expect(s.agents["agent-main"]).toMatchObject({ wallElapsedMs: 0, wallRunStartedAt: first.ts });
-    const stop = e.status("agent-main", "budget_exhausted");
-    const end = finished(e, "agent-main", "budget_exhausted", "ran out");
-    s = run([stop, end], s);
-    expect(s.agents["agent-main"]).toMatchObject({ wallElapsedMs: stop.ts - first.ts, wallRunStartedAt: null });
-    // Raised and resumed: a second run, its time added to the first's.
-    const requeued = e.status("agent-main", "queued");
-    const second = e.status("agent-main", "running");
-    const done = finished(e, "agent-main", "completed");
-    s = run([requeued, second], s);
-    expect(s.agents["agent-main"]).toMatchObject({ wallElapsedMs: stop.ts - first.ts, wallRunStartedAt: second.ts });
-    s = reduce(s, done);
-    expect(s.agents["agent-main"]).toMatchObject({ wallElapsedMs: stop.ts - first.ts + (done.ts - second.ts), wallRunStartedAt: null });
-  });
 });
 
 describe("imported_entry", () => {
@@ -860,7 +814,7 @@ describe("a stored session whose agent died mid-call", () => {
       e.status("agent-main", "running"),
       e.make("agent-main", { type: "tool_input_chunk", call_id: "w1", tool_name: "Write", content: '{"file_path": "a' }),
     ]);
-    const after = withStoredStatuses(s, [stored("agent-main", "interrupted", null)]);
+    const after = withAgents(s, [stored("agent-main", "interrupted", null)]);
     expect(items(after, "agent-main")[0]).toMatchObject({ kind: "tool", input: "cut" });
   });
 });

@@ -1,15 +1,14 @@
 /**
  * The session store's pure reducer: applies the ordered event stream to the
- * session state (tree, statuses, approvals, turns), building each agent's
- * output items through items.ts and its approvals through approvals.ts. It
- * never mutates the state it is given (see draft.ts). Token usage is not
- * summed here: Rust sends the figures beside the events (usage.ts), budget
- * standings among them, and the rules in force likewise (rules.ts). An
- * agent's budget, and the wall time of its runs, follow Rust's one
- * derivation (arbor-protocol state.rs) exactly: the shared fixture checks
- * both. Rendering and side effects (notifications) live elsewhere.
+ * session state (tree, outputs, approvals), building each agent's output items
+ * through items.ts and its approvals through approvals.ts. It never mutates the
+ * state it is given (see draft.ts). What Rust derives, it does not: an agent's
+ * status, runs, wall time, turns, end and budget come from Rust's one
+ * derivation beside the events (agents.ts), token usage and budget standings
+ * likewise (usage.ts), and the rules in force (rules.ts). Rendering and side
+ * effects (notifications) live elsewhere.
  */
-import type { AgentEvent, AgentId, AgentStatus, StoredAgent } from "../../bindings";
+import type { AgentEvent, AgentId } from "../../bindings";
 import { addRequest, markStale, resolveRequest, revokeRule } from "./approvals";
 import { Draft } from "./draft";
 import {
@@ -27,7 +26,6 @@ import {
   streamText,
   streamToolInput,
 } from "./items";
-import { isTerminal } from "./status";
 import type { AgentNode, QueuedMessage, SessionState } from "./types";
 import { noUsage } from "./usage";
 
@@ -62,51 +60,6 @@ export function reduce(state: SessionState, event: AgentEvent): SessionState {
   return reduceBatch(state, [event]);
 }
 
-/**
- * Sets each stored agent's status as the store last left it, where the events
- * say otherwise: an agent whose process died mid-run has `running` as its last
- * event but is `interrupted` in the store. Its run is then over (its wall
- * time stops counting, as Rust's StoredAgent::resumed has it).
- */
-export function withStoredStatuses(state: SessionState, agents: readonly StoredAgent[]): SessionState {
-  let copied: Record<AgentId, AgentNode> | null = null;
-  for (const a of agents) {
-    const node = state.agents[a.id];
-    if (!node || node.status === a.status) continue;
-    copied ??= { ...state.agents };
-    const next: AgentNode = { ...node, status: a.status, endedAt: a.ended_at };
-    if (isTerminal(a.status) && next.runEndedAt === null) {
-      next.runEndedAt = a.ended_at;
-      if (next.runEndedAt === null) next.runStartedAt = null;
-    }
-    // As Rust takes a stored agent back (StoredAgent::resumed): no run of it is counting.
-    if (isTerminal(a.status)) next.wallRunStartedAt = null;
-    // A call it was still writing when its run ended never ran.
-    if (isTerminal(a.status) && next.items.some((it) => it.kind === "tool" && it.input === "writing")) {
-      next.items = next.items.map((it) => (it.kind === "tool" && it.input === "writing" ? { ...it, input: "cut" } : it));
-    }
-    copied[a.id] = next;
-  }
-  return copied ? { ...state, agents: copied } : state;
-}
-
-/** Its current run, if any, ended at `ts`: that run's wall time adds to the total (Rust's `end_run`). */
-function endWallRun(node: AgentNode, ts: number): void {
-  if (node.wallRunStartedAt === null) return;
-  node.wallElapsedMs += Math.max(0, ts - node.wallRunStartedAt);
-  node.wallRunStartedAt = null;
-}
-
-function setStatus(node: AgentNode, status: AgentStatus, ts: number): void {
-  const wasActive = node.status === "running" || node.status === "waiting_approval";
-  if ((status === "running" || status === "waiting_approval") && (!wasActive || node.runStartedAt === null)) {
-    node.runStartedAt = ts;
-    node.runEndedAt = null;
-  }
-  if (isTerminal(status) && node.runEndedAt === null && node.runStartedAt !== null) node.runEndedAt = ts;
-  node.status = status;
-}
-
 function apply(d: Draft, ev: AgentEvent): void {
   const s = d.state;
   if (s.sessionId === null) s.sessionId = ev.session_id;
@@ -114,6 +67,8 @@ function apply(d: Draft, ev: AgentEvent): void {
   if (ev.seq <= s.lastSeq) return;
   s.lastSeq = ev.seq;
   s.eventsApplied += 1;
+  // What these change (status, runs, turns) comes from Rust (agents.ts); tokens and cost in the frame's UsageUpdate.
+  if (ev.type === "agent_status" || ev.type === "usage") return;
 
   const node = d.agent(ev.agent_id, ev.ts);
   switch (ev.type) {
@@ -123,14 +78,9 @@ function apply(d: Draft, ev: AgentEvent): void {
       // Announced again (a merged log): where it sits changes, when it started does not.
       if (!node.known) node.startedAt = ev.ts;
       node.known = true;
+      // Where it sits in the tree; what it is and how it stands come from Rust (agents.ts).
       node.parentId = ev.parent_id;
       node.parentCallId = ev.parent_call_id;
-      node.depth = ev.depth;
-      node.description = ev.description;
-      node.subagentType = ev.subagent_type;
-      node.model = ev.model;
-      node.provider = ev.provider;
-      node.background = ev.background;
       node.callSeq = ev.call_seq ?? null;
       if (oldParent !== null && oldParent !== ev.parent_id) {
         // Moved (a merged log): its old parent's subtree no longer holds it.
@@ -172,13 +122,6 @@ function apply(d: Draft, ev: AgentEvent): void {
       node.openResponse = null;
       break;
     }
-    case "agent_status":
-      setStatus(node, ev.status, ev.ts);
-      if (!isTerminal(ev.status)) node.endedAt = null;
-      // Wall time counts from its first running (or waiting) status: time queued for a slot is not the agent's.
-      if (ev.status === "running" || ev.status === "waiting_approval") node.wallRunStartedAt ??= ev.ts;
-      if (isTerminal(ev.status)) endWallRun(node, ev.ts);
-      break;
     case "thoughts_chunk":
       streamText(d, node, "thoughts", ev, ev.content, false);
       break;
@@ -215,11 +158,6 @@ function apply(d: Draft, ev: AgentEvent): void {
     case "rule_revoked":
       revokeRule(d, ev);
       break;
-    case "usage":
-      // One turn per model response (the shared fixture checks it); the
-      // tokens and cost come summed from Rust in the frame's UsageUpdate.
-      node.turns += 1;
-      break;
     case "task_notification":
       addNotification(d, node, ev);
       break;
@@ -233,7 +171,7 @@ function apply(d: Draft, ev: AgentEvent): void {
       setWorktree(d, node, ev);
       break;
     case "budget_set":
-      node.budget = ev.budget;
+      // The budget itself comes from Rust (agents.ts); where it came from and what was carved, from here.
       node.budgetOrigin = ev.origin;
       node.budgetCarved = ev.carved;
       break;
@@ -250,10 +188,6 @@ function apply(d: Draft, ev: AgentEvent): void {
       node.finished = addFinished(d, node, ev);
       node.openThoughts = null;
       node.openResponse = null;
-      setStatus(node, ev.status, ev.ts);
-      node.endedAt = ev.ts;
-      node.durationMs = ev.duration_ms;
-      endWallRun(node, ev.ts);
       break;
     }
     default: {

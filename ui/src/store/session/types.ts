@@ -181,33 +181,31 @@ export interface AgentNode {
   model: string;
   provider: string;
   background: boolean;
+  /**
+   * From here to `wallRunStartedAt`, but `budgetOrigin` and `budgetCarved`: as
+   * Rust's one derivation has them (arbor-protocol state.rs `StoredAgent`,
+   * written on by agents.ts): its status; when it started; when its last
+   * agent_finished came, cleared by a new run; that run's duration; its turns,
+   * one per model response over all runs.
+   */
   status: AgentStatus;
   startedAt: number;
-  /** When the current (or last) run began and ended, by the session's clock (for its timer). */
-  runStartedAt: number | null;
-  runEndedAt: number | null;
-  /**
-   * As Rust's one derivation has them (arbor-protocol state.rs, checked against
-   * the same fixture): when its last agent_finished came, cleared by a new run;
-   * that run's duration; and its turns, one per model response over all runs.
-   */
   endedAt: number | null;
   durationMs: number | null;
   turns: number;
   /**
-   * Its budget (covering its subtree) as its latest budget_set gave it, and
-   * where that came from; null while it has none. How the subtree stands
-   * against it comes from Rust with the usage figures (SessionUsage).
+   * Its budget (covering its subtree), null while it has none; where it came
+   * from (budget_set). How the subtree stands against it comes from Rust with
+   * the usage figures (SessionUsage).
    */
   budget: Budget | null;
   budgetOrigin: BudgetOrigin | null;
   /** The limits cut to what its ancestors' budgets had left when it started. */
   budgetCarved: BudgetKind[];
   /**
-   * Rust's StoredAgent `elapsed_ms` and `run_started_at` (state.rs, checked
-   * against the shared fixture): the wall time of all its runs that ended, and
-   * when its current run began counting (its first running or waiting status),
-   * cleared when the run ends. Not the tree's timer (runStartedAt above).
+   * The wall time of all its runs that ended, and when its current run began
+   * counting (its first running or waiting status), null while it is not running
+   * (`elapsed_ms`, `run_started_at`).
    */
   wallElapsedMs: number;
   wallRunStartedAt: number | null;

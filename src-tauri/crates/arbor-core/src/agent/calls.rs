@@ -3,6 +3,7 @@
 
 use super::AgentRun;
 use super::ask::Question;
+use super::pieces::{self, Pieces};
 use crate::approval::{ApprovalPolicy, Decision, Verdict};
 use crate::changes::Tracker;
 use crate::shared::Shared;
@@ -228,10 +229,31 @@ async fn run_one(cx: CallContext, tool: Result<Arc<dyn crate::tools::Tool>, Stri
         let shared = shared.clone();
         let agent_id = agent_id.clone();
         let call_id = call.id.clone();
+        // A chatty command's output is merged for a moment too (pieces.rs).
         tokio::spawn(async move {
-            while let Some(content) = rx.recv().await {
-                shared
-                    .emit(&agent_id, EventKind::ToolOutputChunk(ToolOutputChunk { call_id: call_id.clone(), content }));
+            let mut pieces = Pieces::default();
+            loop {
+                let due = pieces.due();
+                let content = tokio::select! {
+                    biased;
+                    _ = pieces::until(due) => None,
+                    content = rx.recv() => match content {
+                        Some(c) => Some(c),
+                        None => break,
+                    },
+                };
+                let ready = match content {
+                    Some(content) => {
+                        pieces.push(EventKind::ToolOutputChunk(ToolOutputChunk { call_id: call_id.clone(), content }))
+                    }
+                    None => pieces.take(),
+                };
+                if let Some(ready) = ready {
+                    shared.emit(&agent_id, ready);
+                }
+            }
+            if let Some(ready) = pieces.take() {
+                shared.emit(&agent_id, ready);
             }
         })
     };

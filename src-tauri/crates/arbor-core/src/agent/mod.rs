@@ -8,6 +8,7 @@ mod isolation;
 pub(crate) use calls::emit_changes;
 pub(crate) use isolation::back_in_parent;
 pub(crate) mod lifecycle;
+mod pieces;
 mod turn;
 mod unanswered;
 pub(crate) use unanswered::{Unanswered, find as find_unanswered, first_open_call};

@@ -2,6 +2,7 @@
 //! with backoff on retryable failures, but only while nothing has been shown yet.
 
 use super::AgentRun;
+use super::pieces::{self, Pieces};
 use crate::provider::{ModelRequest, ModelResponse, ProviderError, StreamEvent, ToolSpec};
 use crate::shared::Shared;
 use arbor_protocol::{AssistantBlock, EventKind, Text, ToolInputChunk};
@@ -80,27 +81,49 @@ async fn stream_once(
         _ = agent.cancel.cancelled() => return Err(TurnError::Cancelled),
         s = agent.spec.provider.stream(request) => s.map_err(TurnError::Provider)?,
     };
+    // Pieces are merged for a moment before they become events (pieces.rs); whatever
+    // ends the stream emits the held one first, so nothing received is lost or reordered.
+    let mut pieces = Pieces::default();
+    let hold = |pieces: &mut Pieces, kind: EventKind| {
+        if let Some(ready) = pieces.push(kind) {
+            shared.emit(&agent.id, ready);
+        }
+    };
+    let flush = |pieces: &mut Pieces| {
+        if let Some(ready) = pieces.take() {
+            shared.emit(&agent.id, ready);
+        }
+    };
     loop {
+        let due = pieces.due();
         let item = tokio::select! {
             biased;
-            _ = agent.cancel.cancelled() => return Err(TurnError::Cancelled),
+            _ = agent.cancel.cancelled() => {
+                flush(&mut pieces);
+                return Err(TurnError::Cancelled);
+            }
+            _ = pieces::until(due) => {
+                flush(&mut pieces);
+                continue;
+            }
             item = stream.next() => item,
         };
         match item {
             Some(Ok(StreamEvent::TextDelta(d))) => {
                 *shown = true;
-                shared.emit(&agent.id, EventKind::ResponseChunk(Text { content: d }));
+                hold(&mut pieces, EventKind::ResponseChunk(Text { content: d }));
             }
             Some(Ok(StreamEvent::ThinkingDelta(d))) => {
                 *shown = true;
-                shared.emit(&agent.id, EventKind::ThoughtsChunk(Text { content: d }));
+                hold(&mut pieces, EventKind::ThoughtsChunk(Text { content: d }));
             }
             Some(Ok(StreamEvent::ToolInputDelta { call_id, name, json })) => {
                 *shown = true;
                 let chunk = ToolInputChunk { call_id, tool_name: name, content: json };
-                shared.emit(&agent.id, EventKind::ToolInputChunk(chunk));
+                hold(&mut pieces, EventKind::ToolInputChunk(chunk));
             }
             Some(Ok(StreamEvent::Completed(mut response))) => {
+                flush(&mut pieces);
                 let thinking: String = response
                     .content
                     .iter()
@@ -121,8 +144,12 @@ async fn stream_once(
                 shared.emit(&agent.id, EventKind::Usage(response.usage.clone()));
                 return Ok(response);
             }
-            Some(Err(e)) => return Err(TurnError::Provider(e)),
+            Some(Err(e)) => {
+                flush(&mut pieces);
+                return Err(TurnError::Provider(e));
+            }
             None => {
+                flush(&mut pieces);
                 return Err(TurnError::Provider(ProviderError::StreamBroken {
                     provider: "model",
                     reason: "the stream ended without a complete response".to_string(),

@@ -1,0 +1,260 @@
+//! The UI benchmark's figures for several live sessions (issue 25), in the real
+//! webview against the scripted model server: three live sessions with 200
+//! subagents between them, their models streaming about 15,000 chunks a second:
+//! - frame intervals while a person watches, and while they use the tree;
+//! - switching sessions: a click in the sessions list to the painted, settled view
+//!   (the other session's tree and its selected agent's output);
+//! - typing in the prompt box meanwhile: keystroke to painted character, and when
+//!   a burst has caught up;
+//! - what the store writes: the model's chunks against the events stored, which
+//!   the runtime's coalescing of a model's chunks per agent makes fewer;
+//! - memory (PSS) of the app and its WebKit processes with the three sessions
+//!   live and idle.
+
+use super::bench_speed::{Recording, reset_probe, spent, summary, type_into};
+use super::harness::App;
+use super::{floats, memory};
+use arbor_testkit::ScriptedServer;
+use serde_json::{Value, json};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// Live sessions, and subagents between them.
+const SESSIONS: usize = 3;
+const AGENTS: usize = 200;
+/// Subagents running at once in each session: 15 × 3 agents, each sent a
+/// 16-character chunk every 3 ms, is ~15,000 chunks a second from the model.
+const PARALLEL: usize = 15;
+const CHUNK_MS: u64 = 3;
+/// Characters each subagent streams: 3,000 chunks, 9 s each.
+const CHARS: usize = 48_000;
+
+/// The subagents of session `s`: 67, 67 and 66.
+fn agents_of(s: usize) -> usize {
+    AGENTS / SESSIONS + usize::from(s < AGENTS % SESSIONS)
+}
+
+fn prompt_of(s: usize) -> String {
+    format!("BENCH-SESSION-{s}")
+}
+
+/// What the main agent's output shows of session `s` (its Task cards' descriptions).
+fn marker_of(s: usize) -> String {
+    format!("S{s} agent")
+}
+
+/// The scripted model's rules for these runs.
+pub fn rules() -> Vec<Value> {
+    let text = "lorem ipsum ".repeat(CHARS / 12);
+    let mut rules = Vec::new();
+    for s in 0..SESSIONS {
+        for i in 0..agents_of(s) {
+            rules.push(json!({
+                "match": { "first_user_contains": format!("S{s}-{i:02}:") },
+                "turns": [ { "text": text, "chunk_delay_ms": CHUNK_MS } ]
+            }));
+        }
+        let calls: Vec<Value> = (0..agents_of(s))
+            .map(|i| {
+                json!({ "name": "Task", "input": { "description": format!("{} {i:02}", marker_of(s)), "prompt": format!("S{s}-{i:02}: stream") } })
+            })
+            .collect();
+        rules.push(json!({
+            "match": { "first_user_contains": prompt_of(s) },
+            "turns": [ { "text": format!("Session {s}: starting {}.", agents_of(s)), "tool_calls": calls }, { "text": "done" } ]
+        }));
+    }
+    rules
+}
+
+async fn js_f64(app: &App, script: &str) -> f64 {
+    app.client.execute(script, vec![]).await.ok().and_then(|v| v.as_f64()).unwrap_or(0.0)
+}
+
+/// Every event the page has applied, all sessions together.
+async fn applied(app: &App) -> f64 {
+    js_f64(app, "return window.__arborEventsApplied || 0").await
+}
+
+/// Waits until no session has applied an event for two seconds, or `limit`.
+async fn until_all_quiet(app: &App, limit: Duration) {
+    let started = Instant::now();
+    let mut last = -1.0;
+    let mut since = Instant::now();
+    while started.elapsed() < limit {
+        let n = applied(app).await;
+        if n != last {
+            last = n;
+            since = Instant::now();
+        } else if since.elapsed() > Duration::from_secs(2) {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+/// Three live sessions, 200 subagents between them, ~15,000 model chunks a second.
+pub async fn three_sessions(bin: &Path, server: &ScriptedServer) {
+    let env = [("ANTHROPIC_BASE_URL", server.anthropic_base_url()), ("ANTHROPIC_API_KEY", "bench".to_string())];
+    let settings = json!({
+        "limits": { "max_parallel": PARALLEL, "max_subagents": AGENTS, "max_depth": 1, "subagent_max_turns": 10, "main_max_turns": 10 },
+        "budgets": { "max_spawns_per_minute": 0 }
+    });
+    let app = App::launch_with(bin, &env, Some(&settings)).await;
+    app.client.execute("localStorage.setItem('arborPerf', '1'); location.reload();", vec![]).await.ok();
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    // The same burst typed with nothing running: WebDriver's own pace, what "caught up" is measured against.
+    let burst = "The quick brown fox jumps over the lazy dog while three sessions stream 0123456789";
+    let (inputs, caught_up) = type_into(&app, "[data-testid=prompt-input]", burst, "sessions-typing-idle").await;
+    println!(
+        "typing in the prompt box with nothing running: {}",
+        summary("keystroke to painted character (ms)", inputs)
+    );
+    println!("  the {}-character burst caught up {caught_up:.0} ms after the first key", burst.len());
+    app.client
+        .execute("const t = document.querySelector('[data-testid=prompt-input]'); t.select();", vec![])
+        .await
+        .ok();
+    app.find("[data-testid=prompt-input]").await.send_keys("\u{E003}").await.ok();
+    let sent_at_start = server.events_sent();
+    let started = Instant::now();
+    // Each session: New session (but the first), its prompt, then its main agent's id once its children show.
+    let mut mains = Vec::new();
+    for s in 0..SESSIONS {
+        if s > 0 {
+            app.click("[data-testid=new-session]").await;
+            app.wait("a fresh page", || async { app.all("[data-testid=tree-node]").await.is_empty().then_some(()) })
+                .await;
+        }
+        app.send_prompt(&format!("{}: go", prompt_of(s))).await;
+        let main = app
+            .wait(&format!("session {s}'s subagents"), || async {
+                let rows = app.all("[data-testid=tree-node]").await;
+                if rows.len() <= PARALLEL {
+                    return None;
+                }
+                rows[0].attr("data-agent-id").await.ok().flatten()
+            })
+            .await;
+        mains.push(json!({ "prompt": prompt_of(s), "main": main, "marker": marker_of(s) }));
+    }
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let load = |from: (u64, Instant)| {
+        let chunks = server.events_sent() - from.0;
+        chunks as f64 / from.1.elapsed().as_secs_f64().max(0.001)
+    };
+
+    // Watching: nothing but the stream.
+    reset_probe(&app).await;
+    let pid = super::app_pid();
+    let cpu_before = pid.map(super::cpu_ticks).unwrap_or_default();
+    let mark = (server.events_sent(), Instant::now());
+    let applied_before = applied(&app).await;
+    let recording = Recording::start("sessions-watch").await;
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    recording.stop();
+    let secs = mark.1.elapsed().as_secs_f64();
+    let cpu = super::cpu_shares(&cpu_before, &pid.map(super::cpu_ticks).unwrap_or_default(), secs);
+    println!(
+        "{SESSIONS} live sessions, {AGENTS} subagents ({PARALLEL} running in each): the model sent {:.0} chunks/s; the page applied {:.0} events/s",
+        load(mark),
+        (applied(&app).await - applied_before) / secs
+    );
+    println!("  watching, 5 s: {}", summary("frame interval (ms)", super::bench_speed::probe(&app, "frames").await));
+    println!("  {}", summary("UI work per applied batch (ms)", super::bench_speed::probe(&app, "work").await));
+    println!("  {}", spent(&app).await);
+    println!("  CPU meanwhile {cpu}");
+
+    // Switching sessions: a click on a row of the list to the other session's tree and output, painted.
+    reset_probe(&app).await;
+    let mark = (server.events_sent(), Instant::now());
+    let recording = Recording::start("sessions-switch").await;
+    let switched = app
+        .client
+        .execute_async(
+            "const mains = arguments[0]; const done = arguments[arguments.length - 1]; const out = { settled: [], js: [], tree: [], late: 0 }; \
+             const painted = () => new Promise(r => requestAnimationFrame(() => { const c = new MessageChannel(); c.port1.onmessage = () => r(); c.port2.postMessage(0); })); \
+             const rendered = () => new Promise(r => queueMicrotask(r)); \
+             const tree = (m) => document.querySelector('[data-testid=tree-node]')?.dataset.agentId === m.main; \
+             const settled = (m) => tree(m) && (document.querySelector('[data-testid=output]')?.textContent || '').includes(m.marker); \
+             (async () => { \
+               for (let i = 0; i < 15; i++) { const m = mains[i % mains.length]; \
+                 const row = [...document.querySelectorAll('[data-testid=session-row]')].find(r => r.textContent.includes(m.prompt)); \
+                 const t = performance.now(); row.querySelector('.session-open').click(); await rendered(); out.js.push(performance.now() - t); \
+                 let treeAt = null; \
+                 while (!settled(m) && performance.now() - t < 3000) { if (treeAt === null && tree(m)) treeAt = performance.now() - t; \
+                   await new Promise(r => requestAnimationFrame(r)); } \
+                 out.tree.push(treeAt ?? performance.now() - t); \
+                 if (!settled(m)) out.late++; \
+                 await painted(); out.settled.push(performance.now() - t); \
+                 await new Promise(r => setTimeout(r, 250)); } \
+               done(out); })();",
+            vec![Value::Array(mains.clone())],
+        )
+        .await
+        .unwrap();
+    recording.stop();
+    println!("  switching sessions, 15 times while they stream (the model sent {:.0} chunks/s):", load(mark));
+    println!("    {}", summary("click to the settled view painted (ms)", floats(&switched["settled"])));
+    println!("    {}", summary("click to rendered DOM (ms)", floats(&switched["js"])));
+    println!("    {}", summary("click to the other session's tree in a frame (ms)", floats(&switched["tree"])));
+    println!("    not settled within 3 s: {}", switched["late"]);
+    println!("    the page's own work over the 15, {}", spent(&app).await);
+    println!("    {}", summary("frame interval meanwhile (ms)", super::bench_speed::probe(&app, "frames").await));
+
+    // The tree of the shown session: select, fold, scroll.
+    reset_probe(&app).await;
+    let mark = (server.events_sent(), Instant::now());
+    let answers = super::bench_speed::tree_interactions(&app, 10).await;
+    println!("  using the tree of one (the model sent {:.0} chunks/s):", load(mark));
+    for k in ["select", "fold", "scroll"] {
+        println!("    tree {k}: {}", summary("input to painted frame (ms)", floats(&answers[k])));
+    }
+    println!(
+        "    the selected agent's output: {}",
+        summary("input to painted frame with it (ms)", floats(&answers["selectOutput"]))
+    );
+    println!("    {}", summary("frame interval meanwhile (ms)", super::bench_speed::probe(&app, "frames").await));
+
+    // Typing in the prompt box meanwhile: with the main agent shown (its output still), then
+    // with a streaming subagent's output shown beside the box.
+    for (row, shown) in [(0, "the main agent shown"), (2, "a streaming subagent shown")] {
+        app.all("[data-testid=tree-node]").await[row].click().await.unwrap();
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let mark = (server.events_sent(), Instant::now());
+        let (inputs, caught_up) = type_into(&app, "[data-testid=prompt-input]", burst, "sessions-typing").await;
+        println!("  typing in the prompt box, {shown} (the model sent {:.0} chunks/s):", load(mark));
+        println!("    {}", summary("keystroke to painted character (ms)", inputs));
+        println!("    a {}-character burst caught up {caught_up:.0} ms after the first key", burst.len());
+        println!("    {}", summary("frame interval meanwhile (ms)", super::bench_speed::probe(&app, "frames").await));
+        app.client
+            .execute("const t = document.querySelector('[data-testid=prompt-input]'); t.select();", vec![])
+            .await
+            .ok();
+        app.find("[data-testid=prompt-input]").await.send_keys("\u{E003}").await.ok();
+    }
+    app.screenshot("three-sessions").await;
+
+    // The rest of the stream, then the three sessions live and idle.
+    until_all_quiet(&app, Duration::from_secs(240)).await;
+    let chunks = server.events_sent() - sent_at_start;
+    let stored = stored_events(&app);
+    println!(
+        "  the whole run: the model sent {chunks} SSE events in {:.1} s; the store holds {stored} events of the {SESSIONS} sessions ({:.2} per model event)",
+        started.elapsed().as_secs_f64(),
+        stored as f64 / chunks.max(1) as f64
+    );
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    if let Some(pid) = pid {
+        let (pss, rss, each) = memory(pid);
+        println!("  idle with {SESSIONS} live sessions: PSS {pss:.0} MiB (RSS {rss:.0} MiB); per process {each:?}");
+    }
+    app.close().await;
+}
+
+/// Events stored for every session of the app's store (seq is gap-free from 1).
+fn stored_events(app: &App) -> u64 {
+    let Ok(store) = arbor_store::Store::open(&app.store_path()) else { return 0 };
+    let query = arbor_store::SessionQuery { limit: 0, ..Default::default() };
+    store.sessions(&query).unwrap_or_default().iter().filter_map(|s| store.last_seq(&s.id).ok()).sum()
+}

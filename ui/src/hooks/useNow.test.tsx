@@ -1,0 +1,50 @@
+/**
+ * One clock per interval for the whole window: timers mounted at different
+ * moments tick together, on the interval's boundaries, and a clock nobody
+ * watches stops.
+ */
+import { act, render, screen } from "@testing-library/react";
+import { afterEach, beforeEach, expect, it, vi } from "vitest";
+import { useNow } from "./useNow";
+
+function Timer({ name, active = true }: { name: string; active?: boolean }) {
+  const now = useNow(active);
+  return <span data-testid={name}>{now}</span>;
+}
+
+beforeEach(() => {
+  vi.useFakeTimers();
+  vi.setSystemTime(10_000);
+});
+afterEach(() => vi.useRealTimers());
+
+const shown = (name: string) => Number(screen.getByTestId(name).textContent);
+
+it("ticks every timer in the same update, on the second's boundary, whenever each was mounted", () => {
+  const { rerender } = render(<Timer name="a" />);
+  act(() => vi.advanceTimersByTime(300));
+  rerender(
+    <>
+      <Timer name="a" />
+      <Timer name="b" />
+    </>,
+  );
+  expect([shown("a"), shown("b")]).toEqual([10_000, 10_000]);
+  act(() => vi.advanceTimersByTime(699));
+  expect([shown("a"), shown("b")]).toEqual([10_000, 10_000]);
+  act(() => vi.advanceTimersByTime(1));
+  expect([shown("a"), shown("b")]).toEqual([11_000, 11_000]);
+  act(() => vi.advanceTimersByTime(1000));
+  expect([shown("a"), shown("b")]).toEqual([12_000, 12_000]);
+});
+
+it("stops when no timer is active, and reads the time again when one is", () => {
+  const { rerender } = render(<Timer name="a" />);
+  rerender(<Timer name="a" active={false} />);
+  expect(vi.getTimerCount()).toBe(0);
+  act(() => vi.advanceTimersByTime(5_500));
+  expect(shown("a")).toBe(10_000);
+  rerender(<Timer name="a" />);
+  expect(shown("a")).toBe(15_000);
+  expect(vi.getTimerCount()).toBe(1);
+});
