@@ -31,6 +31,7 @@ fn main() {
         "list_worktrees",
         "watch_window",
         "close_window",
+        "show_session",
     ];
     // tauri-build reads the capabilities but does not ask to run again when they change.
     println!("cargo:rerun-if-changed=src-tauri/capabilities");

@@ -1,7 +1,7 @@
 //! The commands the UI calls: one-line wrappers over [`arbor_app::host::Host`].
 //! Errors cross to the UI typed ([`AppError`]).
 
-use crate::bridge;
+use crate::bridge::{self, Paces};
 use arbor_app::batch::EventFrame;
 use arbor_app::catalog::CatalogReport;
 use arbor_app::changes::AgentChange;
@@ -23,10 +23,18 @@ use tauri::ipc::Channel;
 type Result<T> = std::result::Result<T, AppError>;
 
 /// A launched session's events go to the UI; its info answers the command.
-fn show(launched: Launched, on_events: Channel<EventFrame>) -> Result<SessionInfo> {
+fn show(launched: Launched, on_events: Channel<EventFrame>, paces: &Paces) -> Result<SessionInfo> {
     let (events, seed) = launched.events.into_parts();
-    bridge::forward(events, seed, on_events);
+    bridge::forward(launched.info.session_id.clone(), events, seed, on_events, paces.clone());
     Ok(launched.info)
+}
+
+/// The live session the window shows (none: a fresh page, a review, the history): its
+/// events come every display frame, every other session's a few times a second.
+#[tauri::command]
+#[specta::specta]
+pub fn show_session(paces: State<'_, Paces>, session_id: Option<SessionId>) {
+    paces.show(session_id.as_ref());
 }
 
 /// The workspace's `.mcp.json` and whether its servers may start; null when it has none.
@@ -71,17 +79,22 @@ pub fn app_state(host: State<'_, Host>) -> AppState {
 #[specta::specta]
 pub async fn start_session(
     host: State<'_, Host>,
+    paces: State<'_, Paces>,
     request: StartRequest,
     on_events: Channel<EventFrame>,
 ) -> Result<SessionInfo> {
-    show(host.start_session(request).await?, on_events)
+    show(host.start_session(request).await?, on_events, &paces)
 }
 
 /// The built-in scripted demonstration (no key, no network).
 #[tauri::command]
 #[specta::specta]
-pub async fn start_demo(host: State<'_, Host>, on_events: Channel<EventFrame>) -> Result<SessionInfo> {
-    show(host.launch(LaunchSpec { start: Start::Demo, ..LaunchSpec::default() }).await?, on_events)
+pub async fn start_demo(
+    host: State<'_, Host>,
+    paces: State<'_, Paces>,
+    on_events: Channel<EventFrame>,
+) -> Result<SessionInfo> {
+    show(host.launch(LaunchSpec { start: Start::Demo, ..LaunchSpec::default() }).await?, on_events, &paces)
 }
 
 /// A message, an approval answer, a stop or a delegation for a live session.
@@ -185,11 +198,12 @@ pub async fn export_session(
 #[specta::specta]
 pub async fn resume_session(
     host: State<'_, Host>,
+    paces: State<'_, Paces>,
     session_id: SessionId,
     prompt: Option<String>,
     on_events: Channel<EventFrame>,
 ) -> Result<SessionInfo> {
-    show(host.resume_session(session_id, prompt).await?, on_events)
+    show(host.resume_session(session_id, prompt).await?, on_events, &paces)
 }
 
 /// Forgets the sessions start-up found interrupted (the person will not continue them now).

@@ -50,6 +50,7 @@ pub fn specta_builder() -> tauri_specta::Builder<tauri::Wry> {
             commands::list_worktrees,
             window::watch_window,
             window::close_window,
+            commands::show_session,
         ])
         // Every list the UI needs of a Rust rule, so TypeScript never re-types one.
         .constant("AGENT_STATUSES", AgentStatus::ALL)
@@ -116,6 +117,16 @@ fn default_workspace() -> PathBuf {
 
 /// Opens the main window and runs the event loop until it closes.
 pub fn run() {
+    // The agents' work runs on these threads, below the window's priority (arbor_app::priority).
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .on_thread_start(arbor_app::priority::lower_this_thread)
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => fail(&format!("Arbor cannot start: no async runtime: {e}")),
+    };
+    tauri::async_runtime::set(runtime.handle().clone());
     let builder = specta_builder();
     // The one place the app reads its environment.
     let env = Environment::capture(std::env::vars());
@@ -157,6 +168,7 @@ pub fn run() {
         .plugin(tauri_plugin_notification::init())
         .manage(host)
         .manage(window::WindowWatch::default())
+        .manage(bridge::Paces::default())
         .invoke_handler(builder.invoke_handler())
         .on_window_event(window::on_event)
         .setup(move |app| {

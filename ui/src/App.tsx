@@ -36,6 +36,7 @@ import { useWindowTitle } from "./hooks/useWindowTitle";
 import { installEventEffects, loadAppState } from "./ipc/actions";
 import { installApprovalEffects } from "./ipc/approvals";
 import { installHistoryEffects } from "./ipc/history";
+import { installPaceEffects } from "./ipc/pace";
 import { installWindowWatch } from "./ipc/window";
 import { markInteractive } from "./lib/perf";
 import { bookStore } from "./store/review";
@@ -59,6 +60,7 @@ export function App() {
     const offEvents = installEventEffects();
     const offHistory = installHistoryEffects();
     const offApprovals = installApprovalEffects();
+    const offPace = installPaceEffects();
     installWindowWatch();
     window.addEventListener("keydown", onGlobalKey);
     void loadAppState();
@@ -66,6 +68,7 @@ export function App() {
       offEvents();
       offHistory();
       offApprovals();
+      offPace();
       window.removeEventListener("keydown", onGlobalKey);
     };
   }, []);

@@ -73,6 +73,11 @@ export const commands = {
 	watchWindow: (onRequest: Channel<WindowRequest>) => __TAURI_INVOKE<void>("watch_window", { onRequest }),
 	/**  The person's answer to the close question. */
 	closeWindow: (choice: CloseChoice) => __TAURI_INVOKE<void>("close_window", { choice }),
+	/**
+	 *  The live session the window shows (none: a fresh page, a review, the history): its
+	 *  events come every display frame, every other session's a few times a second.
+	 */
+	showSession: (sessionId: SessionId | null) => __TAURI_INVOKE<void>("show_session", { sessionId }),
 };
 
 /* Constants */

@@ -8,6 +8,7 @@ import { appState, resetStores } from "../test/stores";
 
 const commands = {
   appState: vi.fn(),
+  showSession: vi.fn(() => Promise.resolve(null)),
   watchWindow: vi.fn(),
   closeWindow: vi.fn(),
   listSessions: vi.fn(),

@@ -17,6 +17,7 @@ import { appState, arriveFrame, resetStores, sessionInfo } from "../test/stores"
 const ok = <T,>(data: T) => Promise.resolve({ status: "ok" as const, data });
 const commands = {
   appState: vi.fn(),
+  showSession: vi.fn(() => Promise.resolve(null)),
   sendCommand: vi.fn(),
   listSessions: vi.fn(),
   openSession: vi.fn(),

@@ -21,6 +21,7 @@ import { appState, frameOf, resetStores, sessionInfo } from "../test/stores";
 const ok = <T,>(data: T) => Promise.resolve({ status: "ok" as const, data });
 const commands = {
   appState: vi.fn(),
+  showSession: vi.fn(() => Promise.resolve(null)),
   sendCommand: vi.fn(),
   closeSession: vi.fn(),
   listSessions: vi.fn(),

@@ -13,11 +13,49 @@ use arbor_protocol::{
     ActiveRules, AgentEvent, AgentId, ApprovalRule, EventKind, StoredAgent, TimelineUpdate, UsageUpdate,
 };
 use serde::Serialize;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 use tokio::sync::mpsc::UnboundedReceiver;
 
 /// About one frame at 60 Hz.
 pub const FRAME: Duration = Duration::from_millis(16);
+
+/// The frame interval of a session nobody looks at: its row in a list, its
+/// cards in an inbox, a notification, all fine at ten updates a second.
+pub const BACKGROUND: Duration = Duration::from_millis(100);
+
+/// A session's frame interval, which a front end changes while it runs: one
+/// display frame for the session a person looks at, [`BACKGROUND`] for the
+/// others (design.md §6.5, route by rate). Three live sessions at 60 frames a
+/// second were 180 messages a second into one webview, two thirds of them for
+/// sessions drawn as a row of the sessions list.
+#[derive(Debug, Clone)]
+pub struct Pace(Arc<AtomicU64>);
+
+impl Pace {
+    pub fn every(interval: Duration) -> Self {
+        Self(Arc::new(AtomicU64::new(millis(interval))))
+    }
+
+    /// Takes effect from the next frame on.
+    pub fn set(&self, interval: Duration) {
+        self.0.store(millis(interval), Ordering::Relaxed);
+    }
+
+    pub fn get(&self) -> Duration {
+        Duration::from_millis(self.0.load(Ordering::Relaxed))
+    }
+
+    /// The same pace (a clone of it), not merely an equal one.
+    pub fn is(&self, other: &Pace) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
 
 /// One message to a front end: events in order, and what they changed of
 /// the figures and rules derived from them.
@@ -37,12 +75,12 @@ pub struct EventFrame {
 }
 
 /// Forwards `events` to `send` in order, in frames: the first event of a frame
-/// waits at most `interval`. `states` are the agents before the first event
+/// waits at most `pace`'s interval (read as each frame begins). `states` are the agents before the first event
 /// (a resumed session's); they follow every event. Returns when the stream
 /// ends or `send` returns false (the receiver is gone).
 pub async fn forward(
     mut events: UnboundedReceiver<AgentEvent>,
-    interval: Duration,
+    pace: Pace,
     seed: crate::Seed,
     mut send: impl FnMut(EventFrame) -> bool,
 ) {
@@ -52,7 +90,7 @@ pub async fn forward(
     loop {
         let Some(first) = events.recv().await else { return };
         let mut batch = vec![first];
-        let deadline = tokio::time::Instant::now() + interval;
+        let deadline = tokio::time::Instant::now() + pace.get();
         let mut closed = false;
         loop {
             // Take what is already queued without waiting, then wait for the frame to end.
@@ -153,7 +191,9 @@ mod tests {
         for s in 1..=1000 {
             tx.send(ev(s)).unwrap();
         }
-        let task = tokio::spawn(forward(rx, FRAME, crate::Seed::default(), move |f| out_tx.send(f.events).is_ok()));
+        let task = tokio::spawn(forward(rx, Pace::every(FRAME), crate::Seed::default(), move |f| {
+            out_tx.send(f.events).is_ok()
+        }));
         let first = out.recv().await.unwrap();
         assert_eq!(first.len(), 1000, "everything queued within a frame goes in one batch");
         tokio::time::sleep(FRAME * 3).await;
@@ -218,11 +258,32 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_session_in_the_background_is_sent_a_frame_a_tenth_of_a_second_and_its_pace_changes_as_it_runs() {
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        let (out_tx, mut out) = tokio::sync::mpsc::unbounded_channel();
+        let pace = Pace::every(BACKGROUND);
+        let task =
+            tokio::spawn(forward(rx, pace.clone(), crate::Seed::default(), move |f| out_tx.send(f.events).is_ok()));
+        tx.send(ev(1)).unwrap();
+        // Well within its frame: the same frame as the first (a busier machine only merges more).
+        tokio::time::sleep(Duration::from_millis(30)).await;
+        tx.send(ev(2)).unwrap();
+        let first = out.recv().await.unwrap();
+        assert_eq!(first.iter().map(|e| e.seq).collect::<Vec<_>>(), vec![1, 2]);
+        pace.set(FRAME);
+        assert_eq!(pace.get(), FRAME);
+        tx.send(ev(3)).unwrap();
+        drop(tx);
+        assert_eq!(out.recv().await.unwrap().iter().map(|e| e.seq).collect::<Vec<_>>(), vec![3]);
+        task.await.unwrap();
+    }
+
+    #[tokio::test]
     async fn forwarding_stops_when_the_receiver_is_gone() {
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
         tx.send(ev(1)).unwrap();
         let mut calls = 0;
-        forward(rx, Duration::from_millis(1), crate::Seed::default(), |_| {
+        forward(rx, Pace::every(Duration::from_millis(1)), crate::Seed::default(), |_| {
             calls += 1;
             false
         })
@@ -274,10 +335,15 @@ mod tests {
         }
         drop(tx);
         let mut frames = Vec::new();
-        forward(rx, FRAME, crate::Seed { states: AgentStates::from_agents(stored), ..crate::Seed::default() }, |f| {
-            frames.push(f);
-            true
-        })
+        forward(
+            rx,
+            Pace::every(FRAME),
+            crate::Seed { states: AgentStates::from_agents(stored), ..crate::Seed::default() },
+            |f| {
+                frames.push(f);
+                true
+            },
+        )
         .await;
         assert_eq!(frames.len(), 1);
         let usage = frames[0].usage.clone().expect("usage changed");
@@ -291,7 +357,7 @@ mod tests {
         tx.send(ev(9)).unwrap();
         drop(tx);
         let mut none = Vec::new();
-        forward(rx, FRAME, crate::Seed::default(), |f| {
+        forward(rx, Pace::every(FRAME), crate::Seed::default(), |f| {
             none.push(f.usage);
             true
         })
@@ -321,7 +387,7 @@ mod tests {
         }
         drop(tx);
         let mut frames = Vec::new();
-        forward(rx, FRAME, crate::Seed { states: before, ..crate::Seed::default() }, |f| {
+        forward(rx, Pace::every(FRAME), crate::Seed { states: before, ..crate::Seed::default() }, |f| {
             frames.push(f);
             true
         })
@@ -354,7 +420,7 @@ mod tests {
         let mut frames = Vec::new();
         let seed =
             crate::Seed { timeline: arbor_protocol::TimelineBuilder::continuing(stored), ..crate::Seed::default() };
-        forward(rx, FRAME, seed, |f| {
+        forward(rx, Pace::every(FRAME), seed, |f| {
             frames.push(f.timeline);
             true
         })

@@ -17,6 +17,7 @@ pub mod keys;
 pub mod live;
 pub mod mcp;
 pub mod paths;
+pub mod priority;
 pub mod providers;
 pub mod record;
 pub mod sessions;

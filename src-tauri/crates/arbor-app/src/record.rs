@@ -110,6 +110,7 @@ impl Recorder {
         std::thread::Builder::new()
             .name("arbor-store-writer".into())
             .spawn(move || {
+                crate::priority::lower_this_thread();
                 writer.run(events);
                 done_tx.send_replace(true);
             })

@@ -1,0 +1,28 @@
+/**
+ * Tells the backend which live session the window shows, so that session's
+ * events come every display frame and every other's a few times a second
+ * (Rust's `bridge::Paces`): a session in the background is a row of the
+ * sessions list and cards in the inbox, which ten updates a second serve.
+ * None while the window shows a fresh page, a review or the history.
+ */
+import { commands, type SessionId } from "../bindings";
+import { liveStore } from "../store/sessionStore";
+
+function shownSession(): SessionId | null {
+  const reg = liveStore.get();
+  if (!reg.shown || reg.current === null) return null;
+  return reg.slots.find((s) => s.key === reg.current)?.info?.session_id ?? null;
+}
+
+export function installPaceEffects(): () => void {
+  let told: SessionId | null | undefined;
+  const tell = () => {
+    const shown = shownSession();
+    if (shown === told) return;
+    told = shown;
+    // A backend that could not take it keeps sending at display rate: nothing is lost.
+    commands.showSession(shown).catch(() => undefined);
+  };
+  tell();
+  return liveStore.subscribe(tell);
+}
