@@ -11,7 +11,7 @@
 //! - memory (PSS) of the app and its WebKit processes with the three sessions
 //!   live and idle.
 
-use super::bench_speed::{Recording, reset_probe, spent, summary, type_into};
+use super::bench_speed::{Recording, clear_prompt, reset_probe, spent, summary, type_into};
 use super::harness::App;
 use super::{floats, memory};
 use arbor_testkit::ScriptedServer;
@@ -111,11 +111,7 @@ pub async fn three_sessions(bin: &Path, server: &ScriptedServer) {
         summary("keystroke to painted character (ms)", inputs)
     );
     println!("  the {}-character burst caught up {caught_up:.0} ms after the first key", burst.len());
-    app.client
-        .execute("const t = document.querySelector('[data-testid=prompt-input]'); t.select();", vec![])
-        .await
-        .ok();
-    app.find("[data-testid=prompt-input]").await.send_keys("\u{E003}").await.ok();
+    clear_prompt(&app).await;
     let sent_at_start = server.events_sent();
     let started = Instant::now();
     // Each session: New session (but the first), its prompt, then its main agent's id once its children show.
@@ -227,11 +223,7 @@ pub async fn three_sessions(bin: &Path, server: &ScriptedServer) {
         println!("    {}", summary("keystroke to painted character (ms)", inputs));
         println!("    a {}-character burst caught up {caught_up:.0} ms after the first key", burst.len());
         println!("    {}", summary("frame interval meanwhile (ms)", super::bench_speed::probe(&app, "frames").await));
-        app.client
-            .execute("const t = document.querySelector('[data-testid=prompt-input]'); t.select();", vec![])
-            .await
-            .ok();
-        app.find("[data-testid=prompt-input]").await.send_keys("\u{E003}").await.ok();
+        clear_prompt(&app).await;
     }
     app.screenshot("three-sessions").await;
 

@@ -257,6 +257,15 @@ pub async fn type_into(app: &App, css: &str, text: &str, name: &str) -> (Vec<f64
     (probe(app, "inputs").await, caught_up)
 }
 
+/// Empties the prompt box as a person would (select all, Backspace), sending nothing.
+pub async fn clear_prompt(app: &App) {
+    app.client
+        .execute("const t = document.querySelector('[data-testid=prompt-input]'); t.select();", vec![])
+        .await
+        .ok();
+    app.find("[data-testid=prompt-input]").await.send_keys("\u{E003}").await.ok();
+}
+
 /// Keystroke to painted character while ten agents stream, in the three text fields.
 pub async fn typing(app: &App) {
     app.find("[data-testid=prompt-input]").await.send_keys("BENCH-TYPING: go").await.unwrap();
@@ -278,12 +287,7 @@ pub async fn typing(app: &App) {
         summary("keystroke to painted character (ms)", inputs)
     );
     println!("  a {}-character burst caught up {caught_up:.0} ms after the first key", burst.len());
-    // Clear the box without sending.
-    app.client
-        .execute("const t = document.querySelector('[data-testid=prompt-input]'); t.select();", vec![])
-        .await
-        .ok();
-    app.find("[data-testid=prompt-input]").await.send_keys("\u{E003}").await.ok();
+    clear_prompt(app).await;
     let frames = probe(app, "frames").await;
     println!("  {}", summary("frame interval meanwhile (ms)", frames));
 

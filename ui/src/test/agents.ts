@@ -26,17 +26,29 @@ function endRun(a: StoredAgent, ts: number): void {
   a.run_started_at = null;
 }
 
+type Started = Extract<AgentEvent, { type: "agent_started" }>;
+
+/** What an `agent_started` says of its agent: where it sits and what it runs on. */
+function announced(ev: Started): Pick<
+  StoredAgent,
+  "parent_id" | "parent_call_id" | "depth" | "description" | "subagent_type" | "model" | "provider" | "background"
+> {
+  return {
+    parent_id: ev.parent_id,
+    parent_call_id: ev.parent_call_id,
+    depth: ev.depth,
+    description: ev.description,
+    subagent_type: ev.subagent_type,
+    model: ev.model,
+    provider: ev.provider,
+    background: ev.background,
+  };
+}
+
 function applyOne(a: StoredAgent, ev: AgentEvent): void {
   switch (ev.type) {
     case "agent_started":
-      a.parent_id = ev.parent_id;
-      a.parent_call_id = ev.parent_call_id;
-      a.depth = ev.depth;
-      a.description = ev.description;
-      a.subagent_type = ev.subagent_type;
-      a.model = ev.model;
-      a.provider = ev.provider;
-      a.background = ev.background;
+      Object.assign(a, announced(ev));
       break;
     case "agent_status":
       a.status = ev.status;
@@ -77,14 +89,7 @@ export function derivedAgents(events: readonly AgentEvent[]): StoredAgent[] {
     if (!a && ev.type === "agent_started") {
       a = {
         id: ev.agent_id,
-        parent_id: ev.parent_id,
-        parent_call_id: ev.parent_call_id,
-        depth: ev.depth,
-        description: ev.description,
-        subagent_type: ev.subagent_type,
-        model: ev.model,
-        provider: ev.provider,
-        background: ev.background,
+        ...announced(ev),
         status: "queued",
         started_at: ev.ts,
         ended_at: null,
