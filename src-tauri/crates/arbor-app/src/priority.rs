@@ -29,7 +29,11 @@ mod tests {
         })
         .join()
         .expect("the thread");
-        assert_eq!(lowered, super::AGENT_NICE.max(before));
+        // From a nicer start, only a privileged process may come back up to AGENT_NICE.
+        assert!(
+            lowered == super::AGENT_NICE || (before > super::AGENT_NICE && lowered == before),
+            "{before} → {lowered}"
+        );
         assert_eq!(rustix::process::getpriority_process(None).expect("this thread's priority"), before);
     }
 }
