@@ -96,10 +96,16 @@ export function AgentOutput({ id }: { id: AgentId }) {
   const anchor = useRef<number | null>(null);
   const [flash, setFlash] = useState<string | null>(null);
   const [away, setAway] = useState(false);
+  // Mounted following its end, or where it was left: its first render lays out those rows,
+  // not its first ones only to scroll away from them (a session switch mounts it whole).
+  const [initialOffset] = useState(
+    () => restore.current ?? (stick.current ? rows.reduce((sum, r) => sum + estimateRowSize(r), 0) : 0),
+  );
   // No React Compiler in this build; the virtualizer re-renders this component itself.
   // eslint-disable-next-line react-hooks/incompatible-library
   const virtualizer = useVirtualizer({
     count: rows.length,
+    initialOffset,
     getScrollElement: () => scrollRef.current,
     estimateSize: (i) => estimateRowSize(rows[i]),
     overscan: 6,

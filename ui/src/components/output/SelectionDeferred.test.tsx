@@ -110,3 +110,20 @@ it("shows another session's output in the commit that shows its tree, never this
   expect(screen.getByTestId("output").textContent).toContain("OTHER-OUTPUT");
   expect(seen.some((c) => c.output.includes("MAIN-OUTPUT"))).toBe(false);
 });
+
+it("mounts an output that follows its end with its last rows, never its first ones on the way", () => {
+  const notes = Array.from({ length: 60 }, (_, i) =>
+    e.make("agent-main", { type: "tool_call", call_id: `c${i}`, tool_name: "Bash", tool_args: { command: `echo note-${i}-end` } }),
+  );
+  applyEvents(notes);
+  const commits: string[] = [];
+  render(
+    <Profiler id="output" onRender={() => commits.push(screen.getByTestId("output").textContent ?? "")}>
+      <OutputView />
+    </Profiler>,
+  );
+  // The first commit with rows (the list measures its viewport first) holds the last ones.
+  const firstWithRows = commits.find((c) => c.includes("note-"));
+  expect(firstWithRows).toContain("note-59-end");
+  expect(commits.some((c) => c.includes("note-0-end"))).toBe(false);
+});
