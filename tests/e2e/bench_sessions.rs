@@ -11,7 +11,9 @@
 //! - memory (PSS) of the app and its WebKit processes with the three sessions
 //!   live and idle.
 
-use super::bench_speed::{Recording, clear_prompt, reset_probe, spent, summary, type_into};
+use super::bench_speed::{
+    Recording, clear_prompt, events_applied, reset_probe, spent, summary, type_into, until_quiet,
+};
 use super::harness::App;
 use super::{floats, memory};
 use arbor_testkit::ScriptedServer;
@@ -67,32 +69,6 @@ pub fn rules() -> Vec<Value> {
     rules
 }
 
-async fn js_f64(app: &App, script: &str) -> f64 {
-    app.client.execute(script, vec![]).await.ok().and_then(|v| v.as_f64()).unwrap_or(0.0)
-}
-
-/// Every event the page has applied, all sessions together.
-async fn applied(app: &App) -> f64 {
-    js_f64(app, "return window.__arborEventsApplied || 0").await
-}
-
-/// Waits until no session has applied an event for two seconds, or `limit`.
-async fn until_all_quiet(app: &App, limit: Duration) {
-    let started = Instant::now();
-    let mut last = -1.0;
-    let mut since = Instant::now();
-    while started.elapsed() < limit {
-        let n = applied(app).await;
-        if n != last {
-            last = n;
-            since = Instant::now();
-        } else if since.elapsed() > Duration::from_secs(2) {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
-}
-
 /// Three live sessions, 200 subagents between them, ~15,000 model chunks a second.
 pub async fn three_sessions(bin: &Path, server: &ScriptedServer) {
     let env = [("ANTHROPIC_BASE_URL", server.anthropic_base_url()), ("ANTHROPIC_API_KEY", "bench".to_string())];
@@ -145,7 +121,7 @@ pub async fn three_sessions(bin: &Path, server: &ScriptedServer) {
     let pid = super::app_pid();
     let cpu_before = pid.map(super::cpu_ticks).unwrap_or_default();
     let mark = (server.events_sent(), Instant::now());
-    let applied_before = applied(&app).await;
+    let applied_before = events_applied(&app).await;
     let recording = Recording::start("sessions-watch").await;
     tokio::time::sleep(Duration::from_secs(5)).await;
     recording.stop();
@@ -154,7 +130,7 @@ pub async fn three_sessions(bin: &Path, server: &ScriptedServer) {
     println!(
         "{SESSIONS} live sessions, {AGENTS} subagents ({PARALLEL} running in each): the model sent {:.0} chunks/s; the page applied {:.0} events/s",
         load(mark),
-        (applied(&app).await - applied_before) / secs
+        (events_applied(&app).await - applied_before) / secs
     );
     println!("  watching, 5 s: {}", summary("frame interval (ms)", super::bench_speed::probe(&app, "frames").await));
     println!("  {}", summary("UI work per applied batch (ms)", super::bench_speed::probe(&app, "work").await));
@@ -228,7 +204,7 @@ pub async fn three_sessions(bin: &Path, server: &ScriptedServer) {
     app.screenshot("three-sessions").await;
 
     // The rest of the stream, then the three sessions live and idle.
-    until_all_quiet(&app, Duration::from_secs(240)).await;
+    until_quiet(&app, Duration::from_secs(2), Duration::from_secs(240)).await;
     let chunks = server.events_sent() - sent_at_start;
     let stored = stored_events(&app);
     println!(

@@ -160,23 +160,24 @@ impl Drop for Recording {
     }
 }
 
-/// Waits until the session has been quiet (no new event) for a second, or `limit`.
-async fn until_quiet(app: &App, limit: Duration) {
+/// Every event the page has applied, all live sessions together.
+pub async fn events_applied(app: &App) -> f64 {
+    let v = app.client.execute("return window.__arborEventsApplied || 0", vec![]).await.ok();
+    v.and_then(|v| v.as_f64()).unwrap_or(0.0)
+}
+
+/// Waits until no live session has applied an event for `quiet` (and one has applied
+/// some), or `limit`.
+pub async fn until_quiet(app: &App, quiet: Duration, limit: Duration) {
     let started = Instant::now();
     let mut last = -1.0;
     let mut since = Instant::now();
     while started.elapsed() < limit {
-        let n = app
-            .client
-            .execute("return window.__arborLastSeq || 0", vec![])
-            .await
-            .ok()
-            .and_then(|v| v.as_f64())
-            .unwrap_or(0.0);
+        let n = events_applied(app).await;
         if n != last {
             last = n;
             since = Instant::now();
-        } else if n > 0.0 && since.elapsed() > Duration::from_secs(1) {
+        } else if n > 0.0 && since.elapsed() > quiet {
             return;
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
@@ -317,7 +318,7 @@ pub async fn typing(app: &App) {
         summary("keystroke to painted character (ms)", inputs)
     );
     app.find("[data-testid=delegate-prompt]").await.send_keys("\u{E00C}").await.ok();
-    until_quiet(app, Duration::from_secs(90)).await;
+    until_quiet(app, Duration::from_secs(1), Duration::from_secs(90)).await;
 }
 
 /// A 1,500-line Markdown answer: whole at once, then streamed.
@@ -339,7 +340,7 @@ pub async fn long_answer(app: &App) {
         .await
         .unwrap();
     recording.stop();
-    until_quiet(app, Duration::from_secs(30)).await;
+    until_quiet(app, Duration::from_secs(1), Duration::from_secs(30)).await;
     let work = probe(app, "work").await;
     let longest = work.iter().cloned().fold(0.0, f64::max);
     println!(
@@ -354,7 +355,7 @@ pub async fn long_answer(app: &App) {
     // Streamed: 16 characters a chunk, a chunk a millisecond.
     reset_probe(app).await;
     send_prompt(app, "BENCH-LONG-STREAM: answer").await;
-    until_quiet(app, Duration::from_secs(60)).await;
+    until_quiet(app, Duration::from_secs(1), Duration::from_secs(60)).await;
     println!("the same answer streaming: {}", summary("frame interval (ms)", probe(app, "frames").await));
     println!("  {}", summary("UI work per applied batch (ms)", probe(app, "work").await));
 }
@@ -393,7 +394,7 @@ pub async fn streamed_calls(app: &App) {
         seen["all"].as_f64().unwrap_or(f64::NAN),
         seen["growth"]
     );
-    until_quiet(app, Duration::from_secs(30)).await;
+    until_quiet(app, Duration::from_secs(1), Duration::from_secs(30)).await;
 }
 
 /// 200 live agents streaming ~20,000 events a second: frames, and the tree answering.
@@ -427,7 +428,7 @@ pub async fn many_agents(bin: &Path, env: &[(&str, String)]) {
     // What a person sees meanwhile (target/e2e-screenshots/many-agents.png).
     app.screenshot("many-agents").await;
     let cpu = super::cpu_shares(&cpu_before, &cpu_after, started.elapsed().as_secs_f64());
-    until_quiet(&app, Duration::from_secs(120)).await;
+    until_quiet(&app, Duration::from_secs(1), Duration::from_secs(120)).await;
     let t1 = app.client.execute("return window.__arborLastSeq || 0", vec![]).await.unwrap().as_f64().unwrap_or(0.0);
     let secs = started.elapsed().as_secs_f64() - 1.0;
     println!(

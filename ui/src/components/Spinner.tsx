@@ -5,7 +5,7 @@
  * stepped in different frames, and the page, painted in software, repainted in
  * nearly every one (docs/speed.md).
  */
-import { useState } from "react";
+import { useState, type CSSProperties } from "react";
 
 /** The spinner's period (styles/layout.css `.spinner`). */
 const TURN_MS = 1000;
@@ -15,7 +15,12 @@ export function inPhase(periodMs: number): string {
   return `${-(performance.now() % periodMs)}ms`;
 }
 
+/** The style that keeps an element's animation of `periodMs` in phase, fixed when it mounts. */
+export function usePhase(periodMs: number): CSSProperties {
+  const [style] = useState(() => ({ animationDelay: inPhase(periodMs) }));
+  return style;
+}
+
 export function Spinner() {
-  const [delay] = useState(() => inPhase(TURN_MS));
-  return <span className="spinner" style={{ animationDelay: delay }} />;
+  return <span className="spinner" style={usePhase(TURN_MS)} />;
 }

@@ -1,9 +1,8 @@
 /** The icon of an agent status: a live spinner while running. */
-import { useState } from "react";
 import type { AgentStatus } from "../bindings";
 import { statusLabel } from "../lib/format";
 import { IconCheck, IconClock, IconGauge, IconHand, IconLimit, IconPause, IconSlash, IconX } from "./icons";
-import { Spinner, inPhase } from "./Spinner";
+import { Spinner, usePhase } from "./Spinner";
 
 export function StatusIcon({ status }: { status: AgentStatus }) {
   return (
@@ -48,9 +47,8 @@ const PULSE_MS = 1400;
 
 /** Waiting for a person: pulsing in step with every other (as spinners turn, Spinner.tsx). */
 function Pulse() {
-  const [delay] = useState(() => inPhase(PULSE_MS));
   return (
-    <span className="pulse" style={{ animationDelay: delay }}>
+    <span className="pulse" style={usePhase(PULSE_MS)}>
       <IconHand />
     </span>
   );

@@ -332,18 +332,18 @@ pub struct BudgetWarning {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
     #[test]
     fn each_kinds_limit_field_is_the_budget_field_that_holds_its_limit() {
-        for (kind, field) in super::BudgetKind::ALL.into_iter().zip(super::BudgetKind::LIMIT_FIELDS) {
+        for (kind, field) in BudgetKind::ALL.into_iter().zip(BudgetKind::LIMIT_FIELDS) {
             let mut wire = serde_json::Map::new();
             wire.insert(field.to_string(), serde_json::json!(7));
-            let budget: super::Budget = serde_json::from_value(serde_json::Value::Object(wire)).expect("a budget");
+            let budget: Budget = serde_json::from_value(serde_json::Value::Object(wire)).expect("a budget");
             assert_eq!(budget.limit(kind), Some(7.0), "{kind:?} is held in {field}");
-            assert!(super::BudgetKind::ALL.into_iter().filter(|k| *k != kind).all(|k| budget.limit(k).is_none()));
+            assert!(BudgetKind::ALL.into_iter().filter(|k| *k != kind).all(|k| budget.limit(k).is_none()));
         }
     }
-
-    use super::*;
 
     fn used(tokens: u64) -> BudgetUse {
         BudgetUse { tokens, ..BudgetUse::default() }

@@ -24,9 +24,9 @@ export function OutputView() {
   const sessionId = useStore(sessionStore, (s) => s.sessionId);
   // Deferred within a session. Another session shown changes the whole page at once:
   // its output comes with it, not a frame after an output of an agent it does not have.
-  const deferred = useDeferredValue(`${sessionId ?? ""}/${selected ?? ""}`);
-  const sameSession = deferred.startsWith(`${sessionId ?? ""}/`);
-  const id = sameSession ? deferred.slice(`${sessionId ?? ""}/`.length) || null : selected;
+  const prefix = `${sessionId ?? ""}/`;
+  const deferred = useDeferredValue(prefix + (selected ?? ""));
+  const id = deferred.startsWith(prefix) ? deferred.slice(prefix.length) || null : selected;
   // Until the new agent's output is in, the stream's batches wait: each would restart its render.
   useLayoutEffect(() => (id === selected ? undefined : holdBatches()), [id, selected]);
   const hasSession = useStore(uiStore, (s) => s.session !== null || s.starting);

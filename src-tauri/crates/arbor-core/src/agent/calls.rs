@@ -231,30 +231,27 @@ async fn run_one(cx: CallContext, tool: Result<Arc<dyn crate::tools::Tool>, Stri
         let call_id = call.id.clone();
         // A chatty command's output is merged for a moment too (pieces.rs).
         tokio::spawn(async move {
+            let emit = |ready: Option<EventKind>| {
+                if let Some(kind) = ready {
+                    shared.emit(&agent_id, kind);
+                }
+            };
             let mut pieces = Pieces::default();
             loop {
                 let due = pieces.due();
-                let content = tokio::select! {
+                tokio::select! {
                     biased;
-                    _ = pieces::until(due) => None,
+                    _ = pieces::until(due) => emit(pieces.take()),
                     content = rx.recv() => match content {
-                        Some(c) => Some(c),
+                        Some(content) => {
+                            let chunk = ToolOutputChunk { call_id: call_id.clone(), content };
+                            emit(pieces.push(EventKind::ToolOutputChunk(chunk)));
+                        }
                         None => break,
                     },
-                };
-                let ready = match content {
-                    Some(content) => {
-                        pieces.push(EventKind::ToolOutputChunk(ToolOutputChunk { call_id: call_id.clone(), content }))
-                    }
-                    None => pieces.take(),
-                };
-                if let Some(ready) = ready {
-                    shared.emit(&agent_id, ready);
                 }
             }
-            if let Some(ready) = pieces.take() {
-                shared.emit(&agent_id, ready);
-            }
+            emit(pieces.take());
         })
     };
     // What may change files is watched, so each change is recorded as the agent's.

@@ -22,10 +22,10 @@ pub(crate) struct Pieces {
 }
 
 impl Pieces {
-    /// Takes `piece`: merged into the held one when it continues it; otherwise held
-    /// in its place, and the one held before is handed back to be emitted now.
-    /// Anything that is not a piece is handed back at once, after the held one:
-    /// call [`Pieces::take`] first to keep the order.
+    /// Takes `piece` (a chunk: [`EventKind::is_chunk`]): merged into the held one when
+    /// it continues it; otherwise held in its place, and the one held before is handed
+    /// back to be emitted now. Before emitting anything else of the agent, call
+    /// [`Pieces::take`]: the held piece came first.
     #[must_use]
     pub fn push(&mut self, piece: EventKind) -> Option<EventKind> {
         if let Some((held, _)) = &mut self.held

@@ -84,16 +84,13 @@ async fn stream_once(
     // Pieces are merged for a moment before they become events (pieces.rs); whatever
     // ends the stream emits the held one first, so nothing received is lost or reordered.
     let mut pieces = Pieces::default();
-    let hold = |pieces: &mut Pieces, kind: EventKind| {
-        if let Some(ready) = pieces.push(kind) {
-            shared.emit(&agent.id, ready);
+    let emit = |ready: Option<EventKind>| {
+        if let Some(kind) = ready {
+            shared.emit(&agent.id, kind);
         }
     };
-    let flush = |pieces: &mut Pieces| {
-        if let Some(ready) = pieces.take() {
-            shared.emit(&agent.id, ready);
-        }
-    };
+    let hold = |pieces: &mut Pieces, kind: EventKind| emit(pieces.push(kind));
+    let flush = |pieces: &mut Pieces| emit(pieces.take());
     loop {
         let due = pieces.due();
         let item = tokio::select! {
