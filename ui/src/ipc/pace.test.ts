@@ -3,6 +3,7 @@ import { beforeEach, expect, it, vi } from "vitest";
 import { initialSession } from "../store/session/reducer";
 import { leaveCurrent, openSlot, setSlotInfo, showPastSession, switchToSlot } from "../store/sessionStore";
 import { resetStores, sessionInfo } from "../test/stores";
+import { TYPING_MS } from "../lib/typing";
 import { installPaceEffects } from "./pace";
 
 const showSession = vi.fn(() => Promise.resolve(null));
@@ -39,4 +40,28 @@ it("names the shown live session once each time it changes, and none behind a re
   switchToSlot(b, null);
   expect(showSession.mock.calls.length).toBe(calls + 1);
   off();
+});
+
+it("names none while a person types, and the shown one again once they pause, telling the backend twice a burst", () => {
+  vi.useFakeTimers();
+  try {
+    const off = installPaceEffects();
+    const a = openSlot(initialSession());
+    setSlotInfo(a, sessionInfo({ session_id: "s-a" }));
+    expect(showSession).toHaveBeenLastCalledWith("s-a");
+    const calls = showSession.mock.calls.length;
+    const field = document.createElement("textarea");
+    document.body.append(field);
+    for (let i = 0; i < 10; i++) {
+      field.dispatchEvent(new Event("input", { bubbles: true }));
+      vi.advanceTimersByTime(TYPING_MS / 2);
+    }
+    expect(showSession.mock.calls.slice(calls)).toEqual([[null]]);
+    vi.advanceTimersByTime(TYPING_MS);
+    expect(showSession.mock.calls.slice(calls)).toEqual([[null], ["s-a"]]);
+    field.remove();
+    off();
+  } finally {
+    vi.useRealTimers();
+  }
 });

@@ -1,8 +1,11 @@
 /**
  * Where the person left each agent's output (by session and agent): scrolled
- * up to read, or following the end. Switching to another session or agent and
- * back brings the output back there. Bounded: the oldest places are forgotten.
+ * up to read, or following the end, with the heights its rows measured.
+ * Switching to another session or agent and back brings the output back
+ * there, laid out once at the heights it had (not at estimates that the
+ * first measurement moves). Bounded: the oldest places are forgotten.
  */
+import type { VirtualItem } from "@tanstack/react-virtual";
 import type { AgentId, SessionId } from "../bindings";
 
 export interface Place {
@@ -10,6 +13,8 @@ export interface Place {
   top: number;
   /** It was following the newest output. */
   following: boolean;
+  /** The rows it measured (the virtualizer's snapshot), by row key. */
+  measured: readonly VirtualItem[];
 }
 
 const MAX_PLACES = 500;

@@ -36,6 +36,7 @@ import { withUsage } from "./session/usage";
 import { createStore, type Readable } from "./store";
 import { applyFrames, clearTimelines } from "./timeline";
 import { timed } from "../lib/perf";
+import { isTyping } from "../lib/typing";
 import { uiStore, type UiState } from "./ui";
 
 /** The displayed session: the current live one, or a past one under review. */
@@ -223,27 +224,15 @@ export function enqueueFrame(f: EventFrame, key: SlotKey = liveStore.get().curre
 }
 
 /**
- * When a person last typed in a text field (performance.now()). A batch applied
- * in the same frame as a keystroke would hold the typed character's paint back
- * by the batch's whole reduce and render; for a moment after typing, batches are
- * applied just after a frame is painted instead, so the character shows first,
- * and only every TYPING_BATCH_MS, so that few keys land while one is applied.
+ * A batch applied in the same frame as a keystroke would hold the typed
+ * character's paint back by the batch's whole reduce and render; while a
+ * person types (lib/typing.ts), batches are applied just after a frame is
+ * painted instead, so the character shows first, and only every
+ * TYPING_BATCH_MS, so that few keys land while one is applied.
  */
-let typedAt = Number.NEGATIVE_INFINITY;
-const TYPING_MS = 150;
-/** While a person types, batches are applied at most this often (the stream at ten frames a second). */
 const TYPING_BATCH_MS = 100;
 /** When the last batch was applied (performance.now()). */
 let appliedAt = Number.NEGATIVE_INFINITY;
-if (typeof window !== "undefined") {
-  window.addEventListener(
-    "input",
-    () => {
-      typedAt = performance.now();
-    },
-    true,
-  );
-}
 
 /** Runs `f` after the current frame has been painted (a task queued from an animation frame runs after it). */
 const afterPaint: (f: () => void) => void = (() => {
@@ -290,8 +279,7 @@ function onFrame(): void {
     return;
   }
   const now = performance.now();
-  // (A clock that went back, as a test's fake one does, is no typing.)
-  if (now < typedAt || now - typedAt >= TYPING_MS) {
+  if (!isTyping(now)) {
     flushEvents();
     return;
   }

@@ -7,7 +7,7 @@
  * "Load earlier" above the oldest loaded page, and a search hit scrolled into
  * view (the filter gives way when it hides the hit).
  */
-import { useVirtualizer } from "@tanstack/react-virtual";
+import { useVirtualizer, type VirtualItem } from "@tanstack/react-virtual";
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import type { AgentId } from "../../bindings";
 import { loadEarlier } from "../../ipc/history";
@@ -98,14 +98,20 @@ export function AgentOutput({ id }: { id: AgentId }) {
   const [away, setAway] = useState(false);
   // Mounted following its end, or where it was left: its first render lays out those rows,
   // not its first ones only to scroll away from them (a session switch mounts it whole).
-  const [initialOffset] = useState(
-    () => restore.current ?? (stick.current ? rows.reduce((sum, r) => sum + estimateRowSize(r), 0) : 0),
-  );
+  // At the heights measured when it was last shown, so the first layout is the settled one.
+  const [measured] = useState(() => left?.measured ?? []);
+  const [initialOffset] = useState(() => {
+    if (restore.current !== null) return restore.current;
+    if (!stick.current) return 0;
+    const sizes = new Map(measured.map((m) => [m.key, m.size]));
+    return rows.reduce((sum, r) => sum + (sizes.get(r.key) ?? estimateRowSize(r)), 0);
+  });
   // No React Compiler in this build; the virtualizer re-renders this component itself.
   // eslint-disable-next-line react-hooks/incompatible-library
   const virtualizer = useVirtualizer({
     count: rows.length,
     initialOffset,
+    initialMeasurementsCache: measured as VirtualItem[],
     getScrollElement: () => scrollRef.current,
     estimateSize: (i) => estimateRowSize(rows[i]),
     overscan: 6,
@@ -132,9 +138,9 @@ export function AgentOutput({ id }: { id: AgentId }) {
   useLayoutEffect(() => {
     const el = scrollRef.current;
     return () => {
-      if (el) rememberPlace(sessionId, id, { top: el.scrollTop, following: stick.current });
+      if (el) rememberPlace(sessionId, id, { top: el.scrollTop, following: stick.current, measured: virtualizer.takeSnapshot() });
     };
-  }, [sessionId, id]);
+  }, [sessionId, id, virtualizer]);
 
   useLayoutEffect(() => {
     const el = scrollRef.current;

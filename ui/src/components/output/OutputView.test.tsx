@@ -203,6 +203,25 @@ describe("OutputView", () => {
     expect(result?.textContent).toContain("budget exhausted");
   });
 
+  it("lays an output shown again out at the heights its rows measured, not at estimates", () => {
+    act(() => select("agent-main"));
+    render(<OutputView />);
+    const inner = () => screen.getByTestId("output").querySelector<HTMLElement>(".output-inner");
+    const rows = () => screen.getByTestId("output").querySelectorAll(".output-row").length;
+    // Measured at 600 px each (the file's layout) while first shown.
+    expect(inner()?.style.height).toBe(`${rows() * 600}px`);
+    act(() => select("agent-g"));
+    // Back, in a layout that would now measure 100 px: the first layout is the one it had.
+    const saved = Object.getOwnPropertyDescriptor(HTMLElement.prototype, "offsetHeight");
+    Object.defineProperty(HTMLElement.prototype, "offsetHeight", { configurable: true, get: () => 100 });
+    try {
+      act(() => select("agent-main"));
+      expect(inner()?.style.height).toBe(`${rows() * 600}px`);
+    } finally {
+      if (saved) Object.defineProperty(HTMLElement.prototype, "offsetHeight", saved);
+    }
+  });
+
   it("invites a prompt before any session", () => {
     resetStores();
     render(<OutputView />);
