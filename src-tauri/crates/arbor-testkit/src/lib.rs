@@ -7,6 +7,7 @@
 //! Used by scenario tests, CLI tests, `arbor demo` and UI end-to-end tests.
 
 mod anthropic;
+pub mod cache;
 pub mod contract;
 pub mod events;
 pub mod fuzz;

@@ -1,6 +1,7 @@
 //! Anthropic's Messages API, streamed: text, thinking and tool_use blocks
 //! (input_json_delta), usage with cache tokens, stop reasons, and prompt caching
-//! on the system prompt and tools.
+//! on the tools, the system prompt and the conversation (each request reads the
+//! previous one's whole prefix from cache: four breakpoints, the API's most).
 
 use super::http::{self, Decoder, Timeouts};
 use super::{ApiKey, ModelRequest, ModelResponse, Provider, ProviderError, ResponseStream, StopReason, StreamEvent};
@@ -19,7 +20,7 @@ pub struct AnthropicConfig {
     /// Without the `/v1/messages` path, as `ANTHROPIC_BASE_URL` is given to the SDKs.
     pub base_url: String,
     pub api_key: Option<ApiKey>,
-    /// cache_control on the system prompt and the tools.
+    /// cache_control on the tools, the system prompt and the conversation.
     pub prompt_caching: bool,
     /// Extended thinking budget; None leaves thinking off.
     pub thinking_budget: Option<u32>,
@@ -58,7 +59,7 @@ impl AnthropicProvider {
             model: req.model,
             max_tokens: req.max_tokens,
             stream: true,
-            messages: messages(req.messages),
+            messages: with_breakpoints(messages(req.messages), cache),
             system: (!req.system.is_empty()).then_some([SystemBlock {
                 kind: "text",
                 text: req.system,
@@ -165,8 +166,18 @@ struct WireMessage<'a> {
 #[derive(Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 enum WireBlock<'a> {
-    Text { text: &'a str },
-    ToolResult { tool_use_id: &'a str, content: &'a str, is_error: bool },
+    Text {
+        text: &'a str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        cache_control: Option<CacheControl>,
+    },
+    ToolResult {
+        tool_use_id: &'a str,
+        content: &'a str,
+        is_error: bool,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        cache_control: Option<CacheControl>,
+    },
     Thinking { thinking: &'a str, signature: &'a str },
     RedactedThinking { data: &'a str },
     ToolUse { id: &'a str, name: &'a str, input: &'a Value },
@@ -192,12 +203,31 @@ fn messages(history: &[Message]) -> Vec<WireMessage<'_>> {
     out
 }
 
+/// Breakpoints at the ends of the last two user turns: the last one writes this
+/// request's prefix to the cache, and the one before it is where the previous
+/// request ended, so that whole prefix is read back however many blocks the
+/// turn since added (the API looks back only about 20 blocks from a
+/// breakpoint). With the tools' and the system prompt's, that is the four
+/// the API allows. Only user turns carry them: they end in text or tool
+/// results, and nothing after a breakpoint is rewritten later.
+fn with_breakpoints(mut wire: Vec<WireMessage<'_>>, cache: Option<CacheControl>) -> Vec<WireMessage<'_>> {
+    let Some(cache) = cache else { return wire };
+    for msg in wire.iter_mut().rev().filter(|m| m.role == "user").take(2) {
+        if let Some(WireBlock::Text { cache_control, .. } | WireBlock::ToolResult { cache_control, .. }) =
+            msg.content.last_mut()
+        {
+            *cache_control = Some(cache);
+        }
+    }
+    wire
+}
+
 fn user_block(b: &UserBlock) -> Option<WireBlock<'_>> {
     match b {
         UserBlock::Text { text } if text.is_empty() => None,
-        UserBlock::Text { text } => Some(WireBlock::Text { text }),
+        UserBlock::Text { text } => Some(WireBlock::Text { text, cache_control: None }),
         UserBlock::ToolResult { call_id, content, is_error } => {
-            Some(WireBlock::ToolResult { tool_use_id: call_id, content, is_error: *is_error })
+            Some(WireBlock::ToolResult { tool_use_id: call_id, content, is_error: *is_error, cache_control: None })
         }
     }
 }
@@ -205,7 +235,7 @@ fn user_block(b: &UserBlock) -> Option<WireBlock<'_>> {
 fn assistant_block(b: &AssistantBlock) -> Option<WireBlock<'_>> {
     match b {
         AssistantBlock::Text { text } if text.is_empty() => None,
-        AssistantBlock::Text { text } => Some(WireBlock::Text { text }),
+        AssistantBlock::Text { text } => Some(WireBlock::Text { text, cache_control: None }),
         // Thinking without a signature came from another provider; Anthropic would reject it.
         AssistantBlock::Thinking { signature: None, .. } => None,
         AssistantBlock::Thinking { thinking, signature: Some(sig) } => {
@@ -441,6 +471,62 @@ mod tests {
         assert_eq!(body["stream"], true);
     }
 
+    /// An agent's next request is its last one plus a turn: the last request's
+    /// final breakpoint is a breakpoint again, so its whole prefix is read from
+    /// cache even when the turn added more blocks than the API looks back over.
+    #[test]
+    fn each_request_reads_the_previous_ones_whole_prefix_from_cache() {
+        let p = AnthropicProvider::new(AnthropicConfig::default()).unwrap();
+        let mut history = vec![Message::user_text("read every file")];
+        let mut previous: Option<Value> = None;
+        for turn in 0..4 {
+            let req = ModelRequest { model: "m", system: "sys", messages: &history, tools: &[], max_tokens: 100 };
+            let body = serde_json::to_value(p.body(&req)).unwrap();
+            let messages = body["messages"].as_array().cloned().unwrap_or_default();
+            let marked: Vec<(usize, usize)> = messages
+                .iter()
+                .enumerate()
+                .flat_map(|(i, m)| {
+                    let blocks = m["content"].as_array().cloned().unwrap_or_default();
+                    (0..blocks.len()).filter(move |j| blocks[*j].get("cache_control").is_some()).map(move |j| (i, j))
+                })
+                .collect();
+            // At most two in the conversation (four with the tools' and the system's).
+            assert!(marked.len() <= 2, "{marked:?}");
+            let last = messages.len() - 1;
+            let ends = messages[last]["content"].as_array().map_or(0, Vec::len) - 1;
+            assert!(marked.contains(&(last, ends)), "the request's end is a breakpoint: {marked:?}");
+            if let Some(prev) = previous {
+                let prev = prev.as_array().cloned().unwrap_or_default();
+                let end = prev.len() - 1;
+                let end_block = prev[end]["content"].as_array().map_or(0, Vec::len) - 1;
+                assert!(marked.contains(&(end, end_block)), "turn {turn}: the previous request's end is read back");
+                // The same bytes up to there, breakpoints aside.
+                let strip = |v: &Value| {
+                    let mut v = v.clone();
+                    for b in v["content"].as_array_mut().into_iter().flatten() {
+                        b.as_object_mut().map(|o| o.remove("cache_control"));
+                    }
+                    v
+                };
+                for i in 0..=end {
+                    assert_eq!(strip(&prev[i]), strip(&messages[i]), "turn {turn}: message {i} changed");
+                }
+            }
+            previous = Some(body["messages"].clone());
+            // A turn of a dozen parallel reads: more blocks than the API's lookback.
+            let calls: Vec<AssistantBlock> = (0..12)
+                .map(|k| AssistantBlock::ToolUse { id: format!("t{turn}-{k}"), name: "Read".into(), input: json!({}) })
+                .collect();
+            history.push(Message::Assistant { content: calls });
+            history.push(Message::User {
+                content: (0..12)
+                    .map(|k| UserBlock::ToolResult { call_id: format!("t{turn}-{k}"), content: "x".into(), is_error: false })
+                    .collect(),
+            });
+        }
+    }
+
     /// The whole body, as the `json!` tree it was built as before it was serialised
     /// straight from the history: the wire format must not drift.
     #[test]
@@ -452,7 +538,8 @@ mod tests {
             "max_tokens": 100, "model": "m", "stream": true,
             "messages": [
                 {"role": "user", "content": [
-                    {"type": "text", "text": "hi \"there\" é"}, {"type": "text", "text": "second user text"}]},
+                    {"type": "text", "text": "hi \"there\" é"},
+                    {"type": "text", "text": "second user text", "cache_control": {"type": "ephemeral"}}]},
                 {"role": "assistant", "content": [
                     {"type": "thinking", "thinking": "signed", "signature": "sig"},
                     {"type": "redacted_thinking", "data": "xx"},
@@ -463,7 +550,7 @@ mod tests {
                     {"type": "tool_result", "tool_use_id": "t1", "content": "x", "is_error": false},
                     {"type": "tool_result", "tool_use_id": "t2", "content": "", "is_error": true},
                     {"type": "text", "text": "steer"}, {"type": "text", "text": "steer 2"},
-                    {"type": "text", "text": "and then"}]},
+                    {"type": "text", "text": "and then", "cache_control": {"type": "ephemeral"}}]},
                 {"role": "assistant", "content": [
                     {"type": "text", "text": "a"}, {"type": "text", "text": "b"}, {"type": "text", "text": "c"}]}
             ],
