@@ -380,6 +380,35 @@ mod tests {
         eventsource_stream::Event { data: data.to_string(), ..Default::default() }
     }
 
+    /// Automatic prefix caching (OpenAI, vLLM, llama.cpp) hits only when each
+    /// request starts with the previous one byte for byte: the same tools, and
+    /// the previous messages serialised exactly as they were.
+    #[test]
+    fn each_request_starts_with_the_previous_one_byte_for_byte() {
+        let p = OpenAiProvider::new(OpenAiConfig::default()).unwrap();
+        let tools = two_tools();
+        let mut history = rich_history();
+        let mut previous: Option<(Vec<String>, String)> = None;
+        for turn in 0..3 {
+            let req = ModelRequest { model: "m", system: "sys", messages: &history, tools: &tools, max_tokens: 100 };
+            let body = serde_json::to_value(p.body(&req)).unwrap();
+            let msgs: Vec<String> =
+                body["messages"].as_array().unwrap().iter().map(|m| serde_json::to_string(m).unwrap()).collect();
+            let tools_json = serde_json::to_string(&body["tools"]).unwrap();
+            if let Some((prev, prev_tools)) = &previous {
+                assert_eq!(&tools_json, prev_tools, "turn {turn}: the tools changed");
+                assert_eq!(&msgs[..prev.len()], &prev[..], "turn {turn}: an earlier message changed");
+            }
+            previous = Some((msgs, tools_json));
+            history.push(Message::Assistant {
+                content: vec![AssistantBlock::ToolUse { id: format!("c{turn}"), name: "Read".into(), input: json!({"file_path": "a"}) }],
+            });
+            history.push(Message::User {
+                content: vec![UserBlock::ToolResult { call_id: format!("c{turn}"), content: "x".into(), is_error: false }],
+            });
+        }
+    }
+
     /// Servers that send a call's arguments before its name, its id late, or "" as the id
     /// after the first delta: one call, its pieces under one id, which the call keeps.
     #[test]
