@@ -99,7 +99,7 @@ export const BUDGET_WARNING_FRACTION = 0.8 as const;
 
 export const DELEGATION_PERMISSION_MODES = ["default","plan","dontAsk"] as const;
 
-export const EVENT_TYPES = ["agent_started","agent_status","user_message","thoughts_chunk","thoughts","response_chunk","response","tool_input_chunk","tool_call","tool_output_chunk","tool_output","approval_request","approval_stale","approval_resolved","rule_revoked","usage","task_notification","mcp_status","file_changed","worktree","budget_set","budget_warning","imported_entry","agent_finished"] as const;
+export const EVENT_TYPES = ["agent_started","agent_status","user_message","thoughts_chunk","thoughts","response_chunk","response","tool_input_chunk","tool_call","tool_output_chunk","tool_output","approval_request","approval_stale","approval_resolved","rule_revoked","usage","task_notification","mcp_status","file_changed","worktree","budget_set","budget_warning","imported_entry","context_compacted","agent_finished"] as const;
 
 export const GENERAL_PURPOSE = "general-purpose" as const;
 
@@ -131,7 +131,7 @@ export const TERMINAL_AGENT_STATUSES = ["completed","failed","cancelled","max_tu
 
 export const TOOL_CLASSES = ["read_only","mutating","delegation"] as const;
 
-export const TRANSCRIPT_EVENT_TYPES = ["user_message","thoughts","response","tool_call","tool_output","thoughts_chunk","response_chunk","tool_input_chunk","tool_output_chunk","mcp_status","file_changed","imported_entry"] as const;
+export const TRANSCRIPT_EVENT_TYPES = ["user_message","thoughts","response","tool_call","tool_output","thoughts_chunk","response_chunk","tool_input_chunk","tool_output_chunk","mcp_status","file_changed","imported_entry","context_compacted"] as const;
 
 /* Types */
 /**  One change and the agent it is attributed to. */
@@ -528,6 +528,30 @@ hidden: string[] } |
 /**  The machine cannot sandbox commands; they run as the user. Says why. */
 { state: "unavailable"; reason: string };
 
+/**  Why an agent's conversation was compacted. */
+export type CompactTrigger = 
+/**  The provider refused a request as longer than the model's window; it was compacted and sent again. */
+"overflow";
+
+/**  One compaction of an agent's conversation: the context it is sent from now on. */
+export type ContextCompacted = {
+	trigger: CompactTrigger,
+	/**  The request's size before (the provider's count when it gave one, else Arbor's estimate). */
+	before_tokens: number,
+	/**  The model's window, when known (the provider's refusal names it). */
+	window_tokens: number | null,
+	/**  Arbor's estimate of the conversation after it. */
+	after_tokens: number,
+	/**  Older tool results replaced by a marker (the calls stay). */
+	cleared_results: number,
+	/**  Older messages replaced by the summary; 0 when clearing results was enough. */
+	summarized_messages: number,
+	/**  The summary the model wrote of them, sent in their place. */
+	summary: string | null,
+	/**  What writing the summary cost (also counted in the agent's usage). */
+	usage: Usage | null,
+};
+
 /**  What decided whether a call ran. */
 export type DecidedBy = 
 /**  A person's answer to this call's own request. */
@@ -669,7 +693,11 @@ export type EventKind = {
 /**  A row of an imported transcript that no other event holds, kept as it was. */
 {
 	type: "imported_entry",
-} & ImportedEntry | {
+} & ImportedEntry | 
+/**  The agent's conversation was compacted to fit its model's window; the transcript keeps it all. */
+{
+	type: "context_compacted",
+} & ContextCompacted | {
 	type: "agent_finished",
 } & AgentFinished;
 

@@ -69,6 +69,7 @@ export function kindsOf(item: OutputItem): readonly OutputKind[] {
     case "user":
     case "notification":
     case "budget":
+    case "compacted":
       return NONE;
   }
 }

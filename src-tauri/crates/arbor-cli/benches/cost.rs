@@ -24,7 +24,8 @@ use std::process::{Command, Stdio};
 const FILES: usize = 20;
 const FILE_BYTES: usize = 8 * 1024;
 const CC_VERSION: &str = "2.1.330";
-const PROMPT: &str = "COST-READ: read notes-01.txt to notes-20.txt, one file per turn with Bash (cat), then say what they hold.";
+const PROMPT: &str =
+    "COST-READ: read notes-01.txt to notes-20.txt, one file per turn with Bash (cat), then say what they hold.";
 
 /// Twenty turns of `cat`, then the answer; anything else a client asks (a title, a summary) gets a short text.
 fn scenario() -> Scenario {
@@ -120,11 +121,22 @@ impl Report {
             all.written as f64 / 1e3,
             all.read as f64 / 1e3
         );
-        println!("  read from cache: {:.0}% of all input, {:.0}% from the third request on", share(&all), share(&later));
+        println!(
+            "  read from cache: {:.0}% of all input, {:.0}% from the third request on",
+            share(&all),
+            share(&later)
+        );
         println!("  billed input (uncached + 1.25 × written + 0.1 × read): {:.0}k tokens", all.billed() / 1e3);
         if every {
             for (i, b) in self.requests.iter().enumerate() {
-                println!("    #{:>2}: {:>7} sent, {:>7} uncached, {:>7} written, {:>7} read", i + 1, b.sent(), b.uncached, b.written, b.read);
+                println!(
+                    "    #{:>2}: {:>7} sent, {:>7} uncached, {:>7} written, {:>7} read",
+                    i + 1,
+                    b.sent(),
+                    b.uncached,
+                    b.written,
+                    b.read
+                );
             }
         }
         all.billed()
@@ -161,7 +173,9 @@ fn claude_code() -> PathBuf {
         .map(PathBuf::from)
         .unwrap_or_else(|| cache.join(format!("arbor/claude-code-{CC_VERSION}")));
     let claude = prefix.join("node_modules/.bin/claude");
-    let version = || Command::new(&claude).arg("--version").output().ok().map(|o| String::from_utf8_lossy(&o.stdout).into_owned());
+    let version = || {
+        Command::new(&claude).arg("--version").output().ok().map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+    };
     if !version().is_some_and(|v| v.starts_with(CC_VERSION)) {
         println!("(installing @anthropic-ai/claude-code@{CC_VERSION} into {})", prefix.display());
         std::fs::create_dir_all(&prefix).unwrap();
@@ -228,7 +242,8 @@ async fn main() {
     let server = ScriptedServer::start(scenario()).await.unwrap();
     let base = server.anthropic_base_url();
     tokio::task::spawn_blocking(move || arbor(&bin, &base)).await.unwrap();
-    let ours = Report::of(&server.requests()).print(&format!("arbor ({})", std::env::var("ARBOR_BIN").unwrap_or_else(|_| "this build".into())), every);
+    let ours = Report::of(&server.requests())
+        .print(&format!("arbor ({})", std::env::var("ARBOR_BIN").unwrap_or_else(|_| "this build".into())), every);
     server.shutdown().await;
     if arbor_only {
         return;

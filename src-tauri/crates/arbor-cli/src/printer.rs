@@ -272,6 +272,9 @@ impl Printer {
                 );
                 self.line(id, &text);
             }
+            EventKind::ContextCompacted(c) => {
+                self.line(id, &format!("{ASK}⋯ context compacted{ASK:#} {DIM}{}{DIM:#}", c.describe()));
+            }
             EventKind::RuleRevoked(r) => {
                 self.line(id, &format!("{DIM}rule {} revoked: the calls it covered ask again{DIM:#}", r.rule_id));
             }

@@ -206,6 +206,15 @@ impl Shared {
         journal.history(&self.ctx.id, id, start, &history[start..]);
     }
 
+    /// Hands the agent's whole history to the journal, replacing what it held:
+    /// a compaction changed messages already saved.
+    pub(crate) fn rewrite_history(&self, id: &AgentId, history: &[Message]) {
+        if let Some(r) = self.registry().get_mut(id) {
+            r.journaled = 0;
+        }
+        self.save_history(id, history);
+    }
+
     /// The tools an agent of `spec` is offered: the built-ins, plus the subagent
     /// tools below the depth limit, filtered by its type. Fresh instances per run.
     pub(crate) fn tools_for(self: &Arc<Self>, id: &AgentId, spec: &AgentSpec) -> ToolRegistry {

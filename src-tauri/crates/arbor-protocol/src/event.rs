@@ -62,6 +62,8 @@ pub enum EventKind {
     BudgetWarning(crate::BudgetWarning),
     /// A row of an imported transcript that no other event holds, kept as it was.
     ImportedEntry(ImportedEntry),
+    /// The agent's conversation was compacted to fit its model's window; the transcript keeps it all.
+    ContextCompacted(crate::ContextCompacted),
     AgentFinished(AgentFinished),
 }
 
@@ -93,11 +95,12 @@ pub enum EventType {
     BudgetSet,
     BudgetWarning,
     ImportedEntry,
+    ContextCompacted,
     AgentFinished,
 }
 
 impl EventType {
-    pub const ALL: [EventType; 24] = [
+    pub const ALL: [EventType; 25] = [
         Self::AgentStarted,
         Self::AgentStatus,
         Self::UserMessage,
@@ -121,13 +124,14 @@ impl EventType {
         Self::BudgetSet,
         Self::BudgetWarning,
         Self::ImportedEntry,
+        Self::ContextCompacted,
         Self::AgentFinished,
     ];
 
     /// The events of an agent's transcript (a page of it in review, an export).
     /// Chunks are listed too: those no aggregate event repeated are what an
     /// interrupted stream left.
-    pub const TRANSCRIPT: [EventType; 12] = [
+    pub const TRANSCRIPT: [EventType; 13] = [
         Self::UserMessage,
         Self::Thoughts,
         Self::Response,
@@ -140,6 +144,7 @@ impl EventType {
         Self::McpStatus,
         Self::FileChanged,
         Self::ImportedEntry,
+        Self::ContextCompacted,
     ];
 
     /// The events a session's tree is built from (every agent's, whichever is selected).
@@ -190,6 +195,7 @@ impl EventKind {
             Self::BudgetSet(_) => EventType::BudgetSet,
             Self::BudgetWarning(_) => EventType::BudgetWarning,
             Self::ImportedEntry(_) => EventType::ImportedEntry,
+            Self::ContextCompacted(_) => EventType::ContextCompacted,
             Self::AgentFinished(_) => EventType::AgentFinished,
         }
     }
@@ -483,6 +489,16 @@ mod tests {
                 EventType::ImportedEntry => EventKind::ImportedEntry(ImportedEntry {
                     kind: "attachment: date".into(),
                     content: "Today's date is 2026-11-24.".into(),
+                }),
+                EventType::ContextCompacted => EventKind::ContextCompacted(crate::ContextCompacted {
+                    trigger: crate::CompactTrigger::Overflow,
+                    before_tokens: 31_830,
+                    window_tokens: Some(30_000),
+                    after_tokens: 9_000,
+                    cleared_results: 12,
+                    summarized_messages: 0,
+                    summary: None,
+                    usage: None,
                 }),
                 EventType::Worktree => EventKind::Worktree(crate::WorktreeUpdate {
                     state: crate::WorktreeState::Ready,

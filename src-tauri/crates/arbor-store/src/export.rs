@@ -334,6 +334,20 @@ fn event(out: &mut String, ev: &AgentEvent, section: &Section<'_>, at: Nesting) 
                 c.lines_removed
             );
         }
+        EventKind::ContextCompacted(c) => {
+            let _ = writeln!(
+                out,
+                "---\n\n*Context compacted:* {}; the model was sent the shorter conversation from here.\n",
+                c.describe()
+            );
+            if let Some(summary) = &c.summary {
+                let _ = writeln!(
+                    out,
+                    "<details><summary>Summary sent in place of the earlier conversation</summary>\n\n{}\n</details>\n",
+                    fenced(summary, "")
+                );
+            }
+        }
         EventKind::ImportedEntry(e) => {
             let _ = writeln!(
                 out,

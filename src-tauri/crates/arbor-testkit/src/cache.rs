@@ -157,14 +157,16 @@ mod tests {
     #[test]
     fn a_marked_prefix_is_written_once_then_read_and_an_unmarked_one_never() {
         let mut cache = CacheReplay::default();
-        let first = json!({"system": [text(8000, true)], "messages": [{"role": "user", "content": [text(400, false)]}]});
+        let first =
+            json!({"system": [text(8000, true)], "messages": [{"role": "user", "content": [text(400, false)]}]});
         let a = cache.bill(&first);
         assert!(a.written > 1900 && a.read == 0 && a.uncached > 90, "{a:?}");
         let b = cache.bill(&first);
         assert_eq!((b.read, b.written), (a.written, 0), "{b:?}");
         // No breakpoint at all: nothing is cached or read.
         let mut bare = CacheReplay::default();
-        let plain = json!({"system": [text(8000, false)], "messages": [{"role": "user", "content": [text(400, false)]}]});
+        let plain =
+            json!({"system": [text(8000, false)], "messages": [{"role": "user", "content": [text(400, false)]}]});
         bare.bill(&plain);
         assert_eq!(bare.bill(&plain).read, 0);
     }

@@ -91,6 +91,14 @@ fn finish_reason(play: &Play) -> String {
     }
 }
 
+/// OpenAI's refusal of a request longer than the model's window, word for word.
+pub(crate) fn overflow_body(tokens: u64, window: u64) -> Value {
+    json!({"error": {
+        "message": format!("This model's maximum context length is {window} tokens. However, your messages resulted in \
+                            {tokens} tokens. Please reduce the length of the messages."),
+        "type": "invalid_request_error", "param": "messages", "code": "context_length_exceeded"}})
+}
+
 pub(crate) fn error_body(status: u16, message: &str) -> Value {
     let (kind, code) = match status {
         401 => ("invalid_request_error", json!("invalid_api_key")),

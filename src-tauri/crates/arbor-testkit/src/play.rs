@@ -100,7 +100,8 @@ pub(crate) fn sse(event: Option<&str>, data: &str) -> String {
 }
 
 /// Roughly four characters a token, never zero.
-fn tokens(chars: usize) -> u64 {
+/// The server's token count: a request's or an answer's characters over four.
+pub(crate) fn tokens(chars: usize) -> u64 {
     u64::try_from(chars / 4 + 1).unwrap_or(u64::MAX)
 }
 

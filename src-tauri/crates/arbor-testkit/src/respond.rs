@@ -39,6 +39,21 @@ pub(crate) fn error_response(
     response
 }
 
+/// A request longer than the window, refused as each API refuses it (the real bodies).
+pub(crate) fn overflow_response(api: Api, tokens: u64, window: u64, request_id: &str) -> Response {
+    let body = match api {
+        Api::Anthropic => {
+            anthropic::error_body(400, &format!("prompt is too long: {tokens} tokens > {window} maximum"), request_id)
+        }
+        Api::OpenAi => openai::overflow_body(tokens, window),
+    };
+    let mut response = (StatusCode::BAD_REQUEST, axum::Json(body)).into_response();
+    if let Ok(v) = HeaderValue::from_str(request_id) {
+        response.headers_mut().insert(request_id_header(api), v);
+    }
+    response
+}
+
 struct Feed {
     events: std::vec::IntoIter<String>,
     sent: usize,

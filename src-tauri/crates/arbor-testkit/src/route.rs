@@ -14,8 +14,21 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 pub(crate) type FailCounts = HashMap<(usize, usize), u32>;
 
 pub(crate) enum Outcome {
-    Error { status: u16, message: String, retry_after: Option<u64> },
-    Stream { events: Vec<String>, chunk_delay: Duration, cut_after: Option<usize> },
+    Error {
+        status: u16,
+        message: String,
+        retry_after: Option<u64>,
+    },
+    /// Longer than the scenario's context window: the provider's own refusal.
+    Overflow {
+        tokens: u64,
+        window: u64,
+    },
+    Stream {
+        events: Vec<String>,
+        chunk_delay: Duration,
+        cut_after: Option<usize>,
+    },
 }
 
 pub(crate) fn error(status: u16, message: String) -> Outcome {
@@ -38,6 +51,10 @@ pub(crate) fn decide(
     };
     if let Err(v) = checked {
         return (None, 0, error(v.status, v.message));
+    }
+    let tokens = crate::play::tokens(request_chars);
+    if let Some(window) = scenario.context_window.filter(|w| tokens > *w) {
+        return (None, 0, Outcome::Overflow { tokens, window });
     }
     let Some((r, rule)) = scenario.rules.iter().enumerate().find(|(_, rule)| matches(&rule.matcher, conv)) else {
         let message = format!(
@@ -94,4 +111,5 @@ fn matches(m: &Match, conv: &Conversation) -> bool {
     holds(&m.first_user_contains, &conv.first_user)
         && holds(&m.system_contains, &conv.system)
         && holds(&m.last_user_contains, &conv.last_user)
+        && holds(&m.last_tool_result_contains, &conv.last_tool_result)
 }

@@ -19,6 +19,10 @@ pub struct Scenario {
     /// Play a local server (llama.cpp, Ollama): requests need no API key.
     #[serde(default)]
     pub keyless: bool,
+    /// The model's context window, in the server's tokens (a request's characters
+    /// over four): a longer request gets the provider's real refusal.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_window: Option<u64>,
     pub rules: Vec<Rule>,
 }
 
@@ -45,6 +49,10 @@ pub struct Match {
     pub system_contains: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_user_contains: Option<String>,
+    /// The last tool result's text: a rule for the turn after a given call,
+    /// however many assistant messages the conversation holds (after a compaction, fewer).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_tool_result_contains: Option<String>,
 }
 
 /// One model response.

@@ -165,6 +165,7 @@ async fn handle(s: &Shared, api: Api, path: &str, headers: &HeaderMap, raw: &Byt
     };
     let status = match &outcome {
         Outcome::Error { status, .. } => *status,
+        Outcome::Overflow { .. } => 400,
         Outcome::Stream { .. } => 200,
     };
     tracing::debug!(?api, path, ?rule, turn = conv.assistant_count, status, "arbor-testkit request");
@@ -177,6 +178,7 @@ async fn handle(s: &Shared, api: Api, path: &str, headers: &HeaderMap, raw: &Byt
         Outcome::Error { status, message, retry_after } => {
             error_response(api, status, &message, retry_after, &request_id)
         }
+        Outcome::Overflow { tokens, window } => crate::respond::overflow_response(api, tokens, window, &request_id),
         Outcome::Stream { events, chunk_delay, cut_after } => {
             stream_response(api, events, chunk_delay, cut_after, &request_id, s.sent.clone())
         }

@@ -1,4 +1,4 @@
-import { act, fireEvent, render, screen } from "@testing-library/react";
+import { act, fireEvent, render, screen, within } from "@testing-library/react";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { select } from "../../store/ui";
 import { eventMaker } from "../../test/events";
@@ -220,6 +220,34 @@ describe("OutputView", () => {
     } finally {
       if (saved) Object.defineProperty(HTMLElement.prototype, "offsetHeight", saved);
     }
+  });
+
+  it("shows a compaction as a divider where it happened, its summary unfolded on a click, the output above kept", () => {
+    applyEvents([
+      e.make("agent-main", {
+        type: "context_compacted",
+        trigger: "overflow",
+        before_tokens: 31_830,
+        window_tokens: 30_000,
+        after_tokens: 6_200,
+        cleared_results: 12,
+        summarized_messages: 20,
+        summary: "SUMMARY: parts 1 to 12 were read.",
+        usage: null,
+      }),
+      e.make("agent-main", { type: "response", content: "Reading on after it." }),
+    ]);
+    act(() => select("agent-main"));
+    render(<OutputView />);
+    const divider = screen.getByTestId("compaction");
+    expect(divider.textContent).toContain("Context compacted");
+    expect(divider.textContent).toContain("32k → 6.2k tokens (window 30k)");
+    expect(divider.textContent).toContain("12 older results cleared · 20 messages summarized");
+    expect(screen.queryByTestId("compaction-summary")).toBeNull();
+    fireEvent.click(within(divider).getByRole("button"));
+    expect(screen.getByTestId("compaction-summary").textContent).toContain("SUMMARY: parts 1 to 12 were read.");
+    // The transcript before it is all there.
+    expect(screen.getByTestId("output").textContent).toContain("main is thinking");
   });
 
   it("invites a prompt before any session", () => {

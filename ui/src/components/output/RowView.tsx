@@ -13,6 +13,7 @@ import { MarkdownBlocks } from "../Markdown";
 import { BudgetWarningRow } from "./BudgetWarningRow";
 import { ChangeLine } from "./ChangeLine";
 import { ImportedEntryRow } from "./ImportedEntryRow";
+import { CompactionRow } from "./CompactionRow";
 import { McpStatusRow } from "./McpStatusRow";
 import { NotificationRow } from "./NotificationRow";
 import { ResultCard } from "./ResultCard";
@@ -67,6 +68,8 @@ export const RowView = memo(function RowView({ row, agentId }: { row: Exclude<Ro
       return <BudgetWarningRow item={row} />;
     case "imported":
       return <ImportedEntryRow item={row} agentId={agentId} />;
+    case "compacted":
+      return <CompactionRow item={row} agentId={agentId} />;
     case "finished":
       return <ResultCard item={row} agentId={agentId} />;
   }

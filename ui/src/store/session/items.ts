@@ -7,7 +7,7 @@
  * draft.ts).
  */
 import { Allow, parse as parsePartialJson } from "partial-json";
-import type { AgentEvent, DecidedBy, McpToolRef, Value } from "../../bindings";
+import type { AgentEvent, ContextCompacted, DecidedBy, McpToolRef, Value } from "../../bindings";
 import { fileChangedOf, worktreeUpdateOf } from "../../lib/changes";
 import type { Draft } from "./draft";
 import { toolSummary } from "./toolSummary";
@@ -248,6 +248,20 @@ export function addBudgetWarning(d: Draft, node: AgentNode, ev: EventOf<"budget_
 }
 
 /** A row of an imported transcript that no other event holds: a compact line, its text folded under it. */
+export function addCompaction(d: Draft, node: AgentNode, ev: EventOf<"context_compacted">): void {
+  const compaction: ContextCompacted = {
+    trigger: ev.trigger,
+    before_tokens: ev.before_tokens,
+    window_tokens: ev.window_tokens,
+    after_tokens: ev.after_tokens,
+    cleared_results: ev.cleared_results,
+    summarized_messages: ev.summarized_messages,
+    summary: ev.summary,
+    usage: ev.usage,
+  };
+  d.push(node, { kind: "compacted", key: `e${ev.seq}`, compaction, ts: ev.ts });
+}
+
 export function addImportedEntry(d: Draft, node: AgentNode, ev: EventOf<"imported_entry">): void {
   d.push(node, { kind: "imported", key: `e${ev.seq}`, entry: ev.kind, content: ev.content, ts: ev.ts });
 }

@@ -15,6 +15,7 @@ import {
   addBudgetWarning,
   addFinished,
   addImportedEntry,
+  addCompaction,
   addNotification,
   addChange,
   addToolCall,
@@ -180,6 +181,9 @@ function apply(d: Draft, ev: AgentEvent): void {
       break;
     case "imported_entry":
       addImportedEntry(d, node, ev);
+      break;
+    case "context_compacted":
+      addCompaction(d, node, ev);
       break;
     case "agent_finished": {
       cutToolInputs(d, node);

@@ -19,6 +19,7 @@ import type {
   BudgetKind,
   BudgetOrigin,
   BudgetStanding,
+  ContextCompacted,
   DecidedBy,
   FileChanged,
   McpState,
@@ -53,7 +54,16 @@ export type OutputItem =
   | ChangeItem
   | BudgetItem
   | ImportedItem
+  | CompactedItem
   | FinishedItem;
+
+/** A compaction of the agent's conversation: a divider where it happened, its summary folded. */
+export interface CompactedItem {
+  kind: "compacted";
+  key: string;
+  compaction: ContextCompacted;
+  ts: number;
+}
 
 /**
  * A row of an imported transcript Arbor has no event for (an attachment the

@@ -4,6 +4,7 @@
 
 pub(crate) mod ask;
 mod calls;
+mod compact;
 mod isolation;
 pub(crate) use calls::emit_changes;
 pub(crate) use isolation::back_in_parent;
@@ -156,6 +157,8 @@ impl AgentRun {
         if !self.unanswered.is_empty() && !unanswered::settle(shared, self).await {
             return (AgentStatus::Cancelled, None);
         }
+        // Whether the request about to be sent again was compacted for it.
+        let mut compacted = false;
         loop {
             self.take_steering(shared, None);
             if self.cancel.is_cancelled() {
@@ -171,11 +174,30 @@ impl AgentRun {
             let response = match turn::model_turn(shared, self, specs, *turns + 1).await {
                 Ok(r) => r,
                 Err(turn::TurnError::Cancelled) => return (AgentStatus::Cancelled, None),
+                // Too long for the model's window: compacted, and the same turn asked again, once.
+                Err(turn::TurnError::Provider(e)) if e.is_context_overflow() => {
+                    if compacted {
+                        warn!(error = %e, "still too long after compaction");
+                        return (AgentStatus::Failed, Some(compact::still_too_long(&e)));
+                    }
+                    match compact::on_overflow(shared, self, specs, &e).await {
+                        Ok(()) => {
+                            compacted = true;
+                            continue;
+                        }
+                        Err(compact::CompactError::Cancelled) => return (AgentStatus::Cancelled, None),
+                        Err(why) => {
+                            warn!(error = %e, "could not compact");
+                            return (AgentStatus::Failed, Some(why.explain(&e)));
+                        }
+                    }
+                }
                 Err(turn::TurnError::Provider(e)) => {
                     warn!(error = %e, "model turn failed");
                     return (AgentStatus::Failed, Some(e.to_string()));
                 }
             };
+            compacted = false;
             *turns += 1;
             let u = &response.usage;
             self.last_cost = Some((u.input_tokens + u.output_tokens + u.cache_write_tokens, asked_with));

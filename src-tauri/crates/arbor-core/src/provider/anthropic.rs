@@ -178,9 +178,18 @@ enum WireBlock<'a> {
         #[serde(skip_serializing_if = "Option::is_none")]
         cache_control: Option<CacheControl>,
     },
-    Thinking { thinking: &'a str, signature: &'a str },
-    RedactedThinking { data: &'a str },
-    ToolUse { id: &'a str, name: &'a str, input: &'a Value },
+    Thinking {
+        thinking: &'a str,
+        signature: &'a str,
+    },
+    RedactedThinking {
+        data: &'a str,
+    },
+    ToolUse {
+        id: &'a str,
+        name: &'a str,
+        input: &'a Value,
+    },
 }
 
 /// The history in Anthropic's shape. Empty text blocks are dropped (the API
@@ -521,7 +530,11 @@ mod tests {
             history.push(Message::Assistant { content: calls });
             history.push(Message::User {
                 content: (0..12)
-                    .map(|k| UserBlock::ToolResult { call_id: format!("t{turn}-{k}"), content: "x".into(), is_error: false })
+                    .map(|k| UserBlock::ToolResult {
+                        call_id: format!("t{turn}-{k}"),
+                        content: "x".into(),
+                        is_error: false,
+                    })
                     .collect(),
             });
         }

@@ -85,10 +85,19 @@ fn api_error_message(body: &str) -> String {
     let msg = parsed.as_ref().and_then(|v| {
         let err = v.get("error")?;
         let text = err.get("message").and_then(|m| m.as_str()).or_else(|| err.as_str())?;
-        Some(match err.get("type").and_then(|t| t.as_str()) {
+        let mut out = match err.get("type").and_then(|t| t.as_str()) {
             Some(kind) => format!("{kind}: {text}"),
             None => text.to_string(),
-        })
+        };
+        // OpenAI's code (context_length_exceeded) and llama.cpp's sizes say what the text may not.
+        if let Some(code) = err.get("code").and_then(|c| c.as_str()).filter(|c| !out.contains(c)) {
+            out.push_str(&format!(" ({code})"));
+        }
+        let n = |k: &str| err.get(k).and_then(serde_json::Value::as_u64);
+        if let (Some(prompt), Some(ctx)) = (n("n_prompt_tokens"), n("n_ctx")) {
+            out.push_str(&format!(" ({prompt} tokens > {ctx} maximum)"));
+        }
+        Some(out)
     });
     let text = msg.unwrap_or_else(|| body.trim().to_string());
     if text.is_empty() { "(empty body)".to_string() } else { truncate(&text, 500) }
@@ -203,7 +212,14 @@ mod tests {
         let a = r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#;
         assert_eq!(api_error_message(a), "overloaded_error: Overloaded");
         let o = r#"{"error":{"message":"Incorrect API key","type":"invalid_request_error","code":"invalid_api_key"}}"#;
-        assert_eq!(api_error_message(o), "invalid_request_error: Incorrect API key");
+        assert_eq!(api_error_message(o), "invalid_request_error: Incorrect API key (invalid_api_key)");
+        // llama.cpp's refusal of a request over its window names the sizes in fields of their own.
+        let l = r#"{"error":{"code":400,"message":"the request exceeds the available context size, try increasing it","type":"exceed_context_size_error","n_prompt_tokens":8300,"n_ctx":8192}}"#;
+        assert_eq!(
+            api_error_message(l),
+            "exceed_context_size_error: the request exceeds the available context size, try increasing it \
+             (8300 tokens > 8192 maximum)"
+        );
         assert_eq!(api_error_message("  bad gateway \n"), "bad gateway");
         assert_eq!(api_error_message(""), "(empty body)");
     }

@@ -401,10 +401,18 @@ mod tests {
             }
             previous = Some((msgs, tools_json));
             history.push(Message::Assistant {
-                content: vec![AssistantBlock::ToolUse { id: format!("c{turn}"), name: "Read".into(), input: json!({"file_path": "a"}) }],
+                content: vec![AssistantBlock::ToolUse {
+                    id: format!("c{turn}"),
+                    name: "Read".into(),
+                    input: json!({"file_path": "a"}),
+                }],
             });
             history.push(Message::User {
-                content: vec![UserBlock::ToolResult { call_id: format!("c{turn}"), content: "x".into(), is_error: false }],
+                content: vec![UserBlock::ToolResult {
+                    call_id: format!("c{turn}"),
+                    content: "x".into(),
+                    is_error: false,
+                }],
             });
         }
     }

@@ -7,6 +7,7 @@ mod approvals;
 mod budgets;
 mod cancel;
 mod changes;
+mod compaction;
 mod contracts;
 mod faults;
 mod limits_and_input;

@@ -1,0 +1,50 @@
+//! A session longer than the model's window, from the terminal: it completes,
+//! the live view says where the context was compacted, and `arbor show` keeps
+//! every output in full with the compaction where it happened.
+
+use super::*;
+use serde_json::json;
+
+#[tokio::test]
+async fn a_run_longer_than_the_window_compacts_and_both_the_live_view_and_show_say_so() {
+    let files = 16;
+    let mut rules = vec![json!({
+        "match": { "system_contains": "You summarize" },
+        "turns": [ { "text": "SUMMARY: read on." } ], "repeat_last": true
+    })];
+    for i in 1..=files {
+        let next = if i == files {
+            json!({ "text": "ALL-READ" })
+        } else {
+            json!({ "tool_calls": [ { "name": "Bash", "input": { "command": format!("cat f{:02}.txt", i + 1) } } ] })
+        };
+        rules.push(json!({ "match": { "last_tool_result_contains": format!("END-{i:02}") }, "turns": [next], "repeat_last": true }));
+    }
+    rules.push(json!({
+        "match": {}, "repeat_last": true,
+        "turns": [ { "tool_calls": [ { "name": "Bash", "input": { "command": "cat f01.txt" } } ] } ]
+    }));
+    let scenario = json!({ "context_window": 14_000, "rules": rules });
+    let server = ScriptedServer::start(Scenario::from_json(&scenario.to_string()).unwrap()).await.unwrap();
+    let cli = Cli { server, workspace: tempfile::tempdir().unwrap(), data: tempfile::tempdir().unwrap() };
+    for i in 1..=files {
+        let body = format!("file {i:02} line\n").repeat(300);
+        std::fs::write(cli.workspace.path().join(format!("f{i:02}.txt")), format!("{body}END-{i:02}\n")).unwrap();
+    }
+    let out = cli.run(&["run", "--approve", "all", "read f01.txt to f16.txt"]).await;
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "exit {:?}\n{stdout}\n{}", out.status, text(&out.stderr));
+    assert!(stdout.contains("ALL-READ"), "{stdout}");
+    let line = stdout.lines().find(|l| l.contains("context compacted")).expect("a compaction line");
+    assert!(line.contains("tokens (window 14000)") && line.contains("older results cleared"), "{line}");
+
+    let sessions = json_events(&cli.run(&["sessions", "--json"]).await.stdout);
+    let id = sessions[0]["id"].as_str().unwrap().to_string();
+    let md = text(&cli.run(&["show", &id]).await.stdout);
+    assert!(md.contains("*Context compacted:*"), "{md}");
+    // Every output is kept whole, those the model was later sent as a marker too.
+    for i in 1..=files {
+        assert!(md.contains(&format!("END-{i:02}")), "f{i:02}'s output in the export");
+    }
+    assert!(!md.contains("Arbor cleared this output"), "the transcript is not the compacted context");
+}

@@ -1,0 +1,372 @@
+//! Compaction: an agent whose conversation no longer fits its model's window
+//! goes on with a shorter one. First older tool results are cleared (the call
+//! stays, with a marker saying what was cleared and that the transcript keeps
+//! it); if that is not enough, the older part of the conversation is replaced
+//! by a summary the agent's model writes, keeping the task, the latest turns
+//! verbatim and the ids of children still running. A `tool_use` is never
+//! parted from its `tool_result`: the verbatim tail starts at an assistant
+//! message. Only what the model is sent changes; the events keep everything.
+
+use super::AgentRun;
+use crate::provider::{ModelRequest, ProviderError, StreamEvent, ToolSpec};
+use crate::shared::Shared;
+use arbor_protocol::{AssistantBlock, CompactTrigger, ContextCompacted, EventKind, Message, Usage, UserBlock};
+use futures::StreamExt;
+use tracing::info;
+
+/// Assistant turns kept verbatim, with their results.
+const KEEP_TURNS: usize = 2;
+/// Tool results shorter than this are left as they are: clearing them saves little.
+const CLEAR_AT_LEAST: usize = 400;
+/// A compaction aims at this share of the window, leaving room to go on.
+const TARGET_PERCENT: u64 = 60;
+/// The most of each block the summary request quotes.
+const QUOTE_CHARS: usize = 1_500;
+/// The summary's own length limit.
+const SUMMARY_MAX_TOKENS: u32 = 4_096;
+
+const SUMMARY_SYSTEM: &str = "You summarize a software agent's conversation so that it can continue its task \
+    with the summary in place of the conversation. Keep what the work needs: the task and its constraints, what \
+    was done and found (files, commands, results, decisions), what failed and why, and what remains. Name files, \
+    functions and identifiers exactly. Write plain prose and short lists; no preamble.";
+
+/// What the agent is told in place of the summarized part.
+const SUMMARY_HEADER: &str = "[Arbor compacted the earlier part of this conversation to fit the model's context \
+    window. Its summary follows; the transcript keeps everything.]";
+
+/// Why a compaction could not make the conversation fit.
+#[derive(Debug)]
+pub(crate) enum CompactError {
+    /// Nothing older than the latest turns is left to clear or summarize.
+    NothingToCompact,
+    /// Writing the summary failed.
+    Summary(ProviderError),
+    Cancelled,
+}
+
+impl CompactError {
+    /// The agent's error, in words that say what happened and what to do.
+    pub(crate) fn explain(&self, refusal: &ProviderError) -> String {
+        let cause = match self {
+            Self::NothingToCompact => "nothing older than its latest turns is left to compact".to_string(),
+            Self::Summary(e) => format!("summarizing the conversation failed: {e}"),
+            Self::Cancelled => "it was stopped while compacting".to_string(),
+        };
+        format!(
+            "the conversation is longer than the model's context window and could not be compacted to fit ({cause}); \
+             the model said: {refusal}. Use a model with a larger window, or give the agent a smaller task."
+        )
+    }
+}
+
+/// The error of an agent whose compacted conversation still does not fit.
+pub(crate) fn still_too_long(refusal: &ProviderError) -> String {
+    format!(
+        "the conversation does not fit the model's context window even after compaction; the model said: {refusal}. \
+         The latest turns alone are too long: use a model with a larger window, or give the agent a smaller task."
+    )
+}
+
+/// Arbor's estimate of a request's tokens: its text over four.
+fn estimate(history: &[Message], fixed_chars: usize) -> u64 {
+    let chars: usize = history
+        .iter()
+        .map(|m| match m {
+            Message::User { content } => content
+                .iter()
+                .map(|b| match b {
+                    UserBlock::Text { text } => text.len(),
+                    UserBlock::ToolResult { content, call_id, .. } => content.len() + call_id.len() + 16,
+                })
+                .sum::<usize>(),
+            Message::Assistant { content } => content
+                .iter()
+                .map(|b| match b {
+                    AssistantBlock::Text { text } => text.len(),
+                    AssistantBlock::Thinking { thinking, .. } => thinking.len(),
+                    AssistantBlock::RedactedThinking { data } => data.len(),
+                    AssistantBlock::ToolUse { id, name, input } => id.len() + name.len() + input.to_string().len(),
+                })
+                .sum::<usize>(),
+        })
+        .sum();
+    ((chars + fixed_chars) as u64).div_ceil(4)
+}
+
+/// Where the verbatim tail starts: the assistant message KEEP_TURNS from the end.
+/// None when there is nothing before it but the task.
+fn tail_start(history: &[Message]) -> Option<usize> {
+    let at = history
+        .iter()
+        .enumerate()
+        .rev()
+        .filter(|(_, m)| matches!(m, Message::Assistant { .. }))
+        .nth(KEEP_TURNS - 1)
+        .map(|(i, _)| i)?;
+    (at > 1).then_some(at)
+}
+
+/// Replaces the larger tool results before `end` by a marker; how many it cleared.
+fn clear_results(history: &mut [Message], end: usize) -> u32 {
+    let mut cleared = 0;
+    for msg in &mut history[..end] {
+        let Message::User { content } = msg else { continue };
+        for block in content {
+            if let UserBlock::ToolResult { content, .. } = block
+                && content.len() >= CLEAR_AT_LEAST
+                && !content.starts_with(CLEARED_MARK)
+            {
+                *content = format!(
+                    "{CLEARED_MARK} ({} bytes) to fit the context window; the transcript keeps it. Run the call \
+                     again if you need it.]",
+                    content.len()
+                );
+                cleared += 1;
+            }
+        }
+    }
+    cleared
+}
+
+const CLEARED_MARK: &str = "[Arbor cleared this output";
+
+/// The older part of a conversation as text for the summary request, each block quoted in part.
+fn quote(history: &[Message]) -> String {
+    let clip = |s: &str| -> String {
+        if s.len() <= QUOTE_CHARS {
+            return s.to_string();
+        }
+        let mut end = QUOTE_CHARS;
+        while !s.is_char_boundary(end) {
+            end -= 1;
+        }
+        format!("{}… [{} more bytes]", &s[..end], s.len() - end)
+    };
+    let mut out = String::new();
+    for m in history {
+        match m {
+            Message::User { content } => {
+                for b in content {
+                    match b {
+                        UserBlock::Text { text } => out.push_str(&format!("USER:\n{}\n\n", clip(text))),
+                        UserBlock::ToolResult { call_id, content, is_error } => {
+                            let kind = if *is_error { "ERROR" } else { "RESULT" };
+                            out.push_str(&format!("{kind} of {call_id}:\n{}\n\n", clip(content)));
+                        }
+                    }
+                }
+            }
+            Message::Assistant { content } => {
+                for b in content {
+                    match b {
+                        AssistantBlock::Text { text } => out.push_str(&format!("ASSISTANT:\n{}\n\n", clip(text))),
+                        AssistantBlock::ToolUse { id, name, input } => {
+                            out.push_str(&format!("CALL {id}: {name} {}\n\n", clip(&input.to_string())));
+                        }
+                        AssistantBlock::Thinking { .. } | AssistantBlock::RedactedThinking { .. } => {}
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The agent's task: the text of its first message.
+fn task_of(history: &[Message]) -> Vec<UserBlock> {
+    match history.first() {
+        Some(Message::User { content }) => {
+            content.iter().filter(|b| matches!(b, UserBlock::Text { .. })).cloned().collect()
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// Compacts the agent's conversation after the provider refused it as too
+/// long, emitting `context_compacted` (and the summary's `usage`).
+pub(crate) async fn on_overflow(
+    shared: &Shared,
+    agent: &mut AgentRun,
+    specs: &[ToolSpec],
+    refusal: &ProviderError,
+) -> Result<(), CompactError> {
+    let fixed: usize = agent.spec.system.len()
+        + specs.iter().map(|s| s.name.len() + s.description.len() + s.input_schema.to_string().len()).sum::<usize>();
+    let estimated = estimate(&agent.history, fixed).max(1);
+    let (said, window) = refusal.overflow_sizes();
+    let before = said.unwrap_or(estimated);
+    // The provider's tokens per estimated token, so estimates are compared in its terms.
+    let scale = |e: u64| e.saturating_mul(before) / estimated;
+    let target = window.unwrap_or(before) * TARGET_PERCENT / 100;
+    let end = tail_start(&agent.history).ok_or(CompactError::NothingToCompact)?;
+
+    let cleared = clear_results(&mut agent.history, end);
+    let mut event = ContextCompacted {
+        trigger: CompactTrigger::Overflow,
+        before_tokens: before,
+        window_tokens: window,
+        after_tokens: scale(estimate(&agent.history, fixed)),
+        cleared_results: cleared,
+        summarized_messages: 0,
+        summary: None,
+        usage: None,
+    };
+    if event.after_tokens > target {
+        let (summary, usage) = summarize(shared, agent, &agent.history[..end]).await?;
+        let mut head = task_of(&agent.history);
+        let mut text = format!("{SUMMARY_HEADER}\n\n{summary}");
+        let running: Vec<String> = shared
+            .registry()
+            .children(&agent.id)
+            .filter(|c| !c.state.status.is_terminal())
+            .map(|c| format!("- {} ({})", c.state.id, c.state.description))
+            .collect();
+        if !running.is_empty() {
+            text.push_str(&format!(
+                "\n\nSubagents you started that are still running (TaskOutput reads their results):\n{}",
+                running.join("\n")
+            ));
+        }
+        head.push(UserBlock::Text { text });
+        let summarized = end as u32;
+        agent.history.splice(..end, [Message::User { content: head }]);
+        event.summarized_messages = summarized;
+        event.summary = Some(summary);
+        event.after_tokens = scale(estimate(&agent.history, fixed));
+        event.usage = Some(usage);
+    }
+    info!(
+        before = event.before_tokens,
+        after = event.after_tokens,
+        cleared = event.cleared_results,
+        summarized = event.summarized_messages,
+        "conversation compacted"
+    );
+    shared.emit(&agent.id, EventKind::ContextCompacted(event));
+    shared.rewrite_history(&agent.id, &agent.history);
+    Ok(())
+}
+
+/// The agent's model writes a summary of `older`; its usage is the agent's.
+async fn summarize(shared: &Shared, agent: &AgentRun, older: &[Message]) -> Result<(String, Usage), CompactError> {
+    let text = format!(
+        "Summarize this conversation of a software agent for it to continue from. It follows between the markers.\n\n\
+         <conversation>\n{}</conversation>",
+        quote(older)
+    );
+    let messages = [Message::user_text(text)];
+    let request = ModelRequest {
+        model: &agent.spec.model,
+        system: SUMMARY_SYSTEM,
+        messages: &messages,
+        tools: &[],
+        max_tokens: SUMMARY_MAX_TOKENS.min(shared.ctx.max_tokens),
+    };
+    let mut stream = tokio::select! {
+        _ = agent.cancel.cancelled() => return Err(CompactError::Cancelled),
+        s = agent.spec.provider.stream(request) => s.map_err(CompactError::Summary)?,
+    };
+    loop {
+        let item = tokio::select! {
+            _ = agent.cancel.cancelled() => return Err(CompactError::Cancelled),
+            item = stream.next() => item,
+        };
+        match item {
+            Some(Ok(StreamEvent::Completed(response))) => {
+                let summary = Message::Assistant { content: response.content }.assistant_text();
+                let mut usage = response.usage;
+                usage.cost_usd = crate::provider::price_usage(&agent.spec.model, &usage);
+                // Its cost is the agent's, and counts toward its budget like any request.
+                shared.emit(&agent.id, EventKind::Usage(usage.clone()));
+                if summary.trim().is_empty() {
+                    return Err(CompactError::Summary(ProviderError::Decode {
+                        provider: "model",
+                        reason: "the summary came back empty".to_string(),
+                    }));
+                }
+                return Ok((summary, usage));
+            }
+            Some(Ok(_)) => {}
+            Some(Err(e)) => return Err(CompactError::Summary(e)),
+            None => {
+                return Err(CompactError::Summary(ProviderError::StreamBroken {
+                    provider: "model",
+                    reason: "the stream ended without a complete response".to_string(),
+                }));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn turn(i: usize, size: usize) -> [Message; 2] {
+        [
+            Message::Assistant {
+                content: vec![AssistantBlock::ToolUse { id: format!("c{i}"), name: "Bash".into(), input: json!({}) }],
+            },
+            Message::User {
+                content: vec![UserBlock::ToolResult {
+                    call_id: format!("c{i}"),
+                    content: "x".repeat(size),
+                    is_error: false,
+                }],
+            },
+        ]
+    }
+
+    #[test]
+    fn older_results_are_cleared_and_the_latest_turns_and_every_call_stay() {
+        let mut history = vec![Message::user_text("read them all")];
+        for i in 0..6 {
+            history.extend(turn(i, 8_000));
+        }
+        let before = estimate(&history, 0);
+        let end = tail_start(&history).unwrap();
+        // The tail starts at an assistant message: a call is never parted from its result.
+        assert!(matches!(history[end], Message::Assistant { .. }));
+        assert_eq!(history.len() - end, 2 * KEEP_TURNS);
+        assert_eq!(clear_results(&mut history, end), 4);
+        assert!(estimate(&history, 0) < before / 2);
+        let results: Vec<&str> = history
+            .iter()
+            .flat_map(|m| match m {
+                Message::User { content } => content
+                    .iter()
+                    .filter_map(|b| match b {
+                        UserBlock::ToolResult { content, .. } => Some(content.as_str()),
+                        UserBlock::Text { .. } => None,
+                    })
+                    .collect::<Vec<_>>(),
+                Message::Assistant { .. } => Vec::new(),
+            })
+            .collect();
+        assert_eq!(results.len(), 6);
+        assert!(results[..4].iter().all(|r| r.starts_with(CLEARED_MARK) && r.contains("8000 bytes")));
+        assert!(results[4..].iter().all(|r| r.len() == 8_000));
+        // Cleared once: a second pass finds nothing more.
+        assert_eq!(clear_results(&mut history, end), 0);
+    }
+
+    #[test]
+    fn a_history_of_only_the_latest_turns_has_nothing_to_compact() {
+        let mut history = vec![Message::user_text("task")];
+        history.extend(turn(0, 100));
+        assert_eq!(tail_start(&history), None);
+        history.extend(turn(1, 100));
+        assert_eq!(tail_start(&history), None);
+        history.extend(turn(2, 100));
+        assert_eq!(tail_start(&history), Some(3));
+    }
+
+    #[test]
+    fn the_quoted_conversation_clips_long_blocks_on_a_char_boundary() {
+        let history = vec![Message::user_text("é".repeat(QUOTE_CHARS))];
+        let q = quote(&history);
+        assert!(q.contains("more bytes]"));
+        assert!(q.len() < QUOTE_CHARS + 100);
+    }
+}

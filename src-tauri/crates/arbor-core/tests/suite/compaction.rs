@@ -1,0 +1,179 @@
+//! Sessions longer than the model's window, against a scripted server that
+//! refuses longer requests with each provider's own error: the agent compacts
+//! its conversation and goes on, never parting a call from its result; what
+//! cannot be made to fit fails saying so. The transcript keeps everything.
+
+use super::*;
+use arbor_protocol::{AgentStatus, CompactTrigger, ContextCompacted};
+use serde_json::{Value, json};
+
+const SUMMARY_SYSTEM: &str = "You summarize a software agent's conversation";
+
+fn both() -> [Api; 2] {
+    [Api::Anthropic, Api::OpenAi]
+}
+
+/// A turn per file: `cat part-NN.txt`, chosen by the last result read (so the
+/// turn played does not depend on how many assistant messages a compacted
+/// conversation still holds), then an answer; `text` is what the model says
+/// with each call. The summary request gets a summary.
+fn reading(files: usize, window: u64, text: &str) -> Value {
+    let mut rules = vec![json!({
+        "match": { "system_contains": SUMMARY_SYSTEM },
+        "turns": [ { "text": "SUMMARY: the parts read so far hold the measurements; keep reading in order." } ],
+        "repeat_last": true
+    })];
+    for i in 1..=files {
+        let next = if i == files {
+            json!({ "text": "DONE: every part was read." })
+        } else {
+            json!({ "text": text, "tool_calls": [ { "name": "Bash", "input": { "command": format!("cat part-{:02}.txt", i + 1) } } ] })
+        };
+        rules.push(json!({
+            "match": { "last_tool_result_contains": format!("END-OF-{i:02}") },
+            "turns": [ next ],
+            "repeat_last": true
+        }));
+    }
+    // Last: the first request (with OpenAI the task stays the last user message; results are `tool` messages).
+    rules.push(json!({
+        "match": { "first_user_contains": "COMPACT-READ" },
+        "turns": [ { "text": text, "tool_calls": [ { "name": "Bash", "input": { "command": "cat part-01.txt" } } ] } ],
+        "repeat_last": true
+    }));
+    json!({ "name": "compaction", "context_window": window, "rules": rules })
+}
+
+fn write_parts(h: &Harness, files: usize, bytes: usize) {
+    for i in 1..=files {
+        let line = format!("part {i:02} measurement within tolerance\n");
+        let mut text = line.repeat(bytes / line.len());
+        text.push_str(&format!("END-OF-{i:02}\n"));
+        std::fs::write(h.path(&format!("part-{i:02}.txt")), text).expect("part");
+    }
+}
+
+fn compactions(run: &Run) -> Vec<&ContextCompacted> {
+    run.events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::ContextCompacted(c) => Some(c),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The server's count of a request (characters over four), as it refuses them.
+fn request_tokens(r: &RecordedRequest) -> u64 {
+    r.body.to_string().len() as u64 / 4
+}
+
+#[tokio::test]
+async fn a_forty_turn_session_in_a_small_window_completes_by_clearing_old_results() {
+    for api in both() {
+        let window = 16_000;
+        let h = Harness::new(reading(40, window, "Next part."), api).await;
+        write_parts(&h, 40, 4_000);
+        let run = h.run("COMPACT-READ: read part-01.txt to part-40.txt in order, one per turn.").await;
+        assert_eq!(run.finished().status, AgentStatus::Completed, "{api:?}: {:?}", run.finished().error);
+        assert!(run.text().contains("DONE: every part was read."));
+        let done = compactions(&run);
+        assert!(done.len() >= 2, "{api:?}: {} compactions", done.len());
+        for c in &done {
+            assert_eq!(c.trigger, CompactTrigger::Overflow);
+            assert_eq!(c.window_tokens, Some(window), "{api:?}: the refusal names the window");
+            assert!(c.before_tokens > window && c.after_tokens < window * 6 / 10 + 500, "{api:?}: {c:?}");
+            assert!(c.cleared_results > 0 && c.summarized_messages == 0 && c.summary.is_none(), "{api:?}: {c:?}");
+        }
+        // Each refusal was followed by one compacted request; every other request fit.
+        let refused = run.requests.iter().filter(|r| r.status == 400).count();
+        assert_eq!(refused, done.len(), "{api:?}");
+        assert!(run.requests.iter().filter(|r| r.status == 200).all(|r| request_tokens(r) <= window));
+        // No request parted a call from its result: the server validates pairs (a 400 of
+        // its own would have failed the run), and all forty results are in the transcript whole.
+        let outputs = run.outputs();
+        assert_eq!(outputs.len(), 40);
+        for (i, (content, is_error)) in outputs.iter().enumerate() {
+            assert!(!is_error && content.contains(&format!("END-OF-{:02}", i + 1)) && content.len() > 4_000);
+        }
+        // What the model was sent last: the latest results whole, older ones as markers.
+        let last = run.requests.last().expect("requests").body.to_string();
+        assert!(last.contains("END-OF-40") && last.contains("Arbor cleared this output"), "{api:?}");
+        assert!(last.contains("COMPACT-READ"), "{api:?}: the task is kept");
+    }
+}
+
+#[tokio::test]
+async fn a_conversation_too_long_to_clear_is_summarized_keeping_the_task_and_the_latest_turns() {
+    for api in both() {
+        let window = 16_000;
+        // Long words with each call, and short results: clearing results cannot make room.
+        let talk = "Reading on. ".repeat(300);
+        let h = Harness::new(reading(20, window, &talk), api).await;
+        write_parts(&h, 20, 100);
+        let run = h.run("COMPACT-READ: read part-01.txt to part-20.txt in order, one per turn.").await;
+        assert_eq!(run.finished().status, AgentStatus::Completed, "{api:?}: {:?}", run.finished().error);
+        let done = compactions(&run);
+        assert!(!done.is_empty(), "{api:?}");
+        let c = done[0];
+        assert!(c.summarized_messages > 0, "{api:?}: {c:?}");
+        assert!(c.summary.as_deref().is_some_and(|s| s.starts_with("SUMMARY:")), "{api:?}: {c:?}");
+        assert!(c.usage.as_ref().is_some_and(|u| u.output_tokens > 0), "{api:?}: the summary's cost");
+        // The summary request quoted the conversation; the request after it starts with
+        // the task and the summary, then the latest turns verbatim.
+        let at = run.requests.iter().position(|r| r.system_text.contains(SUMMARY_SYSTEM)).expect("summary request");
+        assert!(run.requests[at].body.to_string().contains("cat part-01.txt"), "{api:?}");
+        let next = &run.requests[at + 1];
+        assert!(next.first_user_text.contains("COMPACT-READ") && next.first_user_text.contains("SUMMARY:"), "{api:?}");
+        assert_eq!(next.status, 200, "{api:?}");
+        // The summary's usage counts toward the agent's.
+        let usage_events = run.events.iter().filter(|e| matches!(e.kind, EventKind::Usage(_))).count();
+        let model_requests = run.requests.iter().filter(|r| r.status == 200).count();
+        assert_eq!(usage_events, model_requests, "{api:?}: every answered request, the summary's too, is usage");
+    }
+}
+
+#[tokio::test]
+async fn a_latest_turn_longer_than_the_window_fails_saying_what_to_do() {
+    for api in both() {
+        let h = Harness::new(reading(2, 16_000, "Next part."), api).await;
+        write_parts(&h, 2, 100_000);
+        let run = h.run("COMPACT-READ: read part-01.txt to part-02.txt in order, one per turn.").await;
+        let f = run.finished();
+        assert_eq!(f.status, AgentStatus::Failed, "{api:?}");
+        let error = f.error.as_deref().unwrap_or_default();
+        assert!(error.contains("longer than the model's context window"), "{api:?}: {error}");
+        assert!(error.contains("larger window"), "{api:?}: {error}");
+        assert!(compactions(&run).is_empty(), "{api:?}");
+    }
+}
+
+#[tokio::test]
+async fn an_agent_that_failed_on_its_window_compacts_when_resumed_and_goes_on() {
+    for api in both() {
+        let talk = "Reading on. ".repeat(300);
+        let mut scenario = reading(20, 16_000, &talk);
+        // The first summary fails (a refusal, not retried): the agent fails on its window.
+        scenario["rules"][0]["turns"][0]["fail_first"] = json!({ "times": 1, "status": 400 });
+        let h = Harness::new(scenario, api).await;
+        write_parts(&h, 20, 100);
+        let (session, mut events) = h.start(h.config(), "COMPACT-READ: read part-01.txt to part-20.txt in order.");
+        let main = session.main_agent_id().clone();
+        let first = until_finished(&mut events, &main).await;
+        let failed = first.iter().rev().find_map(|e| match &e.kind {
+            EventKind::AgentFinished(f) => Some(f.clone()),
+            _ => None,
+        });
+        let failed = failed.expect("finished");
+        assert_eq!(failed.status, AgentStatus::Failed, "{api:?}");
+        assert!(failed.error.as_deref().is_some_and(|e| e.contains("could not be compacted")), "{api:?}: {failed:?}");
+        session.submit(Command::Resume { agent_id: main.clone(), text: None }).expect("resume");
+        let second = until_finished(&mut events, &main).await;
+        let done = second.iter().rev().find_map(|e| match &e.kind {
+            EventKind::AgentFinished(f) => Some(f.clone()),
+            _ => None,
+        });
+        assert_eq!(done.map(|f| f.status), Some(AgentStatus::Completed), "{api:?}");
+        assert!(second.iter().any(|e| matches!(&e.kind, EventKind::ContextCompacted(c) if c.summarized_messages > 0)));
+    }
+}
