@@ -99,7 +99,7 @@ export const BUDGET_WARNING_FRACTION = 0.8 as const;
 
 export const DELEGATION_PERMISSION_MODES = ["default","plan","dontAsk"] as const;
 
-export const EVENT_TYPES = ["agent_started","agent_status","user_message","thoughts_chunk","thoughts","response_chunk","response","tool_input_chunk","tool_call","tool_output_chunk","tool_output","approval_request","approval_stale","approval_resolved","rule_revoked","usage","task_notification","mcp_status","file_changed","worktree","budget_set","budget_warning","imported_entry","context_compacted","agent_finished"] as const;
+export const EVENT_TYPES = ["agent_started","agent_status","user_message","thoughts_chunk","thoughts","response_chunk","response","tool_input_chunk","tool_call","tool_output_chunk","tool_output","approval_request","approval_stale","approval_resolved","rule_revoked","usage","task_notification","mcp_status","file_changed","worktree","budget_set","budget_warning","imported_entry","context_window","context_compacted","agent_finished"] as const;
 
 export const GENERAL_PURPOSE = "general-purpose" as const;
 
@@ -531,7 +531,9 @@ hidden: string[] } |
 /**  Why an agent's conversation was compacted. */
 export type CompactTrigger = 
 /**  The provider refused a request as longer than the model's window; it was compacted and sent again. */
-"overflow";
+"overflow" | 
+/**  The next request would have passed the agent's threshold (a share of its window). */
+"threshold";
 
 /**  One compaction of an agent's conversation: the context it is sent from now on. */
 export type ContextCompacted = {
@@ -550,6 +552,12 @@ export type ContextCompacted = {
 	summary: string | null,
 	/**  What writing the summary cost (also counted in the agent's usage). */
 	usage: Usage | null,
+};
+
+/**  How many tokens an agent's model takes in one request. */
+export type ContextWindow = {
+	tokens: number,
+	source: WindowSource,
 };
 
 /**  What decided whether a call ran. */
@@ -694,6 +702,10 @@ export type EventKind = {
 {
 	type: "imported_entry",
 } & ImportedEntry | 
+/**  The agent's model's context window, when its run starts knowing it (or a new figure). */
+{
+	type: "context_window",
+} & ContextWindow | 
 /**  The agent's conversation was compacted to fit its model's window; the transcript keeps it all. */
 {
 	type: "context_compacted",
@@ -1300,6 +1312,13 @@ export type StoredAgent = {
 	run_started_at?: number | null,
 	/**  The limit of its own budget that ran out (until a person changes the budget). */
 	budget_exhausted?: BudgetKind | null,
+	/**
+	 *  Its context in use: its last request's input, cache included (after a
+	 *  compaction, the compacted conversation's estimate).
+	 */
+	context_used?: number,
+	/**  Its model's context window, when its run said it. */
+	context_window?: ContextWindow | null,
 };
 
 /**  A background child finished. */
@@ -1437,6 +1456,17 @@ export type Value = null | boolean | number | string | Value[] | { [key in strin
 export type WindowRequest = 
 /**  The window is being closed while sessions have agents at work: ask what to do. */
 { kind: "close_asked"; sessions_at_work: number };
+
+/**  Where an agent's context window figure came from. */
+export type WindowSource = 
+/**  Arbor's table of the models it knows. */
+"model" | 
+/**  Set by the person (Settings, `--context-window`). */
+"configured" | 
+/**  The provider said so (a refusal naming its maximum). */
+"provider" | 
+/**  Unknown model: a stated default, shown as a guess. */
+"guess";
 
 /**  What of a workspace would start servers, as a person decides on it. */
 export type WorkspaceMcp = {

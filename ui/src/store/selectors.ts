@@ -181,6 +181,8 @@ export type RowAgent = Pick<
   | "turns"
   | "wallRunStartedAt"
   | "wallElapsedMs"
+  | "contextUsed"
+  | "contextWindow"
 >;
 
 const rowAgentMemo = new WeakMap<AgentNode, RowAgent>();
@@ -208,6 +210,8 @@ export function rowAgent(state: SessionState, id: AgentId): RowAgent | null {
     turns: node.turns,
     wallRunStartedAt: node.wallRunStartedAt,
     wallElapsedMs: node.wallElapsedMs,
+    contextUsed: node.contextUsed,
+    contextWindow: node.contextWindow,
   };
   const prev = lastRowAgents.get(id);
   const out = prev && sameFields(prev, next) ? prev : next;

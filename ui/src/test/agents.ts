@@ -65,6 +65,14 @@ function applyOne(a: StoredAgent, ev: AgentEvent): void {
       break;
     case "usage":
       a.turns += 1;
+      a.context_used = ev.input_tokens + ev.cache_read_tokens + ev.cache_write_tokens;
+      break;
+    case "context_window":
+      a.context_window = { tokens: ev.tokens, source: ev.source };
+      break;
+    case "context_compacted":
+      a.context_used = ev.after_tokens;
+      if (ev.trigger === "overflow" && ev.window_tokens !== null) a.context_window = { tokens: ev.window_tokens, source: "provider" };
       break;
     case "agent_finished":
       a.status = ev.status;
@@ -103,6 +111,8 @@ export function derivedAgents(events: readonly AgentEvent[]): StoredAgent[] {
         elapsed_ms: 0,
         run_started_at: null,
         budget_exhausted: null,
+        context_used: 0,
+        context_window: null,
       };
       known.set(key, a);
       touched.set(key, a);

@@ -91,6 +91,10 @@ pub struct Tuning {
     pub budget: arbor_protocol::Budget,
     /// The spawn-rate guard (`--max-spawns-per-minute`); None: the settings say.
     pub max_spawns_per_minute: Option<u32>,
+    /// Every model's context window (`--context-window`); None: each model's own.
+    pub context_window: Option<u64>,
+    /// Compact at this share of the window (`--compact-at`); None: 80%.
+    pub compact_at_percent: Option<u8>,
 }
 
 #[derive(Debug, Clone, Deserialize, specta::Type)]
@@ -316,6 +320,13 @@ impl Host {
             _ => settings.budgets.session.changed_by(&spec.tuning.budget),
         };
         config.main_agent.max_turns = spec.tuning.max_turns.unwrap_or(settings.limits.main_max_turns);
+        config.context = arbor_core::ContextConfig {
+            window: spec.tuning.context_window,
+            compact_at_percent: spec
+                .tuning
+                .compact_at_percent
+                .unwrap_or(arbor_core::ContextConfig::default().compact_at_percent),
+        };
         config.approval = match (spec.tuning.approval, demo) {
             (None, true) => ApprovalPolicy::default(),
             (None, false) => settings.approval_policy(),

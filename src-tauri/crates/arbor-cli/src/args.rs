@@ -271,6 +271,12 @@ pub struct Common {
     /// The most seconds one model turn may take, retries included (default 300).
     #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..=86_400))]
     pub retry_budget: Option<u64>,
+    /// The models' context window in tokens, where Arbor does not know it or a server holds fewer (default: each model's own; unknown models 128000, a guess).
+    #[arg(long, value_name = "TOKENS", value_parser = clap::value_parser!(u64).range(1_000..=100_000_000))]
+    pub context_window: Option<u64>,
+    /// Compact an agent's conversation when its next request would fill this much of its window (default 80).
+    #[arg(long, value_name = "PERCENT", value_parser = clap::value_parser!(u8).range(10..=100))]
+    pub compact_at: Option<u8>,
     #[command(flatten)]
     pub mcp: McpArgs,
     #[command(flatten)]

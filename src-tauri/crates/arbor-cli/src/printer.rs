@@ -44,6 +44,8 @@ pub struct Printer {
     tool_names: HashMap<(AgentId, String), String>,
     /// Every agent's description, to name the agent a rule's answer was given to.
     descriptions: HashMap<AgentId, String>,
+    /// Every agent as its events left it (how full its context is, for its last line).
+    states: arbor_protocol::AgentStates,
 }
 
 impl Printer {
@@ -59,6 +61,7 @@ impl Printer {
             queued_at: HashMap::new(),
             tool_names: HashMap::new(),
             descriptions: HashMap::new(),
+            states: arbor_protocol::AgentStates::default(),
         }
     }
 
@@ -85,6 +88,7 @@ impl Printer {
     }
 
     fn render(&mut self, ev: &AgentEvent) {
+        self.states.apply(ev);
         let id = &ev.agent_id;
         match &ev.kind {
             EventKind::AgentStarted(s) => {
@@ -291,6 +295,9 @@ impl Printer {
                     if f.turns == 1 { "" } else { "s" },
                     f.duration_ms as f64 / 1000.0
                 );
+                if let Some(context) = self.states.get(id).and_then(|a| a.context_figure()) {
+                    text.push_str(&format!(" · {context}"));
+                }
                 if !f.files_modified.is_empty() {
                     text.push_str(&format!(" · modified {}", f.files_modified.join(", ")));
                 }

@@ -67,6 +67,8 @@ pub fn tuning(common: &Common) -> Tuning {
             max_subagents: None,
         },
         max_spawns_per_minute: common.budget.max_spawns_per_minute,
+        context_window: common.context_window,
+        compact_at_percent: common.compact_at,
     }
 }
 

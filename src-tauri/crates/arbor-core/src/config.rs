@@ -85,6 +85,23 @@ pub struct SessionConfig {
     pub sandbox: SandboxPolicy,
     /// The session's budget: the main agent's, so it covers the whole tree.
     pub budget: arbor_protocol::Budget,
+    /// Every agent's context window and when it compacts.
+    pub context: ContextConfig,
+}
+
+/// How agents treat their context window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ContextConfig {
+    /// The window, for every model (Settings, `--context-window`); None: each model's own.
+    pub window: Option<u64>,
+    /// Compact when the next request would fill this share of the window (1–100).
+    pub compact_at_percent: u8,
+}
+
+impl Default for ContextConfig {
+    fn default() -> Self {
+        Self { window: None, compact_at_percent: 80 }
+    }
 }
 
 impl SessionConfig {
@@ -117,6 +134,7 @@ impl SessionConfig {
             sandboxing: Arc::new(Sandboxing::default()),
             sandbox: SandboxPolicy::default(),
             budget: arbor_protocol::Budget::default(),
+            context: ContextConfig::default(),
         }
     }
 }

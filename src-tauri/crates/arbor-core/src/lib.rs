@@ -33,7 +33,7 @@ pub mod worktree;
 
 pub use approval::{ApprovalPolicy, Decision};
 pub use clock::{Clock, SystemClock};
-pub use config::{Limits, MainAgentConfig, Providers, SessionConfig, ToolFilter};
+pub use config::{ContextConfig, Limits, MainAgentConfig, Providers, SessionConfig, ToolFilter};
 pub use definitions::AgentDefinition;
 pub use events::EventStream;
 pub use journal::Journal;

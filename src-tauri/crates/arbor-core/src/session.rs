@@ -103,6 +103,7 @@ impl Session {
             workspace,
             retry: config.retry,
             max_tokens: config.max_tokens,
+            context: config.context,
             slots: Arc::new(Semaphore::new(config.limits.max_parallel.max(1))),
             limits: config.limits,
             providers: config.providers,

@@ -32,6 +32,7 @@ pub(crate) struct Context {
     pub(crate) workspace: Workspace,
     pub(crate) retry: RetryPolicy,
     pub(crate) max_tokens: u32,
+    pub(crate) context: crate::config::ContextConfig,
     pub(crate) limits: Limits,
     pub(crate) providers: Providers,
     /// Loaded subagent types by name; a person's reload replaces them (`Session::set_agent_types`).

@@ -1,9 +1,32 @@
-//! An agent's context window as a resource: what a compaction of its
+//! An agent's context window as a resource: how large it is and where that
+//! figure came from (`context_window`), and what a compaction of its
 //! conversation did (`context_compacted`). The transcript keeps everything;
-//! only what the model is sent from then on is shorter.
+//! only what the model is sent from then on is shorter. How full each
+//! agent's context is derives from these and `usage` (`StoredAgent::apply`).
 
 use crate::Usage;
 use serde::{Deserialize, Serialize};
+
+/// Where an agent's context window figure came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "snake_case")]
+pub enum WindowSource {
+    /// Arbor's table of the models it knows.
+    Model,
+    /// Set by the person (Settings, `--context-window`).
+    Configured,
+    /// The provider said so (a refusal naming its maximum).
+    Provider,
+    /// Unknown model: a stated default, shown as a guess.
+    Guess,
+}
+
+/// How many tokens an agent's model takes in one request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+pub struct ContextWindow {
+    pub tokens: u64,
+    pub source: WindowSource,
+}
 
 /// Why an agent's conversation was compacted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
@@ -11,6 +34,8 @@ use serde::{Deserialize, Serialize};
 pub enum CompactTrigger {
     /// The provider refused a request as longer than the model's window; it was compacted and sent again.
     Overflow,
+    /// The next request would have passed the agent's threshold (a share of its window).
+    Threshold,
 }
 
 /// One compaction of an agent's conversation: the context it is sent from now on.
@@ -33,6 +58,26 @@ pub struct ContextCompacted {
     pub usage: Option<Usage>,
 }
 
+/// "42k" for 42,310 tokens: figures people read at a glance.
+fn short(n: u64) -> String {
+    match n {
+        0..1_000 => n.to_string(),
+        1_000..10_000 => format!("{:.1}k", n as f64 / 1e3),
+        10_000..1_000_000 => format!("{}k", (n + 500) / 1_000),
+        _ => format!("{:.2}M", n as f64 / 1e6),
+    }
+}
+
+impl crate::StoredAgent {
+    /// "context 12k of 200k (6%)", "(the window a guess)" when it is: the CLI's and the exports' words.
+    pub fn context_figure(&self) -> Option<String> {
+        let w = self.context_window?;
+        let percent = self.context_used.saturating_mul(100).checked_div(w.tokens).unwrap_or(0);
+        let guess = if w.source == WindowSource::Guess { " (the window a guess)" } else { "" };
+        Some(format!("context {} of {} ({percent}%){guess}", short(self.context_used), short(w.tokens)))
+    }
+}
+
 impl ContextCompacted {
     /// "31830 → 6200 tokens (window 30000) · 12 older results cleared · 20 messages summarized":
     /// the CLI's line and the exports' note.
@@ -50,5 +95,32 @@ impl ContextCompacted {
             text.push_str(&format!(" · {n} message{} summarized", plural(n)));
         }
         text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_agents_context_reads_as_used_of_its_window_and_a_guess_says_so() {
+        let started = crate::AgentStarted {
+            parent_id: None,
+            parent_call_id: None,
+            depth: 0,
+            description: "main".into(),
+            subagent_type: None,
+            model: "m".into(),
+            provider: "p".into(),
+            background: false,
+            call_seq: None,
+        };
+        let mut a = crate::StoredAgent::new(crate::AgentId("agent-1".into()), &started, 0);
+        assert_eq!(a.context_figure(), None);
+        a.context_used = 12_400;
+        a.context_window = Some(ContextWindow { tokens: 200_000, source: WindowSource::Model });
+        assert_eq!(a.context_figure().as_deref(), Some("context 12k of 200k (6%)"));
+        a.context_window = Some(ContextWindow { tokens: 128_000, source: WindowSource::Guess });
+        assert_eq!(a.context_figure().as_deref(), Some("context 12k of 128k (9%) (the window a guess)"));
     }
 }

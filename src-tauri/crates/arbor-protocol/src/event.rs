@@ -62,6 +62,8 @@ pub enum EventKind {
     BudgetWarning(crate::BudgetWarning),
     /// A row of an imported transcript that no other event holds, kept as it was.
     ImportedEntry(ImportedEntry),
+    /// The agent's model's context window, when its run starts knowing it (or a new figure).
+    ContextWindow(crate::ContextWindow),
     /// The agent's conversation was compacted to fit its model's window; the transcript keeps it all.
     ContextCompacted(crate::ContextCompacted),
     AgentFinished(AgentFinished),
@@ -95,12 +97,13 @@ pub enum EventType {
     BudgetSet,
     BudgetWarning,
     ImportedEntry,
+    ContextWindow,
     ContextCompacted,
     AgentFinished,
 }
 
 impl EventType {
-    pub const ALL: [EventType; 25] = [
+    pub const ALL: [EventType; 26] = [
         Self::AgentStarted,
         Self::AgentStatus,
         Self::UserMessage,
@@ -124,6 +127,7 @@ impl EventType {
         Self::BudgetSet,
         Self::BudgetWarning,
         Self::ImportedEntry,
+        Self::ContextWindow,
         Self::ContextCompacted,
         Self::AgentFinished,
     ];
@@ -195,6 +199,7 @@ impl EventKind {
             Self::BudgetSet(_) => EventType::BudgetSet,
             Self::BudgetWarning(_) => EventType::BudgetWarning,
             Self::ImportedEntry(_) => EventType::ImportedEntry,
+            Self::ContextWindow(_) => EventType::ContextWindow,
             Self::ContextCompacted(_) => EventType::ContextCompacted,
             Self::AgentFinished(_) => EventType::AgentFinished,
         }
@@ -489,6 +494,10 @@ mod tests {
                 EventType::ImportedEntry => EventKind::ImportedEntry(ImportedEntry {
                     kind: "attachment: date".into(),
                     content: "Today's date is 2026-11-24.".into(),
+                }),
+                EventType::ContextWindow => EventKind::ContextWindow(crate::ContextWindow {
+                    tokens: 200_000,
+                    source: crate::WindowSource::Model,
                 }),
                 EventType::ContextCompacted => EventKind::ContextCompacted(crate::ContextCompacted {
                     trigger: crate::CompactTrigger::Overflow,

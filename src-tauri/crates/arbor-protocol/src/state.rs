@@ -50,6 +50,8 @@ impl EventKind {
             | Self::AgentStatus(_)
             | Self::BudgetSet(_)
             | Self::Usage(_)
+            | Self::ContextWindow(_)
+            | Self::ContextCompacted(_)
             | Self::AgentFinished(_) => true,
             Self::BudgetWarning(w) => w.standing.exhausted.is_some(),
             _ => false,
@@ -83,6 +85,8 @@ impl StoredAgent {
             elapsed_ms: 0,
             run_started_at: None,
             budget_exhausted: None,
+            context_used: 0,
+            context_window: None,
         }
     }
 
@@ -155,6 +159,15 @@ impl StoredAgent {
             EventKind::Usage(u) => {
                 self.usage.add(u);
                 self.turns += 1;
+                self.context_used = u.input_tokens + u.cache_read_tokens + u.cache_write_tokens;
+            }
+            EventKind::ContextWindow(w) => self.context_window = Some(*w),
+            EventKind::ContextCompacted(c) => {
+                self.context_used = c.after_tokens;
+                // A refusal that named the window is the provider's word for it.
+                if let (crate::CompactTrigger::Overflow, Some(tokens)) = (c.trigger, c.window_tokens) {
+                    self.context_window = Some(crate::ContextWindow { tokens, source: crate::WindowSource::Provider });
+                }
             }
             EventKind::AgentFinished(f) => {
                 self.status = f.status;

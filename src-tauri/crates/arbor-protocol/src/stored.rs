@@ -140,6 +140,13 @@ pub struct StoredAgent {
     /// The limit of its own budget that ran out (until a person changes the budget).
     #[serde(default)]
     pub budget_exhausted: Option<crate::BudgetKind>,
+    /// Its context in use: its last request's input, cache included (after a
+    /// compaction, the compacted conversation's estimate).
+    #[serde(default)]
+    pub context_used: u64,
+    /// Its model's context window, when its run said it.
+    #[serde(default)]
+    pub context_window: Option<crate::ContextWindow>,
 }
 
 impl StoredAgent {

@@ -181,6 +181,9 @@ fn agent_section(
         duration_words(a.elapsed_ms),
         tokens(&a.usage)
     );
+    if let Some(context) = a.context_figure() {
+        let _ = writeln!(out, "Its last request: {context}\n");
+    }
     if let Some(b) = budget {
         let used: Vec<String> =
             BudgetKind::ALL.iter().filter(|k| b.budget.limit(**k).is_some()).map(|k| b.figures(*k)).collect();

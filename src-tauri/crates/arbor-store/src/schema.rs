@@ -134,7 +134,7 @@ CREATE INDEX events_skeleton ON events (session_id, seq) WHERE SKELETON_TYPES;
 ";
 
 /// The schema version this build writes and reads.
-pub const SCHEMA_VERSION: u32 = 4;
+pub const SCHEMA_VERSION: u32 = 5;
 
 /// Version 4: agents keep their budget and the wall time of all their runs; sessions say
 /// where they come from (Arbor, or imported from Claude Code).
@@ -149,6 +149,12 @@ ALTER TABLE sessions ADD COLUMN source TEXT NOT NULL DEFAULT 'arbor';
 ALTER TABLE sessions ADD COLUMN import_key TEXT;
 ";
 
+/// Version 5: agents keep how full their context is and their model's window.
+const V5: &str = "
+ALTER TABLE agents ADD COLUMN context_used INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE agents ADD COLUMN context_window TEXT;
+";
+
 fn steps() -> [String; SCHEMA_VERSION as usize] {
     [
         V1.replace("SKELETON_TYPES", SKELETON_V1),
@@ -156,6 +162,7 @@ fn steps() -> [String; SCHEMA_VERSION as usize] {
         // The same step as 2: the index rebuilt with the new list.
         V2.replace("SKELETON_TYPES", SKELETON_V3),
         format!("{V4}{}", V2.replace("SKELETON_TYPES", SKELETON_V4)),
+        V5.to_string(),
     ]
 }
 

@@ -359,13 +359,15 @@ fn flush(tx: &Transaction<'_>, path: &Path, batch: Batch) -> Result<(), StoreErr
         let Some(a) = a else { continue };
         let files = serde_json::to_string(&a.files_modified)?;
         let budget = a.budget.as_ref().map(serde_json::to_string).transpose()?;
+        let context_window = a.context_window.as_ref().map(serde_json::to_string).transpose()?;
         tx.prepare_cached(
             "INSERT OR REPLACE INTO agents (session_id, id, parent_id, parent_call_id, depth, description,
                  subagent_type, model, provider, background, status, started_at, ended_at, turns, duration_ms,
                  input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd,
-                 files_modified, result, error, budget, elapsed_ms, run_started_at, budget_exhausted)
+                 files_modified, result, error, budget, elapsed_ms, run_started_at, budget_exhausted,
+                 context_used, context_window)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20,
-                 ?21, ?22, ?23, ?24, ?25, ?26, ?27)",
+                 ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29)",
         )
         .and_then(|mut stmt| {
             stmt.execute(params![
@@ -395,7 +397,9 @@ fn flush(tx: &Transaction<'_>, path: &Path, batch: Batch) -> Result<(), StoreErr
                 budget,
                 a.elapsed_ms,
                 a.run_started_at,
-                a.budget_exhausted.map(|k| k.as_str())
+                a.budget_exhausted.map(|k| k.as_str()),
+                a.context_used,
+                context_window
             ])
         })
         .at(path)?;

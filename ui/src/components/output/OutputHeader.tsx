@@ -18,6 +18,7 @@ import { ExportMenu } from "../ExportMenu";
 import { StatusIcon } from "../StatusIcon";
 import { Tabs } from "../Tabs";
 import { BudgetLine, BudgetStop } from "./AgentBudget";
+import { ContextMeter } from "../ContextMeter";
 
 export function OutputHeader({ id, node, showThoughts }: { id: AgentId; node: AgentNode; showThoughts: boolean }) {
   const path = useStore(sessionStore, (s) => treePath(s, id).join(" › "));
@@ -54,6 +55,9 @@ export function OutputHeader({ id, node, showThoughts }: { id: AgentId; node: Ag
             {node.depth > 0 ? ` · ${path}` : ""}
           </div>
         </div>
+        <span className="output-context">
+          <ContextMeter used={node.contextUsed} window={node.contextWindow} testId="header-context" withText />
+        </span>
         <BudgetLine id={id} />
         <Tabs
           label="What to show of this agent"

@@ -21,6 +21,7 @@ import { lastToolDecision } from "../../store/approvals";
 import { select, setCollapsed, showChanges } from "../../store/ui";
 import { DecisionMark } from "../approvals/DecisionMark";
 import { BudgetMeter } from "../BudgetMeter";
+import { ContextMeter } from "../ContextMeter";
 import { IconChevron, IconSlash, IconX } from "../icons";
 import { StatusIcon } from "../StatusIcon";
 import { WorktreeBadge } from "../WorktreePanel";
@@ -186,6 +187,7 @@ export const TreeNode = memo(function TreeNode({ row, selected, focusable, readO
               {formatTokens(tokens)} tok{cost ? <span className="cost"> · {cost}</span> : null}
             </span>
           ) : null}
+          <ContextMeter used={node.contextUsed} window={node.contextWindow} testId="tree-context" />
           {standing ? <BudgetMeter standing={standing} testId="tree-budget" /> : null}
           {hidden > 0 ? <span title={`${hidden} subagents folded`}>+{hidden} hidden</span> : null}
           {changed > 0 ? (

@@ -6,9 +6,14 @@
  * agent's status, runs, wall time, turns, end and budget it takes from here,
  * and derives none of them itself.
  */
-import type { AgentId, StoredAgent } from "../../bindings";
+import type { AgentId, ContextWindow, StoredAgent } from "../../bindings";
 import { isTerminal } from "./status";
 import type { AgentNode, SessionState } from "./types";
+
+/** The node's window when it is the same figure (every frame brings a new object). */
+function sameWindow(had: ContextWindow | null, now: ContextWindow | null): ContextWindow | null {
+  return had !== null && now !== null && had.tokens === now.tokens && had.source === now.source ? had : now;
+}
 
 /** The node's figures as `agent` has them; the node itself when nothing differs. */
 function settled(node: AgentNode, agent: StoredAgent): AgentNode {
@@ -29,6 +34,9 @@ function settled(node: AgentNode, agent: StoredAgent): AgentNode {
     // Absent from agents stored before wall time was kept: no run counted.
     wallElapsedMs: agent.elapsed_ms ?? 0,
     wallRunStartedAt: agent.run_started_at ?? null,
+    // Absent from agents stored before context was kept.
+    contextUsed: agent.context_used ?? 0,
+    contextWindow: sameWindow(node.contextWindow, agent.context_window ?? null),
   };
   // A call it was still writing when its run ended never ran.
   if (isTerminal(agent.status) && node.items.some((it) => it.kind === "tool" && it.input === "writing")) {

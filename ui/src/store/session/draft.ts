@@ -163,6 +163,8 @@ function placeholder(id: AgentId, ts: number): AgentNode {
     budgetCarved: [],
     wallElapsedMs: 0,
     wallRunStartedAt: null,
+    contextUsed: 0,
+    contextWindow: null,
     children: [],
     lastTool: null,
     lastToolMcp: false,

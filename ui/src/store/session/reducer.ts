@@ -185,6 +185,9 @@ function apply(d: Draft, ev: AgentEvent): void {
     case "context_compacted":
       addCompaction(d, node, ev);
       break;
+    case "context_window":
+      // How full its context is, and its window, come from Rust with the agent (agents.ts).
+      break;
     case "agent_finished": {
       cutToolInputs(d, node);
       // Whatever it never took stays unread: it is not waiting any more.

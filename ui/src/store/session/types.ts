@@ -20,6 +20,7 @@ import type {
   BudgetOrigin,
   BudgetStanding,
   ContextCompacted,
+  ContextWindow,
   DecidedBy,
   FileChanged,
   McpState,
@@ -219,6 +220,9 @@ export interface AgentNode {
    */
   wallElapsedMs: number;
   wallRunStartedAt: number | null;
+  /** Its context in use (its last request's input) and its model's window, as Rust derived them. */
+  contextUsed: number;
+  contextWindow: ContextWindow | null;
   children: AgentId[];
   /** A one-line summary of its latest tool call ("Bash ls -la", "everything · echo hi"). */
   lastTool: string | null;

@@ -5,9 +5,11 @@
 use super::*;
 use serde_json::json;
 
-#[tokio::test]
-async fn a_run_longer_than_the_window_compacts_and_both_the_live_view_and_show_say_so() {
-    let files = 16;
+const FILES: usize = 16;
+
+/// A model that reads f01.txt to f16.txt with Bash, one per turn, behind a 14,000-token window.
+async fn reading_cli() -> Cli {
+    let files = FILES;
     let mut rules = vec![json!({
         "match": { "system_contains": "You summarize" },
         "turns": [ { "text": "SUMMARY: read on." } ], "repeat_last": true
@@ -31,20 +33,44 @@ async fn a_run_longer_than_the_window_compacts_and_both_the_live_view_and_show_s
         let body = format!("file {i:02} line\n").repeat(300);
         std::fs::write(cli.workspace.path().join(format!("f{i:02}.txt")), format!("{body}END-{i:02}\n")).unwrap();
     }
+    cli
+}
+
+#[tokio::test]
+async fn a_run_longer_than_the_window_compacts_and_both_the_live_view_and_show_say_so() {
+    let files = FILES;
+    let cli = reading_cli().await;
     let out = cli.run(&["run", "--approve", "all", "read f01.txt to f16.txt"]).await;
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "exit {:?}\n{stdout}\n{}", out.status, text(&out.stderr));
     assert!(stdout.contains("ALL-READ"), "{stdout}");
     let line = stdout.lines().find(|l| l.contains("context compacted")).expect("a compaction line");
     assert!(line.contains("tokens (window 14000)") && line.contains("older results cleared"), "{line}");
+    // The model's table said 200k; the refusal said 14,000: the agent's last line says how full it ended.
+    let last = stdout.lines().find(|l| l.contains("■ completed")).expect("the end line");
+    assert!(last.contains(" of 14k ("), "{last}");
 
     let sessions = json_events(&cli.run(&["sessions", "--json"]).await.stdout);
     let id = sessions[0]["id"].as_str().unwrap().to_string();
     let md = text(&cli.run(&["show", &id]).await.stdout);
     assert!(md.contains("*Context compacted:*"), "{md}");
+    assert!(md.contains("Its last request: context ") && md.contains(" of 14k ("), "{md}");
     // Every output is kept whole, those the model was later sent as a marker too.
     for i in 1..=files {
         assert!(md.contains(&format!("END-{i:02}")), "f{i:02}'s output in the export");
     }
     assert!(!md.contains("Arbor cleared this output"), "the transcript is not the compacted context");
+}
+
+#[tokio::test]
+async fn told_the_window_a_run_compacts_before_the_server_refuses_anything() {
+    let cli = reading_cli().await;
+    let out =
+        cli.run(&["run", "--approve", "all", "--context-window", "14000", "--compact-at", "75", "read them"]).await;
+    let stdout = text(&out.stdout);
+    assert!(out.status.success() && stdout.contains("ALL-READ"), "{stdout}");
+    assert!(stdout.contains("context compacted"), "{stdout}");
+    assert!(cli.server.requests().iter().all(|r| r.status == 200), "nothing refused");
+    let tokens = |r: &arbor_testkit::RecordedRequest| r.body.to_string().len() as u64 / 4;
+    assert!(cli.server.requests().iter().all(|r| tokens(r) < 14_000 * 80 / 100), "compacted at 75%");
 }

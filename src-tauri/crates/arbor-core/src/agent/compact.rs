@@ -182,6 +182,12 @@ fn task_of(history: &[Message]) -> Vec<UserBlock> {
     }
 }
 
+/// The characters of what every request carries besides the conversation.
+fn fixed_chars(agent: &AgentRun, specs: &[ToolSpec]) -> usize {
+    agent.spec.system.len()
+        + specs.iter().map(|s| s.name.len() + s.description.len() + s.input_schema.to_string().len()).sum::<usize>()
+}
+
 /// Compacts the agent's conversation after the provider refused it as too
 /// long, emitting `context_compacted` (and the summary's `usage`).
 pub(crate) async fn on_overflow(
@@ -190,19 +196,83 @@ pub(crate) async fn on_overflow(
     specs: &[ToolSpec],
     refusal: &ProviderError,
 ) -> Result<(), CompactError> {
-    let fixed: usize = agent.spec.system.len()
-        + specs.iter().map(|s| s.name.len() + s.description.len() + s.input_schema.to_string().len()).sum::<usize>();
-    let estimated = estimate(&agent.history, fixed).max(1);
-    let (said, window) = refusal.overflow_sizes();
+    let (said, named) = refusal.overflow_sizes();
+    let known = shared.registry().get(&agent.id).and_then(|r| r.state.context_window).map(|w| w.tokens);
+    let estimated = estimate(&agent.history, fixed_chars(agent, specs)).max(1);
     let before = said.unwrap_or(estimated);
+    let window = named.or(known);
+    let target = window.unwrap_or(before) * TARGET_PERCENT / 100;
+    compact(shared, agent, specs, CompactTrigger::Overflow, (before, window), target).await.map(|_| ())
+}
+
+/// The agent's window as its run starts: the person's figure, else one a provider
+/// named for it earlier, else the model's; announced when it is new.
+pub(crate) fn announce_window(shared: &Shared, agent: &AgentRun) {
+    let known = shared.registry().get(&agent.id).and_then(|r| r.state.context_window);
+    let fresh = crate::provider::context_window(&agent.spec.model, shared.ctx.context.window);
+    let window = match known {
+        Some(k)
+            if k.source == arbor_protocol::WindowSource::Provider
+                && fresh.source != arbor_protocol::WindowSource::Configured =>
+        {
+            k
+        }
+        _ => fresh,
+    };
+    if known != Some(window) {
+        shared.emit(&agent.id, EventKind::ContextWindow(window));
+    }
+}
+
+/// Compacts the conversation before a request that would fill the agent's
+/// window past its threshold. Ok(false): not due. `floor` is what the last such
+/// compaction left: it is not tried again until a tenth of the window was added
+/// since, so a conversation it cannot shrink is not summarized every turn.
+pub(crate) async fn at_threshold(
+    shared: &Shared,
+    agent: &mut AgentRun,
+    specs: &[ToolSpec],
+    floor: &mut Option<u64>,
+) -> Result<bool, CompactError> {
+    let Some((used, window)) =
+        shared.registry().get(&agent.id).and_then(|r| Some((r.state.context_used, r.state.context_window?)))
+    else {
+        return Ok(false);
+    };
+    // The last request's input as the provider counted it, plus what was added since.
+    let next = match agent.last_cost {
+        Some((_, from)) if used > 0 => used + estimate(&agent.history[from.min(agent.history.len())..], 0),
+        _ => estimate(&agent.history, fixed_chars(agent, specs)),
+    };
+    let threshold = window.tokens * u64::from(shared.ctx.context.compact_at_percent.clamp(1, 100)) / 100;
+    if next < threshold || floor.is_some_and(|f| next < f + window.tokens / 10) {
+        return Ok(false);
+    }
+    let target = threshold * 3 / 4;
+    let after = compact(shared, agent, specs, CompactTrigger::Threshold, (next, Some(window.tokens)), target).await?;
+    *floor = Some(after);
+    Ok(true)
+}
+
+/// Clears older results, then summarizes if that leaves it above `target`; `sizes`:
+/// the request's tokens before, as counted, and the window when known.
+async fn compact(
+    shared: &Shared,
+    agent: &mut AgentRun,
+    specs: &[ToolSpec],
+    trigger: CompactTrigger,
+    (before, window): (u64, Option<u64>),
+    target: u64,
+) -> Result<u64, CompactError> {
+    let fixed = fixed_chars(agent, specs);
+    let estimated = estimate(&agent.history, fixed).max(1);
     // The provider's tokens per estimated token, so estimates are compared in its terms.
     let scale = |e: u64| e.saturating_mul(before) / estimated;
-    let target = window.unwrap_or(before) * TARGET_PERCENT / 100;
     let end = tail_start(&agent.history).ok_or(CompactError::NothingToCompact)?;
 
     let cleared = clear_results(&mut agent.history, end);
     let mut event = ContextCompacted {
-        trigger: CompactTrigger::Overflow,
+        trigger,
         before_tokens: before,
         window_tokens: window,
         after_tokens: scale(estimate(&agent.history, fixed)),
@@ -242,9 +312,10 @@ pub(crate) async fn on_overflow(
         summarized = event.summarized_messages,
         "conversation compacted"
     );
+    let after = event.after_tokens;
     shared.emit(&agent.id, EventKind::ContextCompacted(event));
     shared.rewrite_history(&agent.id, &agent.history);
-    Ok(())
+    Ok(after)
 }
 
 /// The agent's model writes a summary of `older`; its usage is the agent's.

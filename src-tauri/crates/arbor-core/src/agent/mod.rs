@@ -159,6 +159,9 @@ impl AgentRun {
         }
         // Whether the request about to be sent again was compacted for it.
         let mut compacted = false;
+        // What the last compaction at the threshold left (compact::at_threshold).
+        let mut floor = None;
+        compact::announce_window(shared, self);
         loop {
             self.take_steering(shared, None);
             if self.cancel.is_cancelled() {
@@ -169,6 +172,13 @@ impl AgentRun {
             }
             if let Err(why) = self.check_budget(shared, specs) {
                 return (AgentStatus::BudgetExhausted, Some(why));
+            }
+            // Near its window: compacted before the request rather than refused after it.
+            match compact::at_threshold(shared, self, specs, &mut floor).await {
+                Ok(_) => {}
+                Err(compact::CompactError::Cancelled) => return (AgentStatus::Cancelled, None),
+                // The request goes as it is; a refusal gets the reactive path.
+                Err(why) => warn!(?why, "could not compact at the threshold"),
             }
             let asked_with = self.history.len();
             let response = match turn::model_turn(shared, self, specs, *turns + 1).await {

@@ -16,6 +16,7 @@ mod openai;
 mod pricing;
 mod retry;
 mod tls;
+mod windows;
 
 pub use anthropic::DEFAULT_BASE_URL as ANTHROPIC_DEFAULT_BASE_URL;
 pub use anthropic::{AnthropicConfig, AnthropicProvider};
@@ -25,6 +26,7 @@ pub(crate) use http::mcp_client;
 pub use openai::{DEFAULT_BASE_URL as OPENAI_DEFAULT_BASE_URL, OpenAiConfig, OpenAiProvider};
 pub use pricing::price_usage;
 pub use retry::RetryPolicy;
+pub use windows::{GUESSED_WINDOW, context_window};
 
 use arbor_protocol::{AssistantBlock, Message, Usage};
 use async_trait::async_trait;

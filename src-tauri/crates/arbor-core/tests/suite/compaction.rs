@@ -79,15 +79,19 @@ async fn a_forty_turn_session_in_a_small_window_completes_by_clearing_old_result
         assert!(run.text().contains("DONE: every part was read."));
         let done = compactions(&run);
         assert!(done.len() >= 2, "{api:?}: {} compactions", done.len());
+        // The first when the provider refused (its refusal names the window), the rest at the
+        // threshold of the window it named.
+        assert_eq!(done[0].trigger, CompactTrigger::Overflow);
+        assert!(done[0].before_tokens > window, "{api:?}: {:?}", done[0]);
+        assert!(done[1..].iter().all(|c| c.trigger == CompactTrigger::Threshold), "{api:?}: {done:?}");
         for c in &done {
-            assert_eq!(c.trigger, CompactTrigger::Overflow);
             assert_eq!(c.window_tokens, Some(window), "{api:?}: the refusal names the window");
-            assert!(c.before_tokens > window && c.after_tokens < window * 6 / 10 + 500, "{api:?}: {c:?}");
+            assert!(c.after_tokens < window * 6 / 10 + 500, "{api:?}: {c:?}");
             assert!(c.cleared_results > 0 && c.summarized_messages == 0 && c.summary.is_none(), "{api:?}: {c:?}");
         }
-        // Each refusal was followed by one compacted request; every other request fit.
+        // One refusal, followed by one compacted request; every other request fit.
         let refused = run.requests.iter().filter(|r| r.status == 400).count();
-        assert_eq!(refused, done.len(), "{api:?}");
+        assert_eq!(refused, 1, "{api:?}");
         assert!(run.requests.iter().filter(|r| r.status == 200).all(|r| request_tokens(r) <= window));
         // No request parted a call from its result: the server validates pairs (a 400 of
         // its own would have failed the run), and all forty results are in the transcript whole.
@@ -176,4 +180,60 @@ async fn an_agent_that_failed_on_its_window_compacts_when_resumed_and_goes_on() 
         assert_eq!(done.map(|f| f.status), Some(AgentStatus::Completed), "{api:?}");
         assert!(second.iter().any(|e| matches!(&e.kind, EventKind::ContextCompacted(c) if c.summarized_messages > 0)));
     }
+}
+
+#[tokio::test]
+async fn an_agent_that_knows_its_window_compacts_at_its_threshold_before_any_refusal() {
+    for api in both() {
+        let window = 16_000;
+        let h = Harness::new(reading(40, window, "Next part."), api).await;
+        write_parts(&h, 40, 4_000);
+        let mut config = h.config();
+        config.context = arbor_core::ContextConfig { window: Some(window), compact_at_percent: 80 };
+        let run = h.run_with(config, "COMPACT-READ: read part-01.txt to part-40.txt in order, one per turn.").await;
+        assert_eq!(run.finished().status, AgentStatus::Completed, "{api:?}: {:?}", run.finished().error);
+        let done = compactions(&run);
+        assert!(done.len() >= 2, "{api:?}");
+        assert!(done.iter().all(|c| c.trigger == CompactTrigger::Threshold && c.window_tokens == Some(window)));
+        assert!(run.requests.iter().all(|r| r.status == 200), "{api:?}: nothing was refused");
+        assert!(
+            run.requests.iter().all(|r| request_tokens(r) < window * 85 / 100),
+            "{api:?}: none past the threshold by much"
+        );
+        // The window was announced as the person set it, and the agent's state says how full it is.
+        let announced = run.events.iter().find_map(|e| match &e.kind {
+            EventKind::ContextWindow(w) => Some(*w),
+            _ => None,
+        });
+        assert_eq!(announced.map(|w| (w.tokens, w.source)), Some((window, arbor_protocol::WindowSource::Configured)));
+        let mut states = arbor_protocol::AgentStates::default();
+        for e in &run.events {
+            states.apply(e);
+        }
+        let main = states.get(run.session.main_agent_id()).expect("main");
+        assert!(main.context_used > 0 && main.context_used < window, "{api:?}: {}", main.context_used);
+        assert_eq!(main.context_window.map(|w| w.tokens), Some(window));
+    }
+}
+
+#[tokio::test]
+async fn a_refusal_that_names_the_window_teaches_it_to_the_agent() {
+    let h = Harness::new(reading(20, 16_000, "Next part."), Api::Anthropic).await;
+    write_parts(&h, 20, 4_000);
+    let run = h.run("COMPACT-READ: read part-01.txt to part-20.txt in order, one per turn.").await;
+    assert_eq!(run.finished().status, AgentStatus::Completed);
+    let windows: Vec<_> = run
+        .events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::ContextWindow(w) => Some(*w),
+            _ => None,
+        })
+        .collect();
+    // The model's table says 200k; the provider's refusal said 16k, and later compactions came at the threshold.
+    assert_eq!(windows.first().map(|w| w.source), Some(arbor_protocol::WindowSource::Model));
+    let done = compactions(&run);
+    assert_eq!(done.first().map(|c| c.trigger), Some(CompactTrigger::Overflow));
+    assert!(done.iter().skip(1).all(|c| c.trigger == CompactTrigger::Threshold), "{done:?}");
+    assert_eq!(run.requests.iter().filter(|r| r.status == 400).count(), 1, "refused once, then known");
 }
