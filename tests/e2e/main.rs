@@ -8,6 +8,7 @@
 
 mod approvals;
 mod closing;
+mod context;
 mod harness;
 mod isolation;
 mod layout;

@@ -16,7 +16,8 @@ export interface ContextFill {
 }
 
 export function contextFill(used: number, window: ContextWindow | null): ContextFill | null {
-  if (window === null || window.tokens <= 0) return null;
+  // Before its first answer nothing is in context yet: no meter rather than an empty one.
+  if (window === null || window.tokens <= 0 || used <= 0) return null;
   const share = Math.min(1, used / window.tokens);
   const guess = window.source === "guess" ? " (the window a guess)" : "";
   const label = `${formatTokens(used)} of ${formatTokens(window.tokens)} tokens in context (${Math.round(share * 100)}%)${guess}`;
