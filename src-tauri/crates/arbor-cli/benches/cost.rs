@@ -10,7 +10,8 @@
 //!
 //! `-- --arbor-only` leaves Claude Code out; `ARBOR_BIN=…` measures another
 //! `arbor` binary (an older build, for a before and after); `-- --requests`
-//! prints every request's figures.
+//! prints every request's figures; `-- --window` also runs the task in a
+//! 30,000-token window, where it must compact, and prints what that cost.
 
 // A benchmark binary: its output is the report, and a failed step should stop it loudly.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
@@ -27,20 +28,20 @@ const CC_VERSION: &str = "2.1.330";
 const PROMPT: &str =
     "COST-READ: read notes-01.txt to notes-20.txt, one file per turn with Bash (cat), then say what they hold.";
 
-/// Twenty turns of `cat`, then the answer; anything else a client asks (a title, a summary) gets a short text.
+/// Twenty turns of `cat`, then the answer, each turn chosen by the last file read
+/// (so a compacted conversation, with fewer turns in it, goes on where it was);
+/// anything else a client asks (a title, a summary) gets a short text.
 fn scenario() -> Scenario {
-    let mut turns: Vec<Value> = (1..=FILES)
-        .map(|i| json!({ "tool_calls": [ { "name": "Bash", "input": { "command": format!("cat notes-{i:02}.txt") } } ] }))
+    let cat = |i: usize| json!({ "tool_calls": [ { "name": "Bash", "input": { "command": format!("cat notes-{i:02}.txt") } } ] });
+    let mut rules: Vec<Value> = (1..=FILES)
+        .map(|i| {
+            let next = if i == FILES { json!({ "text": "The twenty files hold the bench's notes." }) } else { cat(i + 1) };
+            json!({ "match": { "last_tool_result_contains": format!("notes-{i:02}-END") }, "turns": [next], "repeat_last": true })
+        })
         .collect();
-    turns.push(json!({ "text": "The twenty files hold the bench's notes." }));
-    serde_json::from_value(json!({
-        "name": "cost",
-        "rules": [
-            { "match": { "first_user_contains": "COST-READ" }, "turns": turns },
-            { "match": {}, "turns": [ { "text": "ok" } ], "repeat_last": true }
-        ]
-    }))
-    .unwrap()
+    rules.push(json!({ "match": { "first_user_contains": "COST-READ" }, "turns": [cat(1)], "repeat_last": true }));
+    rules.push(json!({ "match": {}, "turns": [ { "text": "ok" } ], "repeat_last": true }));
+    serde_json::from_value(json!({ "name": "cost", "rules": rules })).unwrap()
 }
 
 /// The workspace: a git repository (as a person's project is, which both clients
@@ -57,7 +58,8 @@ fn write_files(dir: &Path) {
             line += 1;
             text.push_str(&format!("{i:02}.{line:03} measurement {seed:016x} within tolerance {}\n", seed % 997));
         }
-        text.truncate(FILE_BYTES);
+        text.truncate(FILE_BYTES - 16);
+        text.push_str(&format!("\nnotes-{i:02}-END\n"));
         std::fs::write(dir.join(format!("notes-{i:02}.txt")), text).unwrap();
     }
     for args in [&["init", "-q", "-b", "main"][..], &["add", "."], &["commit", "-q", "-m", "The notes"]] {
@@ -143,12 +145,18 @@ impl Report {
     }
 }
 
-fn arbor(bin: &Path, base_url: &str) {
+/// Runs `arbor run` on the task; with `--json`, its events (one per line).
+fn arbor(bin: &Path, base_url: &str, json: bool) -> String {
     let workspace = tempfile::tempdir().unwrap();
     let data = tempfile::tempdir().unwrap();
     write_files(workspace.path());
-    let status = Command::new(bin)
-        .args(["run", "--approve", "all", PROMPT])
+    let mut args = vec!["run", "--approve", "all"];
+    if json {
+        args.push("--json");
+    }
+    args.push(PROMPT);
+    let out = Command::new(bin)
+        .args(&args)
         .env_clear()
         .env("PATH", std::env::var("PATH").unwrap_or_default())
         .env("HOME", data.path())
@@ -158,10 +166,63 @@ fn arbor(bin: &Path, base_url: &str) {
         .env("ANTHROPIC_BASE_URL", base_url)
         .current_dir(workspace.path())
         .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .status()
+        .output()
         .unwrap();
-    assert!(status.success(), "arbor run failed: {status}");
+    assert!(out.status.success(), "arbor run failed: {}\n{}", out.status, String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The same task in a 30,000-token window (the server refuses longer requests as
+/// Anthropic does): it completes, and what its compactions cost.
+async fn in_a_small_window(bin: &Path, talk: bool) {
+    const WINDOW: u64 = 30_000;
+    let mut scenario = scenario();
+    // A model that writes 6 KB with every call: clearing results cannot make room, so it summarizes.
+    if talk {
+        for rule in &mut scenario.rules {
+            for turn in rule.turns.iter_mut().filter(|t| !t.tool_calls.is_empty()) {
+                turn.text = Some("Noting what this file holds before the next one. ".repeat(120));
+            }
+        }
+    }
+    scenario.context_window = Some(WINDOW);
+    // The summary request, should clearing not be enough.
+    let summary: arbor_testkit::Rule = serde_json::from_value(json!({
+        "match": { "system_contains": "You summarize" },
+        "turns": [ { "text": "SUMMARY: the notes read so far hold measurements within tolerance." } ], "repeat_last": true
+    }))
+    .unwrap();
+    scenario.rules.insert(0, summary);
+    let server = ScriptedServer::start(scenario).await.unwrap();
+    let base = server.anthropic_base_url();
+    let path = bin.to_path_buf();
+    let events = tokio::task::spawn_blocking(move || arbor(&path, &base, true)).await.unwrap();
+    let (mut compacted, mut count, mut own) = (0u64, 0u32, 0u64);
+    for line in events.lines() {
+        let Ok(ev) = serde_json::from_str::<Value>(line) else { continue };
+        if ev["type"] == "context_compacted" {
+            count += 1;
+            compacted += ev["before_tokens"].as_u64().unwrap_or(0).saturating_sub(ev["after_tokens"].as_u64().unwrap_or(0));
+            let u = &ev["usage"];
+            own += ["input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"]
+                .iter()
+                .map(|k| u[k].as_u64().unwrap_or(0))
+                .sum::<u64>();
+        }
+    }
+    let requests = server.requests();
+    let refused = requests.iter().filter(|r| r.status == 400).count();
+    let billed = Report::of(&requests).total(0).billed();
+    println!(
+        "arbor in a {WINDOW}-token window{}: completed in {} requests ({refused} refused as too long); {count} compactions took \
+         {:.0}k tokens out of its context; their own model use {own} tokens ({:.0} per 100k compacted); billed input {:.0}k",
+        if talk { ", the model writing 6 KB with each call" } else { "" },
+        requests.len(),
+        compacted as f64 / 1e3,
+        own as f64 * 100_000.0 / (compacted.max(1)) as f64,
+        billed / 1e3
+    );
+    server.shutdown().await;
 }
 
 /// Claude Code at the pinned version, installed once (as scripts/record-claude-code-fixtures.sh does).
@@ -241,10 +302,15 @@ async fn main() {
 
     let server = ScriptedServer::start(scenario()).await.unwrap();
     let base = server.anthropic_base_url();
-    tokio::task::spawn_blocking(move || arbor(&bin, &base)).await.unwrap();
+    let path = bin.clone();
+    tokio::task::spawn_blocking(move || arbor(&path, &base, false)).await.unwrap();
     let ours = Report::of(&server.requests())
         .print(&format!("arbor ({})", std::env::var("ARBOR_BIN").unwrap_or_else(|_| "this build".into())), every);
     server.shutdown().await;
+    if args.iter().any(|a| a == "--window") {
+        in_a_small_window(&bin, false).await;
+        in_a_small_window(&bin, true).await;
+    }
     if arbor_only {
         return;
     }
