@@ -40,7 +40,8 @@ async fn a_session_that_outgrows_its_window_compacts_and_shows_where_and_how_ful
     let server = ScriptedServer::start(scenario()).await.unwrap();
     let app = App::launch_scripted(&server).await;
     for i in 1..=PARTS {
-        std::fs::write(app.file(&format!("part-{i:02}.txt")), format!("part {i:02} within tolerance\nEND-{i:02}\n")).unwrap();
+        std::fs::write(app.file(&format!("part-{i:02}.txt")), format!("part {i:02} within tolerance\nEND-{i:02}\n"))
+            .unwrap();
     }
     app.resize(1440, 900).await;
     app.send_prompt("CTX-READ: read part-01.txt to part-14.txt in order, one per turn").await;

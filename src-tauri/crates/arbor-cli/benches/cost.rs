@@ -202,7 +202,8 @@ async fn in_a_small_window(bin: &Path, talk: bool) {
         let Ok(ev) = serde_json::from_str::<Value>(line) else { continue };
         if ev["type"] == "context_compacted" {
             count += 1;
-            compacted += ev["before_tokens"].as_u64().unwrap_or(0).saturating_sub(ev["after_tokens"].as_u64().unwrap_or(0));
+            compacted +=
+                ev["before_tokens"].as_u64().unwrap_or(0).saturating_sub(ev["after_tokens"].as_u64().unwrap_or(0));
             let u = &ev["usage"];
             own += ["input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"]
                 .iter()

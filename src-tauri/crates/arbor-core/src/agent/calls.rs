@@ -59,7 +59,7 @@ pub(crate) async fn run_announced(shared: &Arc<Shared>, agent: &AgentRun, calls:
     let handles: Vec<_> = calls
         .into_iter()
         .map(|call| {
-            let (id, call_id) = (call.id.clone(), call.id.clone());
+            let (id, call_id, name) = (call.id.clone(), call.id.clone(), call.name.clone());
             let waits_on_agents = crate::subagents::waits_on_agents(&call.name);
             let span = info_span!("tool", name = %call.name, call_id = %call.id);
             let tool = agent.tools.get(&call.name).cloned().ok_or_else(|| agent.missing_tool_reason(&call.name));
@@ -87,12 +87,12 @@ pub(crate) async fn run_announced(shared: &Arc<Shared>, agent: &AgentRun, calls:
                 report(&shared, &agent_id, &id, &result, decided_by);
                 Some(result)
             };
-            (call_id, tokio::spawn(task.instrument(span)))
+            (call_id, name, tokio::spawn(task.instrument(span)))
         })
         .collect();
     let mut results = Vec::with_capacity(handles.len());
     let mut open = false;
-    for (call_id, handle) in handles {
+    for (call_id, name, handle) in handles {
         let result = match handle.await {
             Ok(Some(r)) => r,
             Ok(None) => {
@@ -106,7 +106,8 @@ pub(crate) async fn run_announced(shared: &Arc<Shared>, agent: &AgentRun, calls:
                 r
             }
         };
-        results.push(UserBlock::ToolResult { call_id, content: result.content, is_error: result.is_error });
+        let content = super::compact::into_context(&name, result.content);
+        results.push(UserBlock::ToolResult { call_id, content, is_error: result.is_error });
     }
     (!open).then_some(results)
 }

@@ -14,6 +14,10 @@ use arbor_protocol::{AssistantBlock, CompactTrigger, ContextCompacted, EventKind
 use futures::StreamExt;
 use tracing::info;
 
+/// The most of a command's or an MCP tool's output the model is sent (Claude Code's default
+/// for Bash): a longer one goes in as its head and tail.
+pub(crate) const OUTPUT_CAP: usize = 30_000;
+
 /// Assistant turns kept verbatim, with their results.
 const KEEP_TURNS: usize = 2;
 /// Tool results shorter than this are left as they are: clearing them saves little.
@@ -57,6 +61,30 @@ impl CompactError {
              the model said: {refusal}. Use a model with a larger window, or give the agent a smaller task."
         )
     }
+}
+
+/// A call's output as the model gets it: a `Bash` or MCP output over [`OUTPUT_CAP`]
+/// as its head and tail around a marker naming what was left out. The event
+/// (and so the transcript and the UI) keeps it whole.
+pub(crate) fn into_context(tool: &str, content: String) -> String {
+    if content.len() <= OUTPUT_CAP || !(tool == "Bash" || crate::mcp::server_of(tool).is_some()) {
+        return content;
+    }
+    let mut head = OUTPUT_CAP / 2;
+    while !content.is_char_boundary(head) {
+        head -= 1;
+    }
+    let mut tail = content.len() - OUTPUT_CAP / 2;
+    while !content.is_char_boundary(tail) {
+        tail += 1;
+    }
+    format!(
+        "{}\n\n[… {} bytes of this output left out: it was longer than Arbor passes to the model ({OUTPUT_CAP} bytes). \
+         The transcript keeps it all; narrow the command (grep, head, tail) to see that part.]\n\n{}",
+        &content[..head],
+        tail - head,
+        &content[tail..]
+    )
 }
 
 /// The error of an agent whose compacted conversation still does not fit.
@@ -420,6 +448,19 @@ mod tests {
         assert!(results[4..].iter().all(|r| r.len() == 8_000));
         // Cleared once: a second pass finds nothing more.
         assert_eq!(clear_results(&mut history, end), 0);
+    }
+
+    #[test]
+    fn a_long_command_or_mcp_output_goes_in_as_head_and_tail_and_others_whole() {
+        let long = format!("{}é{}", "a".repeat(20_000), "z".repeat(20_000));
+        let capped = into_context("Bash", long.clone());
+        assert!(capped.len() < OUTPUT_CAP + 400, "{}", capped.len());
+        assert!(capped.starts_with("aaaa") && capped.ends_with("zzzz"));
+        assert!(capped.contains("bytes of this output left out") && capped.contains("transcript keeps it all"));
+        assert!(into_context("mcp__files__read", long.clone()).contains("left out"));
+        // A file read has its own limits; a short output is never touched.
+        assert_eq!(into_context("Read", long.clone()), long);
+        assert_eq!(into_context("Bash", "short".into()), "short");
     }
 
     #[test]

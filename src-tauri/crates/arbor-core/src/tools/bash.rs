@@ -30,13 +30,14 @@ pub struct BashTool {
     pub default_timeout_ms: u64,
     /// Longer requested timeouts are cut to this.
     pub max_timeout_ms: u64,
-    /// Characters of output returned to the model; the rest is dropped with a note.
+    /// Characters of output kept (streamed, stored, shown); the rest is dropped with a
+    /// note. The model is sent at most its head and tail (`agent::compact::into_context`).
     pub max_output_chars: usize,
 }
 
 impl Default for BashTool {
     fn default() -> Self {
-        Self { default_timeout_ms: 120_000, max_timeout_ms: 600_000, max_output_chars: 30_000 }
+        Self { default_timeout_ms: 120_000, max_timeout_ms: 600_000, max_output_chars: 1_000_000 }
     }
 }
 
@@ -53,7 +54,7 @@ IMPORTANT: Avoid using this tool to run `find`, `grep`, `cat`, `head`, `tail`, `
 Usage notes:
 - Always quote file paths that contain spaces with double quotes.
 - timeout is in milliseconds, up to 600000 (10 minutes); the default is 120000 (2 minutes). On timeout the command and everything it started are killed.
-- Output longer than 30000 characters is truncated.
+- Output longer than 30000 characters reaches you as its start and its end, with a note of what was left out.
 - Write a clear, concise description of what the command does in 5-10 words.
 - Chain dependent commands with '&&'; use ';' only when you don't care if earlier commands fail.
 - stdin is closed: interactive commands (editors, `git rebase -i`, prompts) will not work; pass flags that make them non-interactive.

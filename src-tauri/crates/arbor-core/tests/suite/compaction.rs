@@ -140,7 +140,8 @@ async fn a_conversation_too_long_to_clear_is_summarized_keeping_the_task_and_the
 #[tokio::test]
 async fn a_latest_turn_longer_than_the_window_fails_saying_what_to_do() {
     for api in both() {
-        let h = Harness::new(reading(2, 16_000, "Next part."), api).await;
+        // Its first output alone (capped at 30,000 bytes for the model) is more than the window holds.
+        let h = Harness::new(reading(2, 6_000, "Next part."), api).await;
         write_parts(&h, 2, 100_000);
         let run = h.run("COMPACT-READ: read part-01.txt to part-02.txt in order, one per turn.").await;
         let f = run.finished();
@@ -236,4 +237,19 @@ async fn a_refusal_that_names_the_window_teaches_it_to_the_agent() {
     assert_eq!(done.first().map(|c| c.trigger), Some(CompactTrigger::Overflow));
     assert!(done.iter().skip(1).all(|c| c.trigger == CompactTrigger::Threshold), "{done:?}");
     assert_eq!(run.requests.iter().filter(|r| r.status == 400).count(), 1, "refused once, then known");
+}
+
+#[tokio::test]
+async fn a_long_output_reaches_the_model_as_head_and_tail_and_the_transcript_whole() {
+    for api in both() {
+        let h = Harness::new(reading(1, 100_000, "Next part."), api).await;
+        write_parts(&h, 1, 100_000);
+        let run = h.run("COMPACT-READ: read part-01.txt.").await;
+        assert_eq!(run.finished().status, AgentStatus::Completed, "{api:?}: {:?}", run.finished().error);
+        let (output, _) = &run.outputs()[0];
+        assert!(output.len() > 99_000 && output.contains("END-OF-01"), "{api:?}: the event keeps it whole");
+        let last = run.requests.last().expect("requests").body.to_string();
+        assert!(last.contains("bytes of this output left out") && last.contains("END-OF-01"), "{api:?}: head and tail");
+        assert!(last.len() < 60_000, "{api:?}: {} bytes sent", last.len());
+    }
 }
