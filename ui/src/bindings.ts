@@ -497,7 +497,12 @@ export type Command =
  *  Change an agent's budget: the limits given replace its own. A running agent goes
  *  on within the new limits; one its budget stopped resumes when the new ones leave room.
  */
-({ type: "set_budget"; agent_id: AgentId; budget: Budget }) & { rule_id?: never; text?: never };
+({ type: "set_budget"; agent_id: AgentId; budget: Budget }) & { rule_id?: never; text?: never } | 
+/**
+ *  Compact an agent's conversation (older results cleared, the rest summarized)
+ *  before its next request: at once when it runs, else when it next runs.
+ */
+({ type: "compact"; agent_id: AgentId }) & { budget?: never; rule_id?: never; text?: never };
 
 /**
  *  What a command created: the one answer to every command, so no client
@@ -533,7 +538,9 @@ export type CompactTrigger =
 /**  The provider refused a request as longer than the model's window; it was compacted and sent again. */
 "overflow" | 
 /**  The next request would have passed the agent's threshold (a share of its window). */
-"threshold";
+"threshold" | 
+/**  A person asked for it (the app's Compact, `{"type":"compact"}` on the CLI's stdin). */
+"manual";
 
 /**  One compaction of an agent's conversation: the context it is sent from now on. */
 export type ContextCompacted = {

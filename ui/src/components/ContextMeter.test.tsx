@@ -1,5 +1,5 @@
 /** An agent's context, as Rust derived it from its usage and window, on its tree row and in its output's header. */
-import { act, render, screen } from "@testing-library/react";
+import { act, fireEvent, render, screen } from "@testing-library/react";
 import { beforeEach, expect, it, vi } from "vitest";
 import { select } from "../store/ui";
 import { eventMaker } from "../test/events";
@@ -10,9 +10,10 @@ import { OutputView } from "./output/OutputView";
 
 withLayout({ offsetHeight: 700, offsetWidth: 900, clientHeight: 700 });
 
+const sendCommand = vi.fn();
 vi.mock("../bindings", async (importOriginal) => ({
   ...(await importOriginal<typeof import("../bindings")>()),
-  commands: {},
+  commands: { sendCommand: (_session: unknown, command: unknown) => sendCommand(command) },
 }));
 
 const e = eventMaker();
@@ -27,6 +28,8 @@ const usage = (agent: string, input: number, cacheRead: number) =>
   });
 
 beforeEach(() => {
+  sendCommand.mockReset();
+  sendCommand.mockResolvedValue({ status: "ok", data: { kind: "done" } });
   resetStores({ session: sessionInfo() });
   applyEvents([
     e.started("agent-main", null, "main"),
@@ -77,4 +80,13 @@ it("shows an agent's context in its output's header, a guessed window marked", (
   act(() => select("agent-b"));
   render(<OutputView />);
   expect(screen.getByTestId("header-context").textContent).toBe("100k / ~128k context");
+});
+
+it("asks for a compaction of the shown agent from its header, and says when it will happen", () => {
+  act(() => select("agent-b"));
+  render(<OutputView />);
+  const button = screen.getByTestId("compact-agent");
+  expect(button.getAttribute("title")).toContain("before its next request");
+  fireEvent.click(button);
+  expect(sendCommand).toHaveBeenCalledWith({ type: "compact", agent_id: "agent-b" });
 });

@@ -23,6 +23,7 @@ import {
 } from "../bindings";
 import {
   cancelCommand,
+  compactCommand,
   delegateCommand,
   messageCommand,
   resumeCommand,
@@ -165,6 +166,11 @@ export async function sendPrompt(text: string): Promise<boolean> {
 
 export async function stopAgent(agentId: AgentId): Promise<void> {
   await run(() => send(cancelCommand(agentId)));
+}
+
+/** Asks for the agent's conversation to be compacted before its next request. */
+export async function compactAgent(agentId: AgentId): Promise<void> {
+  await run(() => send(compactCommand(agentId)));
 }
 
 /** Starts a new run of a stopped, failed, interrupted or turn-limited agent. */

@@ -94,6 +94,11 @@ export function cancelCommand(agentId: AgentId): Command {
   return { type: "cancel", agent_id: agentId };
 }
 
+/** Compacts an agent's conversation before its next request (at once when it runs, else at its next run). */
+export function compactCommand(agentId: AgentId): Command {
+  return { type: "compact", agent_id: agentId };
+}
+
 /** A new run of an agent that is not running; with no text the backend asks it to carry on. */
 export function resumeCommand(agentId: AgentId): Command {
   return { type: "resume", agent_id: agentId, text: null };

@@ -41,6 +41,11 @@ enum Input {
     Cancel {
         agent_id: AgentId,
     },
+    /// Compact an agent's conversation before its next request (default: the main agent's).
+    Compact {
+        #[serde(default)]
+        agent_id: Option<AgentId>,
+    },
     /// A new run of an agent that stopped, as the UI's "Resume".
     Resume {
         agent_id: AgentId,
@@ -270,6 +275,7 @@ fn command_of(line: &str, main: &AgentId) -> Result<Option<Command>, String> {
         Ok(Input::Message { agent_id, text }) => Command::SendMessage { agent_id, text },
         Ok(Input::Resume { agent_id, text }) => Command::Resume { agent_id, text },
         Ok(Input::Cancel { agent_id }) => Command::Cancel { agent_id },
+        Ok(Input::Compact { agent_id }) => Command::Compact { agent_id: agent_id.unwrap_or_else(|| main.clone()) },
         Ok(Input::Delegate {
             parent_id,
             prompt,
@@ -390,6 +396,11 @@ mod tests {
         );
         let line = r#"{"type":"revoke","rule_id":"rule-1"}"#;
         assert_eq!(command_of(line, &main).unwrap(), Some(Command::RevokeRule { rule_id: "rule-1".into() }));
+        // Compact: the main agent's unless it names another.
+        let line = r#"{"type":"compact"}"#;
+        assert_eq!(command_of(line, &main).unwrap(), Some(Command::Compact { agent_id: main.clone() }));
+        let line = r#"{"type":"compact","agent_id":"agent-0002"}"#;
+        assert_eq!(command_of(line, &main).unwrap(), Some(Command::Compact { agent_id: AgentId("agent-0002".into()) }));
         let line = r#"{"type":"delegate","prompt":"look"}"#;
         assert!(matches!(command_of(line, &main), Ok(Some(Command::Delegate(d))) if d.parent_id == main));
         assert_eq!(command_of("  ", &main).unwrap(), None);
@@ -405,7 +416,7 @@ mod tests {
             ".{0,80}",
             json_value().prop_map(|v| v.to_string()),
             (
-                prop::sample::select(&["approval", "message", "cancel", "delegate", "resume", "x"][..]),
+                prop::sample::select(&["approval", "message", "cancel", "delegate", "resume", "compact", "x"][..]),
                 prop::collection::vec((key(), json_value()), 0..6)
             )
                 .prop_map(|(t, fields)| {

@@ -83,6 +83,8 @@ pub struct AgentRecord {
     pub(crate) history: Vec<Message>,
     /// How many of `history`'s messages the journal has been given.
     pub(crate) journaled: usize,
+    /// A person asked to compact its conversation: done before its next request.
+    pub(crate) compact_asked: bool,
     pub(crate) pending_approvals: u32,
     /// The end of its latest run; None while it runs. Task and TaskOutput wait on it.
     pub(crate) outcome: watch::Sender<Option<AgentFinished>>,
@@ -129,6 +131,7 @@ impl AgentRecord {
             inbox,
             history: Vec::new(),
             journaled: 0,
+            compact_asked: false,
             pending_approvals: 0,
             outcome: watch::Sender::new(None),
             notifies_parent,

@@ -282,6 +282,11 @@ impl Session {
                 return Ok(CommandReply::Resumed { agent_id });
             }
             Command::SetBudget { agent_id, budget } => return self.set_budget(agent_id, &budget),
+            Command::Compact { agent_id } => {
+                let mut reg = self.shared.registry();
+                let r = reg.get_mut(&agent_id).ok_or_else(|| SessionError::UnknownAgent(agent_id.clone()))?;
+                r.compact_asked = true;
+            }
         }
         Ok(CommandReply::Done)
     }

@@ -34,6 +34,9 @@ pub enum Command {
     /// Change an agent's budget: the limits given replace its own. A running agent goes
     /// on within the new limits; one its budget stopped resumes when the new ones leave room.
     SetBudget { agent_id: AgentId, budget: crate::Budget },
+    /// Compact an agent's conversation (older results cleared, the rest summarized)
+    /// before its next request: at once when it runs, else when it next runs.
+    Compact { agent_id: AgentId },
 }
 
 /// The agent type of a subagent whose Task call or delegation names none: it

@@ -36,6 +36,8 @@ pub enum CompactTrigger {
     Overflow,
     /// The next request would have passed the agent's threshold (a share of its window).
     Threshold,
+    /// A person asked for it (the app's Compact, `{"type":"compact"}` on the CLI's stdin).
+    Manual,
 }
 
 /// One compaction of an agent's conversation: the context it is sent from now on.

@@ -19,10 +19,15 @@ import { StatusIcon } from "../StatusIcon";
 import { Tabs } from "../Tabs";
 import { BudgetLine, BudgetStop } from "./AgentBudget";
 import { ContextMeter } from "../ContextMeter";
+import { compactAgent } from "../../ipc/actions";
+import { bookStore } from "../../store/review";
+import { isTerminal } from "../../store/session/status";
 
 export function OutputHeader({ id, node, showThoughts }: { id: AgentId; node: AgentNode; showThoughts: boolean }) {
   const path = useStore(sessionStore, (s) => treePath(s, id).join(" › "));
   const hasSession = useStore(sessionStore, (s) => s.sessionId !== null);
+  // A session under review is read-only: nothing to compact there.
+  const reviewing = useStore(bookStore, (b) => b.review !== null);
   const figures = useStore(sessionStore, (s) => agentFigures(s.usage, id, false));
   const tab = useStore(uiStore, (s) => s.outputTab);
   const changed = useStore(sessionStore, (s) => changeCount(s, id));
@@ -57,6 +62,21 @@ export function OutputHeader({ id, node, showThoughts }: { id: AgentId; node: Ag
         </div>
         <span className="output-context">
           <ContextMeter used={node.contextUsed} window={node.contextWindow} testId="header-context" withText />
+          {!reviewing && node.contextUsed > 0 ? (
+            <button
+              type="button"
+              className="btn small ghost"
+              data-testid="compact-agent"
+              title={
+                isTerminal(node.status)
+                  ? "Compact its conversation when it next runs: older results cleared, the rest summarized"
+                  : "Compact its conversation before its next request: older results cleared, the rest summarized"
+              }
+              onClick={() => void compactAgent(id)}
+            >
+              Compact
+            </button>
+          ) : null}
         </span>
         <BudgetLine id={id} />
         <Tabs

@@ -262,16 +262,10 @@ pub(crate) async fn at_threshold(
     specs: &[ToolSpec],
     floor: &mut Option<u64>,
 ) -> Result<bool, CompactError> {
-    let Some((used, window)) =
-        shared.registry().get(&agent.id).and_then(|r| Some((r.state.context_used, r.state.context_window?)))
-    else {
+    let Some(window) = shared.registry().get(&agent.id).and_then(|r| r.state.context_window) else {
         return Ok(false);
     };
-    // The last request's input as the provider counted it, plus what was added since.
-    let next = match agent.last_cost {
-        Some((_, from)) if used > 0 => used + estimate(&agent.history[from.min(agent.history.len())..], 0),
-        _ => estimate(&agent.history, fixed_chars(agent, specs)),
-    };
+    let next = next_request(shared, agent, specs);
     let threshold = window.tokens * u64::from(shared.ctx.context.compact_at_percent.clamp(1, 100)) / 100;
     if next < threshold || floor.is_some_and(|f| next < f + window.tokens / 10) {
         return Ok(false);
@@ -280,6 +274,36 @@ pub(crate) async fn at_threshold(
     let after = compact(shared, agent, specs, CompactTrigger::Threshold, (next, Some(window.tokens)), target).await?;
     *floor = Some(after);
     Ok(true)
+}
+
+/// The next request's tokens: the last request's input as the provider counted it,
+/// plus what was added since (before any answer, Arbor's estimate of it all).
+fn next_request(shared: &Shared, agent: &AgentRun, specs: &[ToolSpec]) -> u64 {
+    let used = shared.registry().get(&agent.id).map_or(0, |r| r.state.context_used);
+    match agent.last_cost {
+        Some((_, from)) if used > 0 => used + estimate(&agent.history[from.min(agent.history.len())..], 0),
+        _ => estimate(&agent.history, fixed_chars(agent, specs)),
+    }
+}
+
+/// Compacts the conversation before the next request when a person asked for it
+/// (`Command::Compact`): older results cleared and everything before the latest
+/// turns summarized. Ok(false): not asked, or nothing older to compact.
+pub(crate) async fn if_asked(shared: &Shared, agent: &mut AgentRun, specs: &[ToolSpec]) -> Result<bool, CompactError> {
+    let asked = shared.registry().get_mut(&agent.id).is_some_and(|r| std::mem::take(&mut r.compact_asked));
+    if !asked {
+        return Ok(false);
+    }
+    let window = shared.registry().get(&agent.id).and_then(|r| r.state.context_window).map(|w| w.tokens);
+    let before = next_request(shared, agent, specs);
+    match compact(shared, agent, specs, CompactTrigger::Manual, (before, window), 0).await {
+        Ok(_) => Ok(true),
+        Err(CompactError::NothingToCompact) => {
+            info!("asked to compact, with nothing older than its latest turns");
+            Ok(false)
+        }
+        Err(e) => Err(e),
+    }
 }
 
 /// Clears older results, then summarizes if that leaves it above `target`; `sizes`:

@@ -173,8 +173,13 @@ impl AgentRun {
             if let Err(why) = self.check_budget(shared, specs) {
                 return (AgentStatus::BudgetExhausted, Some(why));
             }
-            // Near its window: compacted before the request rather than refused after it.
-            match compact::at_threshold(shared, self, specs, &mut floor).await {
+            // Asked by a person, or near its window: compacted before the request rather than refused after it.
+            let due = match compact::if_asked(shared, self, specs).await {
+                Ok(true) => Ok(true),
+                Ok(false) => compact::at_threshold(shared, self, specs, &mut floor).await,
+                Err(e) => Err(e),
+            };
+            match due {
                 Ok(_) => {}
                 Err(compact::CompactError::Cancelled) => return (AgentStatus::Cancelled, None),
                 // The request goes as it is; a refusal gets the reactive path.

@@ -253,3 +253,38 @@ async fn a_long_output_reaches_the_model_as_head_and_tail_and_the_transcript_who
         assert!(last.len() < 60_000, "{api:?}: {} bytes sent", last.len());
     }
 }
+
+#[tokio::test]
+async fn a_person_compacts_a_running_agent_before_its_next_request() {
+    for api in both() {
+        let h = Harness::new(reading(8, 1_000_000, "Next part."), api).await;
+        write_parts(&h, 8, 2_000);
+        let (session, mut events) = h.start(h.config(), "COMPACT-READ: read part-01.txt to part-08.txt in order.");
+        let main = session.main_agent_id().clone();
+        // After its third result, a person asks; an unknown agent is refused.
+        collect_until(
+            &mut events,
+            WAIT,
+            |e| matches!(&e.kind, EventKind::ToolOutput(o) if o.content.contains("END-OF-03")),
+        )
+        .await
+        .expect("third result");
+        session.submit(Command::Compact { agent_id: main.clone() }).expect("compact");
+        let unknown = session.submit(Command::Compact { agent_id: arbor_protocol::AgentId("agent-00000000".into()) });
+        assert!(unknown.is_err(), "{api:?}");
+        let rest = until_finished(&mut events, &main).await;
+        let done: Vec<&ContextCompacted> = rest
+            .iter()
+            .filter_map(|e| match &e.kind {
+                EventKind::ContextCompacted(c) => Some(c),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(done.len(), 1, "{api:?}: once, as asked");
+        assert_eq!(done[0].trigger, CompactTrigger::Manual);
+        assert!(done[0].summarized_messages > 0 && done[0].summary.is_some(), "{api:?}: {:?}", done[0]);
+        assert!(
+            rest.iter().any(|e| matches!(&e.kind, EventKind::AgentFinished(f) if f.status == AgentStatus::Completed))
+        );
+    }
+}
