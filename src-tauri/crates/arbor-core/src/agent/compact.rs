@@ -200,6 +200,22 @@ fn quote(history: &[Message]) -> String {
     out
 }
 
+/// At most `max` bytes of a quoted conversation: its start (the task) and, mostly, its end.
+fn within(quoted: String, max: usize) -> String {
+    if quoted.len() <= max {
+        return quoted;
+    }
+    let mut head = max / 5;
+    while !quoted.is_char_boundary(head) {
+        head -= 1;
+    }
+    let mut tail = quoted.len() - (max - head);
+    while !quoted.is_char_boundary(tail) {
+        tail += 1;
+    }
+    format!("{}\n\n[… {} bytes of the middle left out …]\n\n{}", &quoted[..head], tail - head, &quoted[tail..])
+}
+
 /// The agent's task: the text of its first message.
 fn task_of(history: &[Message]) -> Vec<UserBlock> {
     match history.first() {
@@ -334,7 +350,9 @@ async fn compact(
         usage: None,
     };
     if event.after_tokens > target {
-        let (summary, usage) = summarize(shared, agent, &agent.history[..end]).await?;
+        // The summary request must fit the window itself: half of it, in characters.
+        let budget = window.map_or(usize::MAX, |w| usize::try_from(w.saturating_mul(2)).unwrap_or(usize::MAX));
+        let (summary, usage) = summarize(shared, agent, &agent.history[..end], budget).await?;
         let mut head = task_of(&agent.history);
         let mut text = format!("{SUMMARY_HEADER}\n\n{summary}");
         let running: Vec<String> = shared
@@ -371,11 +389,16 @@ async fn compact(
 }
 
 /// The agent's model writes a summary of `older`; its usage is the agent's.
-async fn summarize(shared: &Shared, agent: &AgentRun, older: &[Message]) -> Result<(String, Usage), CompactError> {
+async fn summarize(
+    shared: &Shared,
+    agent: &AgentRun,
+    older: &[Message],
+    max_chars: usize,
+) -> Result<(String, Usage), CompactError> {
     let text = format!(
         "Summarize this conversation of a software agent for it to continue from. It follows between the markers.\n\n\
          <conversation>\n{}</conversation>",
-        quote(older)
+        within(quote(older), max_chars)
     );
     let messages = [Message::user_text(text)];
     let request = ModelRequest {
@@ -496,6 +519,15 @@ mod tests {
         assert_eq!(tail_start(&history), None);
         history.extend(turn(2, 100));
         assert_eq!(tail_start(&history), Some(3));
+    }
+
+    #[test]
+    fn a_quote_longer_than_the_summary_request_may_be_keeps_its_start_and_mostly_its_end() {
+        let quoted = format!("TASK{}é{}END", "m".repeat(50_000), "n".repeat(50_000));
+        let kept = within(quoted.clone(), 10_000);
+        assert!(kept.starts_with("TASK") && kept.ends_with("END") && kept.len() < 10_100, "{}", kept.len());
+        assert!(kept.contains("of the middle left out"));
+        assert_eq!(within(quoted.clone(), usize::MAX), quoted);
     }
 
     #[test]
