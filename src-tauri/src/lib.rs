@@ -71,6 +71,7 @@ pub fn specta_builder() -> tauri_specta::Builder<tauri::Wry> {
         .constant("ISOLATIONS", arbor_protocol::Isolation::ALL)
         .constant("BUDGET_KINDS", arbor_protocol::BudgetKind::ALL)
         .constant("BUDGET_LIMIT_FIELDS", arbor_protocol::BudgetKind::LIMIT_FIELDS)
+        .constant("CHARS_PER_TOKEN", arbor_protocol::CHARS_PER_TOKEN)
         .constant("BUDGET_ORIGINS", arbor_protocol::BudgetOrigin::ALL)
         .constant("BUDGET_WARNING_FRACTION", arbor_protocol::budget::BUDGET_WARNING_FRACTION)
         .constant("SEGMENT_KINDS", arbor_protocol::SegmentKind::ALL)

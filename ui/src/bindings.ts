@@ -97,6 +97,8 @@ export const BUDGET_ORIGINS = ["session","subagent_default","agent_type","task_c
 
 export const BUDGET_WARNING_FRACTION = 0.8 as const;
 
+export const CHARS_PER_TOKEN = 4 as const;
+
 export const DELEGATION_PERMISSION_MODES = ["default","plan","dontAsk"] as const;
 
 export const EVENT_TYPES = ["agent_started","agent_status","user_message","thoughts_chunk","thoughts","response_chunk","response","tool_input_chunk","tool_call","tool_output_chunk","tool_output","approval_request","approval_stale","approval_resolved","rule_revoked","usage","task_notification","mcp_status","file_changed","worktree","budget_set","budget_warning","imported_entry","context_window","context_compacted","agent_finished"] as const;

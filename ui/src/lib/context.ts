@@ -1,5 +1,5 @@
 /** How full an agent's context is, as its meter and header say it. Rust derives the figures; this only words them. */
-import type { ContextWindow } from "../bindings";
+import { CHARS_PER_TOKEN, type ContextWindow } from "../bindings";
 import { formatTokens } from "./format";
 
 /** Filled from this share on, the meter warns: compaction is near (Rust's default threshold is 80%). */
@@ -23,4 +23,9 @@ export function contextFill(used: number, window: ContextWindow | null): Context
   const label = `${formatTokens(used)} of ${formatTokens(window.tokens)} tokens in context (${Math.round(share * 100)}%)${guess}`;
   const short = `${formatTokens(used)} / ${window.source === "guess" ? "~" : ""}${formatTokens(window.tokens)} context`;
   return { share, tone: share >= 1 ? "full" : share >= WARN_SHARE ? "warn" : "ok", label, short };
+}
+
+/** Text's tokens as Rust estimates them where no provider counted (`estimated_tokens`). */
+export function estimatedTokens(text: string): number {
+  return Math.ceil(text.length / CHARS_PER_TOKEN);
 }

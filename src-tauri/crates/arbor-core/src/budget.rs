@@ -325,7 +325,7 @@ pub(crate) fn watch_deadline(shared: &Arc<Shared>, id: AgentId, run: Cancellatio
 pub(crate) fn next_request_tokens(last_cost: Option<u64>, added: &[Message], fixed_chars: usize) -> u64 {
     let added_chars: usize = added.iter().map(chars_of).sum();
     let fixed = if last_cost.is_none() { fixed_chars } else { 0 };
-    last_cost.unwrap_or(0) + ((added_chars + fixed) / 4) as u64
+    last_cost.unwrap_or(0) + arbor_protocol::estimated_tokens(added_chars + fixed)
 }
 
 fn chars_of(m: &Message) -> usize {

@@ -7,6 +7,16 @@
 use crate::Usage;
 use serde::{Deserialize, Serialize};
 
+/// Arbor's estimate of text's tokens where no provider counted them (a budget's
+/// next request, a compaction's result, what a child's result adds to its
+/// parent): about four characters a token.
+pub const CHARS_PER_TOKEN: u64 = 4;
+
+/// `chars` characters in estimated tokens, rounded up.
+pub fn estimated_tokens(chars: usize) -> u64 {
+    (chars as u64).div_ceil(CHARS_PER_TOKEN)
+}
+
 /// Where an agent's context window figure came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
 #[serde(rename_all = "snake_case")]

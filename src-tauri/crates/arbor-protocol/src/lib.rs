@@ -31,7 +31,7 @@ pub use approval::{
 pub use budget::{Budget, BudgetKind, BudgetOrigin, BudgetSet, BudgetStanding, BudgetUse, BudgetWarning};
 pub use change::{ChangeKind, FileChanged, Kept, RevertConflict, RevertOutcome};
 pub use command::{ApprovalAnswer, Command, CommandReply, DelegateRequest, GENERAL_PURPOSE, TASK_TOOL};
-pub use context::{CompactTrigger, ContextCompacted, ContextWindow, WindowSource};
+pub use context::{CHARS_PER_TOKEN, CompactTrigger, ContextCompacted, ContextWindow, WindowSource, estimated_tokens};
 pub use event::*;
 pub use history::{AssistantBlock, Message, UserBlock};
 pub use ids::{AgentId, SessionId};

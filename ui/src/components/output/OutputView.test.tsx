@@ -250,6 +250,17 @@ describe("OutputView", () => {
     expect(screen.getByTestId("output").textContent).toContain("main is thinking");
   });
 
+  it("says on a Task card what the child's result added to its parent's context, once it came", () => {
+    act(() => select("agent-main"));
+    render(<OutputView />);
+    expect(screen.queryByTestId("task-context")).toBeNull();
+    act(() =>
+      applyEvents([e.make("agent-main", { type: "tool_output", call_id: "t1", content: "x".repeat(4_001), is_error: false, decided_by: null })]),
+    );
+    // Rust's estimate: CHARS_PER_TOKEN characters a token, rounded up.
+    expect(screen.getByTestId("task-context").textContent).toBe("+1.0k tok into context");
+  });
+
   it("invites a prompt before any session", () => {
     resetStores();
     render(<OutputView />);

@@ -10,7 +10,8 @@
  */
 import { memo, useState } from "react";
 import { TASK_TOOL, type AgentId } from "../../bindings";
-import { clipOutput } from "../../lib/format";
+import { estimatedTokens } from "../../lib/context";
+import { clipOutput, formatTokens } from "../../lib/format";
 import { firstStringArg } from "../../lib/mcp";
 import { editSummary } from "../../lib/spawnEdit";
 import { decisionOf } from "../../store/approvals";
@@ -71,6 +72,15 @@ export const ToolCard = memo(function ToolCard({ item, agentId }: { item: ToolIt
         <IconTool size={12} />
         <ToolName name={item.toolName} mcp={item.mcp} className="tool-name" />
         <span className="tool-summary">{summary}</span>
+        {item.toolName === TASK_TOOL && item.done && item.output ? (
+          <span
+            className="task-context faint"
+            data-testid="task-context"
+            title="What the child's result added to this agent's context (Arbor's estimate)"
+          >
+            +{formatTokens(estimatedTokens(item.output))} tok into context
+          </span>
+        ) : null}
         {approval && badge ? <ApprovalBadge state={approval.state} scope={approval.scope} /> : null}
         {item.input === "writing" ? (
           <span className="badge writing" data-testid="tool-writing">

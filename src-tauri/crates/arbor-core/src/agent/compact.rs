@@ -118,7 +118,7 @@ fn estimate(history: &[Message], fixed_chars: usize) -> u64 {
                 .sum::<usize>(),
         })
         .sum();
-    ((chars + fixed_chars) as u64).div_ceil(4)
+    arbor_protocol::estimated_tokens(chars + fixed_chars)
 }
 
 /// Where the verbatim tail starts: the assistant message KEEP_TURNS from the end.
