@@ -98,19 +98,9 @@ async fn live_approvals_are_answered_from_a_past_session_with_rules_and_the_keyb
     app.resize(1280, 800).await;
 
     // "Write anywhere in this session": it also answers the changelog's pending Write.
-    let session_scope = readme.find(Locator::Css("[data-testid=scope-option][data-scope=session]")).await.unwrap();
+    let session_scope = app.choose_scope(&readme, "session").await;
     let label = app.text_of(&session_scope).await;
     assert!(label.contains("Write anywhere in this session"), "the option says what it covers: {label}");
-    // Clicked until it shows chosen: a click in the moment the resized window
-    // lays out again can land beside it, and Approve answers with what is chosen.
-    app.wait("the session scope chosen", || async {
-        if session_scope.attr("aria-checked").await.ok()?.as_deref() == Some("true") {
-            return Some(());
-        }
-        let _ = session_scope.click().await;
-        None
-    })
-    .await;
     readme.find(Locator::Css("[data-testid=approve]")).await.unwrap().click().await.unwrap();
 
     // The changelog's Bash is the next card: the rule answered both of its Writes.

@@ -47,15 +47,7 @@ async fn a_session_that_outgrows_its_window_compacts_and_shows_where_and_how_ful
     app.send_prompt("CTX-READ: read part-01.txt to part-14.txt in order, one per turn").await;
     // Its first Bash asks; "Bash anywhere in this session" answers the rest.
     let card = app.wait("the Bash card", || async { app.approval_cards().await.into_iter().next() }).await;
-    let session_scope = card.find(Locator::Css("[data-testid=scope-option][data-scope=session]")).await.unwrap();
-    app.wait("the session scope chosen", || async {
-        if session_scope.attr("aria-checked").await.ok()?.as_deref() == Some("true") {
-            return Some(());
-        }
-        let _ = session_scope.click().await;
-        None
-    })
-    .await;
+    app.choose_scope(&card, "session").await;
     card.find(Locator::Css("[data-testid=approve]")).await.unwrap().click().await.unwrap();
     app.wait_text("[data-testid=output]", "CTX-DONE").await;
 

@@ -383,6 +383,22 @@ impl App {
             .await;
     }
 
+    /// Chooses the answer's scope on an approval card (`once`, `agent`, `subtree`, `session`).
+    /// Clicked until it shows chosen: a click in the moment a resized window lays out
+    /// again can land beside it, and Approve answers with what is chosen.
+    pub async fn choose_scope(&self, card: &Element, scope: &str) -> Element {
+        let option = card.find(Locator::Css(&format!("[data-testid=scope-option][data-scope={scope}]"))).await.unwrap();
+        self.wait(&format!("the {scope} scope chosen"), || async {
+            if option.attr("aria-checked").await.ok()?.as_deref() == Some("true") {
+                return Some(());
+            }
+            let _ = option.click().await;
+            None
+        })
+        .await;
+        option
+    }
+
     /// Types `prompt` in the prompt box and sends it (a new session's task, or a message to the main agent).
     pub async fn send_prompt(&self, prompt: &str) {
         self.find("[data-testid=prompt-input]").await.send_keys(prompt).await.unwrap();
