@@ -11,6 +11,7 @@ mod compaction;
 mod contracts;
 mod faults;
 mod limits_and_input;
+mod llama;
 mod mcp;
 mod mcp_faults;
 mod mcp_server;

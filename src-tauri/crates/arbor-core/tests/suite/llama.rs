@@ -1,0 +1,120 @@
+//! llama.cpp's server as a real peer: a session longer than its window
+//! (`-c 8192`), through the OpenAI route, runs to completion. llama.cpp
+//! refuses an over-long request with its own error; the agent compacts (its
+//! model writes the summary) and goes on, and later compacts at its threshold
+//! of the window the refusal named.
+//!
+//! Needs the server built: `scripts/test-llama.sh` builds it once (9–15
+//! minutes, cached) and runs this with `--ignored`; it is not part of the
+//! main suite, which must stay within CI's time.
+
+use super::*;
+use arbor_core::provider::{OpenAiConfig, OpenAiProvider};
+use arbor_protocol::{AgentStatus, CompactTrigger};
+use std::process::{Child, Command as Process, Stdio};
+
+const WINDOW: u64 = 8_192;
+const PARTS: usize = 12;
+
+struct Server(Child);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn env(name: &str) -> String {
+    std::env::var(name).unwrap_or_else(|_| panic!("{name} is not set: run scripts/test-llama.sh"))
+}
+
+async fn start_server() -> (Server, String) {
+    let port = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port").local_addr().expect("addr").port();
+    let child = Process::new(env("LLAMA_SERVER"))
+        .args(["-m", &env("LLAMA_MODEL"), "--host", "127.0.0.1", "--port", &port.to_string()])
+        .args(["-t", "2", "-tb", "2", "-c", &WINDOW.to_string(), "-np", "1", "--alias", "smollm2", "--jinja"])
+        .args(["--chat-template-file", &env("LLAMA_TEMPLATE"), "--temp", "0"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("llama-server starts");
+    let server = Server(child);
+    let base = format!("http://127.0.0.1:{port}");
+    let client = reqwest::Client::new();
+    let deadline = std::time::Instant::now() + Duration::from_secs(120);
+    loop {
+        if let Ok(r) = client.get(format!("{base}/health")).send().await
+            && r.status().is_success()
+        {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "llama-server was not healthy within 120 s");
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    (server, format!("{base}/v1"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs llama.cpp's server: scripts/test-llama.sh builds it and runs this"]
+async fn a_session_longer_than_llama_servers_window_completes_by_compacting() {
+    let (_server, base_url) = start_server().await;
+    let dir = tempfile::tempdir().expect("workspace");
+    let provider: Arc<dyn arbor_core::provider::Provider> = Arc::new(
+        OpenAiProvider::new(OpenAiConfig {
+            base_url,
+            api_key: None,
+            timeouts: arbor_core::provider::Timeouts {
+                connect: Duration::from_secs(5),
+                response: Duration::from_secs(300),
+                idle: Duration::from_secs(300),
+            },
+            ..Default::default()
+        })
+        .expect("provider"),
+    );
+    let mut config = SessionConfig::new(dir.path(), "openai", provider, "smollm2");
+    config.approval = ApprovalPolicy::allow_all();
+    // A harmless tool, so tools are rendered and offered as in any session.
+    config.main_agent.tools.allow = Some(vec!["Glob".into()]);
+    config.main_agent.max_turns = 4;
+    config.max_tokens = 256;
+    let (session, mut events) = Session::start(config).expect("session");
+    let main = session.main_agent_id().clone();
+    let part = "The measurement log lists sensor readings, each within its tolerance band. ".repeat(40);
+    let mut all = Vec::new();
+    // Each message adds about 750 tokens: the conversation outgrows 8,192 tokens by the tenth.
+    for i in 1..=PARTS {
+        let text = format!("Part {i} of the notes follows. Reply with one short sentence.\n\n{part}");
+        session.submit(arbor_protocol::Command::SendMessage { agent_id: None, text }).expect("message");
+        let run = collect_until(&mut events, Duration::from_secs(600), |e| {
+            matches!(e.kind, EventKind::AgentFinished(_)) && e.agent_id == main
+        })
+        .await
+        .expect("the main agent answers");
+        let finished = run.iter().rev().find_map(|e| match &e.kind {
+            EventKind::AgentFinished(f) => Some(f.clone()),
+            _ => None,
+        });
+        let finished = finished.expect("finished");
+        assert!(
+            matches!(finished.status, AgentStatus::Completed | AgentStatus::MaxTurns),
+            "part {i}: {:?} {:?}",
+            finished.status,
+            finished.error
+        );
+        all.extend(run);
+    }
+    let compactions: Vec<_> = all
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::ContextCompacted(c) => Some(c.clone()),
+            _ => None,
+        })
+        .collect();
+    assert!(!compactions.is_empty(), "the session outgrew the window and was compacted");
+    // The first came on llama.cpp's own refusal, which named its window.
+    assert_eq!(compactions[0].trigger, CompactTrigger::Overflow, "{:?}", compactions[0]);
+    assert_eq!(compactions[0].window_tokens, Some(WINDOW), "{:?}", compactions[0]);
+    assert!(compactions.iter().any(|c| c.summary.as_deref().is_some_and(|s| !s.trim().is_empty())));
+}
