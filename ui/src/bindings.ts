@@ -563,6 +563,14 @@ export type ContextCompacted = {
 	usage: Usage | null,
 };
 
+/**  Agents' context windows and when they compact. */
+export type ContextSettings = {
+	/**  Every model's window in tokens (a local server's `-c`, say); None: each model's own. */
+	window?: number | null,
+	/**  Compact when an agent's next request would fill this share of its window. */
+	compact_at_percent?: number,
+};
+
 /**  How many tokens an agent's model takes in one request. */
 export type ContextWindow = {
 	tokens: number,
@@ -1238,6 +1246,7 @@ export type Settings = {
 	last_workspace?: string | null,
 	sandbox?: SandboxSettings,
 	budgets?: BudgetSettings,
+	context?: ContextSettings,
 };
 
 /**  A piece of a search snippet. */

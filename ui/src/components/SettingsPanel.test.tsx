@@ -165,4 +165,25 @@ describe("SettingsPanel", () => {
       timeouts: { idle_seconds: 90, retry_budget_seconds: 600 },
     });
   });
+
+  it("sets every model's context window (empty: each model's own) and when agents compact, and saves them", async () => {
+    commands.saveSettings.mockImplementation((settings: unknown) =>
+      Promise.resolve({ status: "ok", data: { ...app, settings } }),
+    );
+    resetStores({ app: { ...app, settings: { ...app.settings, context: { window: null, compact_at_percent: 80 } } }, view: "settings" });
+    await act(async () => {
+      render(<SettingsPanel />);
+    });
+    const window = screen.getByTestId("context-window") as HTMLInputElement;
+    const at = screen.getByTestId("compact-at") as HTMLInputElement;
+    expect(window.value).toBe("");
+    expect(window.placeholder).toBe("Each model's own");
+    expect(at.value).toBe("80");
+    fireEvent.change(window, { target: { value: "8192" } });
+    fireEvent.change(at, { target: { value: "70" } });
+    await act(async () => {
+      fireEvent.click(screen.getByText("Save settings"));
+    });
+    expect(commands.saveSettings.mock.calls[0]?.[0]).toMatchObject({ context: { window: 8192, compact_at_percent: 70 } });
+  });
 });

@@ -27,6 +27,7 @@ import { patchUi, uiStore } from "../store/ui";
 import { IconAlert, IconCheck, IconX } from "./icons";
 import { ActiveRules } from "./ActiveRules";
 import { BudgetSettingsCard } from "./BudgetSettings";
+import { ContextSettingsCard } from "./ContextSettings";
 import { McpServers } from "./McpServers";
 import { SandboxSettingsCard } from "./SandboxSettings";
 
@@ -204,6 +205,9 @@ export function SettingsPanel() {
             ))}
           </div>
         </section>
+
+        {/* Rust sends every field; a settings object from an older backend has none. */}
+        {draft.context ? <ContextSettingsCard context={draft.context} onChange={(context) => update({ context })} /> : null}
 
         <section className="card" aria-labelledby="approvals-h">
           <h2 id="approvals-h">Approvals</h2>

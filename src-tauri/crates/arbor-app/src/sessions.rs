@@ -320,12 +320,10 @@ impl Host {
             _ => settings.budgets.session.changed_by(&spec.tuning.budget),
         };
         config.main_agent.max_turns = spec.tuning.max_turns.unwrap_or(settings.limits.main_max_turns);
+        // The command line's flags over the settings'.
         config.context = arbor_core::ContextConfig {
-            window: spec.tuning.context_window,
-            compact_at_percent: spec
-                .tuning
-                .compact_at_percent
-                .unwrap_or(arbor_core::ContextConfig::default().compact_at_percent),
+            window: spec.tuning.context_window.or(settings.context.window),
+            compact_at_percent: spec.tuning.compact_at_percent.unwrap_or(settings.context.compact_at_percent),
         };
         config.approval = match (spec.tuning.approval, demo) {
             (None, true) => ApprovalPolicy::default(),

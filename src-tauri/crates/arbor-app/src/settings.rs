@@ -83,6 +83,23 @@ impl Default for TimeoutSettings {
     }
 }
 
+/// Agents' context windows and when they compact.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+#[serde(default)]
+pub struct ContextSettings {
+    /// Every model's window in tokens (a local server's `-c`, say); None: each model's own.
+    pub window: Option<u64>,
+    /// Compact when an agent's next request would fill this share of its window.
+    pub compact_at_percent: u8,
+}
+
+impl Default for ContextSettings {
+    fn default() -> Self {
+        let c = arbor_core::ContextConfig::default();
+        Self { window: c.window, compact_at_percent: c.compact_at_percent }
+    }
+}
+
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, specta::Type)]
 #[serde(default)]
 pub struct Settings {
@@ -97,6 +114,7 @@ pub struct Settings {
     pub last_workspace: Option<String>,
     pub sandbox: SandboxSettings,
     pub budgets: BudgetSettings,
+    pub context: ContextSettings,
 }
 
 /// The sandbox sessions start with (the main agent's; subagents start from it).
@@ -177,11 +195,17 @@ impl Settings {
             ("timeouts.idle_seconds", self.timeouts.idle_seconds, 1, 3600),
             ("timeouts.retry_budget_seconds", self.timeouts.retry_budget_seconds, 1, 86_400),
             ("budgets.max_spawns_per_minute", self.budgets.max_spawns_per_minute, 0, 10_000),
+            ("context.compact_at_percent", u32::from(self.context.compact_at_percent), 10, 100),
         ];
         for (field, value, min, max) in checks {
             if !(min..=max).contains(&value) {
                 return Err(SettingsError::Invalid(format!("{field} must be between {min} and {max}, not {value}")));
             }
+        }
+        if let Some(w) = self.context.window.filter(|w| !(1_000..=100_000_000).contains(w)) {
+            return Err(SettingsError::Invalid(format!(
+                "context.window must be between 1000 and 100000000 tokens, or left empty for each model's own, not {w}"
+            )));
         }
         for (name, b) in [("budgets.session", &self.budgets.session), ("budgets.subagent", &self.budgets.subagent)] {
             if let Some(field) = b.invalid_field() {
@@ -261,5 +285,13 @@ mod tests {
         let mut s = Settings::default();
         s.anthropic.base_url = Some("ftp://x".into());
         assert!(s.validate().unwrap_err().to_string().contains("anthropic.base_url"));
+        let mut s = Settings::default();
+        s.context.compact_at_percent = 5;
+        assert!(s.validate().unwrap_err().to_string().contains("context.compact_at_percent"));
+        let mut s = Settings::default();
+        s.context.window = Some(10);
+        assert!(s.validate().unwrap_err().to_string().contains("context.window"));
+        s.context.window = Some(8_192);
+        assert!(s.validate().is_ok());
     }
 }

@@ -402,3 +402,35 @@ fn start_up_offers_the_sessions_the_last_run_left_interrupted() {
     drop(host);
     assert!(super::host::host(dir.path()).state().interrupted.is_empty(), "offered once: it was recovered then");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_settings_context_window_is_every_agents_and_says_so() {
+    let scenario = arbor_testkit::Scenario::from_json(
+        &serde_json::json!({ "name": "window-host", "rules": [ { "match": {}, "turns": [ { "text": "done" } ] } ]})
+            .to_string(),
+    )
+    .unwrap();
+    let server = ScriptedServer::start(scenario).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let host = host(dir.path());
+    host.set_api_key(ProviderKind::Anthropic, "sk-test".into()).unwrap();
+    let mut settings = host.settings();
+    settings.anthropic.base_url = Some(server.anthropic_base_url());
+    settings.context.window = Some(32_768);
+    host.save_settings(settings).unwrap();
+    let request = StartRequest {
+        workspace: dir.path().display().to_string(),
+        provider: ProviderKind::Anthropic,
+        model: String::new(),
+        prompt: "hello".into(),
+    };
+    let Launched { info, mut events } = host.start_session(request).await.unwrap();
+    let run = until_finished(&mut events, &info.main_agent_id).await;
+    let window = run.iter().find_map(|e| match &e.kind {
+        EventKind::ContextWindow(w) => Some(*w),
+        _ => None,
+    });
+    assert_eq!(window.map(|w| (w.tokens, w.source)), Some((32_768, arbor_protocol::WindowSource::Configured)));
+    host.close_session(&info.session_id);
+    server.shutdown().await;
+}
