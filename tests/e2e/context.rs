@@ -70,5 +70,18 @@ async fn a_session_that_outgrows_its_window_compacts_and_shows_where_and_how_ful
     app.screenshot("context-1024").await;
     // The meter stays on the row at 1024 wide, beside the figures.
     assert!(meter.is_displayed().await.unwrap(), "the context meter shows at 1024");
+
+    // Settings › Context: the window every model is taken to have, and when agents compact.
+    app.click("[data-testid=open-settings]").await;
+    let window = app.find("[data-testid=context-window]").await;
+    app.client
+        .execute("arguments[0].scrollIntoView({block: 'center'})", vec![serde_json::to_value(&window).unwrap()])
+        .await
+        .unwrap();
+    assert_eq!(window.prop("placeholder").await.unwrap().as_deref(), Some("Each model's own"));
+    assert_eq!(app.find("[data-testid=compact-at]").await.prop("value").await.unwrap().as_deref(), Some("80"));
+    // The display's framebuffer catches up with the scroll a moment later.
+    tokio::time::sleep(std::time::Duration::from_millis(400)).await;
+    app.screenshot("settings-context-1024").await;
     app.close().await;
 }
