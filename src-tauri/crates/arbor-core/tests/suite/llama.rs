@@ -14,7 +14,7 @@ use arbor_protocol::{AgentStatus, CompactTrigger};
 use std::process::{Child, Command as Process, Stdio};
 
 const WINDOW: u64 = 8_192;
-const PARTS: usize = 12;
+const PARTS: usize = 8;
 
 struct Server(Child);
 
@@ -41,18 +41,26 @@ async fn start_server() -> (Server, String) {
         .expect("llama-server starts");
     let server = Server(child);
     let base = format!("http://127.0.0.1:{port}");
-    let client = reqwest::Client::new();
     let deadline = std::time::Instant::now() + Duration::from_secs(120);
     loop {
-        if let Ok(r) = client.get(format!("{base}/health")).send().await
-            && r.status().is_success()
-        {
+        if healthy(port).await {
             break;
         }
         assert!(std::time::Instant::now() < deadline, "llama-server was not healthy within 120 s");
         tokio::time::sleep(Duration::from_millis(250)).await;
     }
     (server, format!("{base}/v1"))
+}
+
+/// Whether `GET /health` answers 200 (plain HTTP on loopback: no client library needed).
+async fn healthy(port: u16) -> bool {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let Ok(mut stream) = tokio::net::TcpStream::connect(("127.0.0.1", port)).await else { return false };
+    if stream.write_all(b"GET /health HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n").await.is_err() {
+        return false;
+    }
+    let mut head = [0u8; 12];
+    stream.read_exact(&mut head).await.is_ok() && head.ends_with(b"200")
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -77,13 +85,15 @@ async fn a_session_longer_than_llama_servers_window_completes_by_compacting() {
     config.approval = ApprovalPolicy::allow_all();
     // A harmless tool, so tools are rendered and offered as in any session.
     config.main_agent.tools.allow = Some(vec!["Glob".into()]);
-    config.main_agent.max_turns = 4;
-    config.max_tokens = 256;
+    // A 135M model may ramble or call its tool again: a short answer and few turns keep each run
+    // bounded; an answer cut at the output limit still ends the run, and the session goes on.
+    config.main_agent.max_turns = 2;
+    config.max_tokens = 96;
     let (session, mut events) = Session::start(config).expect("session");
     let main = session.main_agent_id().clone();
-    let part = "The measurement log lists sensor readings, each within its tolerance band. ".repeat(40);
+    let part = "The measurement log lists sensor readings, each within its tolerance band. ".repeat(90);
     let mut all = Vec::new();
-    // Each message adds about 750 tokens: the conversation outgrows 8,192 tokens by the tenth.
+    // Each message adds about 1,600 tokens: the conversation outgrows 8,192 tokens by the fifth.
     for i in 1..=PARTS {
         let text = format!("Part {i} of the notes follows. Reply with one short sentence.\n\n{part}");
         session.submit(arbor_protocol::Command::SendMessage { agent_id: None, text }).expect("message");
@@ -98,7 +108,7 @@ async fn a_session_longer_than_llama_servers_window_completes_by_compacting() {
         });
         let finished = finished.expect("finished");
         assert!(
-            matches!(finished.status, AgentStatus::Completed | AgentStatus::MaxTurns),
+            matches!(finished.status, AgentStatus::Completed | AgentStatus::MaxTurns | AgentStatus::Truncated),
             "part {i}: {:?} {:?}",
             finished.status,
             finished.error
