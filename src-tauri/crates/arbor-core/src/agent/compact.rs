@@ -121,17 +121,19 @@ fn estimate(history: &[Message], fixed_chars: usize) -> u64 {
     arbor_protocol::estimated_tokens(chars + fixed_chars)
 }
 
-/// Where the verbatim tail starts: the assistant message KEEP_TURNS from the end.
-/// None when there is nothing before it but the task.
+/// Where the verbatim tail starts: the assistant message KEEP_TURNS from the end,
+/// or fewer turns when that leaves nothing before it but the task (a few long
+/// messages can fill a small window by themselves). None: only the latest turn is left.
 fn tail_start(history: &[Message]) -> Option<usize> {
-    let at = history
+    let assistants: Vec<usize> = history
         .iter()
         .enumerate()
         .rev()
         .filter(|(_, m)| matches!(m, Message::Assistant { .. }))
-        .nth(KEEP_TURNS - 1)
-        .map(|(i, _)| i)?;
-    (at > 1).then_some(at)
+        .map(|(i, _)| i)
+        .take(KEEP_TURNS)
+        .collect();
+    assistants.into_iter().rev().find(|&at| at > 1)
 }
 
 /// Replaces the larger tool results before `end` by a marker; how many it cleared.
@@ -511,14 +513,17 @@ mod tests {
     }
 
     #[test]
-    fn a_history_of_only_the_latest_turns_has_nothing_to_compact() {
+    fn the_latest_two_turns_are_kept_or_the_latest_one_when_nothing_else_is_older() {
         let mut history = vec![Message::user_text("task")];
         history.extend(turn(0, 100));
         assert_eq!(tail_start(&history), None);
+        // Two turns: the older is compacted and only the latest kept (long pastes fill small windows).
         history.extend(turn(1, 100));
-        assert_eq!(tail_start(&history), None);
+        assert_eq!(tail_start(&history), Some(3));
         history.extend(turn(2, 100));
         assert_eq!(tail_start(&history), Some(3));
+        history.extend(turn(3, 100));
+        assert_eq!(tail_start(&history), Some(5));
     }
 
     #[test]
