@@ -70,20 +70,11 @@ pub(crate) fn into_context(tool: &str, content: String) -> String {
     if content.len() <= OUTPUT_CAP || !(tool == "Bash" || crate::mcp::server_of(tool).is_some()) {
         return content;
     }
-    let mut head = OUTPUT_CAP / 2;
-    while !content.is_char_boundary(head) {
-        head -= 1;
-    }
-    let mut tail = content.len() - OUTPUT_CAP / 2;
-    while !content.is_char_boundary(tail) {
-        tail += 1;
-    }
+    let (head, omitted, tail) = head_and_tail(&content, OUTPUT_CAP / 2, OUTPUT_CAP / 2);
     format!(
         "{}\n\n[… {} bytes of this output left out: it was longer than Arbor passes to the model ({OUTPUT_CAP} bytes). \
          The transcript keeps it all; narrow the command (grep, head, tail) to see that part.]\n\n{}",
-        &content[..head],
-        tail - head,
-        &content[tail..]
+        head, omitted, tail
     )
 }
 
@@ -202,20 +193,27 @@ fn quote(history: &[Message]) -> String {
     out
 }
 
+/// About `head` bytes from the start of a longer `text` and `tail` from its end (on char
+/// boundaries), and how many bytes between them are left out.
+fn head_and_tail(text: &str, head: usize, tail: usize) -> (&str, usize, &str) {
+    let mut h = head.min(text.len());
+    while !text.is_char_boundary(h) {
+        h -= 1;
+    }
+    let mut t = text.len().saturating_sub(tail).max(h);
+    while !text.is_char_boundary(t) {
+        t += 1;
+    }
+    (&text[..h], t - h, &text[t..])
+}
+
 /// At most `max` bytes of a quoted conversation: its start (the task) and, mostly, its end.
 fn within(quoted: String, max: usize) -> String {
     if quoted.len() <= max {
         return quoted;
     }
-    let mut head = max / 5;
-    while !quoted.is_char_boundary(head) {
-        head -= 1;
-    }
-    let mut tail = quoted.len() - (max - head);
-    while !quoted.is_char_boundary(tail) {
-        tail += 1;
-    }
-    format!("{}\n\n[… {} bytes of the middle left out …]\n\n{}", &quoted[..head], tail - head, &quoted[tail..])
+    let (head, omitted, tail) = head_and_tail(&quoted, max / 5, max - max / 5);
+    format!("{head}\n\n[… {omitted} bytes of the middle left out …]\n\n{tail}")
 }
 
 /// The agent's task: the text of its first message.
