@@ -37,6 +37,7 @@ fn started(parent: Option<&AgentId>, call: Option<String>, description: String) 
         provider: "anthropic".into(),
         background: false,
         call_seq: None,
+        fork: None,
     })
 }
 

@@ -190,6 +190,11 @@ export type AgentStarted = {
 	 *  which start in any order when called at once. None when a person delegated it.
 	 */
 	call_seq?: number | null,
+	/**
+	 *  Set when it is a fork of its parent (a Task call with `fork: true`): it started
+	 *  from its parent's conversation, system prompt and tools, not from a blank page.
+	 */
+	fork?: Fork | null,
 };
 
 export type AgentStatus = "queued" | "running" | "waiting_approval" | "completed" | "failed" | "cancelled" | "max_turns" | 
@@ -766,6 +771,12 @@ export type FileChanged = {
 	revert_of?: string[],
 };
 
+/**  What a forked subagent started from. */
+export type Fork = {
+	/**  How many of its parent's messages it carries before its task. */
+	messages: number,
+};
+
 export type HistoryQuery = {
 	/**  Matches the first prompt or the workspace (case-insensitive). */
 	text?: string | null,
@@ -1337,6 +1348,8 @@ export type StoredAgent = {
 	context_used?: number,
 	/**  Its model's context window, when its run said it. */
 	context_window?: ContextWindow | null,
+	/**  Set when it is a fork of its parent. */
+	fork?: Fork | null,
 };
 
 /**  A background child finished. */
@@ -1481,7 +1494,10 @@ export type WindowSource =
 "model" | 
 /**  Set by the person (Settings, `--context-window`). */
 "configured" | 
-/**  The provider said so (a refusal naming its maximum). */
+/**
+ *  The provider said so: its server reports it (llama.cpp's `/props`, Ollama's `/api/show`),
+ *  or a refusal named its maximum.
+ */
 "provider" | 
 /**  Unknown model: a stated default, shown as a guess. */
 "guess";

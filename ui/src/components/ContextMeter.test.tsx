@@ -90,3 +90,19 @@ it("asks for a compaction of the shown agent from its header, and says when it w
   fireEvent.click(button);
   expect(sendCommand).toHaveBeenCalledWith({ type: "compact", agent_id: "agent-b" });
 });
+
+it("marks a fork on its tree row, in place of its type", () => {
+  act(() =>
+    applyEvents([
+      e.started("agent-f", "agent-main", "Side task", { subagent_type: "general-purpose", fork: { messages: 7 } }),
+      e.status("agent-f", "running"),
+    ]),
+  );
+  render(<AgentTree />);
+  const row = (id: string) => screen.getAllByTestId("tree-node").find((n) => n.dataset.agentId === id);
+  const fork = row("agent-f")?.querySelector<HTMLElement>("[data-testid=tree-fork]");
+  expect(fork?.textContent).toBe("fork");
+  expect(fork?.getAttribute("title")).toBe("A fork of its parent: it started from its parent's 7 messages");
+  expect(row("agent-f")?.querySelector(".badge.type")).toBeNull();
+  expect(row("agent-b")?.querySelector("[data-testid=tree-fork]")).toBeNull();
+});

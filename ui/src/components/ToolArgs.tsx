@@ -61,7 +61,14 @@ export const ToolArgs = memo(function ToolArgs({ toolName, args }: { toolName: s
       <div>
         <div className="file-path">
           {description ? <span className="tool-text">{description}</span> : null}
-          <span className="badge">{type ?? GENERAL_PURPOSE}</span>
+          {/* A fork is its parent's copy, not an agent of some type. */}
+          {o.fork === true ? (
+            <span className="badge fork" title="Starts from this agent's conversation so far">
+              fork
+            </span>
+          ) : (
+            <span className="badge">{type ?? GENERAL_PURPOSE}</span>
+          )}
           {o.run_in_background === true ? <span className="badge">background</span> : null}
         </div>
         <pre className="block">{prompt}</pre>

@@ -183,6 +183,7 @@ export type RowAgent = Pick<
   | "wallElapsedMs"
   | "contextUsed"
   | "contextWindow"
+  | "fork"
 >;
 
 const rowAgentMemo = new WeakMap<AgentNode, RowAgent>();
@@ -212,6 +213,7 @@ export function rowAgent(state: SessionState, id: AgentId): RowAgent | null {
     wallElapsedMs: node.wallElapsedMs,
     contextUsed: node.contextUsed,
     contextWindow: node.contextWindow,
+    fork: node.fork,
   };
   const prev = lastRowAgents.get(id);
   const out = prev && sameFields(prev, next) ? prev : next;

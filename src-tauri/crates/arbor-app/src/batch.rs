@@ -308,6 +308,7 @@ mod tests {
                 provider: "p".into(),
                 background: false,
                 call_seq: None,
+                fork: None,
             }),
         }
     }

@@ -41,11 +41,9 @@ pub fn build(
         })
         .map(|p| Arc::new(p) as Arc<dyn Provider>)
         .map_err(|e| e.to_string()),
-        ProviderKind::Openai => {
-            OpenAiProvider::new(OpenAiConfig { api_key: key, base_url: base, timeouts, ..OpenAiConfig::default() })
-                .map(|p| Arc::new(p) as Arc<dyn Provider>)
-                .map_err(|e| e.to_string())
-        }
+        ProviderKind::Openai => OpenAiProvider::new(OpenAiConfig { api_key: key, base_url: base, timeouts })
+            .map(|p| Arc::new(p) as Arc<dyn Provider>)
+            .map_err(|e| e.to_string()),
     };
     built.map_err(|reason| ProviderError::Build { provider: kind.name(), reason })
 }

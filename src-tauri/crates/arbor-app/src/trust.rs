@@ -380,6 +380,7 @@ mod tests {
             sandbox: None,
             isolation: Default::default(),
             budget: Default::default(),
+            context: Default::default(),
             file: Some(dir.path().join(".claude/agents/reviewer.md")),
             source: Some(source),
         };

@@ -8,6 +8,10 @@
 //! Anthropic's caching rules (`arbor_testkit::cache`): billed input is
 //! uncached + 1.25 × cache write + 0.1 × cache read, in estimated tokens.
 //!
+//! Then a fork: the main agent reads five of the files and forks a subagent
+//! (`Task` with `fork: true`), whose first request should read the parent's
+//! whole conversation from the cache.
+//!
 //! `-- --arbor-only` leaves Claude Code out; `ARBOR_BIN=…` measures another
 //! `arbor` binary (an older build, for a before and after); `-- --requests`
 //! prints every request's figures; `-- --window` also runs the task in a
@@ -143,6 +147,55 @@ impl Report {
         }
         all.billed()
     }
+}
+
+/// The main agent reads five files, then forks a child that answers at once.
+fn fork_scenario() -> Scenario {
+    let cat = |i: usize| json!({ "tool_calls": [ { "name": "Bash", "input": { "command": format!("cat notes-{i:02}.txt") } } ] });
+    let fork = json!({ "tool_calls": [ { "name": "Task", "input": {
+        "prompt": "FORK-SIDE: list the lines of the notes you read that are out of tolerance.",
+        "description": "Out-of-tolerance lines", "fork": true } } ] });
+    let mut rules = vec![
+        json!({ "match": { "last_user_contains": "FORK-SIDE" }, "turns": [ { "text": "None are out of tolerance." } ], "repeat_last": true }),
+        json!({ "match": { "last_tool_result_contains": "None are out" }, "turns": [ { "text": "Done." } ], "repeat_last": true }),
+    ];
+    for i in 1..=5 {
+        let next = if i == 5 { fork.clone() } else { cat(i + 1) };
+        rules.push(json!({ "match": { "last_tool_result_contains": format!("notes-{i:02}-END") }, "turns": [next], "repeat_last": true }));
+    }
+    rules.push(json!({ "match": { "first_user_contains": "COST-READ" }, "turns": [cat(1)], "repeat_last": true }));
+    rules.push(json!({ "match": {}, "turns": [ { "text": "ok" } ], "repeat_last": true }));
+    serde_json::from_value(json!({ "name": "cost-fork", "rules": rules })).unwrap()
+}
+
+/// What a fork child's first request reads from the cache its parent wrote.
+async fn fork_first_request(bin: &Path) {
+    let server = ScriptedServer::start(fork_scenario()).await.unwrap();
+    let base = server.anthropic_base_url();
+    let path = bin.to_path_buf();
+    tokio::task::spawn_blocking(move || arbor(&path, &base, false)).await.unwrap();
+    let requests = server.requests();
+    let mut cache = CacheReplay::default();
+    let billed: Vec<Billed> = requests.iter().map(|r| cache.bill(&r.body)).collect();
+    // The fork's first request: the first with its task as the last user text.
+    let first = requests.iter().position(|r| {
+        let last_user = r.body["messages"].as_array().and_then(|m| m.iter().rev().find(|m| m["role"] == "user"));
+        last_user.is_some_and(|m| m.to_string().contains("FORK-SIDE"))
+    });
+    match first {
+        Some(i) => {
+            let b = &billed[i];
+            println!(
+                "a fork child's first request (after its parent read 5 files): {} tokens sent, {:.0}% read from the cache, \
+                 billed {:.1}k",
+                b.sent(),
+                100.0 * b.read as f64 / b.sent().max(1) as f64,
+                b.billed() / 1e3
+            );
+        }
+        None => println!("a fork child's first request: none was sent (this build cannot fork)"),
+    }
+    server.shutdown().await;
 }
 
 /// Runs `arbor run` on the task; with `--json`, its events (one per line).
@@ -308,6 +361,7 @@ async fn main() {
     let ours = Report::of(&server.requests())
         .print(&format!("arbor ({})", std::env::var("ARBOR_BIN").unwrap_or_else(|_| "this build".into())), every);
     server.shutdown().await;
+    fork_first_request(&bin).await;
     if args.iter().any(|a| a == "--window") {
         in_a_small_window(&bin, false).await;
         in_a_small_window(&bin, true).await;

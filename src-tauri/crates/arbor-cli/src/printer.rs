@@ -467,6 +467,7 @@ mod tests {
                 provider: "p".into(),
                 background: false,
                 call_seq: None,
+                fork: None,
             }),
         });
         let rule = ApprovalRule {

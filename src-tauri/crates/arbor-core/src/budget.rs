@@ -409,6 +409,7 @@ impl BudgetProbe {
                 provider: "p".into(),
                 background: false,
                 call_seq: None,
+                fork: None,
             };
             let record = crate::registry::AgentRecord::queued(
                 id.clone(),

@@ -39,6 +39,13 @@ pub(crate) struct AgentSpec {
     pub isolation: arbor_protocol::Isolation,
     /// Its worktree, once made (`workspace`, `sandbox` and `changes` are then its own).
     pub worktree: Option<Arc<crate::worktree::Worktree>>,
+    /// Set for a fork of its parent: its requests are its parent's (system prompt and
+    /// tools byte for byte), so it is offered the subagent tools even past the depth
+    /// limit, where calling them is refused, rather than a different list.
+    pub fork: Option<arbor_protocol::Fork>,
+    /// Its window (when set rather than known) and compaction threshold: the session's,
+    /// or its type's `contextWindow` and `compactAt` over them.
+    pub context: crate::ContextConfig,
 }
 
 impl std::fmt::Debug for AgentSpec {

@@ -126,7 +126,11 @@ fn restored_spec(ctx: &Context, parent: &AgentSpec, parent_provider: &str, a: &S
         by_user: true,
         isolation: Some(arbor_protocol::Isolation::Shared),
         budget: None,
+        fork: None,
     };
+    if let Some(fork) = a.fork {
+        return subagents::fork_spec(parent, a.depth, ctx.limits.subagent_max_turns, fork);
+    }
     match subagents::child_spec(ctx, parent, parent_provider, def, &req, a.depth) {
         Ok((spec, _)) => spec,
         Err(e) => {
@@ -146,6 +150,8 @@ fn restored_spec(ctx: &Context, parent: &AgentSpec, parent_provider: &str, a: &S
                 changes: parent.changes.clone(),
                 isolation: arbor_protocol::Isolation::Shared,
                 worktree: None,
+                fork: None,
+                context: parent.context,
             }
         }
     }

@@ -139,6 +139,8 @@ impl Session {
                 )),
                 isolation: arbor_protocol::Isolation::Shared,
                 worktree: None,
+                fork: None,
+                context: shared.ctx.context,
             }),
             provider_name: main_def.provider,
             budget: config.budget,
@@ -378,6 +380,7 @@ impl Session {
             by_user: true,
             isolation: request.isolation,
             budget: request.budget,
+            fork: None,
         };
         let mut plan = subagents::plan(&self.shared, &req)?;
         // Narrowed as the person chose: fewer tools, a stricter mode.
@@ -410,6 +413,7 @@ impl Session {
             provider: self.main.provider_name.clone(),
             background: false,
             call_seq: None,
+            fork: None,
         };
         st.registry.insert(AgentRecord::queued(
             id.clone(),

@@ -220,7 +220,7 @@ impl Shared {
     /// tools below the depth limit, filtered by its type. Fresh instances per run.
     pub(crate) fn tools_for(self: &Arc<Self>, id: &AgentId, spec: &AgentSpec) -> ToolRegistry {
         let mut tools = ToolRegistry::builtins();
-        if spec.depth < self.ctx.limits.max_depth {
+        if spec.depth < self.ctx.limits.max_depth || spec.fork.is_some() {
             subagents::add_tools(&mut tools, self, id);
         }
         tools.retain(|t| spec.tools.admits(t.name()));

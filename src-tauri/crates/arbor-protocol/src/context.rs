@@ -25,7 +25,8 @@ pub enum WindowSource {
     Model,
     /// Set by the person (Settings, `--context-window`).
     Configured,
-    /// The provider said so (a refusal naming its maximum).
+    /// The provider said so: its server reports it (llama.cpp's `/props`, Ollama's `/api/show`),
+    /// or a refusal named its maximum.
     Provider,
     /// Unknown model: a stated default, shown as a guess.
     Guess,
@@ -126,6 +127,7 @@ mod tests {
             provider: "p".into(),
             background: false,
             call_seq: None,
+            fork: None,
         };
         let mut a = crate::StoredAgent::new(crate::AgentId("agent-1".into()), &started, 0);
         assert_eq!(a.context_figure(), None);

@@ -262,6 +262,17 @@ pub struct AgentStarted {
     /// which start in any order when called at once. None when a person delegated it.
     #[serde(default)]
     pub call_seq: Option<u64>,
+    /// Set when it is a fork of its parent (a Task call with `fork: true`): it started
+    /// from its parent's conversation, system prompt and tools, not from a blank page.
+    #[serde(default)]
+    pub fork: Option<Fork>,
+}
+
+/// What a forked subagent started from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+pub struct Fork {
+    /// How many of its parent's messages it carries before its task.
+    pub messages: u32,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
@@ -479,6 +490,7 @@ mod tests {
                     provider: "p".into(),
                     background: false,
                     call_seq: None,
+                    fork: None,
                 }),
                 EventType::AgentStatus => EventKind::AgentStatus(StatusChanged { status: AgentStatus::Running }),
                 EventType::BudgetSet => EventKind::BudgetSet(crate::BudgetSet {

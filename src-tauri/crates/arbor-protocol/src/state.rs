@@ -72,6 +72,7 @@ impl StoredAgent {
             model: started.model.clone(),
             provider: started.provider.clone(),
             background: started.background,
+            fork: started.fork,
             status: AgentStatus::Queued,
             started_at: ts,
             ended_at: None,
@@ -135,6 +136,7 @@ impl StoredAgent {
                 self.model = started.model.clone();
                 self.provider = started.provider.clone();
                 self.background = started.background;
+                self.fork = started.fork;
             }
             EventKind::AgentStatus(change) => {
                 self.status = change.status;

@@ -147,6 +147,9 @@ pub struct StoredAgent {
     /// Its model's context window, when its run said it.
     #[serde(default)]
     pub context_window: Option<crate::ContextWindow>,
+    /// Set when it is a fork of its parent.
+    #[serde(default)]
+    pub fork: Option<crate::Fork>,
 }
 
 impl StoredAgent {
@@ -162,6 +165,7 @@ impl StoredAgent {
             provider: self.provider.clone(),
             background: self.background,
             call_seq: None,
+            fork: self.fork,
         }
     }
 }

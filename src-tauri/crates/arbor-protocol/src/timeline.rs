@@ -491,6 +491,7 @@ mod tests {
             provider: "p".into(),
             background: false,
             call_seq: None,
+            fork: None,
         })
     }
 

@@ -158,6 +158,7 @@ fn a_wait_in_progress_counts_as_it_passes() {
             provider: "p".into(),
             background: false,
             call_seq: None,
+            fork: None,
         })
     };
     let call = |id: &str| {

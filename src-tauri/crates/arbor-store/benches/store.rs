@@ -189,6 +189,7 @@ fn session_events(id: &SessionId, agents: usize, target: usize, words: &mut Word
                 provider: "anthropic".into(),
                 background: false,
                 call_seq: None,
+                fork: None,
             }),
         );
         s.push(&a, EventKind::AgentStatus(StatusChanged { status: AgentStatus::Running }));

@@ -181,6 +181,13 @@ fn agent_section(
         duration_words(a.elapsed_ms),
         tokens(&a.usage)
     );
+    if let Some(fork) = a.fork {
+        let _ = writeln!(
+            out,
+            "A fork of its parent: it started from its parent's {}.\n",
+            count(fork.messages as usize, "message")
+        );
+    }
     if let Some(context) = a.context_figure() {
         let _ = writeln!(out, "Its last request: {context}\n");
     }

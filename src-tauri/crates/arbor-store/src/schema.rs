@@ -134,7 +134,7 @@ CREATE INDEX events_skeleton ON events (session_id, seq) WHERE SKELETON_TYPES;
 ";
 
 /// The schema version this build writes and reads.
-pub const SCHEMA_VERSION: u32 = 5;
+pub const SCHEMA_VERSION: u32 = 6;
 
 /// Version 4: agents keep their budget and the wall time of all their runs; sessions say
 /// where they come from (Arbor, or imported from Claude Code).
@@ -155,6 +155,11 @@ ALTER TABLE agents ADD COLUMN context_used INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE agents ADD COLUMN context_window TEXT;
 ";
 
+/// Version 6: a forked agent keeps how many of its parent's messages it started from.
+const V6: &str = "
+ALTER TABLE agents ADD COLUMN fork_messages INTEGER;
+";
+
 fn steps() -> [String; SCHEMA_VERSION as usize] {
     [
         V1.replace("SKELETON_TYPES", SKELETON_V1),
@@ -163,6 +168,7 @@ fn steps() -> [String; SCHEMA_VERSION as usize] {
         V2.replace("SKELETON_TYPES", SKELETON_V3),
         format!("{V4}{}", V2.replace("SKELETON_TYPES", SKELETON_V4)),
         V5.to_string(),
+        V6.to_string(),
     ]
 }
 

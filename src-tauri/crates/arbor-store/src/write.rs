@@ -365,9 +365,9 @@ fn flush(tx: &Transaction<'_>, path: &Path, batch: Batch) -> Result<(), StoreErr
                  subagent_type, model, provider, background, status, started_at, ended_at, turns, duration_ms,
                  input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd,
                  files_modified, result, error, budget, elapsed_ms, run_started_at, budget_exhausted,
-                 context_used, context_window)
+                 context_used, context_window, fork_messages)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20,
-                 ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29)",
+                 ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30)",
         )
         .and_then(|mut stmt| {
             stmt.execute(params![
@@ -399,7 +399,8 @@ fn flush(tx: &Transaction<'_>, path: &Path, batch: Batch) -> Result<(), StoreErr
                 a.run_started_at,
                 a.budget_exhausted.map(|k| k.as_str()),
                 a.context_used,
-                context_window
+                context_window,
+                a.fork.map(|f| f.messages)
             ])
         })
         .at(path)?;

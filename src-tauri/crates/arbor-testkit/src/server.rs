@@ -10,8 +10,8 @@ use axum::Router;
 use axum::body::Bytes;
 use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{HeaderMap, Uri};
-use axum::response::Response;
-use axum::routing::post;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
 use axum::serve::ListenerExt;
 use serde_json::Value;
 use std::collections::HashMap;
@@ -63,6 +63,8 @@ impl ScriptedServer {
             .route("/v1/messages", post(anthropic_handler))
             .route("/v1/chat/completions", post(openai_handler))
             .route("/chat/completions", post(openai_handler))
+            .route("/props", get(props_handler))
+            .route("/api/show", post(not_served))
             .fallback(fallback)
             // Long agent conversations easily pass axum's 2 MB default.
             .layer(DefaultBodyLimit::disable())
@@ -137,6 +139,23 @@ async fn anthropic_handler(State(s): State<Arc<Shared>>, uri: Uri, headers: Head
 
 async fn openai_handler(State(s): State<Arc<Shared>>, uri: Uri, headers: HeaderMap, body: Bytes) -> Response {
     handle(&s, Api::OpenAi, uri.path(), &headers, &body).await
+}
+
+/// llama.cpp's `GET /props`, played by a local server's scenario (`keyless`) with a
+/// window: the window it serves. Not a model request, so not recorded.
+async fn props_handler(State(s): State<Arc<Shared>>) -> Response {
+    match (s.scenario.keyless, s.scenario.context_window) {
+        (true, Some(n_ctx)) => {
+            axum::Json(serde_json::json!({ "default_generation_settings": { "n_ctx": n_ctx }, "total_slots": 1 }))
+                .into_response()
+        }
+        _ => not_served().await,
+    }
+}
+
+/// What a server that does not serve a probe answers (Ollama's `/api/show` here).
+async fn not_served() -> Response {
+    (axum::http::StatusCode::NOT_FOUND, "not served").into_response()
 }
 
 async fn fallback(State(s): State<Arc<Shared>>, uri: Uri, headers: HeaderMap, body: Bytes) -> Response {

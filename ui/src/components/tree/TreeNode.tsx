@@ -132,7 +132,16 @@ export const TreeNode = memo(function TreeNode({ row, selected, focusable, readO
         <span className="node-rest">
           <span className="node-chips">
             {worktree ? <WorktreeBadge update={worktree.update} /> : null}
-            {node.subagentType ? (
+            {node.fork ? (
+              <span
+                className="badge fork"
+                data-testid="tree-fork"
+                title={`A fork of its parent: it started from its parent's ${node.fork.messages} messages`}
+              >
+                fork
+              </span>
+            ) : null}
+            {node.subagentType && !node.fork ? (
               <span className="badge type" title={`Type: ${node.subagentType}`}>
                 {node.subagentType}
               </span>

@@ -6,13 +6,18 @@
  * agent's status, runs, wall time, turns, end and budget it takes from here,
  * and derives none of them itself.
  */
-import type { AgentId, ContextWindow, StoredAgent } from "../../bindings";
+import type { AgentId, ContextWindow, Fork, StoredAgent } from "../../bindings";
 import { isTerminal } from "./status";
 import type { AgentNode, SessionState } from "./types";
 
 /** The node's window when it is the same figure (every frame brings a new object). */
 function sameWindow(had: ContextWindow | null, now: ContextWindow | null): ContextWindow | null {
   return had !== null && now !== null && had.tokens === now.tokens && had.source === now.source ? had : now;
+}
+
+/** `had` when `now` says the same, so an unchanged node stays the same object. */
+function sameFork(had: Fork | null, now: Fork | null): Fork | null {
+  return had !== null && now !== null && had.messages === now.messages ? had : now;
 }
 
 /** The node's figures as `agent` has them; the node itself when nothing differs. */
@@ -26,6 +31,8 @@ function settled(node: AgentNode, agent: StoredAgent): AgentNode {
     model: agent.model,
     provider: agent.provider,
     background: agent.background,
+    // Absent from agents stored before forks existed.
+    fork: sameFork(node.fork, agent.fork ?? null),
     startedAt: agent.started_at,
     endedAt: agent.ended_at,
     durationMs: agent.duration_ms,

@@ -153,6 +153,7 @@ function placeholder(id: AgentId, ts: number): AgentNode {
     model: "",
     provider: "",
     background: false,
+    fork: null,
     status: "queued",
     startedAt: ts,
     endedAt: null,

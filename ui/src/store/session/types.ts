@@ -23,6 +23,7 @@ import type {
   ContextWindow,
   DecidedBy,
   FileChanged,
+  Fork,
   McpState,
   McpToolRef,
   MessageFrom,
@@ -192,6 +193,8 @@ export interface AgentNode {
   model: string;
   provider: string;
   background: boolean;
+  /** Set for a fork of its parent: how many of the parent's messages it started from. */
+  fork: Fork | null;
   /**
    * From here to `wallRunStartedAt`, but `budgetOrigin` and `budgetCarved`: as
    * Rust's one derivation has them (arbor-protocol state.rs `StoredAgent`,

@@ -175,6 +175,7 @@ pub fn convert(session_uuid: &str, main: &File, subagents: &[SubagentFiles]) -> 
             provider: "anthropic".to_string(),
             background: meta["requestShape"].as_str() == Some("background"),
             call_seq: None,
+            fork: None,
         };
         // A child never starts before the call that started it.
         for e in &mut read.lane.events {
@@ -496,6 +497,7 @@ fn finish_lane(read: Read, started: Option<AgentStarted>) -> Lane {
         provider: "anthropic".to_string(),
         background: false,
         call_seq: None,
+        fork: None,
     });
     let mut out = vec![(first, EventKind::AgentStarted(started))];
     let mut run = Run::default();

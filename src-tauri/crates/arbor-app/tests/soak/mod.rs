@@ -145,13 +145,8 @@ fn provider(openai: bool, server: &ScriptedServer) -> Arc<dyn Provider> {
     let key = Some(ApiKey::new("soak-key"));
     if openai {
         Arc::new(
-            OpenAiProvider::new(OpenAiConfig {
-                base_url: server.openai_base_url(),
-                api_key: key,
-                timeouts,
-                ..Default::default()
-            })
-            .expect("provider"),
+            OpenAiProvider::new(OpenAiConfig { base_url: server.openai_base_url(), api_key: key, timeouts })
+                .expect("provider"),
         )
     } else {
         Arc::new(

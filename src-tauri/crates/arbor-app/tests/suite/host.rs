@@ -379,6 +379,7 @@ fn start_up_offers_the_sessions_the_last_run_left_interrupted() {
         provider: "anthropic".into(),
         background: false,
         call_seq: None,
+        fork: None,
     };
     store
         .append(&[

@@ -71,6 +71,7 @@ pub(crate) async fn run_announced(shared: &Arc<Shared>, agent: &AgentRun, calls:
                 workspace: agent.spec.workspace.clone(),
                 sandbox: agent.spec.sandbox.clone(),
                 changes: agent.spec.changes.clone(),
+                conversation: crate::subagents::forks(&call.name, &call.input).then(|| conversation(agent)),
             };
             let (shared, agent_id) = (shared.clone(), agent.id.clone());
             let task = async move {
@@ -110,6 +111,17 @@ pub(crate) async fn run_announced(shared: &Arc<Shared>, agent: &AgentRun, calls:
         results.push(UserBlock::ToolResult { call_id, content, is_error: result.is_error });
     }
     (!open).then_some(results)
+}
+
+/// The agent's conversation before the response whose calls are running (that response,
+/// its calls still without results, is the last message).
+fn conversation(agent: &AgentRun) -> Arc<Vec<arbor_protocol::Message>> {
+    let history = &agent.history;
+    let end = match history.last() {
+        Some(arbor_protocol::Message::Assistant { .. }) => history.len() - 1,
+        _ => history.len(),
+    };
+    Arc::new(history[..end].to_vec())
 }
 
 /// Whether the child a Task call started has ended other than interrupted (completed,
@@ -159,11 +171,12 @@ struct CallContext {
     workspace: crate::workspace::Workspace,
     sandbox: Arc<crate::sandbox::Jail>,
     changes: Arc<Tracker>,
+    conversation: Option<Arc<Vec<arbor_protocol::Message>>>,
 }
 
 /// Runs one call; `tool` is the tool, or why the agent is not offered one of that name.
 async fn run_one(cx: CallContext, tool: Result<Arc<dyn crate::tools::Tool>, String>, call: Call) -> Ended {
-    let CallContext { shared, agent_id, policy, cancel, workspace, sandbox, changes } = cx;
+    let CallContext { shared, agent_id, policy, cancel, workspace, sandbox, changes, conversation } = cx;
     if let Some(message) = call.invalid {
         return Ended::Ran(ToolResult::error(message), None);
     }
@@ -179,6 +192,7 @@ async fn run_one(cx: CallContext, tool: Result<Arc<dyn crate::tools::Tool>, Stri
         call_id: call.id.clone(),
         edit: None,
         sandbox,
+        conversation,
     };
     let decided_by = match policy.decide(&call.name, tool.class()) {
         Decision::Allow => DecidedBy::Policy,

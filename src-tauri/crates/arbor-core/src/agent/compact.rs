@@ -250,10 +250,19 @@ pub(crate) async fn on_overflow(
 }
 
 /// The agent's window as its run starts: the person's figure, else one a provider
-/// named for it earlier, else the model's; announced when it is new.
-pub(crate) fn announce_window(shared: &Shared, agent: &AgentRun) {
+/// named for it earlier, else what its server says it serves, else the model's;
+/// announced when it is new.
+pub(crate) async fn announce_window(shared: &Shared, agent: &AgentRun) {
     let known = shared.registry().get(&agent.id).and_then(|r| r.state.context_window);
-    let fresh = crate::provider::context_window(&agent.spec.model, shared.ctx.context.window);
+    let configured = agent.spec.context.window;
+    let served = match configured {
+        Some(_) => None,
+        None => agent.spec.provider.served_window(&agent.spec.model).await,
+    };
+    let fresh = match served {
+        Some(tokens) => arbor_protocol::ContextWindow { tokens, source: arbor_protocol::WindowSource::Provider },
+        None => crate::provider::context_window(&agent.spec.model, configured),
+    };
     let window = match known {
         Some(k)
             if k.source == arbor_protocol::WindowSource::Provider
@@ -282,7 +291,7 @@ pub(crate) async fn at_threshold(
         return Ok(false);
     };
     let next = next_request(shared, agent, specs);
-    let threshold = window.tokens * u64::from(shared.ctx.context.compact_at_percent.clamp(1, 100)) / 100;
+    let threshold = window.tokens * u64::from(agent.spec.context.compact_at_percent.clamp(1, 100)) / 100;
     if next < threshold || floor.is_some_and(|f| next < f + window.tokens / 10) {
         return Ok(false);
     }

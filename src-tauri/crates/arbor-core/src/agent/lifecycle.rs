@@ -137,7 +137,7 @@ pub(crate) fn launch(
     let id_for_panic = id.clone();
     let run = AgentRun {
         tools: shared.tools_for(&id, &spec),
-        depth_limited: spec.depth >= shared.ctx.limits.max_depth,
+        depth_limited: spec.depth >= shared.ctx.limits.max_depth && spec.fork.is_none(),
         slots: spec.scheduled.then(|| shared.ctx.slots.clone()),
         slot: None,
         id,

@@ -161,7 +161,7 @@ impl AgentRun {
         let mut compacted = false;
         // What the last compaction at the threshold left (compact::at_threshold).
         let mut floor = None;
-        compact::announce_window(shared, self);
+        compact::announce_window(shared, self).await;
         loop {
             self.take_steering(shared, None);
             if self.cancel.is_cancelled() {

@@ -76,10 +76,30 @@ pub struct AgentDefinition {
     /// Arbor's `maxTokens`, `maxCostUsd`, `maxDurationSeconds`, `maxSubagents`: each agent of
     /// this type gets this budget (covering its subtree), within what its parent has left.
     pub budget: arbor_protocol::Budget,
+    /// Arbor's `contextWindow` (tokens) and `compactAt` (percent): this type's agents' window
+    /// and compaction threshold, over the session's.
+    pub context: ContextOverride,
     /// The file it came from; None for built-in types.
     pub file: Option<PathBuf>,
     /// Which directory the file came from; None for built-in types.
     pub source: Option<DefinitionSource>,
+}
+
+/// An agent type's own context settings; None: the session's.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct ContextOverride {
+    pub window: Option<u64>,
+    pub compact_at_percent: Option<u8>,
+}
+
+impl ContextOverride {
+    /// `base` with this type's figures over it.
+    pub fn over(self, base: crate::ContextConfig) -> crate::ContextConfig {
+        crate::ContextConfig {
+            window: self.window.or(base.window),
+            compact_at_percent: self.compact_at_percent.unwrap_or(base.compact_at_percent),
+        }
+    }
 }
 
 /// What loading found: the definitions (later sources winning on a name clash, sorted by name) and every problem.
@@ -154,11 +174,13 @@ const MAX_FILE_BYTES: usize = 1 << 20;
 const DELIMITER: &str = "---";
 
 /// The fields read; any other is noted and ignored.
-const KNOWN_FIELDS: [&str; 17] = [
+const KNOWN_FIELDS: [&str; 19] = [
     "maxTokens",
     "maxCostUsd",
     "maxDurationSeconds",
     "maxSubagents",
+    "contextWindow",
+    "compactAt",
     "name",
     "description",
     "tools",

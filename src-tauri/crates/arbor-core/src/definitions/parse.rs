@@ -96,6 +96,10 @@ pub fn parse_definition(
         max_duration_seconds: fields.positive("maxDurationSeconds")?,
         max_subagents: fields.positive("maxSubagents")?.map(|n| u32::try_from(n).unwrap_or(u32::MAX)),
     };
+    let context = super::ContextOverride {
+        window: fields.positive("contextWindow")?,
+        compact_at_percent: fields.percent("compactAt")?,
+    };
 
     let mut unknown: Vec<&String> = map.keys().filter(|k| !KNOWN_FIELDS.contains(&k.as_str())).collect();
     unknown.sort();
@@ -119,6 +123,7 @@ pub fn parse_definition(
         sandbox,
         isolation,
         budget,
+        context,
         file: Some(file.to_path_buf()),
         source: Some(source),
     };
@@ -309,6 +314,20 @@ impl Fields<'_> {
         match n {
             Some(n) if n >= 1 => Ok(Some(n)),
             _ => Err(self.bad(field, format!("must be a whole number of at least 1 (got {})", shown(value)))),
+        }
+    }
+
+    /// A percentage from 1 to 100 (`compactAt: 70`, or `"70%"`), or absent.
+    fn percent(&self, field: &str) -> Result<Option<u8>, DefinitionProblem> {
+        let Some(value) = self.get(field) else { return Ok(None) };
+        let n = match value {
+            Pod::Integer(n) => u8::try_from(*n).ok(),
+            Pod::String(s) => s.trim().trim_end_matches('%').trim().parse::<u8>().ok(),
+            _ => None,
+        };
+        match n {
+            Some(n) if (1..=100).contains(&n) => Ok(Some(n)),
+            _ => Err(self.bad(field, format!("must be a percentage from 1 to 100 (got {})", shown(value)))),
         }
     }
 

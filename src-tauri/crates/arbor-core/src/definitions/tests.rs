@@ -77,6 +77,7 @@ fn a_claude_code_agent_file_loads_unchanged() {
             sandbox: None,
             isolation: Default::default(),
             budget: Default::default(),
+            context: Default::default(),
             color: None,
             file: Some(PathBuf::from("/w/.claude/agents/x.md")),
             source: Some(DefinitionSource::ClaudeProject),
@@ -137,8 +138,20 @@ fn unknown_fields_are_warnings() {
 }
 
 #[test]
+fn a_type_sets_its_own_window_and_threshold_over_the_sessions() {
+    let (d, warnings) = parse(&agent("reader", "contextWindow: 32_000\ncompactAt: \"70%\"\n")).unwrap();
+    assert!(warnings.is_empty(), "{warnings:?}");
+    assert_eq!(d.context, ContextOverride { window: Some(32_000), compact_at_percent: Some(70) });
+    let session = crate::ContextConfig { window: None, compact_at_percent: 80 };
+    assert_eq!(d.context.over(session), crate::ContextConfig { window: Some(32_000), compact_at_percent: 70 });
+    // A type that says nothing keeps the session's.
+    let (plain, _) = parse(&agent("plain", "")).unwrap();
+    assert_eq!(plain.context.over(session), session);
+}
+
+#[test]
 fn bad_fields_skip_the_file_and_name_the_field() {
-    let cases: [(&str, String, Option<&str>); 13] = [
+    let cases: [(&str, String, Option<&str>); 16] = [
         ("missing name", "---\ndescription: d\n---\nb".into(), Some("name")),
         ("name with a space", agent("code reviewer", ""), Some("name")),
         ("name with a slash", agent("a/b", ""), Some("name")),
@@ -149,6 +162,9 @@ fn bad_fields_skip_the_file_and_name_the_field() {
         ("zero maxTokens", agent("a", "maxTokens: 0\n"), Some("maxTokens")),
         ("words for maxCostUsd", agent("a", "maxCostUsd: lots\n"), Some("maxCostUsd")),
         ("negative maxDurationSeconds", agent("a", "maxDurationSeconds: -5\n"), Some("maxDurationSeconds")),
+        ("zero contextWindow", agent("a", "contextWindow: 0\n"), Some("contextWindow")),
+        ("compactAt over 100", agent("a", "compactAt: 120\n"), Some("compactAt")),
+        ("words for compactAt", agent("a", "compactAt: soon\n"), Some("compactAt")),
         ("no front matter", "# Just markdown\n".into(), None),
         ("unclosed front matter", "---\nname: a\ndescription: d\n".into(), None),
         ("invalid YAML", "---\nname: [a\ndescription: d\n---\nb".into(), None),

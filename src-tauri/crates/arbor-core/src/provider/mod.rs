@@ -15,6 +15,7 @@ mod http;
 mod openai;
 mod pricing;
 mod retry;
+mod served;
 mod tls;
 mod windows;
 
@@ -119,6 +120,11 @@ pub trait Provider: Send + Sync {
     /// Opens a streamed response. Dropping the stream closes the connection, which
     /// is how cancellation reaches the provider.
     async fn stream(&self, request: ModelRequest<'_>) -> Result<ResponseStream, ProviderError>;
+    /// The context window the server serves `model` with, where it says so (a local
+    /// server's own setting, which no table can know). None: it does not say.
+    async fn served_window(&self, _model: &str) -> Option<u64> {
+        None
+    }
 }
 
 /// An API key: never printed, never serialised.

@@ -20,31 +20,25 @@ pub struct OpenAiConfig {
     pub base_url: String,
     /// Local servers need none; api.openai.com does.
     pub api_key: Option<ApiKey>,
-    /// Sent as `max_tokens` only when set: OpenAI's newer models reject that field.
-    pub send_max_tokens: bool,
     pub timeouts: Timeouts,
 }
 
 impl Default for OpenAiConfig {
     fn default() -> Self {
-        Self {
-            base_url: DEFAULT_BASE_URL.to_string(),
-            api_key: None,
-            send_max_tokens: false,
-            timeouts: Timeouts::default(),
-        }
+        Self { base_url: DEFAULT_BASE_URL.to_string(), api_key: None, timeouts: Timeouts::default() }
     }
 }
 
 pub struct OpenAiProvider {
     config: OpenAiConfig,
     client: reqwest::Client,
+    served: super::served::ServedWindows,
 }
 
 impl OpenAiProvider {
     pub fn new(config: OpenAiConfig) -> Result<Self, ProviderError> {
         let client = http::client(&config.timeouts)?;
-        Ok(Self { config, client })
+        Ok(Self { config, client, served: Default::default() })
     }
 
     /// The request body, borrowed from the request: serialised straight from the
@@ -68,7 +62,7 @@ impl OpenAiProvider {
                     function: WireFunction { name: &t.name, description: &t.description, parameters: &t.input_schema },
                 })
                 .collect(),
-            max_tokens: self.config.send_max_tokens.then_some(req.max_tokens),
+            limit: OutputLimit::for_server(&self.config.base_url, req.max_tokens),
         }
     }
 }
@@ -92,6 +86,15 @@ impl Provider for OpenAiProvider {
         let response = http::send(PROVIDER, &url, request, &self.config.timeouts).await?;
         Ok(http::decode(response, OpenAiDecoder::default(), self.config.timeouts.idle))
     }
+
+    /// Asked of compatible servers only: OpenAI's own models are in the table.
+    async fn served_window(&self, model: &str) -> Option<u64> {
+        let base = self.config.base_url.trim_end_matches('/');
+        if base == DEFAULT_BASE_URL {
+            return None;
+        }
+        self.served.get(&self.client, base, model).await
+    }
 }
 
 /// The request body of the Chat Completions API.
@@ -103,8 +106,30 @@ struct Body<'a> {
     messages: Vec<WireMessage<'a>>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     tools: Vec<WireTool<'a>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    max_tokens: Option<u32>,
+    #[serde(flatten)]
+    limit: OutputLimit,
+}
+
+/// The output limit, under the field the server reads: OpenAI's own models take only
+/// `max_completion_tokens` (its reasoning models reject `max_tokens`), while the
+/// compatible servers (llama.cpp, Ollama, vLLM) all read `max_tokens`. Sent on every
+/// request: without it a local server generates until its window is full.
+#[derive(Serialize)]
+enum OutputLimit {
+    #[serde(rename = "max_completion_tokens")]
+    MaxCompletionTokens(u32),
+    #[serde(rename = "max_tokens")]
+    MaxTokens(u32),
+}
+
+impl OutputLimit {
+    fn for_server(base_url: &str, max_tokens: u32) -> Self {
+        if base_url.trim_end_matches('/') == DEFAULT_BASE_URL {
+            Self::MaxCompletionTokens(max_tokens)
+        } else {
+            Self::MaxTokens(max_tokens)
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -487,7 +512,8 @@ mod tests {
     /// straight from the history: the wire format must not drift.
     #[test]
     fn the_whole_body_has_the_chat_completions_shape() {
-        let p = OpenAiProvider::new(OpenAiConfig { send_max_tokens: true, ..Default::default() }).unwrap();
+        let local = OpenAiConfig { base_url: "http://127.0.0.1:8080/v1".into(), ..Default::default() };
+        let p = OpenAiProvider::new(local).unwrap();
         let (history, tools) = (rich_history(), two_tools());
         let req = ModelRequest { model: "m", system: "sys", messages: &history, tools: &tools, max_tokens: 100 };
         let expected = json!({
@@ -517,10 +543,12 @@ mod tests {
         assert_eq!(serde_json::to_value(p.body(&req)).unwrap(), expected);
         let bytes = serde_json::to_vec(&p.body(&req)).unwrap();
         assert_eq!(serde_json::from_slice::<Value>(&bytes).unwrap(), expected);
-        // Without max_tokens, system or tools, those fields are absent rather than empty.
+        // Without system or tools, those fields are absent rather than empty; OpenAI's own
+        // models get the limit under the one name all of them take.
         let p = OpenAiProvider::new(OpenAiConfig::default()).unwrap();
         let req = ModelRequest { model: "m", system: "", messages: &history[..1], tools: &[], max_tokens: 100 };
         let expected = json!({"model": "m", "stream": true, "stream_options": {"include_usage": true},
+            "max_completion_tokens": 100,
             "messages": [{"role": "user", "content": "hi \"there\" é"}]});
         assert_eq!(serde_json::to_value(p.body(&req)).unwrap(), expected);
     }

@@ -39,6 +39,11 @@ pub(crate) fn is_subagent_tool(name: &str) -> bool {
     matches!(name, TASK | TASK_OUTPUT | TASK_STOP | LIST_AGENTS)
 }
 
+/// Whether a call is a Task call that forks its caller (`fork: true`).
+pub(crate) fn forks(name: &str, input: &serde_json::Value) -> bool {
+    name == TASK && matches!(input.get("fork"), Some(serde_json::Value::Bool(true)))
+}
+
 /// Calls that may wait for other agents to finish.
 pub(crate) fn waits_on_agents(name: &str) -> bool {
     matches!(name, TASK | TASK_OUTPUT)
@@ -63,6 +68,10 @@ pub enum SpawnError {
     NoModel(String),
     #[error("no agent {0} in this session")]
     UnknownParent(AgentId),
+    #[error(
+        "a fork is a copy of you, on your model and with your tools: leave {0} out, or start a fresh subagent without fork"
+    )]
+    ForkChanges(&'static str),
     #[error("the session was shut down")]
     Closed,
     #[error("{0}")]
@@ -94,6 +103,8 @@ pub(crate) struct SpawnRequest {
     pub isolation: Option<arbor_protocol::Isolation>,
     /// The budget the Task call or the person gives it (within its type's, for a model).
     pub budget: Option<arbor_protocol::Budget>,
+    /// A fork of its parent: the parent's conversation so far, which it starts from.
+    pub fork: Option<Arc<Vec<Message>>>,
 }
 
 pub(crate) struct Spawned {
@@ -122,6 +133,9 @@ pub(crate) fn plan(shared: &Arc<Shared>, req: &SpawnRequest) -> Result<Plan, Spa
     }
     if req.prompt.trim().is_empty() {
         return Err(SpawnError::EmptyPrompt);
+    }
+    if let Some(conversation) = &req.fork {
+        return plan_fork(shared, req, conversation);
     }
     let types = ctx.agent_types();
     let def = match req.subagent_type.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
@@ -157,6 +171,54 @@ pub(crate) fn plan(shared: &Arc<Shared>, req: &SpawnRequest) -> Result<Plan, Spa
     let budget =
         crate::budget::wanted(&ctx.limits.subagent_budget, def.map(|d| &d.budget), req.budget.as_ref(), req.by_user);
     Ok(Plan { subagent_type, spec, provider_name, depth, budget })
+}
+
+/// A fork of the caller: its spec is its parent's, byte for byte where the request
+/// is concerned (system prompt, tools, model), so its first request reads the
+/// parent's whole conversation from the provider's cache.
+fn plan_fork(shared: &Arc<Shared>, req: &SpawnRequest, conversation: &[Message]) -> Result<Plan, SpawnError> {
+    let ctx = &shared.ctx;
+    let (parent_spec, provider_name, parent_type, depth) = {
+        let reg = shared.registry();
+        let parent = reg.get(&req.parent).ok_or_else(|| SpawnError::UnknownParent(req.parent.clone()))?;
+        let kind = parent.state.subagent_type.clone().unwrap_or_else(|| GENERAL_PURPOSE.to_string());
+        (parent.spec.clone(), parent.state.provider.clone(), kind, parent.state.depth + 1)
+    };
+    if req.subagent_type.as_deref().map(str::trim).is_some_and(|t| !t.is_empty() && t != parent_type) {
+        return Err(SpawnError::ForkChanges("subagent_type"));
+    }
+    let model = req.model.as_deref().and_then(|m| resolve_model(m, parent_spec.provider.name()));
+    if model.is_some_and(|m| m != parent_spec.model) {
+        return Err(SpawnError::ForkChanges("model"));
+    }
+    if !req.by_user && depth > ctx.limits.max_depth {
+        return Err(SpawnError::DepthLimit);
+    }
+    let max_turns = req.max_turns.unwrap_or(ctx.limits.subagent_max_turns).clamp(1, ctx.limits.max_turns_cap.max(1));
+    let fork = arbor_protocol::Fork { messages: u32::try_from(conversation.len()).unwrap_or(u32::MAX) };
+    let mut spec = fork_spec(&parent_spec, depth, max_turns, fork);
+    spec.isolation = req.isolation.unwrap_or_default();
+    if spec.isolation == arbor_protocol::Isolation::Worktree
+        && crate::worktree::repository_of(spec.workspace.root()).is_none()
+    {
+        let root = spec.workspace.root().display().to_string();
+        return Err(crate::worktree::WorktreeError::NotARepository(root).into());
+    }
+    let budget = crate::budget::wanted(&ctx.limits.subagent_budget, None, req.budget.as_ref(), req.by_user);
+    Ok(Plan { subagent_type: parent_type, spec, provider_name, depth, budget })
+}
+
+/// How a fork of `parent` runs: as its parent does, one level down, in its parent's tree.
+pub(crate) fn fork_spec(parent: &AgentSpec, depth: u32, max_turns: u32, fork: arbor_protocol::Fork) -> AgentSpec {
+    AgentSpec {
+        depth,
+        max_turns,
+        scheduled: true,
+        isolation: arbor_protocol::Isolation::Shared,
+        worktree: None,
+        fork: Some(fork),
+        ..parent.clone()
+    }
 }
 
 impl Plan {
@@ -263,6 +325,7 @@ pub(crate) fn start(shared: &Arc<Shared>, req: SpawnRequest, plan: Plan) -> Resu
         provider: provider_name,
         background: req.background,
         call_seq: req.parent_call_id.as_ref().and_then(|c| st.call_seqs.remove(&(req.parent.clone(), c.clone()))),
+        fork: spec.fork,
     };
     let (inbox_tx, inbox) = mpsc::unbounded_channel();
     let cancel = parent_cancel.child_token();
@@ -285,7 +348,10 @@ pub(crate) fn start(shared: &Arc<Shared>, req: SpawnRequest, plan: Plan) -> Resu
     let from = if req.by_user { MessageFrom::Person } else { MessageFrom::Parent };
     st.emit(&id, EventKind::UserMessage(UserMessage::new(req.prompt.clone(), from)));
     drop(st);
-    let history = vec![Message::User { content: vec![UserBlock::Text { text: req.prompt }] }];
+    // A fork's task follows its parent's conversation (in the parent's last user turn, as
+    // the parent's own next message would be), so everything before it is the parent's prefix.
+    let mut history = req.fork.map(|c| c.to_vec()).unwrap_or_default();
+    crate::agent::append_user(&mut history, vec![UserBlock::Text { text: req.prompt }]);
     lifecycle::launch(shared, id.clone(), spec, history, inbox, cancel);
     Ok(Spawned { id, description, subagent_type, outcome: outcome_rx })
 }
@@ -379,6 +445,8 @@ pub(crate) fn child_spec(
         changes: parent.changes.clone(),
         isolation: req.isolation.or(def.map(|d| d.isolation)).unwrap_or_default(),
         worktree: None,
+        fork: None,
+        context: def.map_or(parent.context, |d| d.context.over(ctx.context)),
     };
     Ok((spec, provider_name))
 }

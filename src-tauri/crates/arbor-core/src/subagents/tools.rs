@@ -116,6 +116,10 @@ struct TaskInput {
     /// A wall-clock limit for the subagent, in seconds (optional)
     #[schemars(with = "Option<u64>", range(min = 1))]
     max_duration_seconds: Option<Value>,
+    /// true: the subagent is a fork of you. It starts from your whole conversation so far (it knows what you know,
+    /// and reading it costs a tenth as it comes from the cache), then the prompt; leave subagent_type and model out.
+    /// For a side task that needs your context; a fresh subagent suits a task that is self-contained
+    fork: Option<bool>,
 }
 
 /// The isolation values a Task call may name.
@@ -149,8 +153,13 @@ fn parse_max_turns(v: &Value) -> Result<u32, ToolResult> {
 
 impl TaskTool {
     /// The child a Task call asks for, or the error the model reads.
-    fn request(&self, input: Value, call_id: &str) -> Result<SpawnRequest, ToolResult> {
+    fn request(&self, input: Value, ctx: &ToolContext) -> Result<SpawnRequest, ToolResult> {
         let input: TaskInput = parse_input(TASK, input)?;
+        let fork = match (input.fork.unwrap_or(false), &ctx.conversation) {
+            (false, _) => None,
+            (true, Some(conversation)) => Some(conversation.clone()),
+            (true, None) => return Err(ToolResult::error("Task cannot fork here: start a fresh subagent instead.")),
+        };
         let max_turns = input.max_turns.as_ref().filter(|v| !v.is_null()).map(parse_max_turns).transpose()?;
         let isolation = match input.isolation.as_deref().map(str::trim) {
             None | Some("") => None,
@@ -171,7 +180,7 @@ impl TaskTool {
         };
         Ok(SpawnRequest {
             parent: self.0.agent.clone(),
-            parent_call_id: Some(call_id.to_string()),
+            parent_call_id: Some(ctx.call_id.clone()),
             prompt: input.prompt.unwrap_or_default(),
             description: input.description,
             subagent_type: input.subagent_type,
@@ -181,6 +190,7 @@ impl TaskTool {
             by_user: false,
             isolation,
             budget: Some(budget),
+            fork,
         })
     }
 }
@@ -204,13 +214,13 @@ impl Tool for TaskTool {
     }
 
     async fn preview(&self, input: &Value, ctx: &ToolContext) -> Option<Preview> {
-        let request = self.request(input.clone(), &ctx.call_id).ok()?;
+        let request = self.request(input.clone(), ctx).ok()?;
         let plan = super::plan(&self.0.shared, &request).ok()?;
         Some(ApprovalPreview::Spawn(plan.summary(&self.0.shared, &request)).into())
     }
 
     async fn call(&self, input: Value, ctx: &ToolContext) -> ToolResult {
-        let mut request = match self.request(input, &ctx.call_id) {
+        let mut request = match self.request(input, ctx) {
             Ok(r) => r,
             Err(e) => return e,
         };

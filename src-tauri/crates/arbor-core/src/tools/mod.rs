@@ -50,6 +50,9 @@ pub struct ToolContext {
     pub edit: Option<arbor_protocol::SpawnEdit>,
     /// What the agent's commands run in.
     pub sandbox: Arc<crate::sandbox::Jail>,
+    /// The calling agent's conversation before the response that made this call: given
+    /// only to a Task call that forks (`fork: true`), whose child starts from it.
+    pub conversation: Option<Arc<Vec<arbor_protocol::Message>>>,
 }
 
 impl ToolContext {
@@ -120,6 +123,7 @@ pub(crate) fn test_ctx(dir: &std::path::Path) -> ToolContext {
         call_id: "call-test".to_string(),
         edit: None,
         sandbox: Arc::new(crate::sandbox::Jail::none(dir)),
+        conversation: None,
     }
 }
 

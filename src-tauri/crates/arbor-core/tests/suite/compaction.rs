@@ -218,6 +218,97 @@ async fn an_agent_that_knows_its_window_compacts_at_its_threshold_before_any_ref
 }
 
 #[tokio::test]
+async fn a_local_servers_own_window_is_known_before_the_first_request_and_never_hit() {
+    let window = 16_000;
+    let mut scenario = reading(30, window, "Next part.");
+    // Played as llama.cpp's server: no key, and `GET /props` says the window it serves.
+    scenario["keyless"] = json!(true);
+    let h = Harness::new(scenario, Api::OpenAi).await;
+    write_parts(&h, 30, 4_000);
+    // A model no table knows: without the server's word, a guess of 128k.
+    let mut config = h.config();
+    config.main_agent.model = "smollm2".into();
+    let run = h.run_with(config, "COMPACT-READ: read part-01.txt to part-30.txt in order, one per turn.").await;
+    assert_eq!(run.finished().status, AgentStatus::Completed, "{:?}", run.finished().error);
+    let first = run.events.iter().position(|e| matches!(e.kind, EventKind::ContextWindow(_)));
+    let window_event = first.map(|i| &run.events[i].kind);
+    assert!(
+        matches!(window_event, Some(EventKind::ContextWindow(w)) if w.tokens == window && w.source == arbor_protocol::WindowSource::Provider),
+        "{window_event:?}"
+    );
+    // Announced before any response: the first request was sent knowing it.
+    let first_usage = run.events.iter().position(|e| matches!(e.kind, EventKind::Usage(_)));
+    assert!(first < first_usage);
+    let done = compactions(&run);
+    assert!(!done.is_empty() && done.iter().all(|c| c.trigger == CompactTrigger::Threshold), "{done:?}");
+    assert!(run.requests.iter().all(|r| r.status == 200), "nothing was refused");
+}
+
+#[tokio::test]
+async fn a_subagent_compacts_at_its_types_own_window_while_its_parent_waits() {
+    for api in both() {
+        let window = 16_000;
+        let mut scenario = reading(30, window, "Next part.");
+        // The main agent delegates the reading and waits for it; then it answers with the child's result.
+        let rules = scenario["rules"].as_array_mut().expect("rules");
+        rules.insert(
+            0,
+            json!({ "match": { "last_tool_result_contains": "DONE: every part" },
+            "turns": [ { "text": "MAIN: {{last_tool_result}}" } ], "repeat_last": true }),
+        );
+        rules.insert(
+            1,
+            json!({ "match": { "first_user_contains": "MAIN-DELEGATE" }, "turns": [ { "tool_calls": [ {
+            "name": "Task", "input": { "subagent_type": "reader", "description": "Read the parts",
+                "prompt": "COMPACT-READ: read part-01.txt to part-30.txt in order, one per turn." } } ] } ] }),
+        );
+        // The server enforces no window: the reader's type sets it (`contextWindow`, `compactAt`).
+        scenario.as_object_mut().expect("scenario").remove("context_window");
+        let h = Harness::new(scenario, api).await;
+        write_parts(&h, 30, 4_000);
+        let mut reader = super::subagents::agent_type("reader", "You read files in order.");
+        reader.context =
+            arbor_core::definitions::ContextOverride { window: Some(window), compact_at_percent: Some(70) };
+        reader.max_turns = Some(40);
+        let mut config = h.config();
+        config.main_agent.max_turns = 5;
+        config.agent_types = vec![reader];
+        let run = h.run_with(config, "MAIN-DELEGATE: have a reader read the parts.").await;
+        assert_eq!(run.finished().status, AgentStatus::Completed, "{api:?}: {:?}", run.finished().error);
+        assert!(run.text().contains("MAIN: DONE: every part was read."), "{api:?}");
+        let main = run.session.main_agent_id().clone();
+        let child = run
+            .events
+            .iter()
+            .find_map(|e| {
+                matches!(e.kind, EventKind::AgentStarted(_)).then(|| e.agent_id.clone()).filter(|id| *id != main)
+            })
+            .expect("the reader started");
+        let theirs: Vec<&ContextCompacted> = run
+            .events
+            .iter()
+            .filter_map(|e| match &e.kind {
+                EventKind::ContextCompacted(c) => Some((e.agent_id.clone(), c)),
+                _ => None,
+            })
+            .map(|(id, c)| {
+                assert_eq!(id, child, "{api:?}: only the reader compacts");
+                c
+            })
+            .collect();
+        // Its type's window and threshold, not the model's 200k nor the session's 80%.
+        assert!(theirs.len() >= 2, "{api:?}: {}", theirs.len());
+        assert!(theirs.iter().all(|c| c.trigger == CompactTrigger::Threshold && c.window_tokens == Some(window)));
+        assert!(theirs.iter().all(|c| c.before_tokens >= window * 70 / 100 && c.before_tokens < window * 80 / 100));
+        // While it compacted its parent was waiting on its Task call, which then got its result.
+        let first =
+            run.events.iter().position(|e| matches!(e.kind, EventKind::ContextCompacted(_))).expect("compacted");
+        let result = run.events.iter().position(|e| e.agent_id == main && matches!(e.kind, EventKind::ToolOutput(_)));
+        assert!(result.is_some_and(|r| r > first), "{api:?}");
+    }
+}
+
+#[tokio::test]
 async fn a_refusal_that_names_the_window_teaches_it_to_the_agent() {
     let h = Harness::new(reading(20, 16_000, "Next part."), Api::Anthropic).await;
     write_parts(&h, 20, 4_000);

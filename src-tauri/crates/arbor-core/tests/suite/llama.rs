@@ -1,8 +1,8 @@
-//! llama.cpp's server as a real peer: a session longer than its window
-//! (`-c 8192`), through the OpenAI route, runs to completion. llama.cpp
-//! refuses an over-long request with its own error; the agent compacts (its
-//! model writes the summary) and goes on, and later compacts at its threshold
-//! of the window the refusal named.
+//! llama.cpp's server as a real peer: it says the window it serves (`/props`),
+//! and a session longer than that window (`-c 8192`), through the OpenAI
+//! route, runs to completion. The session is set to a window four times too
+//! large, as a person might, so llama.cpp refuses an over-long request with its
+//! own error; the agent compacts (its model writes the summary) and goes on.
 //!
 //! Needs the server built: `scripts/test-llama.sh` builds it once (9–15
 //! minutes, cached) and runs this with `--ignored`; it is not part of the
@@ -36,7 +36,7 @@ async fn start_server() -> (Server, String) {
         .args(["-t", "2", "-tb", "2", "-c", &WINDOW.to_string(), "-np", "1", "--alias", "smollm2", "--jinja"])
         .args(["--chat-template-file", &env("LLAMA_TEMPLATE"), "--temp", "0"])
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(server_log())
         .spawn()
         .expect("llama-server starts");
     let server = Server(child);
@@ -52,6 +52,29 @@ async fn start_server() -> (Server, String) {
     (server, format!("{base}/v1"))
 }
 
+/// The server's own log: to the file `LLAMA_LOG` names, when it names one, for a failure to be read.
+fn server_log() -> Stdio {
+    std::env::var_os("LLAMA_LOG")
+        .and_then(|path| std::fs::File::create(path).ok())
+        .map_or_else(Stdio::null, Stdio::from)
+}
+
+/// One line per part on what was sent and done, printed so a failure here can be read.
+fn describe(part: usize, run: &[AgentEvent]) -> String {
+    let mut line = format!("part {part}:");
+    for e in run {
+        match &e.kind {
+            EventKind::Usage(u) => line.push_str(&format!(" request {} in, {} out;", u.input_tokens, u.output_tokens)),
+            EventKind::ToolCall(c) => line.push_str(&format!(" call {} {};", c.tool_name, c.tool_args)),
+            EventKind::ContextCompacted(c) => line.push_str(&format!(" {};", c.describe())),
+            EventKind::AgentFinished(f) => line.push_str(&format!(" {:?} {:?}", f.status, f.error)),
+            EventKind::Response(t) => line.push_str(&format!(" said {} bytes;", t.content.len())),
+            _ => {}
+        }
+    }
+    line
+}
+
 /// Whether `GET /health` answers 200 (plain HTTP on loopback: no client library needed).
 async fn healthy(port: u16) -> bool {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -64,6 +87,8 @@ async fn healthy(port: u16) -> bool {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+// Each part's line is printed: a failure against a real server is read from this run's output.
+#[allow(clippy::print_stderr)]
 #[ignore = "needs llama.cpp's server: scripts/test-llama.sh builds it and runs this"]
 async fn a_session_longer_than_llama_servers_window_completes_by_compacting() {
     let (_server, base_url) = start_server().await;
@@ -77,11 +102,14 @@ async fn a_session_longer_than_llama_servers_window_completes_by_compacting() {
                 response: Duration::from_secs(300),
                 idle: Duration::from_secs(300),
             },
-            ..Default::default()
         })
         .expect("provider"),
     );
+    // The server says the window it serves, before any request.
+    assert_eq!(provider.served_window("smollm2").await, Some(WINDOW));
     let mut config = SessionConfig::new(dir.path(), "openai", provider, "smollm2");
+    // A person's figure wins over the server's: set too large, the server's refusal is what stops a request.
+    config.context.window = Some(WINDOW * 4);
     config.approval = ApprovalPolicy::allow_all();
     // A harmless tool, so tools are rendered and offered as in any session.
     config.main_agent.tools.allow = Some(vec!["Glob".into()]);
@@ -107,6 +135,7 @@ async fn a_session_longer_than_llama_servers_window_completes_by_compacting() {
             _ => None,
         });
         let finished = finished.expect("finished");
+        eprintln!("{}", describe(i, &run));
         assert!(
             matches!(finished.status, AgentStatus::Completed | AgentStatus::MaxTurns | AgentStatus::Truncated),
             "part {i}: {:?} {:?}",

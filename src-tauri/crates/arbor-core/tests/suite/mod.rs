@@ -10,6 +10,7 @@ mod changes;
 mod compaction;
 mod contracts;
 mod faults;
+mod forks;
 mod limits_and_input;
 mod llama;
 mod mcp;
@@ -121,13 +122,8 @@ pub fn provider(api: Api, server: &ScriptedServer, timeouts: Timeouts) -> Arc<dy
             .expect("provider"),
         ),
         Api::OpenAi => Arc::new(
-            OpenAiProvider::new(OpenAiConfig {
-                base_url: server.openai_base_url(),
-                api_key: key,
-                timeouts,
-                ..Default::default()
-            })
-            .expect("provider"),
+            OpenAiProvider::new(OpenAiConfig { base_url: server.openai_base_url(), api_key: key, timeouts })
+                .expect("provider"),
         ),
     }
 }

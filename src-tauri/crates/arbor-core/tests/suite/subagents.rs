@@ -139,6 +139,7 @@ pub fn agent_type(name: &str, system_prompt: &str) -> AgentDefinition {
         sandbox: None,
         isolation: Default::default(),
         budget: Default::default(),
+        context: Default::default(),
         file: None,
         source: None,
     }
@@ -303,6 +304,7 @@ async fn a_child_is_announced_with_its_place_in_the_tree_and_every_status_change
                 provider: provider.into(),
                 background: false,
                 call_seq,
+                fork: None,
             }
         );
         assert_eq!(statuses(&run.events, id), vec![AgentStatus::Queued, AgentStatus::Running, AgentStatus::Completed]);

@@ -14,15 +14,15 @@ fn a_new_file_gets_the_schema_and_reopening_changes_nothing() {
     let path = dir.path().join("nested/dir").join(Store::FILE_NAME);
     let store = Store::open(&path).unwrap();
     assert_eq!(store.path(), path);
-    assert_eq!(SCHEMA_VERSION, 5);
-    assert_eq!(user_version(&path), 5);
+    assert_eq!(SCHEMA_VERSION, 6);
+    assert_eq!(user_version(&path), 6);
     let log = store_synthetic(&store, "sess-1", 1_000, 10);
     let journal: String = raw(&store).query_row("PRAGMA journal_mode", [], |r| r.get(0)).unwrap();
     assert_eq!(journal, "wal");
     drop(store);
 
     let store = Store::open(&path).unwrap();
-    assert_eq!(user_version(&path), 5);
+    assert_eq!(user_version(&path), 6);
     assert_eq!(store.events(&sid("sess-1"), None).unwrap(), log.events);
     assert_eq!(store.search("greedily", 10).unwrap().len(), 3);
 }
@@ -44,6 +44,7 @@ fn a_version_1_file_is_migrated_and_its_skeleton_index_takes_the_new_events() {
          ALTER TABLE agents DROP COLUMN budget_exhausted;
          ALTER TABLE agents DROP COLUMN context_used;
          ALTER TABLE agents DROP COLUMN context_window;
+         ALTER TABLE agents DROP COLUMN fork_messages;
          ALTER TABLE sessions DROP COLUMN source;
          ALTER TABLE sessions DROP COLUMN import_key;
          DROP INDEX events_skeleton;
@@ -55,7 +56,7 @@ fn a_version_1_file_is_migrated_and_its_skeleton_index_takes_the_new_events() {
     drop(conn);
 
     let store = Store::open(&path).unwrap();
-    assert_eq!(user_version(&path), 5);
+    assert_eq!(user_version(&path), 6);
     let index: String = raw(&store)
         .query_row("SELECT sql FROM sqlite_master WHERE name = 'events_skeleton'", [], |r| r.get(0))
         .unwrap();
@@ -66,10 +67,10 @@ fn a_version_1_file_is_migrated_and_its_skeleton_index_takes_the_new_events() {
             && index.contains("'budget_warning'"),
         "{index}"
     );
-    // An older file's agents count the wall time of their last run, and have no budget nor known window.
+    // An older file's agents count the wall time of their last run, and have no budget, known window nor fork.
     let agents = store.session(&sid("sess-1")).unwrap().agents;
     assert!(agents.iter().all(|a| a.elapsed_ms == a.duration_ms.unwrap_or(0) && a.budget.is_none()), "{agents:?}");
-    assert!(agents.iter().all(|a| a.context_window.is_none() && a.context_used == 0), "{agents:?}");
+    assert!(agents.iter().all(|a| a.context_window.is_none() && a.context_used == 0 && a.fork.is_none()), "{agents:?}");
     assert_eq!(
         store.session(&sid("sess-1")).unwrap().session.source,
         SessionSource::Arbor,

@@ -93,6 +93,7 @@ pub fn started(parent: Option<&AgentId>, call: Option<&str>, depth: u32, descrip
         provider: "anthropic".into(),
         background: false,
         call_seq: None,
+        fork: None,
     })
 }
 

@@ -1,0 +1,147 @@
+//! Forked subagents (`Task` with `fork: true`): the child starts from its
+//! parent's conversation, system prompt and tools byte for byte, so its first
+//! request is its parent's last one plus the task, and reads the parent's
+//! whole prefix from the provider's cache. Tools it may not use (Task past the
+//! depth limit) stay in its list and are refused when called.
+
+use super::*;
+use arbor_protocol::{AgentStatus, Fork};
+use arbor_testkit::cache::CacheReplay;
+use serde_json::{Value, json};
+
+/// The main agent reads a file, forks a child on a side task, then answers; the
+/// child tries to delegate (past the depth limit), then answers.
+fn forking(task: Value) -> Value {
+    json!({ "name": "forks", "rules": [
+        { "match": { "last_tool_result_contains": "depth limit" }, "repeat_last": true, "turns": [
+            { "text": "FORK-RESULT: the notes hold 42 readings." }
+        ] },
+        // Played by the assistant messages in the conversation: the fork's first request holds its parent's one.
+        { "match": { "last_user_contains": "FORK-SIDE" }, "turns": [
+            { "text": "unused" },
+            { "tool_calls": [ { "name": "Task", "input": { "prompt": "deeper", "description": "Deeper" } } ] }
+        ] },
+        { "match": { "first_user_contains": "FORK-MAIN" }, "turns": [
+            { "tool_calls": [ { "name": "Bash", "input": { "command": "cat notes.txt" } } ] },
+            { "tool_calls": [ { "name": "Task", "input": task } ] },
+            { "text": "MAIN-DONE: {{last_tool_result}}" }
+        ] }
+    ] })
+}
+
+fn fork_task() -> Value {
+    json!({ "prompt": "FORK-SIDE: count the readings in the notes you read.", "description": "Count readings", "fork": true })
+}
+
+/// The request's messages as the provider's wire format holds them.
+fn messages(body: &Value) -> Vec<Value> {
+    body["messages"].as_array().cloned().unwrap_or_default()
+}
+
+/// A message without the cache marks Arbor moves to the latest turns.
+fn unmarked(message: &Value) -> Value {
+    let mut m = message.clone();
+    if let Some(blocks) = m["content"].as_array_mut() {
+        for b in blocks {
+            if let Some(o) = b.as_object_mut() {
+                o.remove("cache_control");
+            }
+        }
+    }
+    m
+}
+
+#[tokio::test]
+async fn a_fork_childs_first_request_starts_with_its_parents_and_reads_it_from_cache() {
+    for api in [Api::Anthropic, Api::OpenAi] {
+        let h = Harness::new(forking(fork_task()), api).await;
+        std::fs::write(h.path("notes.txt"), "reading 1 within tolerance\n".repeat(400)).expect("notes");
+        let run = h.run("FORK-MAIN: read notes.txt, then fork a child to count its readings.").await;
+        assert_eq!(run.finished().status, AgentStatus::Completed, "{api:?}: {:?}", run.finished().error);
+        assert!(run.text().contains("MAIN-DONE: FORK-RESULT: the notes hold 42 readings."), "{api:?}");
+
+        let child = run
+            .events
+            .iter()
+            .find_map(|e| match &e.kind {
+                EventKind::AgentStarted(s) if s.parent_id.is_some() => Some((e.agent_id.clone(), s.clone())),
+                _ => None,
+            })
+            .expect("a child started");
+        // Shown as a fork: it carries its parent's task, call and result.
+        assert_eq!(child.1.fork, Some(Fork { messages: 3 }), "{api:?}");
+        let finished = run.events.iter().find_map(|e| match &e.kind {
+            EventKind::AgentFinished(f) if e.agent_id == child.0 => Some(f.clone()),
+            _ => None,
+        });
+        assert_eq!(finished.expect("the fork finished").status, AgentStatus::Completed, "{api:?}");
+
+        let requests: Vec<&Value> = run.requests.iter().map(|r| &r.body).collect();
+        let parent = requests[1];
+        // The parent waits for its child: the third request is the fork's first.
+        let fork = requests[2];
+        assert!(fork.to_string().contains("count the readings"), "{api:?}");
+        // The same system prompt and tools, byte for byte.
+        assert_eq!(fork.get("system"), parent.get("system"), "{api:?}");
+        assert_eq!(fork["tools"], parent["tools"], "{api:?}");
+        // Its messages start with every one of its parent's; only the task follows.
+        let (theirs, ours) = (messages(parent), messages(fork));
+        assert!(ours.len() >= theirs.len(), "{api:?}");
+        let last = theirs.len() - 1;
+        for (i, m) in theirs.iter().enumerate() {
+            match (api, i == last) {
+                // Anthropic: the task joins the parent's last user turn, after its blocks.
+                (Api::Anthropic, true) => {
+                    let mine = unmarked(&ours[i])["content"].as_array().cloned().unwrap_or_default();
+                    let parents = unmarked(m)["content"].as_array().cloned().unwrap_or_default();
+                    assert_eq!(mine[..parents.len()], parents[..], "{api:?}");
+                    assert!(
+                        mine[parents.len()..]
+                            .iter()
+                            .any(|b| b["text"].as_str().is_some_and(|t| t.contains("FORK-SIDE")))
+                    );
+                }
+                _ => assert_eq!(unmarked(&ours[i]), unmarked(m), "{api:?}: message {i}"),
+            }
+        }
+        if api == Api::OpenAi {
+            let task = ours.last().expect("the task");
+            assert_eq!(task["role"], "user");
+            assert!(task["content"].as_str().is_some_and(|t| t.starts_with("FORK-SIDE")), "{api:?}: {task}");
+            // Byte for byte: the parent's request is a prefix of the fork's (automatic prefix caching).
+            let (p, f) = (serde_json::to_string(&theirs).expect("json"), serde_json::to_string(&ours).expect("json"));
+            assert!(f.starts_with(&p[..p.len() - 1]), "{api:?}");
+        } else {
+            // Replaying Anthropic's caching rules: the fork's first request reads what its parent wrote.
+            let mut cache = CacheReplay::default();
+            let billed: Vec<_> = requests.iter().map(|b| cache.bill(b)).collect();
+            let first = &billed[2];
+            assert!(first.read * 10 >= first.sent() * 9, "{api:?}: {first:?}");
+        }
+
+        // Past the depth limit the fork still has Task in its list, and calling it is refused.
+        let refused = run.events.iter().find_map(|e| match &e.kind {
+            EventKind::ToolOutput(o) if e.agent_id == child.0 => Some(o.clone()),
+            _ => None,
+        });
+        let refused = refused.expect("the fork's Task call was answered");
+        assert!(refused.is_error && refused.content.contains("depth limit"), "{api:?}: {refused:?}");
+        assert_eq!(run.events.iter().filter(|e| matches!(e.kind, EventKind::AgentStarted(_))).count(), 2, "{api:?}");
+    }
+}
+
+#[tokio::test]
+async fn a_fork_that_would_change_its_model_or_type_is_refused_saying_why() {
+    for (field, value) in [("subagent_type", "code-reviewer"), ("model", "claude-opus-4-1")] {
+        let mut task = fork_task();
+        task[field] = json!(value);
+        let h = Harness::new(forking(task), Api::Anthropic).await;
+        std::fs::write(h.path("notes.txt"), "reading\n").expect("notes");
+        let run = h.run("FORK-MAIN: read notes.txt, then fork a child to count its readings.").await;
+        assert_eq!(run.finished().status, AgentStatus::Completed);
+        let outputs = run.outputs();
+        let (text, is_error) = &outputs[1];
+        assert!(*is_error && text.contains("a fork is a copy of you") && text.contains(field), "{field}: {text}");
+        assert_eq!(run.events.iter().filter(|e| matches!(e.kind, EventKind::AgentStarted(_))).count(), 1);
+    }
+}
