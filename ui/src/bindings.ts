@@ -574,6 +574,11 @@ export type ContextSettings = {
 	window?: number | null,
 	/**  Compact when an agent's next request would fill this share of its window. */
 	compact_at_percent?: number,
+	/**
+	 *  The model that writes compaction summaries (a cheaper one, on the agent's provider);
+	 *  None: the agent's own.
+	 */
+	summary_model?: string | null,
 };
 
 /**  How many tokens an agent's model takes in one request. */

@@ -1,7 +1,7 @@
 /**
  * Settings' context card: every model's window (empty: each model's own,
- * from Arbor's table or what its provider says), and the share of it at which
- * an agent's conversation is compacted.
+ * from Arbor's table or what its provider says), the share of it at which
+ * an agent's conversation is compacted, and the model that writes summaries.
  */
 import type { ContextSettings } from "../bindings";
 
@@ -54,6 +54,22 @@ export function ContextSettingsCard({
             <span className="faint">% of the window</span>
           </span>
           <span className="hint">Older results are cleared first, then the older conversation summarized</span>
+        </label>
+        <label className="field">
+          <span className="label">Summary model</span>
+          <input
+            className="input"
+            type="text"
+            data-testid="summary-model"
+            placeholder="The agent's own"
+            spellCheck={false}
+            value={context.summary_model ?? ""}
+            onChange={(e) => {
+              const model = e.target.value.trim();
+              onChange({ ...context, summary_model: model === "" ? null : e.target.value });
+            }}
+          />
+          <span className="hint">A cheaper model on the agent's provider writes compaction summaries (claude-haiku-4-5, say); if it fails, the agent's own does</span>
         </label>
       </div>
     </section>

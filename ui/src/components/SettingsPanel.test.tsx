@@ -170,7 +170,7 @@ describe("SettingsPanel", () => {
     commands.saveSettings.mockImplementation((settings: unknown) =>
       Promise.resolve({ status: "ok", data: { ...app, settings } }),
     );
-    resetStores({ app: { ...app, settings: { ...app.settings, context: { window: null, compact_at_percent: 80 } } }, view: "settings" });
+    resetStores({ app: { ...app, settings: { ...app.settings, context: { window: null, compact_at_percent: 80, summary_model: null } } }, view: "settings" });
     await act(async () => {
       render(<SettingsPanel />);
     });
@@ -181,9 +181,14 @@ describe("SettingsPanel", () => {
     expect(at.value).toBe("80");
     fireEvent.change(window, { target: { value: "8192" } });
     fireEvent.change(at, { target: { value: "70" } });
+    const summary = screen.getByTestId("summary-model") as HTMLInputElement;
+    expect(summary.placeholder).toBe("The agent's own");
+    fireEvent.change(summary, { target: { value: "claude-haiku-4-5" } });
     await act(async () => {
       fireEvent.click(screen.getByText("Save settings"));
     });
-    expect(commands.saveSettings.mock.calls[0]?.[0]).toMatchObject({ context: { window: 8192, compact_at_percent: 70 } });
+    expect(commands.saveSettings.mock.calls[0]?.[0]).toMatchObject({
+      context: { window: 8192, compact_at_percent: 70, summary_model: "claude-haiku-4-5" },
+    });
   });
 });

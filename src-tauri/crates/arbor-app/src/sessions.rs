@@ -95,6 +95,8 @@ pub struct Tuning {
     pub context_window: Option<u64>,
     /// Compact at this share of the window (`--compact-at`); None: 80%.
     pub compact_at_percent: Option<u8>,
+    /// The model that writes compaction summaries (`--summary-model`); None: the settings say.
+    pub summary_model: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize, specta::Type)]
@@ -324,6 +326,13 @@ impl Host {
         config.context = arbor_core::ContextConfig {
             window: spec.tuning.context_window.or(settings.context.window),
             compact_at_percent: spec.tuning.compact_at_percent.unwrap_or(settings.context.compact_at_percent),
+            summary_model: spec
+                .tuning
+                .summary_model
+                .clone()
+                .or_else(|| settings.context.summary_model.clone())
+                .map(|m| m.trim().to_string())
+                .filter(|m| !m.is_empty()),
         };
         config.approval = match (spec.tuning.approval, demo) {
             (None, true) => ApprovalPolicy::default(),

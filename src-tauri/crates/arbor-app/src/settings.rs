@@ -91,12 +91,15 @@ pub struct ContextSettings {
     pub window: Option<u64>,
     /// Compact when an agent's next request would fill this share of its window.
     pub compact_at_percent: u8,
+    /// The model that writes compaction summaries (a cheaper one, on the agent's provider);
+    /// None: the agent's own.
+    pub summary_model: Option<String>,
 }
 
 impl Default for ContextSettings {
     fn default() -> Self {
         let c = arbor_core::ContextConfig::default();
-        Self { window: c.window, compact_at_percent: c.compact_at_percent }
+        Self { window: c.window, compact_at_percent: c.compact_at_percent, summary_model: c.summary_model }
     }
 }
 

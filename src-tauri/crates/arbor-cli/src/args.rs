@@ -277,6 +277,9 @@ pub struct Common {
     /// Compact an agent's conversation when its next request would fill this much of its window (default 80).
     #[arg(long, value_name = "PERCENT", value_parser = clap::value_parser!(u8).range(10..=100))]
     pub compact_at: Option<u8>,
+    /// The model that writes compaction summaries, on the agent's provider (a cheaper one, say; default: the agent's own).
+    #[arg(long, value_name = "MODEL")]
+    pub summary_model: Option<String>,
     #[command(flatten)]
     pub mcp: McpArgs,
     #[command(flatten)]

@@ -69,6 +69,7 @@ pub fn tuning(common: &Common) -> Tuning {
         max_spawns_per_minute: common.budget.max_spawns_per_minute,
         context_window: common.context_window,
         compact_at_percent: common.compact_at,
+        summary_model: common.summary_model.clone(),
     }
 }
 

@@ -90,17 +90,20 @@ pub struct SessionConfig {
 }
 
 /// How agents treat their context window.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ContextConfig {
     /// The window, for every model (Settings, `--context-window`); None: each model's own.
     pub window: Option<u64>,
     /// Compact when the next request would fill this share of the window (1–100).
     pub compact_at_percent: u8,
+    /// The model that writes compaction summaries, on the agent's own provider (a cheaper
+    /// one, say); None, or a model that provider refuses: the agent's own model.
+    pub summary_model: Option<String>,
 }
 
 impl Default for ContextConfig {
     fn default() -> Self {
-        Self { window: None, compact_at_percent: 80 }
+        Self { window: None, compact_at_percent: 80, summary_model: None }
     }
 }
 

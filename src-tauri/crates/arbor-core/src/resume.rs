@@ -151,7 +151,7 @@ fn restored_spec(ctx: &Context, parent: &AgentSpec, parent_provider: &str, a: &S
                 isolation: arbor_protocol::Isolation::Shared,
                 worktree: None,
                 fork: None,
-                context: parent.context,
+                context: parent.context.clone(),
             }
         }
     }

@@ -140,7 +140,7 @@ impl Session {
                 isolation: arbor_protocol::Isolation::Shared,
                 worktree: None,
                 fork: None,
-                context: shared.ctx.context,
+                context: shared.ctx.context.clone(),
             }),
             provider_name: main_def.provider,
             budget: config.budget,

@@ -12,6 +12,7 @@ pub(crate) struct Conversation {
     pub system: String,
     pub assistant_count: usize,
     pub last_tool_result: String,
+    pub model: String,
 }
 
 impl Conversation {
@@ -23,6 +24,7 @@ impl Conversation {
             first_user: user_text(users.first()),
             last_user: user_text(users.last()),
             assistant_count: messages.iter().filter(|m| role(m) == "assistant").count(),
+            model: body.get("model").and_then(Value::as_str).unwrap_or_default().to_string(),
             ..Conversation::default()
         };
         match api {

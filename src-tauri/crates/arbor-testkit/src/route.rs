@@ -112,4 +112,5 @@ fn matches(m: &Match, conv: &Conversation) -> bool {
         && holds(&m.system_contains, &conv.system)
         && holds(&m.last_user_contains, &conv.last_user)
         && holds(&m.last_tool_result_contains, &conv.last_tool_result)
+        && m.model.as_deref().is_none_or(|want| conv.model == want)
 }

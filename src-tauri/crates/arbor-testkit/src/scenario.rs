@@ -53,6 +53,9 @@ pub struct Match {
     /// however many assistant messages the conversation holds (after a compaction, fewer).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_tool_result_contains: Option<String>,
+    /// The request's `model`, exactly.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
 }
 
 /// One model response.

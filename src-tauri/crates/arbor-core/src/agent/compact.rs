@@ -397,7 +397,9 @@ async fn compact(
     Ok(after)
 }
 
-/// The agent's model writes a summary of `older`; its usage is the agent's.
+/// A summary of `older`, written by the summary model chosen in Settings when there is
+/// one (falling back to the agent's own model if that fails), else the agent's model;
+/// its usage is the agent's.
 async fn summarize(
     shared: &Shared,
     agent: &AgentRun,
@@ -410,10 +412,28 @@ async fn summarize(
         within(quote(older), max_chars)
     );
     let messages = [Message::user_text(text)];
+    let own = agent.spec.model.as_str();
+    if let Some(model) = agent.spec.context.summary_model.as_deref().filter(|m| *m != own) {
+        match summarize_with(shared, agent, model, &messages).await {
+            Err(CompactError::Summary(e)) => {
+                tracing::warn!(model, error = %e, "the summary model failed; the agent's own model writes the summary");
+            }
+            done => return done,
+        }
+    }
+    summarize_with(shared, agent, own, &messages).await
+}
+
+async fn summarize_with(
+    shared: &Shared,
+    agent: &AgentRun,
+    model: &str,
+    messages: &[Message],
+) -> Result<(String, Usage), CompactError> {
     let request = ModelRequest {
-        model: &agent.spec.model,
+        model,
         system: SUMMARY_SYSTEM,
-        messages: &messages,
+        messages,
         tools: &[],
         max_tokens: SUMMARY_MAX_TOKENS.min(shared.ctx.max_tokens),
     };
@@ -430,7 +450,7 @@ async fn summarize(
             Some(Ok(StreamEvent::Completed(response))) => {
                 let summary = Message::Assistant { content: response.content }.assistant_text();
                 let mut usage = response.usage;
-                usage.cost_usd = crate::provider::price_usage(&agent.spec.model, &usage);
+                usage.cost_usd = crate::provider::price_usage(model, &usage);
                 // Its cost is the agent's, and counts toward its budget like any request.
                 shared.emit(&agent.id, EventKind::Usage(usage.clone()));
                 if summary.trim().is_empty() {

@@ -98,6 +98,7 @@ impl ContextOverride {
         crate::ContextConfig {
             window: self.window.or(base.window),
             compact_at_percent: self.compact_at_percent.unwrap_or(base.compact_at_percent),
+            summary_model: base.summary_model,
         }
     }
 }

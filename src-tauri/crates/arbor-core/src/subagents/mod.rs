@@ -446,7 +446,7 @@ pub(crate) fn child_spec(
         isolation: req.isolation.or(def.map(|d| d.isolation)).unwrap_or_default(),
         worktree: None,
         fork: None,
-        context: def.map_or(parent.context, |d| d.context.over(ctx.context)),
+        context: def.map_or_else(|| parent.context.clone(), |d| d.context.over(ctx.context.clone())),
     };
     Ok((spec, provider_name))
 }

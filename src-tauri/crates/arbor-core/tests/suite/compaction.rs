@@ -138,6 +138,36 @@ async fn a_conversation_too_long_to_clear_is_summarized_keeping_the_task_and_the
 }
 
 #[tokio::test]
+async fn the_summary_is_written_by_the_chosen_model_or_the_agents_own_when_that_fails() {
+    for (chosen, writer) in [("claude-haiku-4-5", "claude-haiku-4-5"), ("no-such-model", "claude-sonnet-4-5")] {
+        let mut scenario = reading(20, 16_000, &"Reading on. ".repeat(300));
+        // A model the provider does not serve: refused as Anthropic refuses an unknown model.
+        scenario["rules"].as_array_mut().expect("rules").insert(0, json!({
+            "match": { "system_contains": SUMMARY_SYSTEM, "model": "no-such-model" }, "turns": [ { "status": 404 } ]
+        }));
+        let h = Harness::new(scenario, Api::Anthropic).await;
+        write_parts(&h, 20, 100);
+        let mut config = h.config();
+        config.context.summary_model = Some(chosen.into());
+        let run = h.run_with(config, "COMPACT-READ: read part-01.txt to part-20.txt in order, one per turn.").await;
+        assert_eq!(run.finished().status, AgentStatus::Completed, "{chosen}: {:?}", run.finished().error);
+        let summaries: Vec<(&str, u16)> = run
+            .requests
+            .iter()
+            .filter(|r| r.system_text.contains(SUMMARY_SYSTEM))
+            .map(|r| (r.body["model"].as_str().unwrap_or_default(), r.status))
+            .collect();
+        assert_eq!(summaries.first().map(|s| s.0), Some(chosen), "{chosen}: {summaries:?}");
+        assert!(summaries.iter().any(|&(m, status)| m == writer && status == 200), "{chosen}: {summaries:?}");
+        // The agent's own requests stay on its model.
+        let own = run.requests.iter().filter(|r| !r.system_text.contains(SUMMARY_SYSTEM));
+        assert!(own.clone().all(|r| r.body["model"] == "claude-sonnet-4-5"), "{chosen}");
+        let c = compactions(&run)[0];
+        assert!(c.summary.as_deref().is_some_and(|s| s.starts_with("SUMMARY:")), "{chosen}: {c:?}");
+    }
+}
+
+#[tokio::test]
 async fn a_latest_turn_longer_than_the_window_fails_saying_what_to_do() {
     for api in both() {
         // Its first output alone (capped at 30,000 bytes for the model) is more than the window holds.
@@ -190,7 +220,7 @@ async fn an_agent_that_knows_its_window_compacts_at_its_threshold_before_any_ref
         let h = Harness::new(reading(40, window, "Next part."), api).await;
         write_parts(&h, 40, 4_000);
         let mut config = h.config();
-        config.context = arbor_core::ContextConfig { window: Some(window), compact_at_percent: 80 };
+        config.context = arbor_core::ContextConfig { window: Some(window), ..Default::default() };
         let run = h.run_with(config, "COMPACT-READ: read part-01.txt to part-40.txt in order, one per turn.").await;
         assert_eq!(run.finished().status, AgentStatus::Completed, "{api:?}: {:?}", run.finished().error);
         let done = compactions(&run);
