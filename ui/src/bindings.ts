@@ -121,7 +121,7 @@ export const SANDBOX_MODES = ["off","workspace","strict"] as const;
 
 export const SEARCH_LIMIT = 100 as const;
 
-export const SEGMENT_KINDS = ["queued","model","tool","approval"] as const;
+export const SEGMENT_KINDS = ["queued","model","tool","approval","compaction"] as const;
 
 export const SESSION_SOURCES = ["arbor","claude_code"] as const;
 
@@ -1151,7 +1151,12 @@ export type SegmentKind =
 /**  A tool call, from the call to its output. */
 "tool" | 
 /**  A tool call waiting for a person's answer. */
-"approval";
+"approval" | 
+/**
+ *  Compacting its conversation (clearing old results, writing a summary), with the
+ *  request the provider refused as too long when that is what set it off.
+ */
+"compaction";
 
 /**  A segment that began or changed: the UI puts it at `index` of the agent's lane. */
 export type SegmentUpdate = {

@@ -264,7 +264,7 @@ export function formatSpan(ms: number): string {
 // ---- Hits ----
 
 /** Which of overlapping segments a point means: what is drawn on top wins. */
-const HIT_ORDER: Record<SegmentKind, number> = { queued: 0, model: 1, tool: 2, approval: 3 };
+const HIT_ORDER: Record<SegmentKind, number> = { queued: 0, model: 1, compaction: 1, tool: 2, approval: 3 };
 
 /**
  * The segment at time `t` of a lane, within `tolerance` ms either side (a

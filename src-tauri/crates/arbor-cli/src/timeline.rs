@@ -10,10 +10,15 @@ pub fn terminal_width() -> usize {
     terminal_size::terminal_size().map_or(100, |(w, _)| usize::from(w.0))
 }
 
-/// What a bar cell shows, most telling first: a wait for a person, a model
-/// turn, a tool call, a wait for a slot.
-const MARKS: [(SegmentKind, char); 4] =
-    [(SegmentKind::Approval, '!'), (SegmentKind::Model, '█'), (SegmentKind::Tool, '▒'), (SegmentKind::Queued, '·')];
+/// What a bar cell shows, most telling first: a wait for a person, a
+/// compaction, a model turn, a tool call, a wait for a slot.
+const MARKS: [(SegmentKind, char); 5] = [
+    (SegmentKind::Approval, '!'),
+    (SegmentKind::Compaction, '~'),
+    (SegmentKind::Model, '█'),
+    (SegmentKind::Tool, '▒'),
+    (SegmentKind::Queued, '·'),
+];
 
 pub fn render(detail: &SessionDetail, timeline: &Timeline, width: usize) -> String {
     let agents = tree_order(&detail.agents, timeline);
@@ -72,7 +77,7 @@ pub fn render(detail: &SessionDetail, timeline: &Timeline, width: usize) -> Stri
         out.push_str(&format!("{label:label_w$}  {bar}  {tail}\n"));
     }
     out.push_str(&format!(
-        "{:label_w$}  █ model  ▒ tool  ! waiting for you  · queued      waited for you in all: {}\n",
+        "{:label_w$}  █ model  ▒ tool  ~ compacting  ! waiting for you  · queued      waited for you in all: {}\n",
         "",
         arbor_protocol::time::duration_words(timeline.waiting_ms)
     ));

@@ -42,6 +42,7 @@ impl Store {
                 EventType::ApprovalRequest => Step::Ask { request_id: &request_id, call_id: &call_id, tool: &tool },
                 EventType::ApprovalResolved => Step::Answered { request_id: &request_id },
                 EventType::UserMessage | EventType::TaskNotification => Step::Wake,
+                EventType::ContextCompacted => Step::Compacted,
                 EventType::AgentFinished => Step::Finished,
                 _ => continue,
             };

@@ -30,6 +30,7 @@ export function TimelineToolbar({ controller }: { controller: TimelineController
       <div className="timeline-legend" aria-hidden="true">
         <span className="swatch queued" /> Queued
         <span className="swatch model" /> Model
+        <span className="swatch compaction" /> Compacting
         <span className="swatch tool" /> Tool
         <span className="swatch approval" /> Waiting for you
       </div>

@@ -1,6 +1,6 @@
 /**
  * What the segment under the pointer is: queued, a model turn, a tool call
- * (its tool) or a wait for the person's approval, when it began (from the
+ * (its tool), a wait for the person's approval or a compaction, when it began (from the
  * session's start) and how long it lasted, has lasted so far, or lasted
  * before its run was cut off (a stored session's open segment).
  */
@@ -15,6 +15,7 @@ const KIND_LABELS: Record<SegmentKind, string> = {
   model: "Model turn",
   tool: "Tool call",
   approval: "Waiting for your approval",
+  compaction: "Compacting its context",
 };
 
 function duration(open: boolean, running: boolean, ms: number): string {

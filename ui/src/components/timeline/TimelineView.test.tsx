@@ -23,6 +23,7 @@ withLayout({ offsetHeight: 600, offsetWidth: 800, clientHeight: 600 });
 /** The palette's fallbacks (jsdom computes no CSS variables). */
 const APPROVAL = "#c27c0e";
 const MODEL = "#3e63dd";
+const COMPACTION = "#4b5566";
 
 let painted: (canvas: HTMLCanvasElement) => Painted;
 const lanes = () => painted(screen.getByTestId("timeline-canvas"));
@@ -123,6 +124,29 @@ describe("TimelineView", () => {
     expect(inRow(3, lanes().rects.find((r) => typeof r.fill === "object")?.fill)).toHaveLength(1);
     expect(axis().texts.map((t) => t.text)).toContain("0");
     expect(axis().texts.map((t) => t.text)).toContain("1s");
+  });
+
+  it("paints a compaction in its own colour, between the model turns it sits between, and names it", () => {
+    seedSession();
+    applyFrames("s-1", [
+      timelineUpdate(
+        [
+          ["agent-b", 2, seg("compaction", 2900, 3100, { seq: 31 })],
+          ["agent-b", 3, seg("model", 3100, 3400, { seq: 32 })],
+        ],
+        [],
+        null,
+      ),
+    ]);
+    render(<TimelineView />);
+    const [compaction] = inRow(3, COMPACTION);
+    const models = inRow(3, MODEL);
+    expect(compaction).toBeTruthy();
+    expect(models.some((m) => m.x + m.w <= (compaction?.x ?? 0) + 1)).toBe(true);
+    expect(models.some((m) => m.x >= (compaction?.x ?? 0) + (compaction?.w ?? 0) - 1)).toBe(true);
+    fireEvent.pointerMove(screen.getByTestId("timeline-canvas"), centre(compaction as PaintedRect));
+    expect(screen.getByTestId("timeline-tooltip").textContent).toContain("Compacting its context");
+    expect(document.querySelector(".timeline-legend")?.textContent).toContain("Compacting");
   });
 
   it("jumps to a segment's event in its agent's output when it is clicked", () => {

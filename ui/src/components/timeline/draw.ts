@@ -131,6 +131,9 @@ function paintLane(
       case "model":
         base = extend(base, x0, x1, p.model, BASE_BAND);
         break;
+      case "compaction":
+        base = extend(base, x0, x1, p.compaction, BASE_BAND);
+        break;
       case "tool":
         tool = extend(tool, x0, x1, p.tools[toolColourIndex(s.label, p.tools.length)] ?? p.model, TOOL_BAND);
         break;

@@ -13,6 +13,7 @@ export interface Palette {
   selected: string;
   now: string;
   model: string;
+  compaction: string;
   queued: string;
   /** The queued hatching (null where a canvas cannot make patterns): queued is drawn plain then. */
   hatch: CanvasPattern | null;
@@ -52,6 +53,7 @@ export function readPalette(el: Element): Palette {
     selected: v("--selected", "#e3ebfd"),
     now: v("--accent", "#3e63dd"),
     model: v("--tl-model", "#3e63dd"),
+    compaction: v("--tl-compaction", "#4b5566"),
     queued,
     hatch: hatchPattern(queued),
     approval: v("--waiting", "#c27c0e"),

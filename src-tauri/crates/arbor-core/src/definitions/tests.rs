@@ -143,7 +143,8 @@ fn a_type_sets_its_own_window_and_threshold_over_the_sessions() {
     assert!(warnings.is_empty(), "{warnings:?}");
     assert_eq!(d.context, ContextOverride { window: Some(32_000), compact_at_percent: Some(70) });
     let session = crate::ContextConfig { window: None, compact_at_percent: 80, summary_model: Some("small".into()) };
-    let typed = crate::ContextConfig { window: Some(32_000), compact_at_percent: 70, summary_model: Some("small".into()) };
+    let typed =
+        crate::ContextConfig { window: Some(32_000), compact_at_percent: 70, summary_model: Some("small".into()) };
     assert_eq!(d.context.over(session.clone()), typed);
     // A type that says nothing keeps the session's.
     let (plain, _) = parse(&agent("plain", "")).unwrap();

@@ -142,9 +142,12 @@ async fn the_summary_is_written_by_the_chosen_model_or_the_agents_own_when_that_
     for (chosen, writer) in [("claude-haiku-4-5", "claude-haiku-4-5"), ("no-such-model", "claude-sonnet-4-5")] {
         let mut scenario = reading(20, 16_000, &"Reading on. ".repeat(300));
         // A model the provider does not serve: refused as Anthropic refuses an unknown model.
-        scenario["rules"].as_array_mut().expect("rules").insert(0, json!({
-            "match": { "system_contains": SUMMARY_SYSTEM, "model": "no-such-model" }, "turns": [ { "status": 404 } ]
-        }));
+        scenario["rules"].as_array_mut().expect("rules").insert(
+            0,
+            json!({
+                "match": { "system_contains": SUMMARY_SYSTEM, "model": "no-such-model" }, "turns": [ { "status": 404 } ]
+            }),
+        );
         let h = Harness::new(scenario, Api::Anthropic).await;
         write_parts(&h, 20, 100);
         let mut config = h.config();

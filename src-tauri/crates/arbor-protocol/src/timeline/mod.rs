@@ -24,10 +24,13 @@ pub enum SegmentKind {
     Tool,
     /// A tool call waiting for a person's answer.
     Approval,
+    /// Compacting its conversation (clearing old results, writing a summary), with the
+    /// request the provider refused as too long when that is what set it off.
+    Compaction,
 }
 
 impl SegmentKind {
-    pub const ALL: [SegmentKind; 4] = [Self::Queued, Self::Model, Self::Tool, Self::Approval];
+    pub const ALL: [SegmentKind; 5] = [Self::Queued, Self::Model, Self::Tool, Self::Approval, Self::Compaction];
 
     pub fn as_str(self) -> &'static str {
         crate::wire::name(&self)
@@ -135,6 +138,8 @@ pub enum Step<'a> {
     },
     /// A message or a child's result reached the agent: it wakes if it was idle.
     Wake,
+    /// Its conversation was compacted, before the request that follows.
+    Compacted,
     Finished,
 }
 
@@ -151,13 +156,14 @@ impl<'a> Step<'a> {
             }
             EventKind::ApprovalResolved(r) => Step::Answered { request_id: &r.request_id },
             EventKind::UserMessage(_) | EventKind::TaskNotification(_) => Step::Wake,
+            EventKind::ContextCompacted(_) => Step::Compacted,
             EventKind::AgentFinished(_) => Step::Finished,
             _ => return None,
         })
     }
 
     /// The event types that make steps: what a store reads to rebuild a timeline.
-    pub const EVENT_TYPES: [crate::EventType; 10] = [
+    pub const EVENT_TYPES: [crate::EventType; 11] = [
         crate::EventType::AgentStarted,
         crate::EventType::AgentStatus,
         crate::EventType::Usage,
@@ -167,6 +173,7 @@ impl<'a> Step<'a> {
         crate::EventType::ApprovalResolved,
         crate::EventType::UserMessage,
         crate::EventType::TaskNotification,
+        crate::EventType::ContextCompacted,
         crate::EventType::AgentFinished,
     ];
 }
@@ -303,7 +310,37 @@ impl TimelineBuilder {
                     self.open[lane].model = Some(i);
                 }
             }
+            Step::Compacted => self.compacted(lane, seq, ts),
             Step::Finished => self.end(lane, ts),
+        }
+    }
+
+    /// The model segment that was open since the last call returned (or the run began)
+    /// was the compaction: no request of the agent's own ran in it, only, perhaps, one the
+    /// provider refused as too long and the summary's, whose usage closed it. It becomes a
+    /// compaction segment, pointing at the compaction, and the request that follows opens
+    /// a model segment of its own.
+    fn compacted(&mut self, lane: usize, seq: u64, ts: i64) {
+        let o = &self.open[lane];
+        let last = self.timeline.lanes[lane].segments.len().checked_sub(1);
+        let segment = match o.model {
+            Some(i) => Some(i),
+            None if o.tools.is_empty() => last.filter(|&i| {
+                let s = &self.timeline.lanes[lane].segments[i];
+                s.kind == SegmentKind::Model && s.end.is_some()
+            }),
+            None => None,
+        };
+        let Some(i) = segment else { return };
+        self.open[lane].model = None;
+        let s = &mut self.timeline.lanes[lane].segments[i];
+        s.kind = SegmentKind::Compaction;
+        s.seq = seq;
+        s.end = Some(ts.max(s.start));
+        self.changed.push((lane, i));
+        if !self.open[lane].ended {
+            let next = self.push(lane, SegmentKind::Model, ts, seq, "", None);
+            self.open[lane].model = Some(next);
         }
     }
 
@@ -455,182 +492,4 @@ impl Lane {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::{
-        AgentStarted, ApprovalOutcome, ApprovalRequest, ApprovalResolved, SessionId, StatusChanged, ToolCall,
-        ToolOutput, Usage,
-    };
-
-    struct Log {
-        seq: u64,
-        events: Vec<AgentEvent>,
-    }
-
-    impl Log {
-        fn at(&mut self, ts: i64, agent: &str, kind: EventKind) {
-            self.seq += 1;
-            self.events.push(AgentEvent {
-                agent_id: AgentId(agent.into()),
-                session_id: SessionId("s".into()),
-                seq: self.seq,
-                ts,
-                kind,
-            });
-        }
-    }
-
-    fn started(parent: Option<&str>) -> EventKind {
-        EventKind::AgentStarted(AgentStarted {
-            parent_id: parent.map(|p| AgentId(p.into())),
-            parent_call_id: None,
-            depth: u32::from(parent.is_some()),
-            description: "d".into(),
-            subagent_type: None,
-            model: "m".into(),
-            provider: "p".into(),
-            background: false,
-            call_seq: None,
-            fork: None,
-        })
-    }
-
-    fn status(s: AgentStatus) -> EventKind {
-        EventKind::AgentStatus(StatusChanged { status: s })
-    }
-
-    fn call(id: &str, tool: &str) -> EventKind {
-        EventKind::ToolCall(ToolCall {
-            call_id: id.into(),
-            tool_name: tool.into(),
-            tool_args: serde_json::json!({}),
-            mcp: None,
-        })
-    }
-
-    fn output(id: &str) -> EventKind {
-        EventKind::ToolOutput(ToolOutput {
-            call_id: id.into(),
-            content: "ok".into(),
-            is_error: false,
-            decided_by: None,
-        })
-    }
-
-    fn spans(t: &Timeline, agent: &str) -> Vec<(SegmentKind, i64, Option<i64>, String)> {
-        t.lane(&AgentId(agent.into()))
-            .unwrap()
-            .segments
-            .iter()
-            .map(|s| (s.kind, s.start, s.end, s.label.clone()))
-            .collect()
-    }
-
-    #[test]
-    fn queue_turns_calls_and_waits_for_people_become_segments() {
-        use SegmentKind::*;
-        let mut log = Log { seq: 0, events: Vec::new() };
-        log.at(0, "main", started(None));
-        log.at(0, "main", status(AgentStatus::Running));
-        log.at(100, "main", EventKind::Usage(Usage::default()));
-        log.at(100, "main", call("t1", "Task"));
-        log.at(110, "kid", started(Some("main")));
-        log.at(110, "kid", status(AgentStatus::Queued));
-        log.at(150, "kid", status(AgentStatus::Running));
-        log.at(250, "kid", EventKind::Usage(Usage::default()));
-        log.at(250, "kid", call("w1", "Write"));
-        log.at(250, "kid", call("r1", "Read"));
-        log.at(
-            260,
-            "kid",
-            EventKind::ApprovalRequest(ApprovalRequest {
-                request_id: "q1".into(),
-                call_id: "w1".into(),
-                tool_name: "Write".into(),
-                tool_args: serde_json::json!({}),
-                agent_path: vec!["main".into(), "d".into()],
-                preview: None,
-            }),
-        );
-        log.at(260, "kid", status(AgentStatus::WaitingApproval));
-        log.at(270, "kid", output("r1"));
-        log.at(
-            900,
-            "kid",
-            EventKind::ApprovalResolved(ApprovalResolved {
-                request_id: "q1".into(),
-                outcome: ApprovalOutcome::Approved,
-                scope: crate::ApprovalScope::Once,
-                decided_by: None,
-                reason: None,
-                rule: None,
-                edit: None,
-            }),
-        );
-        log.at(900, "kid", status(AgentStatus::Running));
-        log.at(910, "kid", output("w1"));
-        log.at(1000, "kid", EventKind::Usage(Usage::default()));
-        log.at(1000, "kid", status(AgentStatus::Completed));
-        log.at(1001, "main", output("t1"));
-        log.at(1200, "main", EventKind::Usage(Usage::default()));
-        log.at(1200, "main", status(AgentStatus::Completed));
-        let t = Timeline::of(&log.events);
-        assert_eq!(
-            spans(&t, "main"),
-            vec![
-                (Model, 0, Some(100), "".into()),
-                (Tool, 100, Some(1001), "Task".into()),
-                (Model, 1001, Some(1200), "".into())
-            ]
-        );
-        assert_eq!(
-            spans(&t, "kid"),
-            vec![
-                (Queued, 110, Some(150), "".into()),
-                (Model, 150, Some(250), "".into()),
-                (Tool, 250, Some(910), "Write".into()),
-                (Tool, 250, Some(270), "Read".into()),
-                (Approval, 260, Some(900), "Write".into()),
-                (Model, 910, Some(1000), "".into())
-            ]
-        );
-        assert_eq!((t.lane(&AgentId("kid".into())).unwrap().waiting_ms, t.waiting_ms), (640, 640));
-        assert_eq!(t.lane(&AgentId("kid".into())).unwrap().time_in(Tool, 0), 660);
-    }
-
-    #[test]
-    fn a_stopped_run_closes_what_was_open_and_a_live_update_says_what_changed() {
-        let mut b = TimelineBuilder::default();
-        let mut log = Log { seq: 0, events: Vec::new() };
-        log.at(0, "main", started(None));
-        log.at(0, "main", status(AgentStatus::Running));
-        log.at(50, "main", EventKind::Usage(Usage::default()));
-        log.at(50, "main", call("b1", "Bash"));
-        for e in &log.events {
-            b.apply(e);
-        }
-        let u = b.take_update();
-        assert_eq!(u.segments.len(), 2, "the model turn and the open call");
-        assert_eq!(u.segments[1].segment.end, None);
-        let mut log2 = Log { seq: 4, events: Vec::new() };
-        log2.at(70, "main", status(AgentStatus::Cancelled));
-        b.apply(&log2.events[0]);
-        let u = b.take_update();
-        assert_eq!(u.segments.len(), 1);
-        assert_eq!((u.segments[0].index, u.segments[0].segment.end), (1, Some(70)));
-        assert!(b.take_update().is_empty());
-        // A message after the end does not open a turn until the run starts again.
-        log2.at(80, "main", EventKind::UserMessage(crate::UserMessage::new("again", crate::MessageFrom::Person)));
-        b.apply(&log2.events[1]);
-        assert!(b.take_update().is_empty());
-        log2.at(81, "main", status(AgentStatus::Running));
-        b.apply(&log2.events[2]);
-        assert_eq!(b.take_update().segments[0].segment.kind, SegmentKind::Model);
-    }
-
-    #[test]
-    fn overlapping_waits_count_once() {
-        assert_eq!(union_ms([(0, 10), (5, 20), (30, 40)].into_iter()), 30);
-        assert_eq!(union_ms(std::iter::empty()), 0);
-    }
-}
+mod tests;
