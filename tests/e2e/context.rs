@@ -1,7 +1,8 @@
 //! A session longer than its model's window, in the real webview: the agent
 //! compacts and goes on; its output shows the compaction as a divider whose
 //! summary unfolds, the transcript above it whole; its tree row and header
-//! say how full its context is, against the window the provider named.
+//! say how full its context is, against the window the provider named; the
+//! timeline marks the compaction; a fork it starts shows as one in the tree.
 
 use crate::harness::App;
 use arbor_testkit::{Scenario, ScriptedServer};
@@ -12,13 +13,21 @@ const PARTS: usize = 14;
 
 fn scenario() -> Scenario {
     let talk = "Reading on, noting each measurement as it comes. ".repeat(60);
-    let mut rules = vec![json!({
-        "match": { "system_contains": "You summarize" }, "repeat_last": true,
-        "turns": [ { "text": "SUMMARY: parts 1 to 9 hold the measurements, all within tolerance; keep reading in order." } ]
-    })];
+    let fork = json!({ "tool_calls": [ { "name": "Task", "input": { "fork": true, "description": "Double-check the parts",
+        "prompt": "FORK-SIDE: check the parts you read for a reading out of tolerance." } } ] });
+    let mut rules = vec![
+        json!({
+            "match": { "system_contains": "You summarize" }, "repeat_last": true,
+            "turns": [ { "text": "SUMMARY: parts 1 to 9 hold the measurements, all within tolerance; keep reading in order." } ]
+        }),
+        json!({ "match": { "last_user_contains": "FORK-SIDE" }, "repeat_last": true,
+            "turns": [ { "text": "FORK-ANSWER: none is out of tolerance." } ] }),
+        json!({ "match": { "last_tool_result_contains": "FORK-ANSWER" }, "repeat_last": true,
+            "turns": [ { "text": "CTX-DONE: every part was read; all within tolerance." } ] }),
+    ];
     for i in 1..=PARTS {
         let next = if i == PARTS {
-            json!({ "text": "CTX-DONE: every part was read; all within tolerance." })
+            fork.clone()
         } else {
             json!({ "text": talk, "tool_calls": [ { "name": "Bash", "input": { "command": format!("cat part-{:02}.txt", i + 1) } } ] })
         };
@@ -70,6 +79,28 @@ async fn a_session_that_outgrows_its_window_compacts_and_shows_where_and_how_ful
     app.screenshot("context-1024").await;
     // The meter stays on the row at 1024 wide, beside the figures.
     assert!(meter.is_displayed().await.unwrap(), "the context meter shows at 1024");
+
+    // The fork it started is marked so in the tree, and its Task card says so.
+    let fork = app.find("[data-testid=tree-node] [data-testid=tree-fork]").await;
+    let title = fork.attr("title").await.unwrap().unwrap_or_default();
+    assert!(title.starts_with("A fork of its parent: it started from its parent's"), "{title}");
+    app.find("[data-testid=output] .badge.fork").await;
+
+    // The timeline marks the compaction in its own colour (the legend names it).
+    app.resize(1440, 900).await;
+    app.click("[data-testid=timeline-view-tab]").await;
+    app.wait_text(".timeline-legend", "Compacting").await;
+    let painted = "const c = document.querySelector('[data-testid=timeline-canvas]'); \
+        const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data; \
+        for (let i = 0; i < d.length; i += 4) { \
+          if (Math.abs(d[i] - 0x4b) < 3 && Math.abs(d[i + 1] - 0x55) < 3 && Math.abs(d[i + 2] - 0x66) < 3) return true; \
+        } return false;";
+    app.wait("a compaction painted on the timeline", || async {
+        app.client.execute(painted, vec![]).await.ok().and_then(|v| v.as_bool()).filter(|&b| b)
+    })
+    .await;
+    app.screenshot("context-timeline-1440").await;
+    app.click("[data-testid=agent-view-tab]").await;
 
     // Settings › Context: the window every model is taken to have, and when agents compact.
     app.click("[data-testid=open-settings]").await;

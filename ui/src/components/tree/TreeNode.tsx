@@ -121,6 +121,16 @@ export const TreeNode = memo(function TreeNode({ row, selected, focusable, readO
         <span className="desc" title={`${name}\n${node.model ? `${node.model} · ` : ""}${node.id}`}>
           {name}
         </span>
+        {/* What it is, a fork of its parent, stays beside the name at any width. */}
+        {node.fork ? (
+          <span
+            className="badge fork"
+            data-testid="tree-fork"
+            title={`A fork of its parent: it started from its parent's ${node.fork.messages} messages`}
+          >
+            fork
+          </span>
+        ) : null}
         {/* What needs you is never crowded out: the name gives way first. */}
         {node.pendingApprovals > 0 ? (
           <span className="badge waiting" data-testid="tree-approvals" title="Waiting for your approval">
@@ -132,15 +142,6 @@ export const TreeNode = memo(function TreeNode({ row, selected, focusable, readO
         <span className="node-rest">
           <span className="node-chips">
             {worktree ? <WorktreeBadge update={worktree.update} /> : null}
-            {node.fork ? (
-              <span
-                className="badge fork"
-                data-testid="tree-fork"
-                title={`A fork of its parent: it started from its parent's ${node.fork.messages} messages`}
-              >
-                fork
-              </span>
-            ) : null}
             {node.subagentType && !node.fork ? (
               <span className="badge type" title={`Type: ${node.subagentType}`}>
                 {node.subagentType}

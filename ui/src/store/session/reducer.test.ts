@@ -276,6 +276,7 @@ describe("tool calls", () => {
 
   it("summarises a Task call by its type, not the child's label", () => {
     expect(toolSummary("Task", { description: "Write the tests", prompt: "…", subagent_type: "tester" }, null)).toBe("Task tester");
+    expect(toolSummary("Task", { description: "Side task", prompt: "…", fork: true }, null)).toBe("Task fork");
     expect(toolSummary("Read", { file_path: "src/main.rs" }, null)).toBe("Read src/main.rs");
     expect(toolSummary("ListAgents", {}, null)).toBe("ListAgents");
   });

@@ -21,7 +21,7 @@ export function toolSummary(toolName: string, args: Value, mcp: McpToolRef | nul
     return typeof v === "string" ? v : null;
   };
   // A Task call's own description would put the child's label on the parent's row.
-  if (toolName === TASK_TOOL) return `Task ${str("subagent_type") ?? GENERAL_PURPOSE}`;
+  if (toolName === TASK_TOOL) return a.fork === true ? "Task fork" : `Task ${str("subagent_type") ?? GENERAL_PURPOSE}`;
   const first = str("file_path") ?? str("command") ?? str("pattern") ?? str("path") ?? str("task_id") ?? str("description");
   if (!first) return toolName;
   const line = first.split("\n", 1)[0] ?? "";
