@@ -603,7 +603,8 @@ pub(crate) fn task_description(types: &BTreeMap<String, AgentDefinition>) -> Str
     }
     format!(
         "Launch a subagent: a fresh agent with its own context window that works on a self-contained, multi-step \
-task in your workspace and returns only its final response to you. It sees none of this conversation.
+task in your workspace and returns only its final response to you. It sees none of this conversation, unless \
+you fork it (fork: true): then it starts from all of it.
 
 Available agent types (subagent_type):
 {list}
@@ -615,6 +616,8 @@ return, and whether it should change files or only research.
 - The result comes back to you, not to the user: summarise what matters in your own answer.
 - With run_in_background: true the call returns at once with the subagent's id, and you get its result as a \
 task notification when it finishes; TaskOutput waits for it, TaskStop stops it, ListAgents lists all agents.
+- Fork (fork: true) for a side task that needs what you already know: the fork reads this conversation from \
+the cache for a tenth of its price. A fresh subagent suits a self-contained task and keeps its context clean.
 - Do the work yourself when it is a single quick step; a subagent costs a new context."
     )
 }

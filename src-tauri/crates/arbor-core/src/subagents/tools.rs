@@ -116,9 +116,8 @@ struct TaskInput {
     /// A wall-clock limit for the subagent, in seconds (optional)
     #[schemars(with = "Option<u64>", range(min = 1))]
     max_duration_seconds: Option<Value>,
-    /// true: the subagent is a fork of you. It starts from your whole conversation so far (it knows what you know,
-    /// and reading it costs a tenth as it comes from the cache), then the prompt; leave subagent_type and model out.
-    /// For a side task that needs your context; a fresh subagent suits a task that is self-contained
+    /// true: the subagent is a fork of you, starting from this whole conversation, then the prompt (your model and
+    /// tools: leave subagent_type and model out)
     fork: Option<bool>,
 }
 
