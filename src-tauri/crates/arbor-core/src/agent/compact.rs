@@ -226,6 +226,26 @@ fn task_of(history: &[Message]) -> Vec<UserBlock> {
     }
 }
 
+/// A fork's own task, when the part about to be summarized holds it: the first message is
+/// its parent's task, and its own was appended to the parent's last user turn (the last
+/// text there). Once compacted, the head keeps it.
+fn fork_task(agent: &AgentRun, end: usize) -> Option<UserBlock> {
+    let at = (agent.spec.fork?.messages as usize).checked_sub(1)?;
+    let compacted = match agent.history.first() {
+        Some(Message::User { content }) => {
+            content.iter().any(|b| matches!(b, UserBlock::Text { text } if text.starts_with(SUMMARY_HEADER)))
+        }
+        _ => false,
+    };
+    if compacted || at == 0 || at >= end {
+        return None;
+    }
+    match agent.history.get(at) {
+        Some(Message::User { content }) => content.iter().rev().find(|b| matches!(b, UserBlock::Text { .. })).cloned(),
+        _ => None,
+    }
+}
+
 /// The characters of what every request carries besides the conversation.
 fn fixed_chars(agent: &AgentRun, specs: &[ToolSpec]) -> usize {
     agent.spec.system.len()
@@ -363,6 +383,7 @@ async fn compact(
         let budget = window.map_or(usize::MAX, |w| usize::try_from(w.saturating_mul(2)).unwrap_or(usize::MAX));
         let (summary, usage) = summarize(shared, agent, &agent.history[..end], budget).await?;
         let mut head = task_of(&agent.history);
+        head.extend(fork_task(agent, end));
         let mut text = format!("{SUMMARY_HEADER}\n\n{summary}");
         let running: Vec<String> = shared
             .registry()

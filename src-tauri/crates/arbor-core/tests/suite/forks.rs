@@ -145,3 +145,54 @@ async fn a_fork_that_would_change_its_model_or_type_is_refused_saying_why() {
         assert_eq!(run.events.iter().filter(|e| matches!(e.kind, EventKind::AgentStarted(_))).count(), 1);
     }
 }
+
+/// The parent reads three parts and forks; the fork reads five more, talking at
+/// length, until it must summarize at its threshold of the window it shares.
+fn forking_then_compacting() -> Value {
+    let talk = "Reading on, noting each measurement as it comes. ".repeat(70);
+    let cat = |i: usize| json!({ "text": talk, "tool_calls": [ { "name": "Bash", "input": { "command": format!("cat part-{i:02}.txt") } } ] });
+    let after = |i: usize, turn: Value| json!({ "match": { "last_tool_result_contains": format!("END-OF-{i:02}") }, "turns": [turn], "repeat_last": true });
+    let mut rules = vec![json!({ "match": { "system_contains": "You summarize" }, "repeat_last": true,
+        "turns": [ { "text": "SUMMARY: parts 1 to 5 read, all within tolerance." } ] })];
+    // The fork's reads first: with OpenAI its task stays the last user message.
+    rules.extend((4..8).map(|i| after(i, cat(i + 1))));
+    rules.push(after(8, json!({ "text": "FORK-DONE: parts 4 to 8 are within tolerance." })));
+    rules.push(json!({ "match": { "last_user_contains": "FORK-SIDE" }, "turns": [cat(4)], "repeat_last": true }));
+    rules.extend((1..3).map(|i| after(i, cat(i + 1))));
+    rules.push(after(3, json!({ "tool_calls": [ { "name": "Task", "input": { "fork": true, "description": "Read on",
+        "prompt": "FORK-SIDE: read part-04.txt to part-08.txt in order and say whether any is out of tolerance." } } ] })));
+    rules.push(json!({ "match": { "last_tool_result_contains": "FORK-DONE" }, "turns": [ { "text": "MAIN-DONE" } ], "repeat_last": true }));
+    rules.push(json!({ "match": { "first_user_contains": "FORK-MAIN" }, "turns": [cat(1)], "repeat_last": true }));
+    json!({ "name": "fork-compaction", "rules": rules })
+}
+
+#[tokio::test]
+async fn a_fork_that_compacts_keeps_its_own_task_as_well_as_its_parents() {
+    for api in [Api::Anthropic, Api::OpenAi] {
+        let h = Harness::new(forking_then_compacting(), api).await;
+        for i in 1..=8 {
+            let text = format!("{}END-OF-{i:02}\n", format!("part {i:02} within tolerance\n").repeat(40));
+            std::fs::write(h.path(&format!("part-{i:02}.txt")), text).expect("part");
+        }
+        let mut config = h.config();
+        config.context = arbor_core::ContextConfig { window: Some(16_000), ..Default::default() };
+        let run = h.run_with(config, "FORK-MAIN: read part-01.txt to part-03.txt, then fork the rest.").await;
+        assert_eq!(run.finished().status, AgentStatus::Completed, "{api:?}: {:?}", run.finished().error);
+        assert!(run.text().contains("MAIN-DONE"), "{api:?}");
+        let main = run.session.main_agent_id().clone();
+        let summarized: Vec<&AgentId> = run
+            .events
+            .iter()
+            .filter(|e| matches!(&e.kind, EventKind::ContextCompacted(c) if c.summary.is_some()))
+            .map(|e| &e.agent_id)
+            .collect();
+        assert!(!summarized.is_empty() && summarized.iter().all(|id| **id != main), "{api:?}: the fork summarized");
+        // The request after the fork's summary starts with its parent's task and its own, then the summary.
+        let at = run.requests.iter().position(|r| r.system_text.contains("You summarize")).expect("summary request");
+        let next = &run.requests[at + 1];
+        let body = next.body.to_string();
+        let (parents, own, summary) =
+            (body.find("FORK-MAIN"), body.find("FORK-SIDE: read part-04"), body.find("SUMMARY: parts 1 to 5"));
+        assert!(parents < own && own < summary && parents.is_some(), "{api:?}: {parents:?} {own:?} {summary:?}");
+    }
+}
