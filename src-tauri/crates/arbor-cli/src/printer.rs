@@ -102,7 +102,11 @@ impl Printer {
                     }
                 };
                 self.labels.insert(id.clone(), label);
-                let kind = s.subagent_type.as_deref().map(|t| format!(" ({t})")).unwrap_or_default();
+                let kind = match (&s.fork, s.subagent_type.as_deref()) {
+                    (Some(f), _) => format!(" (fork of its parent's {} messages)", f.messages),
+                    (None, Some(t)) => format!(" ({t})"),
+                    (None, None) => String::new(),
+                };
                 let bg = if s.background && s.parent_id.is_some() { " · background" } else { "" };
                 let parent = s.parent_id.as_ref().map(|p| format!(" · under {p}")).unwrap_or_default();
                 self.line(
@@ -408,7 +412,12 @@ pub fn summarize_args(tool: &str, args: &Value) -> String {
         }),
         "Bash" => s("command"),
         "Task" => s("description").or_else(|| s("prompt")).map(|d| {
-            let kind = s("subagent_type").unwrap_or_else(|| "general-purpose".to_string());
+            let fork = args.get("fork").and_then(Value::as_bool) == Some(true);
+            let kind = if fork {
+                "fork".to_string()
+            } else {
+                s("subagent_type").unwrap_or_else(|| "general-purpose".to_string())
+            };
             let bg =
                 if args.get("run_in_background").and_then(Value::as_bool) == Some(true) { ", background" } else { "" };
             format!("{d} ({kind}{bg})")

@@ -74,3 +74,27 @@ async fn told_the_window_a_run_compacts_before_the_server_refuses_anything() {
     let tokens = |r: &arbor_testkit::RecordedRequest| r.body.to_string().len() as u64 / 4;
     assert!(cli.server.requests().iter().all(|r| tokens(r) < 14_000 * 80 / 100), "compacted at 75%");
 }
+
+#[tokio::test]
+async fn a_fork_is_named_a_fork_in_the_live_view_and_in_show() {
+    let scenario = json!({ "rules": [
+        { "match": { "last_user_contains": "FORK-SIDE" }, "turns": [ { "text": "FORK-ANSWER: nothing odd." } ], "repeat_last": true },
+        { "match": { "last_tool_result_contains": "FORK-ANSWER" }, "turns": [ { "text": "MAIN-DONE" } ], "repeat_last": true },
+        { "match": { "last_tool_result_contains": "END-01" }, "repeat_last": true, "turns": [ { "tool_calls": [ { "name": "Task",
+            "input": { "fork": true, "description": "Look again", "prompt": "FORK-SIDE: anything odd in f01.txt?" } } ] } ] },
+        { "match": {}, "repeat_last": true, "turns": [ { "tool_calls": [ { "name": "Bash", "input": { "command": "cat f01.txt" } } ] } ] }
+    ] });
+    let server = ScriptedServer::start(Scenario::from_json(&scenario.to_string()).unwrap()).await.unwrap();
+    let cli = Cli { server, workspace: tempfile::tempdir().unwrap(), data: tempfile::tempdir().unwrap() };
+    std::fs::write(cli.workspace.path().join("f01.txt"), "one line\nEND-01\n").unwrap();
+    let out = cli.run(&["run", "--approve", "all", "read f01.txt, then fork"]).await;
+    let stdout = text(&out.stdout);
+    assert!(out.status.success() && stdout.contains("MAIN-DONE"), "{stdout}\n{}", text(&out.stderr));
+    // The call, then the child it started: the user prompt, the call and its result make three messages.
+    assert!(stdout.contains("Look again (fork)"), "{stdout}");
+    assert!(stdout.contains("Look again (fork of its parent's 3 messages)"), "{stdout}");
+    let sessions = json_events(&cli.run(&["sessions", "--json"]).await.stdout);
+    let id = sessions[0]["id"].as_str().unwrap().to_string();
+    let md = text(&cli.run(&["show", &id]).await.stdout);
+    assert!(md.contains("A fork of its parent: it started from its parent's 3 messages."), "{md}");
+}
