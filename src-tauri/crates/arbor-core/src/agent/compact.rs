@@ -247,7 +247,7 @@ fn fork_task(agent: &AgentRun, end: usize) -> Option<UserBlock> {
 }
 
 /// The characters of what every request carries besides the conversation.
-fn fixed_chars(agent: &AgentRun, specs: &[ToolSpec]) -> usize {
+pub(crate) fn fixed_chars(agent: &AgentRun, specs: &[ToolSpec]) -> usize {
     agent.spec.system.len()
         + specs.iter().map(|s| s.name.len() + s.description.len() + s.input_schema.to_string().len()).sum::<usize>()
 }

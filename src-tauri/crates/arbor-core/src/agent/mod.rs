@@ -282,14 +282,7 @@ impl AgentRun {
             Some((cost, len)) => (Some(cost), len.min(self.history.len())),
             None => (None, 0),
         };
-        let fixed = || {
-            self.spec.system.len()
-                + specs
-                    .iter()
-                    .map(|s| s.name.len() + s.description.len() + s.input_schema.to_string().len())
-                    .sum::<usize>()
-        };
-        let fixed = if last.is_none() { fixed() } else { 0 };
+        let fixed = if last.is_none() { compact::fixed_chars(self, specs) } else { 0 };
         let next = crate::budget::next_request_tokens(last, &self.history[from..], fixed);
         if let Some(notice) = crate::budget::before_request(shared, &self.id, next)? {
             append_user(&mut self.history, vec![UserBlock::Text { text: notice }]);
