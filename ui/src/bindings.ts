@@ -1297,6 +1297,8 @@ export type SpawnPlan = {
 	max_turns: number,
 	background: boolean,
 	prompt: string,
+	/**  Set when the child would be a fork: it starts from the caller's conversation. */
+	fork?: Fork | null,
 };
 
 export type StartRequest = {

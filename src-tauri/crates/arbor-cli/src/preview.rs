@@ -96,7 +96,10 @@ fn spawn(plan: &SpawnPlan) -> Vec<String> {
         format!(
             "subagent “{}” ({}) · {} via {} · at most {} turns{}",
             plan.description,
-            plan.subagent_type,
+            plan.fork.map_or_else(
+                || plan.subagent_type.clone(),
+                |f| format!("a fork: it starts from this agent's {} messages", f.messages)
+            ),
             plan.model,
             plan.provider,
             plan.max_turns,

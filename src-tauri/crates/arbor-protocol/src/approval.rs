@@ -63,6 +63,9 @@ pub struct SpawnPlan {
     pub max_turns: u32,
     pub background: bool,
     pub prompt: String,
+    /// Set when the child would be a fork: it starts from the caller's conversation.
+    #[serde(default)]
+    pub fork: Option<crate::Fork>,
 }
 
 /// What a person changed in a spawn card before approving it: what the child gets.

@@ -182,6 +182,14 @@ describe("a spawn's card", () => {
     ]);
   });
 
+  it("says a fork is one, and what it starts from, in place of a type", () => {
+    const fork = spawnPlan({ fork: { messages: 12 } });
+    const card = ask({ kind: "spawn", ...fork }, "Task", { prompt: fork.prompt, description: fork.description, fork: true });
+    const badge = within(within(card).getByTestId("spawn-card")).getByText("fork");
+    expect(badge.getAttribute("title")).toBe("Starts from this agent's 12 messages");
+    expect(within(card).getByTestId("spawn-card").textContent).not.toContain("general-purpose");
+  });
+
   it("approves as planned with no edit, from the answers inside the spawn card", async () => {
     spawn();
     await act(async () => {

@@ -22,7 +22,14 @@ export const SpawnForm = memo(function SpawnForm(props: { requestId: string; pla
   return (
     <div className="spawn-card">
       <div className="spawn-head">
-        <span className="badge">{plan.subagent_type}</span>
+        {/* A fork gets the whole conversation: the person approving it should know. */}
+        {plan.fork ? (
+          <span className="badge fork" title={`Starts from this agent's ${plan.fork.messages} messages`}>
+            fork
+          </span>
+        ) : (
+          <span className="badge">{plan.subagent_type}</span>
+        )}
         <span className="spawn-desc" title={plan.description}>
           {plan.description}
         </span>

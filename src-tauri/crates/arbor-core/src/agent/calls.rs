@@ -177,7 +177,7 @@ struct CallContext {
 /// Runs one call; `tool` is the tool, or why the agent is not offered one of that name.
 async fn run_one(cx: CallContext, tool: Result<Arc<dyn crate::tools::Tool>, String>, call: Call) -> Ended {
     let CallContext { shared, agent_id, policy, cancel, workspace, sandbox, changes, conversation } = cx;
-    if let Some(message) = call.invalid {
+    if let Some(message) = call.invalid.or_else(|| crate::subagents::refused_unasked(&shared, &agent_id, &call.name)) {
         return Ended::Ran(ToolResult::error(message), None);
     }
     let tool = match tool {

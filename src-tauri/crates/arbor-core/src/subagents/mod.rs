@@ -44,6 +44,16 @@ pub(crate) fn forks(name: &str, input: &serde_json::Value) -> bool {
     name == TASK && matches!(input.get("fork"), Some(serde_json::Value::Bool(true)))
 }
 
+/// Why a model's Task call is refused before anyone is asked: a fork past the depth
+/// limit keeps Task in its list (its requests are its parent's) but may not use it.
+pub(crate) fn refused_unasked(shared: &Shared, agent: &AgentId, name: &str) -> Option<String> {
+    if name != TASK {
+        return None;
+    }
+    let depth = shared.registry().get(agent).map(|r| r.state.depth)?;
+    (depth + 1 > shared.ctx.limits.max_depth).then(|| DEPTH_LIMIT_MESSAGE.to_string())
+}
+
 /// Calls that may wait for other agents to finish.
 pub(crate) fn waits_on_agents(name: &str) -> bool {
     matches!(name, TASK | TASK_OUTPUT)
@@ -249,6 +259,7 @@ impl Plan {
             max_turns: self.spec.max_turns,
             background: req.background,
             prompt: req.prompt.clone(),
+            fork: self.spec.fork,
         }
     }
 

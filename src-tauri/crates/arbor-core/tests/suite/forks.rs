@@ -196,3 +196,28 @@ async fn a_fork_that_compacts_keeps_its_own_task_as_well_as_its_parents() {
         assert!(parents < own && own < summary && parents.is_some(), "{api:?}: {parents:?} {own:?} {summary:?}");
     }
 }
+
+#[tokio::test]
+async fn a_spawn_card_for_a_fork_says_it_is_one_and_what_it_starts_from() {
+    let h = Harness::new(forking(fork_task()), Api::Anthropic).await;
+    std::fs::write(h.path("notes.txt"), "reading\n").expect("notes");
+    let mut config = h.config();
+    config.approval.ask_before_spawning();
+    let (session, mut events) = h.start(config, "FORK-MAIN: read notes.txt, then fork a child to count its readings.");
+    let ev = arbor_testkit::wait_for_event(&mut events, WAIT, |e| e.kind.type_name() == "approval_request")
+        .await
+        .expect("the spawn card");
+    let EventKind::ApprovalRequest(req) = ev.kind else { unreachable!() };
+    let Some(arbor_protocol::ApprovalPreview::Spawn(plan)) = &req.preview else { panic!("{:?}", req.preview) };
+    // The person approving sees that the child gets the conversation so far.
+    assert_eq!(plan.fork, Some(Fork { messages: 3 }));
+    assert!(plan.prompt.starts_with("FORK-SIDE"));
+    let answer = arbor_protocol::ApprovalAnswer::new(&req.request_id, true, arbor_protocol::ApprovalScope::Once);
+    session.submit(Command::ResolveApproval(answer)).expect("answer");
+    let rest = until_finished(&mut events, session.main_agent_id()).await;
+    let started = rest.iter().find_map(|e| match &e.kind {
+        EventKind::AgentStarted(s) if s.parent_id.is_some() => Some(s.fork),
+        _ => None,
+    });
+    assert_eq!(started, Some(Some(Fork { messages: 3 })));
+}
