@@ -73,6 +73,7 @@ function applyOne(a: StoredAgent, ev: AgentEvent): void {
       break;
     case "context_compacted":
       a.context_used = ev.after_tokens;
+      if (ev.usage !== null) a.turns = Math.max(0, a.turns - 1);
       if (ev.trigger === "overflow" && ev.window_tokens !== null) a.context_window = { tokens: ev.window_tokens, source: "provider" };
       break;
     case "agent_finished":

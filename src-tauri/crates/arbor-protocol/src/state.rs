@@ -166,6 +166,11 @@ impl StoredAgent {
             EventKind::ContextWindow(w) => self.context_window = Some(*w),
             EventKind::ContextCompacted(c) => {
                 self.context_used = c.after_tokens;
+                // Its summary's `usage` came just before, counted as a turn: a summary is not one
+                // of the agent's turns (nor counted against its turn limit).
+                if c.usage.is_some() {
+                    self.turns = self.turns.saturating_sub(1);
+                }
                 // A refusal that named the window is the provider's word for it.
                 if let (crate::CompactTrigger::Overflow, Some(tokens)) = (c.trigger, c.window_tokens) {
                     self.context_window = Some(crate::ContextWindow { tokens, source: crate::WindowSource::Provider });

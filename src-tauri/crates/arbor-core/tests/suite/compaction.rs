@@ -134,6 +134,14 @@ async fn a_conversation_too_long_to_clear_is_summarized_keeping_the_task_and_the
         let usage_events = run.events.iter().filter(|e| matches!(e.kind, EventKind::Usage(_))).count();
         let model_requests = run.requests.iter().filter(|r| r.status == 200).count();
         assert_eq!(usage_events, model_requests, "{api:?}: every answered request, the summary's too, is usage");
+        // …but a summary is not one of the agent's turns: the derived count is the run's own.
+        let mut states = arbor_protocol::AgentStates::default();
+        for e in &run.events {
+            states.apply(e);
+        }
+        let main = states.get(run.session.main_agent_id()).expect("main");
+        assert_eq!(main.turns, run.finished().turns, "{api:?}");
+        assert!(main.turns < model_requests as u32, "{api:?}");
     }
 }
 
