@@ -140,6 +140,9 @@ impl SandboxSettings {
     }
 }
 
+/// The longest model name Settings takes (providers' names are far shorter).
+const MODEL_NAME_MAX: usize = 200;
+
 #[derive(Debug, thiserror::Error)]
 pub enum SettingsError {
     #[error("cannot read the settings file {path}: {reason}")]
@@ -208,6 +211,14 @@ impl Settings {
         if let Some(w) = self.context.window.filter(|w| !(1_000..=100_000_000).contains(w)) {
             return Err(SettingsError::Invalid(format!(
                 "context.window must be between 1000 and 100000000 tokens, or left empty for each model's own, not {w}"
+            )));
+        }
+        if let Some(model) = self.context.summary_model.as_deref()
+            && (model.chars().count() > MODEL_NAME_MAX || model.chars().any(char::is_control))
+        {
+            let shown: String = model.chars().take(40).filter(|c| !c.is_control()).collect();
+            return Err(SettingsError::Invalid(format!(
+                "context.summary_model must be a model's name (at most {MODEL_NAME_MAX} characters, one line), not {shown:?}…"
             )));
         }
         for (name, b) in [("budgets.session", &self.budgets.session), ("budgets.subagent", &self.budgets.subagent)] {
@@ -294,6 +305,12 @@ mod tests {
         let mut s = Settings::default();
         s.context.window = Some(10);
         assert!(s.validate().unwrap_err().to_string().contains("context.window"));
+        let mut s = Settings::default();
+        s.context.summary_model = Some("m\n".repeat(300));
+        let refused = s.validate().unwrap_err().to_string();
+        assert!(refused.contains("context.summary_model") && refused.len() < 200, "{refused}");
+        s.context.summary_model = Some("claude-haiku-4-5".into());
+        assert!(s.validate().is_ok());
         s.context.window = Some(8_192);
         assert!(s.validate().is_ok());
     }
