@@ -100,6 +100,8 @@ async fn a_session_that_outgrows_its_window_compacts_and_shows_where_and_how_ful
     })
     .await;
     app.screenshot("context-timeline-1440").await;
+    app.resize(1024, 700).await;
+    app.screenshot("context-timeline-1024").await;
     app.click("[data-testid=agent-view-tab]").await;
 
     // Settings › Context: the window every model is taken to have, and when agents compact.
