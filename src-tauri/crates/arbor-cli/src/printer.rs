@@ -46,7 +46,13 @@ pub struct Printer {
     descriptions: HashMap<AgentId, String>,
     /// Every agent as its events left it (how full its context is, for its last line).
     states: arbor_protocol::AgentStates,
+    /// The highest of [`CONTEXT_STEPS`] each agent's context was last said to have passed.
+    context_said: HashMap<AgentId, u64>,
 }
+
+/// How full an agent's context gets before the live view says so, once per step
+/// (and again after a compaction brings it below).
+const CONTEXT_STEPS: [u64; 3] = [50, 70, 90];
 
 impl Printer {
     pub fn new(json: bool) -> Self {
@@ -62,7 +68,17 @@ impl Printer {
             tool_names: HashMap::new(),
             descriptions: HashMap::new(),
             states: arbor_protocol::AgentStates::default(),
+            context_said: HashMap::new(),
         }
+    }
+
+    /// The highest step an agent's context has reached, with its figure ("context 52k of 100k (52%)").
+    fn context_step(&self, id: &AgentId) -> (u64, Option<String>) {
+        let Some(a) = self.states.get(id) else { return (0, None) };
+        let Some(w) = a.context_window.filter(|w| w.tokens > 0) else { return (0, None) };
+        let percent = a.context_used.saturating_mul(100) / w.tokens;
+        let step = CONTEXT_STEPS.iter().rev().find(|&&s| percent >= s).copied().unwrap_or(0);
+        (step, a.context_figure())
     }
 
     /// Prints a line that is not an event (banners, notes) in the human view.
@@ -282,6 +298,18 @@ impl Printer {
             }
             EventKind::ContextCompacted(c) => {
                 self.line(id, &format!("{ASK}⋯ context compacted{ASK:#} {DIM}{}{DIM:#}", c.describe()));
+                let (step, _) = self.context_step(id);
+                self.context_said.insert(id.clone(), step);
+            }
+            EventKind::Usage(_) => {
+                let (step, figure) = self.context_step(id);
+                let said = self.context_said.get(id).copied().unwrap_or(0);
+                if step > said
+                    && let Some(figure) = figure
+                {
+                    self.context_said.insert(id.clone(), step);
+                    self.line(id, &format!("{DIM}⋯ {figure}{DIM:#}"));
+                }
             }
             EventKind::RuleRevoked(r) => {
                 self.line(id, &format!("{DIM}rule {} revoked: the calls it covered ask again{DIM:#}", r.rule_id));

@@ -49,6 +49,16 @@ async fn a_run_longer_than_the_window_compacts_and_both_the_live_view_and_show_s
     // The model's table said 200k; the refusal said 14,000: the agent's last line says how full it ended.
     let last = stdout.lines().find(|l| l.contains("■ completed")).expect("the end line");
     assert!(last.contains(" of 14k ("), "{last}");
+    // As it fills again, the live view says so once per step (50, 70, 90%), not with every request.
+    let filling: Vec<&str> = stdout.lines().filter(|l| l.contains("⋯ context ") && l.contains(" of 14k (")).collect();
+    assert!(!filling.is_empty(), "{stdout}");
+    let compacted = stdout.lines().filter(|l| l.contains("context compacted")).count();
+    assert!(filling.len() <= 3 * (compacted + 1), "{} lines for {compacted} compactions", filling.len());
+    for line in &filling {
+        let percent: u64 =
+            line.rsplit('(').next().and_then(|p| p.split('%').next()).and_then(|p| p.parse().ok()).unwrap_or(0);
+        assert!(percent >= 50, "{line}");
+    }
 
     let sessions = json_events(&cli.run(&["sessions", "--json"]).await.stdout);
     let id = sessions[0]["id"].as_str().unwrap().to_string();
