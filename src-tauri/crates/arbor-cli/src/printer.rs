@@ -75,8 +75,7 @@ impl Printer {
     /// The highest step an agent's context has reached, with its figure ("context 52k of 100k (52%)").
     fn context_step(&self, id: &AgentId) -> (u64, Option<String>) {
         let Some(a) = self.states.get(id) else { return (0, None) };
-        let Some(w) = a.context_window.filter(|w| w.tokens > 0) else { return (0, None) };
-        let percent = a.context_used.saturating_mul(100) / w.tokens;
+        let Some(percent) = a.context_percent() else { return (0, None) };
         let step = CONTEXT_STEPS.iter().rev().find(|&&s| percent >= s).copied().unwrap_or(0);
         (step, a.context_figure())
     }

@@ -82,10 +82,15 @@ fn short(n: u64) -> String {
 }
 
 impl crate::StoredAgent {
+    /// How full its context is, in whole percent of its window (None: no window known).
+    pub fn context_percent(&self) -> Option<u64> {
+        let w = self.context_window?;
+        Some(self.context_used.saturating_mul(100).checked_div(w.tokens).unwrap_or(0))
+    }
+
     /// "context 12k of 200k (6%)", "(the window a guess)" when it is: the CLI's and the exports' words.
     pub fn context_figure(&self) -> Option<String> {
-        let w = self.context_window?;
-        let percent = self.context_used.saturating_mul(100).checked_div(w.tokens).unwrap_or(0);
+        let (w, percent) = (self.context_window?, self.context_percent()?);
         let guess = if w.source == WindowSource::Guess { " (the window a guess)" } else { "" };
         Some(format!("context {} of {} ({percent}%){guess}", short(self.context_used), short(w.tokens)))
     }
