@@ -157,11 +157,8 @@ fn quote(history: &[Message]) -> String {
         if s.len() <= QUOTE_CHARS {
             return s.to_string();
         }
-        let mut end = QUOTE_CHARS;
-        while !s.is_char_boundary(end) {
-            end -= 1;
-        }
-        format!("{}… [{} more bytes]", &s[..end], s.len() - end)
+        let (head, more, _) = head_and_tail(s, QUOTE_CHARS, 0);
+        format!("{head}… [{more} more bytes]")
     };
     let mut out = String::new();
     for m in history {
