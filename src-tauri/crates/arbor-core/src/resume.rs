@@ -135,24 +135,7 @@ fn restored_spec(ctx: &Context, parent: &AgentSpec, parent_provider: &str, a: &S
         Ok((spec, _)) => spec,
         Err(e) => {
             tracing::warn!(agent_id = %a.id, error = %e, "a stored agent runs as its parent does");
-            AgentSpec {
-                system: parent.system.clone(),
-                model: a.model.clone(),
-                provider: parent.provider.clone(),
-                tools: parent.tools.clone(),
-                max_turns: ctx.limits.subagent_max_turns,
-                policy: parent.policy.clone(),
-                depth: a.depth,
-                scheduled: true,
-                mcp: parent.mcp.clone(),
-                workspace: parent.workspace.clone(),
-                sandbox: parent.sandbox.clone(),
-                changes: parent.changes.clone(),
-                isolation: arbor_protocol::Isolation::Shared,
-                worktree: None,
-                fork: None,
-                context: parent.context.clone(),
-            }
+            AgentSpec { model: a.model.clone(), ..subagents::as_parent(parent, a.depth, ctx.limits.subagent_max_turns) }
         }
     }
 }

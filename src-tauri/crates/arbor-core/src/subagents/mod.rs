@@ -218,17 +218,22 @@ fn plan_fork(shared: &Arc<Shared>, req: &SpawnRequest, conversation: &[Message])
     Ok(Plan { subagent_type: parent_type, spec, provider_name, depth, budget })
 }
 
-/// How a fork of `parent` runs: as its parent does, one level down, in its parent's tree.
-pub(crate) fn fork_spec(parent: &AgentSpec, depth: u32, max_turns: u32, fork: arbor_protocol::Fork) -> AgentSpec {
+/// A child that runs as `parent` does, one level down, in its parent's tree.
+pub(crate) fn as_parent(parent: &AgentSpec, depth: u32, max_turns: u32) -> AgentSpec {
     AgentSpec {
         depth,
         max_turns,
         scheduled: true,
         isolation: arbor_protocol::Isolation::Shared,
         worktree: None,
-        fork: Some(fork),
+        fork: None,
         ..parent.clone()
     }
+}
+
+/// How a fork of `parent` runs: as its parent does, marked a fork.
+pub(crate) fn fork_spec(parent: &AgentSpec, depth: u32, max_turns: u32, fork: arbor_protocol::Fork) -> AgentSpec {
+    AgentSpec { fork: Some(fork), ..as_parent(parent, depth, max_turns) }
 }
 
 impl Plan {
