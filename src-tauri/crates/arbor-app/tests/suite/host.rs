@@ -30,6 +30,26 @@ pub fn host_with(dir: &Path, env: Environment) -> Host {
     })
 }
 
+/// A host over `dir` with a key for Anthropic, pointed at the scripted server.
+pub async fn ready_host(dir: &Path, server: &ScriptedServer) -> Host {
+    let host = host(dir);
+    host.set_api_key(ProviderKind::Anthropic, "sk-test".into()).unwrap();
+    let mut settings = host.settings();
+    settings.anthropic.base_url = Some(server.anthropic_base_url());
+    host.save_settings(settings).unwrap();
+    host
+}
+
+/// A new session in `dir` on the scripted Anthropic server.
+pub fn start_request(dir: &Path, prompt: &str) -> StartRequest {
+    StartRequest {
+        workspace: dir.display().to_string(),
+        provider: ProviderKind::Anthropic,
+        model: String::new(),
+        prompt: prompt.into(),
+    }
+}
+
 fn demo() -> LaunchSpec {
     LaunchSpec { start: Start::Demo, ..LaunchSpec::default() }
 }
@@ -67,16 +87,7 @@ async fn bad_requests_are_typed_errors() {
     let nobody = SessionId("sess-none".into());
     let e = host.send(&nobody, Command::Cancel { agent_id: AgentId("agent-0001".into()) }).unwrap_err();
     assert_eq!(e.kind, AppErrorKind::NoSession);
-    let e = host
-        .start_session(StartRequest {
-            workspace: dir.path().join("missing").display().to_string(),
-            provider: ProviderKind::Anthropic,
-            model: String::new(),
-            prompt: "hi".into(),
-        })
-        .await
-        .err()
-        .unwrap();
+    let e = host.start_session(start_request(&dir.path().join("missing"), "hi")).await.err().unwrap();
     assert_eq!(e.kind, AppErrorKind::Workspace);
     let mut bad = Settings::default();
     bad.limits.max_parallel = 0;
@@ -257,18 +268,8 @@ async fn a_stored_session_resumes_with_its_history_and_its_seq_carried_on() {
     .unwrap();
     let server = ScriptedServer::start(scenario).await.unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let host = host(dir.path());
-    host.set_api_key(ProviderKind::Anthropic, "sk-test".into()).unwrap();
-    let mut settings = host.settings();
-    settings.anthropic.base_url = Some(server.anthropic_base_url());
-    host.save_settings(settings).unwrap();
-    let request = StartRequest {
-        workspace: dir.path().display().to_string(),
-        provider: ProviderKind::Anthropic,
-        model: String::new(),
-        prompt: "REMEMBER 42".into(),
-    };
-    let Launched { info, mut events } = host.start_session(request).await.unwrap();
+    let host = ready_host(dir.path(), &server).await;
+    let Launched { info, mut events } = host.start_session(start_request(dir.path(), "REMEMBER 42")).await.unwrap();
     let first = until_finished(&mut events, &info.main_agent_id).await;
     let before = events.states().total_usage();
     assert!(before.total_tokens() > 0, "the scripted server reports usage");
@@ -413,19 +414,11 @@ async fn the_settings_context_window_is_every_agents_and_says_so() {
     .unwrap();
     let server = ScriptedServer::start(scenario).await.unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let host = host(dir.path());
-    host.set_api_key(ProviderKind::Anthropic, "sk-test".into()).unwrap();
+    let host = ready_host(dir.path(), &server).await;
     let mut settings = host.settings();
-    settings.anthropic.base_url = Some(server.anthropic_base_url());
     settings.context.window = Some(32_768);
     host.save_settings(settings).unwrap();
-    let request = StartRequest {
-        workspace: dir.path().display().to_string(),
-        provider: ProviderKind::Anthropic,
-        model: String::new(),
-        prompt: "hello".into(),
-    };
-    let Launched { info, mut events } = host.start_session(request).await.unwrap();
+    let Launched { info, mut events } = host.start_session(start_request(dir.path(), "hello")).await.unwrap();
     let run = until_finished(&mut events, &info.main_agent_id).await;
     let window = run.iter().find_map(|e| match &e.kind {
         EventKind::ContextWindow(w) => Some(*w),

@@ -3,10 +3,9 @@
 //! only its agents (and leaves its question for a continue); the cap on live
 //! sessions closes the oldest finished one, never one at work.
 
-use super::host::host;
-use arbor_app::sessions::StartRequest;
+use super::host::{ready_host, start_request};
 use arbor_app::transcripts::SessionRuns;
-use arbor_app::{AppErrorKind, Host, Launched, ProviderKind, SessionEvents};
+use arbor_app::{AppErrorKind, Host, Launched, SessionEvents};
 use arbor_protocol::{AgentStatus, ApprovalAnswer, ApprovalScope, Command, EventKind};
 use arbor_testkit::ScriptedServer;
 use std::time::Duration;
@@ -24,25 +23,6 @@ fn scenario() -> arbor_testkit::Scenario {
         serde_json::json!({ "match": { "first_user_contains": "QUICK" }, "turns": [ { "text": "done at once" } ] }),
     );
     arbor_testkit::Scenario::from_json(&serde_json::json!({ "name": "live", "rules": rules }).to_string()).unwrap()
-}
-
-async fn ready_host(dir: &std::path::Path, server: &ScriptedServer) -> Host {
-    let host = host(dir);
-    host.set_api_key(ProviderKind::Anthropic, "sk-test".into()).unwrap();
-    let mut settings = host.settings();
-    settings.anthropic.base_url = Some(server.anthropic_base_url());
-    host.save_settings(settings).unwrap();
-    host
-}
-
-/// A new session in `dir` on the scripted Anthropic server.
-fn start_request(dir: &std::path::Path, prompt: &str) -> StartRequest {
-    StartRequest {
-        workspace: dir.display().to_string(),
-        provider: ProviderKind::Anthropic,
-        model: String::new(),
-        prompt: prompt.into(),
-    }
 }
 
 async fn start(host: &Host, dir: &std::path::Path, prompt: &str) -> Launched {
