@@ -32,11 +32,15 @@ const CC_VERSION: &str = "2.1.330";
 const PROMPT: &str =
     "COST-READ: read notes-01.txt to notes-20.txt, one file per turn with Bash (cat), then say what they hold.";
 
+/// The model's turn that reads notes file `i` with Bash.
+fn cat(i: usize) -> Value {
+    json!({ "tool_calls": [ { "name": "Bash", "input": { "command": format!("cat notes-{i:02}.txt") } } ] })
+}
+
 /// Twenty turns of `cat`, then the answer, each turn chosen by the last file read
 /// (so a compacted conversation, with fewer turns in it, goes on where it was);
 /// anything else a client asks (a title, a summary) gets a short text.
 fn scenario() -> Scenario {
-    let cat = |i: usize| json!({ "tool_calls": [ { "name": "Bash", "input": { "command": format!("cat notes-{i:02}.txt") } } ] });
     let mut rules: Vec<Value> = (1..=FILES)
         .map(|i| {
             let next = if i == FILES { json!({ "text": "The twenty files hold the bench's notes." }) } else { cat(i + 1) };
@@ -151,7 +155,6 @@ impl Report {
 
 /// The main agent reads five files, then forks a child that answers at once.
 fn fork_scenario() -> Scenario {
-    let cat = |i: usize| json!({ "tool_calls": [ { "name": "Bash", "input": { "command": format!("cat notes-{i:02}.txt") } } ] });
     let fork = json!({ "tool_calls": [ { "name": "Task", "input": {
         "prompt": "FORK-SIDE: list the lines of the notes you read that are out of tolerance.",
         "description": "Out-of-tolerance lines", "fork": true } } ] });
