@@ -381,6 +381,7 @@ mod tests {
             isolation: Default::default(),
             budget: Default::default(),
             context: Default::default(),
+            hooks: Default::default(),
             file: Some(dir.path().join(".claude/agents/reviewer.md")),
             source: Some(source),
         };

@@ -187,8 +187,14 @@ impl Printer {
                     (false, _, _) => first_lines(&o.content, 4),
                 };
                 let mut line = format!("{style}{mark} {name}{style:#} {body}");
-                if let Some(DecidedBy::Rule { rule }) = &o.decided_by {
-                    line = format!("{} {DIM}· by rule: {}{DIM:#}", line.trim_end(), self.rule_origin(rule));
+                match &o.decided_by {
+                    Some(DecidedBy::Rule { rule }) => {
+                        line = format!("{} {DIM}· by rule: {}{DIM:#}", line.trim_end(), self.rule_origin(rule));
+                    }
+                    Some(DecidedBy::Hook { hook_event, .. }) => {
+                        line = format!("{} {DIM}· by a {} hook{DIM:#}", line.trim_end(), hook_event.as_str());
+                    }
+                    _ => {}
                 }
                 self.line(id, line.trim_end());
             }
@@ -294,6 +300,17 @@ impl Printer {
                     w.standing.figures(w.kind)
                 );
                 self.line(id, &text);
+            }
+            EventKind::HookRan(h) => {
+                let style = match h.decision {
+                    arbor_protocol::HookDecision::Deny
+                    | arbor_protocol::HookDecision::Block
+                    | arbor_protocol::HookDecision::Stop
+                    | arbor_protocol::HookDecision::Failed
+                    | arbor_protocol::HookDecision::TimedOut => ERR,
+                    _ => DIM,
+                };
+                self.line(id, &format!("{style}↪ {}{style:#}", one_line(&h.describe(), 300)));
             }
             EventKind::ContextCompacted(c) => {
                 self.line(id, &format!("{ASK}⋯ context compacted{ASK:#} {DIM}{}{DIM:#}", c.describe()));

@@ -87,6 +87,11 @@ pub struct SessionConfig {
     pub budget: arbor_protocol::Budget,
     /// Every agent's context window and when it compacts.
     pub context: ContextConfig,
+    /// The hooks of the settings files (an agent type's own come with its definition).
+    pub hooks: crate::hooks::HookSet,
+    /// Where each agent's transcript is written, as JSON lines, for its hooks to read
+    /// (`transcript_path`); None: a temporary directory of the session's own.
+    pub hook_transcripts: Option<PathBuf>,
 }
 
 /// How agents treat their context window.
@@ -138,6 +143,8 @@ impl SessionConfig {
             sandbox: SandboxPolicy::default(),
             budget: arbor_protocol::Budget::default(),
             context: ContextConfig::default(),
+            hooks: crate::hooks::HookSet::default(),
+            hook_transcripts: None,
         }
     }
 }

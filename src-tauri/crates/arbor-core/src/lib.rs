@@ -16,6 +16,7 @@ mod error;
 mod events;
 #[cfg(test)]
 mod fuzz;
+pub mod hooks;
 pub mod journal;
 pub mod mcp;
 mod process;

@@ -18,3 +18,18 @@ pub(crate) fn signal_group(pgid: Option<u32>, signal: Signal) {
         let _ = rustix::process::kill_process_group(pid, signal);
     }
 }
+
+/// Kills a command's process group if whatever waits on it is abandoned midway (its
+/// future dropped): `kill_on_drop` alone would kill only the shell, not what it started.
+pub(crate) struct GroupGuard {
+    pub pgid: Option<u32>,
+    pub armed: bool,
+}
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        if self.armed {
+            signal_group(self.pgid, Signal::KILL);
+        }
+    }
+}

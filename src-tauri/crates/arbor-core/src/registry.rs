@@ -46,6 +46,8 @@ pub(crate) struct AgentSpec {
     /// Its window (when set rather than known) and compaction threshold: the session's,
     /// or its type's `contextWindow` and `compactAt` over them.
     pub context: crate::ContextConfig,
+    /// The hooks it runs: the settings files', and its type's.
+    pub hooks: Arc<crate::hooks::HookSet>,
 }
 
 impl std::fmt::Debug for AgentSpec {
@@ -72,6 +74,8 @@ impl std::fmt::Debug for AgentSpec {
 pub(crate) struct Inbound {
     pub text: String,
     pub announce: Option<arbor_protocol::MessageFrom>,
+    /// What hooks added to it (UserPromptSubmit, SessionStart): for the model, not announced.
+    pub context: Option<String>,
 }
 
 #[derive(Debug)]

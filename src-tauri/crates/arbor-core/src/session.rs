@@ -34,9 +34,15 @@ pub struct Session {
     main: Arc<MainAgent>,
 }
 
+mod prompt_hooks;
+
 /// How to create the main agent when the first message arrives.
 struct MainAgent {
     id: AgentId,
+    /// The SessionStart hooks have run (before this run's first prompt).
+    session_started: std::sync::atomic::AtomicBool,
+    /// Continued from the store: SessionStart's `source` is `resume`.
+    resumed: bool,
     description: String,
     spec: Arc<AgentSpec>,
     provider_name: String,
@@ -104,6 +110,8 @@ impl Session {
             retry: config.retry,
             max_tokens: config.max_tokens,
             context: config.context,
+            hooks: Arc::new(config.hooks),
+            hook_files: crate::hooks::TranscriptDir::new(config.hook_transcripts),
             slots: Arc::new(Semaphore::new(config.limits.max_parallel.max(1))),
             limits: config.limits,
             providers: config.providers,
@@ -119,6 +127,8 @@ impl Session {
         let shared = Arc::new(Shared::new(ctx, events, rng));
         let main = MainAgent {
             id: main_id,
+            session_started: std::sync::atomic::AtomicBool::new(false),
+            resumed: last_seq > 0,
             description: main_def.description,
             spec: Arc::new(AgentSpec {
                 system,
@@ -141,6 +151,7 @@ impl Session {
                 worktree: None,
                 fork: None,
                 context: shared.ctx.context.clone(),
+                hooks: shared.ctx.hooks.clone(),
             }),
             provider_name: main_def.provider,
             budget: config.budget,
@@ -263,6 +274,10 @@ impl Session {
                 let target = agent_id.unwrap_or_else(|| self.main.id.clone());
                 let start = if target == self.main.id {
                     self.ensure_main();
+                    if self.prompt_is_hooked() {
+                        self.prompt_through_hooks(text);
+                        return Ok(CommandReply::Done);
+                    }
                     Delivery::StartIfIdle
                 } else {
                     Delivery::OnlyWhileRunning

@@ -47,6 +47,10 @@ pub(crate) struct Context {
     /// One permit per subagent that may run at once.
     pub(crate) slots: Arc<Semaphore>,
     pub(crate) root_cancel: CancellationToken,
+    /// The settings files' hooks, which every agent runs.
+    pub(crate) hooks: Arc<crate::hooks::HookSet>,
+    /// Where agents' transcripts are written for their hooks.
+    pub(crate) hook_files: crate::hooks::TranscriptDir,
     /// The runtime agents run on: commands may arrive from any thread.
     pub(crate) runtime: tokio::runtime::Handle,
 }

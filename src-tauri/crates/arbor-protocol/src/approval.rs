@@ -142,6 +142,8 @@ pub enum DecidedBy {
     Rule { rule: ApprovalRule },
     /// Nobody was asked: the approval policy lets this tool run (or refuses it).
     Policy,
+    /// A hook decided (PreToolUse or PermissionRequest), defined in `source`.
+    Hook { hook_event: crate::HookEvent, source: String },
 }
 
 /// A standing answer: every later call of `tool` it covers runs (or is

@@ -66,6 +66,8 @@ pub enum EventKind {
     ContextWindow(crate::ContextWindow),
     /// The agent's conversation was compacted to fit its model's window; the transcript keeps it all.
     ContextCompacted(crate::ContextCompacted),
+    /// A hook command ran (Claude Code's hooks, from settings or an agent file), and what it decided.
+    HookRan(crate::HookRan),
     AgentFinished(AgentFinished),
 }
 
@@ -99,11 +101,12 @@ pub enum EventType {
     ImportedEntry,
     ContextWindow,
     ContextCompacted,
+    HookRan,
     AgentFinished,
 }
 
 impl EventType {
-    pub const ALL: [EventType; 26] = [
+    pub const ALL: [EventType; 27] = [
         Self::AgentStarted,
         Self::AgentStatus,
         Self::UserMessage,
@@ -129,13 +132,14 @@ impl EventType {
         Self::ImportedEntry,
         Self::ContextWindow,
         Self::ContextCompacted,
+        Self::HookRan,
         Self::AgentFinished,
     ];
 
     /// The events of an agent's transcript (a page of it in review, an export).
     /// Chunks are listed too: those no aggregate event repeated are what an
     /// interrupted stream left.
-    pub const TRANSCRIPT: [EventType; 13] = [
+    pub const TRANSCRIPT: [EventType; 14] = [
         Self::UserMessage,
         Self::Thoughts,
         Self::Response,
@@ -149,6 +153,7 @@ impl EventType {
         Self::FileChanged,
         Self::ImportedEntry,
         Self::ContextCompacted,
+        Self::HookRan,
     ];
 
     /// The events a session's tree is built from (every agent's, whichever is selected).
@@ -201,6 +206,7 @@ impl EventKind {
             Self::ImportedEntry(_) => EventType::ImportedEntry,
             Self::ContextWindow(_) => EventType::ContextWindow,
             Self::ContextCompacted(_) => EventType::ContextCompacted,
+            Self::HookRan(_) => EventType::HookRan,
             Self::AgentFinished(_) => EventType::AgentFinished,
         }
     }
@@ -431,6 +437,8 @@ pub enum StoppedBy {
     Parent,
     /// Its parent's run ended (failed, stopped, out of turns) while it still ran.
     ParentEnded,
+    /// A hook answered `"continue": false` (its `hook_ran` event says which, and why).
+    Hook,
 }
 
 impl StoppedBy {
@@ -440,6 +448,7 @@ impl StoppedBy {
             Self::Person => "stopped by you",
             Self::Parent => "stopped by its parent (TaskStop)",
             Self::ParentEnded => "stopped because its parent's run ended",
+            Self::Hook => "stopped by a hook",
         }
     }
 }
@@ -520,6 +529,18 @@ mod tests {
                     summarized_messages: 0,
                     summary: None,
                     usage: None,
+                }),
+                EventType::HookRan => EventKind::HookRan(crate::HookRan {
+                    hook_event: crate::HookEvent::PreToolUse,
+                    source: "/w/.claude/settings.json".into(),
+                    origin: crate::HookOrigin::Workspace,
+                    matcher: Some("Bash".into()),
+                    command: "./guard.sh".into(),
+                    call_id: Some("c1".into()),
+                    exit_code: Some(2),
+                    duration_ms: 12,
+                    decision: crate::HookDecision::Deny,
+                    message: Some("rm -rf is not allowed".into()),
                 }),
                 EventType::Worktree => EventKind::Worktree(crate::WorktreeUpdate {
                     state: crate::WorktreeState::Ready,

@@ -11,6 +11,7 @@ pub mod command;
 pub mod context;
 pub mod event;
 pub mod history;
+pub mod hook;
 pub mod ids;
 pub mod mcp;
 pub mod provider;
@@ -34,6 +35,7 @@ pub use command::{ApprovalAnswer, Command, CommandReply, DelegateRequest, GENERA
 pub use context::{CHARS_PER_TOKEN, CompactTrigger, ContextCompacted, ContextWindow, WindowSource, estimated_tokens};
 pub use event::*;
 pub use history::{AssistantBlock, Message, UserBlock};
+pub use hook::{HookDecision, HookEvent, HookOrigin, HookRan};
 pub use ids::{AgentId, SessionId};
 pub use mcp::{McpServerInfo, McpServerState, McpSource, McpState, McpStatus, McpToolInfo, McpToolRef};
 pub use provider::{ApprovalChoice, ProviderKind};

@@ -151,6 +151,7 @@ impl Section<'_> {
             DecidedBy::Person => "by the person".to_string(),
             DecidedBy::Rule { rule } => format!("by a rule: {}", self.reach(rule)),
             DecidedBy::Policy => "by the approval policy".to_string(),
+            DecidedBy::Hook { hook_event, source } => format!("by a {} hook ({source})", hook_event.as_str()),
         }
     }
 }
@@ -357,6 +358,9 @@ fn event(out: &mut String, ev: &AgentEvent, section: &Section<'_>, at: Nesting) 
                     fenced(summary, "")
                 );
             }
+        }
+        EventKind::HookRan(h) => {
+            let _ = writeln!(out, "*Hook:* {}\n", h.describe());
         }
         EventKind::ImportedEntry(e) => {
             let _ = writeln!(

@@ -3,12 +3,16 @@
 
 use super::AgentRun;
 use super::ask::Question;
+use super::hooked::{self, Firing};
 use super::pieces::{self, Pieces};
 use crate::approval::{ApprovalPolicy, Decision, Verdict};
 use crate::changes::Tracker;
+use crate::hooks::answer::Combined;
 use crate::shared::Shared;
 use crate::tools::{ToolContext, ToolResult, cap_output};
-use arbor_protocol::{AgentId, DecidedBy, EventKind, ToolCall, ToolOutput, ToolOutputChunk, UserBlock};
+use arbor_protocol::{
+    AgentId, DecidedBy, EventKind, HookDecision, HookEvent, ToolCall, ToolOutput, ToolOutputChunk, UserBlock,
+};
 use serde_json::Value;
 use std::sync::Arc;
 use std::time::Duration;
@@ -51,6 +55,11 @@ pub(crate) async fn run_calls(shared: &Arc<Shared>, agent: &AgentRun, calls: Vec
             st.call_seqs.insert((agent.id.clone(), c.id.clone()), seq);
         }
     }
+    let tool_hooks =
+        [HookEvent::PreToolUse, HookEvent::PermissionRequest, HookEvent::PostToolUse, HookEvent::PostToolUseFailure];
+    if tool_hooks.into_iter().any(|e| hooked::wanted(&agent.spec, e)) {
+        hooked::write_transcript(shared, &agent.id, &agent.history);
+    }
     run_announced(shared, agent, calls).await
 }
 
@@ -71,6 +80,7 @@ pub(crate) async fn run_announced(shared: &Arc<Shared>, agent: &AgentRun, calls:
                 workspace: agent.spec.workspace.clone(),
                 sandbox: agent.spec.sandbox.clone(),
                 changes: agent.spec.changes.clone(),
+                spec: agent.spec.clone(),
                 conversation: crate::subagents::forks(&call.name, &call.input).then(|| conversation(agent)),
             };
             let (shared, agent_id) = (shared.clone(), agent.id.clone());
@@ -171,13 +181,18 @@ struct CallContext {
     workspace: crate::workspace::Workspace,
     sandbox: Arc<crate::sandbox::Jail>,
     changes: Arc<Tracker>,
+    /// For its hooks.
+    spec: Arc<crate::registry::AgentSpec>,
     conversation: Option<Arc<Vec<arbor_protocol::Message>>>,
 }
 
 /// Runs one call; `tool` is the tool, or why the agent is not offered one of that name.
 async fn run_one(cx: CallContext, tool: Result<Arc<dyn crate::tools::Tool>, String>, call: Call) -> Ended {
-    let CallContext { shared, agent_id, policy, cancel, workspace, sandbox, changes, conversation } = cx;
-    if let Some(message) = call.invalid.or_else(|| crate::subagents::refused_unasked(&shared, &agent_id, &call.name)) {
+    let CallContext { shared, agent_id, policy, cancel, workspace, sandbox, changes, spec, conversation } = cx;
+    let mut call = call;
+    if let Some(message) =
+        call.invalid.take().or_else(|| crate::subagents::refused_unasked(&shared, &agent_id, &call.name))
+    {
         return Ended::Ran(ToolResult::error(message), None);
     }
     let tool = match tool {
@@ -194,51 +209,89 @@ async fn run_one(cx: CallContext, tool: Result<Arc<dyn crate::tools::Tool>, Stri
         sandbox,
         conversation,
     };
-    let decided_by = match policy.decide(&call.name, tool.class()) {
-        Decision::Allow => DecidedBy::Policy,
+    // PreToolUse hooks first: they may refuse, rewrite the input, ask, or (a person's own) allow.
+    let pre = if hooked::wanted(&spec, HookEvent::PreToolUse) {
+        let firing = Firing::new(HookEvent::PreToolUse, Some(&call.name))
+            .call(&call.id)
+            .field("tool_name", call.name.clone())
+            .field("tool_input", call.input.clone())
+            .field("tool_use_id", call.id.clone());
+        hooked::fire(&shared, &agent_id, &spec, &cancel, firing).await
+    } else {
+        Combined::default()
+    };
+    if let Some(refused) = refused_by_hook(&shared, &agent_id, &call.name, HookEvent::PreToolUse, &pre) {
+        return refused;
+    }
+    if let Some(input) = pre.updated_input.clone() {
+        call.input = input;
+    }
+    let by_hook =
+        |c: &Combined, event| DecidedBy::Hook { hook_event: event, source: c.source.clone().unwrap_or_default() };
+    let decision = match (pre.decision, policy.decide(&call.name, tool.class())) {
+        // A person's own hook may let run what would ask; never what the policy refuses.
+        (Some(HookDecision::Allow), Decision::Ask) if !rule_denies(&shared, &agent_id, &call.name) => {
+            Some(by_hook(&pre, HookEvent::PreToolUse))
+        }
+        (Some(HookDecision::Ask), Decision::Allow) => None,
+        (Some(HookDecision::Ask), Decision::Ask) => None,
+        (_, Decision::Allow) => Some(DecidedBy::Policy),
         // The sandbox holds it, so it runs unasked; unless a person's standing rule denies it.
-        Decision::Ask
+        (_, Decision::Ask)
             if policy.run_sandboxed && tool.contained(&ctx) && !rule_denies(&shared, &agent_id, &call.name) =>
         {
-            DecidedBy::Policy
+            Some(DecidedBy::Policy)
         }
-        Decision::Deny => {
+        (_, Decision::Deny) => {
             let refusal = format!(
                 "{} is not allowed by the approval policy; the call was not run. Do the task without it or tell the user what you need.",
                 call.name
             );
             return Ended::Ran(ToolResult::error(refusal), Some(DecidedBy::Policy));
         }
-        Decision::Ask => {
-            let preview = tool.preview(&call.input, &ctx).await;
-            let question = Question { call_id: &call.id, tool_name: &call.name, tool_args: &call.input, preview };
-            let Some(verdict) = super::ask::ask_approval(&shared, &agent_id, question, &cancel).await else {
-                // Closed, not stopped: the question stands, for when the session is continued.
-                if shared.interrupting(&agent_id) {
-                    return Ended::Unanswered;
+        (_, Decision::Ask) => None,
+    };
+    let decided_by = match decision {
+        Some(by) => by,
+        None => match permission_hooks(&shared, &agent_id, &spec, &cancel, &call).await {
+            Asked::Refused(ended) => return ended,
+            Asked::Allowed(by, input) => {
+                if let Some(input) = input {
+                    call.input = input;
                 }
-                return Ended::Ran(
-                    ToolResult::error("Cancelled before the user answered; the call was not run."),
-                    None,
-                );
-            };
-            if !verdict.approved {
-                return Ended::Ran(ToolResult::error(denial(&call.name, &verdict)), Some(verdict.by));
+                by
             }
-            // An answer that crossed a Stop: the person stopped the agent, so nothing runs.
-            if cancel.is_cancelled() {
-                return Ended::Ran(ToolResult::error("Cancelled; the call was not run."), Some(verdict.by));
+            Asked::Person => {
+                let preview = tool.preview(&call.input, &ctx).await;
+                let question = Question { call_id: &call.id, tool_name: &call.name, tool_args: &call.input, preview };
+                let Some(verdict) = super::ask::ask_approval(&shared, &agent_id, question, &cancel).await else {
+                    // Closed, not stopped: the question stands, for when the session is continued.
+                    if shared.interrupting(&agent_id) {
+                        return Ended::Unanswered;
+                    }
+                    return Ended::Ran(
+                        ToolResult::error("Cancelled before the user answered; the call was not run."),
+                        None,
+                    );
+                };
+                if !verdict.approved {
+                    return Ended::Ran(ToolResult::error(denial(&call.name, &verdict)), Some(verdict.by));
+                }
+                // An answer that crossed a Stop: the person stopped the agent, so nothing runs.
+                if cancel.is_cancelled() {
+                    return Ended::Ran(ToolResult::error("Cancelled; the call was not run."), Some(verdict.by));
+                }
+                if let Some(change) = verdict.unseen_change {
+                    let refusal = format!(
+                        "Not run: the file {change}, and the user approved without seeing that. Nothing was \
+                         written; read the file again and retry if the change is still wanted."
+                    );
+                    return Ended::Ran(ToolResult::error(refusal), Some(verdict.by));
+                }
+                ctx.edit = verdict.edit;
+                verdict.by
             }
-            if let Some(change) = verdict.unseen_change {
-                let refusal = format!(
-                    "Not run: the file {change}, and the user approved without seeing that. Nothing was \
-                     written; read the file again and retry if the change is still wanted."
-                );
-                return Ended::Ran(ToolResult::error(refusal), Some(verdict.by));
-            }
-            ctx.edit = verdict.edit;
-            verdict.by
-        }
+        },
     };
     let forward = {
         let shared = shared.clone();
@@ -278,6 +331,9 @@ async fn run_one(cx: CallContext, tool: Result<Arc<dyn crate::tools::Tool>, Stri
     } else {
         None
     };
+    let post_input =
+        hooked::wanted(&spec, HookEvent::PostToolUse) || hooked::wanted(&spec, HookEvent::PostToolUseFailure);
+    let input_for_hooks = post_input.then(|| call.input.clone());
     let mut result = tokio::select! {
         r = tool.call(call.input, &ctx) => r,
         _ = async { cancel.cancelled().await; tokio::time::sleep(CANCEL_GRACE).await } => {
@@ -295,7 +351,115 @@ async fn run_one(cx: CallContext, tool: Result<Arc<dyn crate::tools::Tool>, Stri
     if result.content.len() > MAX_RESULT_CHARS {
         result.content = cap_output(&result.content, MAX_RESULT_CHARS);
     }
+    if let Some(input) = input_for_hooks {
+        after_hooks(&shared, &agent_id, &spec, &cancel, &call.id, &call.name, input, &mut result).await;
+    }
+    if let Some(context) = pre.context() {
+        result.content.push_str(&format!("\n\n[PreToolUse hook context]\n{context}"));
+    }
     Ended::Ran(result, Some(decided_by))
+}
+
+/// What the PermissionRequest hooks made of a call that would ask a person.
+enum Asked {
+    /// A hook refused it.
+    Refused(Ended),
+    /// A person's own hook let it run (maybe with a rewritten input).
+    Allowed(DecidedBy, Option<Value>),
+    /// Nobody decided: a person is asked (and the Notification hooks are told).
+    Person,
+}
+
+async fn permission_hooks(
+    shared: &Arc<Shared>,
+    agent_id: &AgentId,
+    spec: &Arc<crate::registry::AgentSpec>,
+    cancel: &CancellationToken,
+    call: &Call,
+) -> Asked {
+    if hooked::wanted(spec, HookEvent::PermissionRequest) {
+        let firing = Firing::new(HookEvent::PermissionRequest, Some(&call.name))
+            .call(&call.id)
+            .field("tool_name", call.name.clone())
+            .field("tool_input", call.input.clone())
+            .field("permission_suggestions", Value::Array(Vec::new()));
+        let c = hooked::fire(shared, agent_id, spec, cancel, firing).await;
+        if let Some(refused) = refused_by_hook(shared, agent_id, &call.name, HookEvent::PermissionRequest, &c) {
+            return Asked::Refused(refused);
+        }
+        if c.is(HookDecision::Allow) {
+            let by = DecidedBy::Hook {
+                hook_event: HookEvent::PermissionRequest,
+                source: c.source.clone().unwrap_or_default(),
+            };
+            return Asked::Allowed(by, c.updated_input);
+        }
+    }
+    if hooked::wanted(spec, HookEvent::Notification) {
+        // Told, not waited for: a slow notifier must not hold the question back.
+        let (shared, agent_id, spec, cancel) = (shared.clone(), agent_id.clone(), spec.clone(), cancel.clone());
+        let message = format!("Arbor needs your permission to use {}", call.name);
+        tokio::spawn(async move {
+            let firing = Firing::new(HookEvent::Notification, Some("permission_prompt"))
+                .field("message", message)
+                .field("notification_type", "permission_prompt");
+            hooked::fire(&shared, &agent_id, &spec, &cancel, firing).await;
+        });
+    }
+    Asked::Person
+}
+
+/// The call's end when its hooks refused it or stopped the agent; None when they did not.
+fn refused_by_hook(shared: &Shared, agent_id: &AgentId, tool: &str, event: HookEvent, c: &Combined) -> Option<Ended> {
+    let by = || DecidedBy::Hook { hook_event: event, source: c.source.clone().unwrap_or_default() };
+    if let Some(why) = &c.stop {
+        shared.cancel_subtree(agent_id, arbor_protocol::StoppedBy::Hook);
+        return Some(Ended::Ran(ToolResult::error(format!("Not run: a hook stopped the agent ({why}).")), Some(by())));
+    }
+    c.is(HookDecision::Deny).then(|| {
+        let text = format!(
+            "This {tool} call was refused by a {} hook; it was not run. The hook's reason: {}",
+            event.as_str(),
+            c.reason()
+        );
+        Ended::Ran(ToolResult::error(text), Some(by()))
+    })
+}
+
+/// PostToolUse (or PostToolUseFailure) hooks on a call that ran: what they block or add
+/// reaches the model with the result; `"continue": false` stops the agent.
+#[allow(clippy::too_many_arguments)]
+async fn after_hooks(
+    shared: &Arc<Shared>,
+    agent_id: &AgentId,
+    spec: &Arc<crate::registry::AgentSpec>,
+    cancel: &CancellationToken,
+    call_id: &str,
+    tool: &str,
+    input: Value,
+    result: &mut ToolResult,
+) {
+    let event = if result.is_error { HookEvent::PostToolUseFailure } else { HookEvent::PostToolUse };
+    let mut firing = Firing::new(event, Some(tool))
+        .call(call_id)
+        .field("tool_name", tool.to_string())
+        .field("tool_input", input)
+        .field("tool_use_id", call_id.to_string());
+    firing = if result.is_error {
+        firing.field("error", result.content.clone()).field("is_interrupt", cancel.is_cancelled())
+    } else {
+        firing.field("tool_response", serde_json::json!({"content": result.content, "is_error": false}))
+    };
+    let c = hooked::fire(shared, agent_id, spec, cancel, firing).await;
+    if c.is(HookDecision::Block) {
+        result.content.push_str(&format!("\n\n[{} hook feedback]\n{}", event.as_str(), c.reason()));
+    }
+    if let Some(context) = c.context() {
+        result.content.push_str(&format!("\n\n[{} hook context]\n{context}", event.as_str()));
+    }
+    if c.stop.is_some() {
+        shared.cancel_subtree(agent_id, arbor_protocol::StoppedBy::Hook);
+    }
 }
 
 /// Whether a person's standing rule refuses `tool` to this agent.

@@ -348,6 +348,24 @@ pub(crate) async fn if_asked(shared: &Shared, agent: &mut AgentRun, specs: &[Too
     }
 }
 
+/// Runs the PreCompact hooks (Claude Code's triggers: `manual`, or `auto` for the
+/// threshold and a refusal); they are told, and cannot stop it.
+async fn pre_compact(shared: &Shared, agent: &AgentRun, trigger: CompactTrigger) {
+    use super::hooked::{self, Firing};
+    if !hooked::wanted(&agent.spec, arbor_protocol::HookEvent::PreCompact) {
+        return;
+    }
+    let trigger = match trigger {
+        CompactTrigger::Manual => "manual",
+        CompactTrigger::Threshold | CompactTrigger::Overflow => "auto",
+    };
+    hooked::write_transcript(shared, &agent.id, &agent.history);
+    let firing = Firing::new(arbor_protocol::HookEvent::PreCompact, Some(trigger))
+        .field("trigger", trigger)
+        .field("custom_instructions", "");
+    hooked::fire(shared, &agent.id, &agent.spec, &agent.cancel, firing).await;
+}
+
 /// Clears older results, then summarizes if that leaves it above `target`; `sizes`:
 /// the request's tokens before, as counted, and the window when known.
 async fn compact(
@@ -363,6 +381,7 @@ async fn compact(
     // The provider's tokens per estimated token, so estimates are compared in its terms.
     let scale = |e: u64| e.saturating_mul(before) / estimated;
     let end = tail_start(&agent.history).ok_or(CompactError::NothingToCompact)?;
+    pre_compact(shared, agent, trigger).await;
 
     let cleared = clear_results(&mut agent.history, end);
     let mut event = ContextCompacted {

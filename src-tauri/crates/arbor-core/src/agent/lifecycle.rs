@@ -74,13 +74,25 @@ pub(crate) fn deliver(
     start: Delivery,
     announce: Announce,
 ) -> Result<(), SessionError> {
+    deliver_with(shared, id, text, None, start, announce)
+}
+
+/// [`deliver`], with `context` (what hooks added) after the text, for the model only.
+pub(crate) fn deliver_with(
+    shared: &Arc<Shared>,
+    id: &AgentId,
+    text: String,
+    context: Option<String>,
+    start: Delivery,
+    announce: Announce,
+) -> Result<(), SessionError> {
     if shared.ctx.root_cancel.is_cancelled() {
         return Err(SessionError::Closed);
     }
     let mut st = shared.lock();
     let r = st.registry.get(id).ok_or_else(|| SessionError::UnknownAgent(id.clone()))?;
     let text = match &r.inbox {
-        Some(inbox) => match inbox.send(Inbound { text, announce: announce.from() }) {
+        Some(inbox) => match inbox.send(Inbound { text, announce: announce.from(), context: context.clone() }) {
             Ok(()) => return Ok(()),
             Err(e) => e.0.text,
         },
@@ -117,7 +129,9 @@ pub(crate) fn deliver(
     let mut history = std::mem::take(&mut r.history);
     let spec = r.spec.clone();
     drop(st);
-    append_user(&mut history, vec![UserBlock::Text { text }]);
+    let mut blocks = vec![UserBlock::Text { text }];
+    blocks.extend(context.map(|text| UserBlock::Text { text }));
+    append_user(&mut history, blocks);
     launch(shared, id.clone(), spec, history, inbox, cancel);
     Ok(())
 }
@@ -285,7 +299,7 @@ pub(crate) fn end_run(
             // Into the parent's inbox now, under the lock, if it is running; else it wakes
             // to read it, unless the child was stopped (by the person, or because the parent ended).
             let pending = match st.registry.get(&parent).and_then(|p| p.inbox.as_ref()) {
-                Some(inbox) => inbox.send(Inbound { text, announce: None }).err().map(|e| e.0.text),
+                Some(inbox) => inbox.send(Inbound { text, announce: None, context: None }).err().map(|e| e.0.text),
                 None => Some(text),
             };
             // A child that was stopped (by the person, its parent's end, or a budget) wakes nobody.

@@ -5,6 +5,7 @@
 pub(crate) mod ask;
 mod calls;
 mod compact;
+pub(crate) mod hooked;
 mod isolation;
 pub(crate) use calls::emit_changes;
 pub(crate) use isolation::back_in_parent;
@@ -75,6 +76,9 @@ impl AgentRun {
             }
             let mcp = if outcome.is_none() { self.add_mcp_tools(&shared).await } else { None };
             let specs = shared.tool_specs(&self.tools);
+            if outcome.is_none() {
+                self.subagent_start(&shared).await;
+            }
             loop {
                 let (status, error) = match outcome.take() {
                     Some(o) => o,
@@ -119,10 +123,10 @@ impl AgentRun {
                         tokio::select! {
                             text = self.inbox.recv() => match text {
                                 Some(m) => {
-                                    let block = taken(m, |m| {
+                                    let blocks = taken(m, |m| {
                                         shared.emit(&self.id, EventKind::UserMessage(m));
                                     });
-                                    append_user(&mut self.history, vec![block]);
+                                    append_user(&mut self.history, blocks);
                                 }
                                 // The registry holds the sender while the agent runs; gone means torn down.
                                 None => self.cancel.cancel(),
@@ -159,6 +163,8 @@ impl AgentRun {
         }
         // Whether the request about to be sent again was compacted for it.
         let mut compacted = false;
+        // How many times in a row a Stop hook kept it going.
+        let mut stop_blocks = 0u32;
         // What the last compaction at the threshold left (compact::at_threshold).
         let mut floor = None;
         compact::announce_window(shared, self).await;
@@ -249,6 +255,11 @@ impl AgentRun {
                     let why = format!("the answer was cut off at the output limit ({} tokens)", shared.ctx.max_tokens);
                     return (AgentStatus::Truncated, Some(why));
                 }
+                if let Some(reason) = self.stop_hooks(shared, &mut stop_blocks).await {
+                    append_user(&mut self.history, vec![UserBlock::Text { text: reason }]);
+                    shared.save_history(&self.id, &self.history);
+                    continue;
+                }
                 return (AgentStatus::Completed, None);
             }
             // An agent that waits on its children lends its slot to them, or nesting could deadlock.
@@ -273,6 +284,58 @@ impl AgentRun {
                 return (AgentStatus::MaxTurns, None);
             }
         }
+    }
+
+    /// Runs the SubagentStart hooks as a subagent's first run starts; what they add
+    /// goes with its task.
+    async fn subagent_start(&mut self, shared: &Shared) {
+        use arbor_protocol::HookEvent;
+        if self.spec.depth == 0 || !hooked::wanted(&self.spec, HookEvent::SubagentStart) {
+            return;
+        }
+        let fresh = shared.registry().get(&self.id).is_some_and(|r| r.state.turns == 0 && r.state.ended_at.is_none());
+        if !fresh {
+            return;
+        }
+        let kind = hooked::agent_type(shared, &self.id);
+        hooked::write_transcript(shared, &self.id, &self.history);
+        let firing = hooked::Firing::new(HookEvent::SubagentStart, Some(&kind));
+        let c = hooked::fire(shared, &self.id, &self.spec, &self.cancel, firing).await;
+        if let Some(context) = c.context() {
+            append_user(&mut self.history, vec![UserBlock::Text { text: format!("[Context from hooks]\n{context}") }]);
+        }
+    }
+
+    /// Runs the Stop hooks (SubagentStop for a subagent) as the model ends its turn
+    /// without calls: Some(what the model reads) when one blocks the end, so the agent
+    /// goes on; after [`hooked::MAX_STOP_BLOCKS`] blocks in a row, a block is not applied.
+    async fn stop_hooks(&mut self, shared: &Shared, blocks: &mut u32) -> Option<String> {
+        use arbor_protocol::{HookDecision, HookEvent};
+        let event = if self.spec.depth == 0 { HookEvent::Stop } else { HookEvent::SubagentStop };
+        if !hooked::wanted(&self.spec, event) {
+            return None;
+        }
+        let kind = hooked::agent_type(shared, &self.id);
+        let transcript = hooked::write_transcript(shared, &self.id, &self.history);
+        let mut firing = hooked::Firing::new(event, (self.spec.depth > 0).then_some(kind.as_str()))
+            .field("stop_hook_active", *blocks > 0)
+            .field("last_assistant_message", last_text(&self.history));
+        if self.spec.depth > 0 {
+            let path = transcript.map(|p| p.display().to_string()).unwrap_or_default();
+            firing = firing.field("agent_transcript_path", path);
+        }
+        if *blocks >= hooked::MAX_STOP_BLOCKS {
+            firing.block_not_applied = Some(format!(
+                "blocked the end {} times in a row: not applied this time, so the agent ends",
+                hooked::MAX_STOP_BLOCKS
+            ));
+        }
+        let c = hooked::fire(shared, &self.id, &self.spec, &self.cancel, firing).await;
+        if !c.is(HookDecision::Block) {
+            return None;
+        }
+        *blocks += 1;
+        Some(format!("[{} hook] {}", event.as_str(), c.reason()))
     }
 
     /// Checks the budgets above it before a request; a wrap-up notice due goes
@@ -396,17 +459,19 @@ pub(crate) fn take_inbox(
 ) -> Vec<UserBlock> {
     let mut blocks = Vec::new();
     while let Ok(m) = inbox.try_recv() {
-        blocks.push(taken(m, &mut announce));
+        blocks.extend(taken(m, &mut announce));
     }
     blocks
 }
 
-/// One inbox message as the agent takes it.
-pub(crate) fn taken(m: Inbound, mut announce: impl FnMut(UserMessage)) -> UserBlock {
+/// One inbox message as the agent takes it: its text, then what hooks added to it.
+pub(crate) fn taken(m: Inbound, mut announce: impl FnMut(UserMessage)) -> Vec<UserBlock> {
     if let Some(from) = m.announce {
         announce(UserMessage::new(m.text.clone(), from));
     }
-    UserBlock::Text { text: m.text }
+    let mut blocks = vec![UserBlock::Text { text: m.text }];
+    blocks.extend(m.context.map(|text| UserBlock::Text { text }));
+    blocks
 }
 
 /// Adds user blocks at the end, merged into a trailing user message so roles alternate.

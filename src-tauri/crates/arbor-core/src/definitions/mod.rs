@@ -79,6 +79,8 @@ pub struct AgentDefinition {
     /// Arbor's `contextWindow` (tokens) and `compactAt` (percent): this type's agents' window
     /// and compaction threshold, over the session's.
     pub context: ContextOverride,
+    /// `hooks` (Claude Code's, as in settings): they run for this type's agents, over the session's.
+    pub hooks: crate::hooks::HookSet,
     /// The file it came from; None for built-in types.
     pub file: Option<PathBuf>,
     /// Which directory the file came from; None for built-in types.
@@ -175,7 +177,8 @@ const MAX_FILE_BYTES: usize = 1 << 20;
 const DELIMITER: &str = "---";
 
 /// The fields read; any other is noted and ignored.
-const KNOWN_FIELDS: [&str; 19] = [
+const KNOWN_FIELDS: [&str; 20] = [
+    "hooks",
     "maxTokens",
     "maxCostUsd",
     "maxDurationSeconds",

@@ -100,6 +100,7 @@ pub fn parse_definition(
         window: fields.positive("contextWindow")?,
         compact_at_percent: fields.percent("compactAt")?,
     };
+    let hooks = fields.hooks(source);
 
     let mut unknown: Vec<&String> = map.keys().filter(|k| !KNOWN_FIELDS.contains(&k.as_str())).collect();
     unknown.sort();
@@ -124,6 +125,7 @@ pub fn parse_definition(
         isolation,
         budget,
         context,
+        hooks,
         file: Some(file.to_path_buf()),
         source: Some(source),
     };
@@ -358,6 +360,23 @@ impl Fields<'_> {
             Some(n) if n >= 1 => Ok(Some(n)),
             _ => Err(self.bad("maxTurns", format!("must be an integer of at least 1 (got {})", shown(value)))),
         }
+    }
+
+    /// `hooks`, as a settings file's: what cannot be used is a warning, the rest loads.
+    fn hooks(&mut self, source: DefinitionSource) -> crate::hooks::HookSet {
+        let Some(pod) = self.get("hooks") else { return crate::hooks::HookSet::default() };
+        let origin = match source {
+            DefinitionSource::User => arbor_protocol::HookOrigin::User,
+            DefinitionSource::ClaudeProject | DefinitionSource::ArborProject => arbor_protocol::HookOrigin::Workspace,
+        };
+        let (hooks, problems) = crate::hooks::parse(&to_json(pod), self.file, origin);
+        let file = self.file;
+        self.warnings.extend(problems.into_iter().map(|p| {
+            // The problem names the file already; the warning names it too.
+            let note = p.split_once(": ").map_or(p.as_str(), |(_, rest)| rest).to_string();
+            DefinitionProblem::warning(file, Some("hooks"), note)
+        }));
+        crate::hooks::HookSet::new(hooks)
     }
 
     /// A list of server names and inline configs, or a map of name → config (made `{name: config}`).

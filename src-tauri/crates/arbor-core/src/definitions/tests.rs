@@ -78,6 +78,7 @@ fn a_claude_code_agent_file_loads_unchanged() {
             isolation: Default::default(),
             budget: Default::default(),
             context: Default::default(),
+            hooks: Default::default(),
             color: None,
             file: Some(PathBuf::from("/w/.claude/agents/x.md")),
             source: Some(DefinitionSource::ClaudeProject),
@@ -131,10 +132,23 @@ fn mcp_servers_as_a_map_become_one_object_each() {
 
 #[test]
 fn unknown_fields_are_warnings() {
-    let (d, warnings) = parse(&agent("a", "skills: [x]\nhooks: {}\n")).unwrap();
+    let (d, warnings) = parse(&agent("a", "skills: [x]\nmemory: user\n")).unwrap();
     assert_eq!(d.name, "a");
     let fields: Vec<_> = warnings.iter().map(|w| (w.field.as_deref(), w.skipped)).collect();
-    assert_eq!(fields, vec![(Some("hooks"), false), (Some("skills"), false)]);
+    assert_eq!(fields, vec![(Some("memory"), false), (Some("skills"), false)]);
+}
+
+#[test]
+fn a_types_hooks_load_as_settings_hooks_do_and_a_workspace_files_are_the_workspaces() {
+    let front = "hooks:\n  PostToolUse:\n    - matcher: \"Edit|Write\"\n      hooks:\n        - type: command\n          command: ./fmt.sh\n  Bogus:\n    - hooks: []\n";
+    let (d, warnings) = parse(&agent("a", front)).unwrap();
+    let hooks: Vec<_> = d.hooks.hooks().collect();
+    assert_eq!(hooks.len(), 1);
+    assert_eq!((hooks[0].event, hooks[0].command.as_str()), (arbor_protocol::HookEvent::PostToolUse, "./fmt.sh"));
+    assert_eq!(hooks[0].matcher.as_deref(), Some("Edit|Write"));
+    assert_eq!(hooks[0].origin, arbor_protocol::HookOrigin::Workspace, "{:?}", d.source);
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(warnings[0].reason.contains("Bogus") && warnings[0].field.as_deref() == Some("hooks"));
 }
 
 #[test]

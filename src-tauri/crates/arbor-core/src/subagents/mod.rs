@@ -463,6 +463,8 @@ pub(crate) fn child_spec(
         worktree: None,
         fork: None,
         context: def.map_or_else(|| parent.context.clone(), |d| d.context.over(ctx.context.clone())),
+        // A type's hooks are its own agents' (as in Claude Code); a general-purpose child runs the settings'.
+        hooks: def.map_or_else(|| ctx.hooks.clone(), |d| Arc::new(ctx.hooks.with(&d.hooks))),
     };
     Ok((spec, provider_name))
 }
@@ -544,6 +546,7 @@ pub(crate) fn result_for_model(id: &AgentId, finished: &AgentFinished, max_chars
                 Some(arbor_protocol::StoppedBy::Person) => "stopped by the user",
                 Some(arbor_protocol::StoppedBy::Parent) => "stopped with TaskStop",
                 Some(arbor_protocol::StoppedBy::ParentEnded) => "stopped because your run ended",
+                Some(arbor_protocol::StoppedBy::Hook) => "stopped by a hook (\"continue\": false)",
                 None => "stopped",
             };
             (format!("Subagent error: {by}"), true)

@@ -153,7 +153,7 @@ impl BashTool {
         };
         // process_group(0) made the child the leader of a group whose id is its pid.
         let pgid = child.id();
-        let mut guard = GroupGuard { pgid, armed: true };
+        let mut guard = crate::process::GroupGuard { pgid, armed: true };
         let (tx, mut rx) = mpsc::channel::<(usize, Vec<u8>)>(64);
         let mut readers = Vec::new();
         if let Some(out) = child.stdout.take() {
@@ -276,21 +276,6 @@ async fn drain(rx: &mut mpsc::Receiver<(usize, Vec<u8>)>, sink: &mut OutputSink,
                 Some((stream, bytes)) => sink.take(stream, &bytes, ctx),
                 None => return true,
             },
-        }
-    }
-}
-
-/// Kills the command's process group if the call is abandoned midway (its future
-/// dropped): `kill_on_drop` alone would kill only the shell, not what it started.
-struct GroupGuard {
-    pgid: Option<u32>,
-    armed: bool,
-}
-
-impl Drop for GroupGuard {
-    fn drop(&mut self) {
-        if self.armed {
-            kill_group(self.pgid);
         }
     }
 }

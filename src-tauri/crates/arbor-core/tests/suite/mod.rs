@@ -11,6 +11,7 @@ mod compaction;
 mod contracts;
 mod faults;
 mod forks;
+mod hooks;
 mod limits_and_input;
 mod llama;
 mod mcp;

@@ -140,6 +140,7 @@ pub fn agent_type(name: &str, system_prompt: &str) -> AgentDefinition {
         isolation: Default::default(),
         budget: Default::default(),
         context: Default::default(),
+        hooks: Default::default(),
         file: None,
         source: None,
     }
