@@ -10,6 +10,7 @@ pub mod changes;
 pub mod demo;
 pub mod env;
 pub mod error;
+pub mod hooks;
 pub mod host;
 pub mod import;
 pub mod instance;

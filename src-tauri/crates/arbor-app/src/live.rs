@@ -146,8 +146,17 @@ impl Host {
         all.into_iter().filter_map(Running::close).collect()
     }
 
+    /// Runs the live session `id`'s SessionEnd hooks (`reason`, Claude Code's: `clear`,
+    /// `logout`, `prompt_input_exit`, `other`), each within its timeout, before it closes.
+    pub async fn end_hooks(&self, id: &SessionId, reason: &str) {
+        if let Some(session) = self.live.session(id) {
+            session.end_hooks(reason).await;
+        }
+    }
+
     /// Closes the live session `id` and waits until its last events are stored.
     pub async fn close_and_settle(&self, id: &SessionId) {
+        self.end_hooks(id, "other").await;
         if let Some(writing) = self.close_session(id)
             && !writing.settle(SETTLE).await
         {

@@ -365,7 +365,7 @@ impl Host {
         let (trusted, found) = self.trusted_workspace(&workspace, &catalog.definitions, spec.tuning.trust_mcp);
         let untrusted_mcp = found.filter(|_| trusted.is_none());
         let (mcp, mcp_problems, _) =
-            self.mcp_catalog(&workspace, &spec.tuning.mcp_files, &catalog.definitions, trusted);
+            self.mcp_catalog(&workspace, &spec.tuning.mcp_files, &catalog.definitions, trusted.clone());
         warnings.extend(mcp_problems.into_iter().map(|p| format!("mcp config: {p}")));
         warnings.extend(untrusted_mcp.as_ref().map(crate::trust::untrusted_warning));
         if config.budget.max_cost_usd.is_some()
@@ -380,7 +380,22 @@ impl Host {
             tracing::warn!("{w}");
         }
         config.mcp = mcp;
-        config.agent_types = catalog.definitions;
+        // Hooks: the person's own settings always, the workspace's as trusted (agent files' with them).
+        let mut settings_files = crate::hooks::user_files(&self.config.env, self.config.config_dir.as_deref());
+        let workspace_trusted = trusted.is_some();
+        settings_files.extend(trusted.map(|t| t.settings).unwrap_or_default());
+        let (hooks, hook_problems) = crate::hooks::set(&settings_files);
+        for p in &hook_problems {
+            tracing::warn!("hooks: {p}");
+        }
+        warnings.extend(hook_problems.into_iter().map(|p| format!("hooks: {p}")));
+        config.hooks = hooks;
+        config.hook_transcripts = self.config.data_dir.as_ref().map(|d| d.join("hook-transcripts"));
+        config.agent_types = if workspace_trusted {
+            catalog.definitions
+        } else {
+            catalog.definitions.into_iter().map(crate::trust::without_workspace_hooks).collect()
+        };
         let recorder = Recorder::new();
         let store = self.store().ok();
         if store.is_some() {

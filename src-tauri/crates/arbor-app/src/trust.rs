@@ -25,6 +25,9 @@ pub struct WorkspaceMcp {
     /// The `.mcp.json`, or the first agent file that defines a server.
     pub path: String,
     pub servers: Vec<ServerLaunch>,
+    /// The hooks its `.claude/settings.json`, `settings.local.json` and agent files define:
+    /// commands that run outside the sandbox, so they wait for the same decision.
+    pub hooks: Vec<HookLaunch>,
     /// Trusted as it is now.
     pub trusted: bool,
     /// Trusted once, but changed since.
@@ -48,10 +51,22 @@ pub struct ServerLaunch {
     pub env_names: Vec<String>,
 }
 
-/// What was trusted, to load from: the `.mcp.json` text as hashed.
+/// One hook a workspace defines, as written.
+#[derive(Debug, Clone, PartialEq, Serialize, specta::Type)]
+pub struct HookLaunch {
+    /// Claude Code's event name (`PreToolUse`, …).
+    pub event: String,
+    pub matcher: Option<String>,
+    pub command: String,
+    /// The settings file, or `agent type <name>`.
+    pub defined_in: String,
+}
+
+/// What was trusted, to load from: the `.mcp.json` text and the settings files as hashed.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Trusted {
     pub mcp_json: Option<String>,
+    pub settings: Vec<crate::hooks::SettingsText>,
 }
 
 #[derive(Debug, Error)]
@@ -82,12 +97,14 @@ struct Decision {
 pub struct Inspected {
     pub info: WorkspaceMcp,
     mcp_json: Option<String>,
+    settings: Vec<crate::hooks::SettingsText>,
 }
 
 impl Inspected {
     /// What to load from, if trusted (or trusted for this once).
     pub fn trusted(&self, once: bool) -> Option<Trusted> {
-        (self.info.trusted || once).then(|| Trusted { mcp_json: self.mcp_json.clone() })
+        (self.info.trusted || once)
+            .then(|| Trusted { mcp_json: self.mcp_json.clone(), settings: self.settings.clone() })
     }
 }
 
@@ -115,6 +132,15 @@ pub fn without_own_servers(def: &AgentDefinition) -> AgentDefinition {
         d.mcp_servers.retain(Value::is_string);
     }
     d
+}
+
+/// `def` without its hooks unless it is the person's own file: what an untrusted
+/// workspace's agent types run as.
+pub fn without_workspace_hooks(def: AgentDefinition) -> AgentDefinition {
+    if def.source == Some(DefinitionSource::User) {
+        return def;
+    }
+    AgentDefinition { hooks: Default::default(), ..def }
 }
 
 impl TrustStore {
@@ -163,7 +189,29 @@ impl TrustStore {
                 path = def.file.as_ref().map(|f| f.display().to_string());
             }
         }
-        if mcp_json.is_none() && servers.is_empty() {
+        // Hooks: each one's event, matcher and command (not the rest of the file, whose
+        // other settings run nothing).
+        let settings = crate::hooks::workspace_files(workspace);
+        let mut hooks = Vec::new();
+        for f in &settings {
+            let (found, _) = crate::hooks::load(std::slice::from_ref(f));
+            hooks.extend(found.iter().map(|h| hook_launch(h, &f.path.display().to_string())));
+        }
+        for def in types.iter().filter(|d| d.source != Some(DefinitionSource::User)) {
+            hooks.extend(def.hooks.hooks().map(|h| hook_launch(h, &format!("agent type {}", def.name))));
+        }
+        for h in &hooks {
+            for part in
+                [h.event.as_str(), h.matcher.as_deref().unwrap_or("*"), h.command.as_str(), h.defined_in.as_str()]
+            {
+                hash.update(part.as_bytes());
+                hash.update([0]);
+            }
+            if path.is_none() {
+                path = Some(h.defined_in.clone());
+            }
+        }
+        if mcp_json.is_none() && servers.is_empty() && hooks.is_empty() {
             return None;
         }
         let sha256: String = hash.finalize().iter().map(|b| format!("{b:02x}")).collect();
@@ -175,11 +223,12 @@ impl TrustStore {
             workspace: workspace.display().to_string(),
             path: path.unwrap_or_else(|| json_path.display().to_string()),
             servers,
+            hooks,
             trusted,
             changed_since_trusted: known.is_some() && !trusted,
             sha256,
         };
-        Some(Inspected { info, mcp_json })
+        Some(Inspected { info, mcp_json, settings })
     }
 
     /// Trusts `workspace`'s servers as `seen` showed them; refused when they changed since.
@@ -247,7 +296,7 @@ impl crate::Host {
         once: bool,
     ) -> (Option<Trusted>, Option<WorkspaceMcp>) {
         match self.trust.inspect(workspace, types) {
-            None => (Some(Trusted { mcp_json: None }), None),
+            None => (Some(Trusted { mcp_json: None, settings: Vec::new() }), None),
             Some(i) => (i.trusted(once), Some(i.info)),
         }
     }
@@ -273,15 +322,31 @@ impl crate::Host {
     }
 }
 
-/// The line a front end shows when a workspace's servers were left out.
+/// The line a front end shows when a workspace's servers and hooks were left out.
 pub fn untrusted_warning(w: &WorkspaceMcp) -> String {
     let names: Vec<&str> = w.servers.iter().map(|s| s.name.as_str()).collect();
     let what = if w.changed_since_trusted { "changed since it was trusted" } else { "is not trusted" };
-    format!(
-        "{} {what}: its servers ({}) were not started",
-        w.path,
-        if names.is_empty() { "none usable".to_string() } else { names.join(", ") }
-    )
+    let servers = (!names.is_empty() || w.hooks.is_empty()).then(|| {
+        format!(
+            "its servers ({}) were not started",
+            if names.is_empty() { "none usable".to_string() } else { names.join(", ") }
+        )
+    });
+    let hooks = (!w.hooks.is_empty()).then(|| {
+        let n = w.hooks.len();
+        format!("its {n} hook{} {} not run", if n == 1 { "" } else { "s" }, if n == 1 { "is" } else { "are" })
+    });
+    let left: Vec<String> = servers.into_iter().chain(hooks).collect();
+    format!("{} {what}: {}", w.path, left.join("; "))
+}
+
+fn hook_launch(h: &arbor_core::hooks::Hook, defined_in: &str) -> HookLaunch {
+    HookLaunch {
+        event: h.event.as_str().to_string(),
+        matcher: h.matcher.clone(),
+        command: h.command.clone(),
+        defined_in: defined_in.to_string(),
+    }
 }
 
 /// One server entry as written.

@@ -35,12 +35,21 @@ fn trust(args: TrustArgs, env: Environment, trusted: bool) -> Result<ExitCode> {
         for s in &w.servers {
             writeln!(out, "    {}", launch_line(s))?;
         }
+        for h in &w.hooks {
+            writeln!(out, "    {}", hook_line(h))?;
+        }
     } else if host.untrust_workspace_mcp(&workspace).map_err(|e| anyhow::anyhow!(e.message))? {
-        writeln!(out, "{}: no longer trusted; its MCP servers will not start", workspace.display())?;
+        writeln!(out, "{}: no longer trusted; its MCP servers will not start nor its hooks run", workspace.display())?;
     } else {
         writeln!(out, "{}: was not trusted", workspace.display())?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `hook PreToolUse (Bash) from …/settings.json: ./guard.sh`.
+fn hook_line(h: &arbor_app::trust::HookLaunch) -> String {
+    let matcher = h.matcher.as_deref().map(|m| format!(" ({m})")).unwrap_or_default();
+    format!("hook {}{matcher} from {}: {}", h.event, h.defined_in, h.command)
 }
 
 /// `name: command args… (env: A, B)`.
@@ -108,6 +117,9 @@ async fn list(args: McpListArgs, env: Environment) -> Result<ExitCode> {
             writeln!(out, "{}", arbor_app::trust::untrusted_warning(w))?;
             for s in &w.servers {
                 writeln!(out, "    would run {}", launch_line(s))?;
+            }
+            for h in &w.hooks {
+                writeln!(out, "    would run {}", hook_line(h))?;
             }
         }
     }

@@ -105,7 +105,10 @@ pub async fn execute(host: &Host, common: &Common, spec: LaunchSpec, banner: Opt
     for w in &info.warnings {
         // A bad agent file or MCP config must not go unnoticed, nor stop the run.
         if untrusted.as_ref() == Some(w) {
-            warn(&format!("{w}; trust it with `arbor mcp trust {}`, or pass --trust-mcp for this run", info.workspace));
+            warn(&format!(
+                "{w}; see what it would run with `arbor mcp`, trust it with `arbor mcp trust {}`, or pass --trust-mcp for this run",
+                info.workspace
+            ));
         } else {
             warn(w);
         }
@@ -121,6 +124,7 @@ pub async fn execute(host: &Host, common: &Common, spec: LaunchSpec, banner: Opt
     }
     let answerer = Answerer::new(common.json);
     let ended = drive(host, &info, &mut events, &mut printer, answerer).await;
+    host.end_hooks(&info.session_id, "other").await;
     host.close_session(&info.session_id);
     if !events.settle(SETTLE).await {
         warn("the session's last events may not all be stored");
@@ -140,6 +144,8 @@ enum Ended {
     Closed(Signal),
     /// The events ended first: the session was torn down.
     Gone,
+    /// A UserPromptSubmit hook blocked the prompt: the model never saw it (the reason).
+    PromptBlocked(String),
 }
 
 /// Prints events until the main agent has finished and no agent is left
@@ -166,6 +172,12 @@ async fn drive(
                     EventKind::ApprovalRequest(r) => answerer.on_request(r, &ev.agent_id, &target, printer),
                     EventKind::ApprovalResolved(r) => answerer.on_resolved(&r.request_id, printer),
                     EventKind::AgentFinished(f) if ev.agent_id == *main => main_end = Some(f.clone()),
+                    EventKind::HookRan(h)
+                        if h.hook_event == arbor_protocol::HookEvent::UserPromptSubmit
+                            && matches!(h.decision, arbor_protocol::HookDecision::Block | arbor_protocol::HookDecision::Stop) =>
+                    {
+                        return Ended::PromptBlocked(h.message.clone().unwrap_or_default());
+                    }
                     _ => {}
                 }
                 // The main agent may be woken again (a delegated subagent's result): wait until all is quiet.
@@ -220,6 +232,9 @@ fn report(info: &SessionInfo, printer: &mut Printer, ended: Ended, u: &Usage) ->
             return ExitCode::from(128 + signal.number());
         }
         Ended::Gone => return failure("the session ended before the main agent finished"),
+        Ended::PromptBlocked(why) => {
+            return failure(&format!("a UserPromptSubmit hook blocked the prompt; the model never saw it: {why}"));
+        }
     };
     match finished.status {
         AgentStatus::Completed => ExitCode::SUCCESS,

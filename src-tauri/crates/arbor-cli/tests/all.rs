@@ -353,6 +353,9 @@ mod budgets;
 #[path = "suite/context.rs"]
 mod context;
 
+#[path = "suite/hooks.rs"]
+mod hooks;
+
 /// A local server on the Anthropic route takes no key: ANTHROPIC_BASE_URL alone is enough.
 #[tokio::test]
 async fn a_local_server_on_either_route_needs_no_key() {

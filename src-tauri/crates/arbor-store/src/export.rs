@@ -387,7 +387,7 @@ fn event(out: &mut String, ev: &AgentEvent, section: &Section<'_>, at: Nesting) 
             let label = if o.is_error { "Error output" } else { "Output" };
             // A person's answer is recorded with the request; a rule's or the policy's is said here.
             let by = match &o.decided_by {
-                Some(d @ (DecidedBy::Rule { .. } | DecidedBy::Policy)) => {
+                Some(d @ (DecidedBy::Rule { .. } | DecidedBy::Policy | DecidedBy::Hook { .. })) => {
                     format!(", {}", section.decided(d))
                 }
                 _ => String::new(),

@@ -1,0 +1,118 @@
+//! Claude Code's settings files with hooks, from the terminal: the person's own
+//! run at once, a workspace's only after `arbor mcp trust` (a hook that would
+//! write a marker writes nothing before), every run is a line in the live view
+//! and in `arbor show`, and a blocked prompt ends the run with the hook's reason.
+
+use super::*;
+use serde_json::json;
+
+async fn cli_with(scenario: serde_json::Value) -> Cli {
+    let server = ScriptedServer::start(Scenario::from_json(&scenario.to_string()).unwrap()).await.unwrap();
+    Cli { server, workspace: tempfile::tempdir().unwrap(), data: tempfile::tempdir().unwrap() }
+}
+
+fn one_command(command: &str) -> serde_json::Value {
+    json!({"rules": [{"match": {}, "turns": [
+        {"tool_calls": [{"name": "Bash", "input": {"command": command}}]},
+        {"text": "DONE {{last_tool_result}}"}
+    ]}]})
+}
+
+fn settings(hooks: serde_json::Value) -> String {
+    json!({"hooks": hooks}).to_string()
+}
+
+#[tokio::test]
+async fn a_workspaces_hooks_run_only_once_it_is_trusted() {
+    let cli = cli_with(one_command("echo hi")).await;
+    let marker = cli.data.path().join("marker");
+    let dir = cli.workspace.path().join(".claude");
+    std::fs::create_dir_all(&dir).unwrap();
+    let hook = json!([{"hooks": [{"type": "command", "command": format!("touch '{}'", marker.display())}]}]);
+    std::fs::write(dir.join("settings.json"), settings(json!({"SessionStart": hook, "PreToolUse": hook}))).unwrap();
+
+    let out = cli.run(&["run", "--approve", "all", "say hi"]).await;
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(!marker.exists(), "nothing a workspace defines runs before trust");
+    assert!(stderr.contains("its 2 hooks are not run") && stderr.contains("arbor mcp trust"), "{stderr}");
+    assert!(!stdout.contains("↪"), "{stdout}");
+
+    let listed = text(&cli.run(&["mcp"]).await.stdout);
+    assert!(listed.contains("would run hook PreToolUse") && listed.contains("touch"), "{listed}");
+    let trusted = cli.run(&["mcp", "trust"]).await;
+    let said = text(&trusted.stdout);
+    assert!(
+        trusted.status.success() && said.contains("hook SessionStart from ") && said.contains("settings.json: touch"),
+        "{said}"
+    );
+
+    let out = cli.run(&["run", "--approve", "all", "say hi"]).await;
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
+    assert!(marker.exists(), "trusted: the hooks ran");
+    let lines: Vec<&str> = stdout.lines().filter(|l| l.contains("↪")).collect();
+    assert_eq!(lines.len(), 2, "{stdout}");
+    assert!(lines[0].contains("SessionStart hook `touch") && lines[0].contains("exit 0"), "{}", lines[0]);
+    assert!(lines[1].contains("PreToolUse hook"), "{}", lines[1]);
+
+    // An edit asks again.
+    std::fs::write(dir.join("settings.json"), settings(json!({"Stop": hook}))).unwrap();
+    std::fs::remove_file(&marker).unwrap();
+    let out = cli.run(&["run", "--approve", "all", "say hi"]).await;
+    assert!(text(&out.stderr).contains("changed since it was trusted"), "{}", text(&out.stderr));
+    assert!(!marker.exists());
+}
+
+#[tokio::test]
+async fn the_persons_own_guard_refuses_a_call_and_show_and_json_say_a_hook_decided() {
+    let cli = cli_with(one_command("rm -rf important")).await;
+    std::fs::create_dir(cli.workspace.path().join("important")).unwrap();
+    let claude = cli.data.path().join(".claude");
+    std::fs::create_dir_all(&claude).unwrap();
+    let guard = "grep -q 'rm -rf' && { echo 'rm -rf is not allowed' >&2; exit 2; }; exit 0";
+    std::fs::write(
+        claude.join("settings.json"),
+        settings(json!({"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": guard}]}]})),
+    )
+    .unwrap();
+    let out = cli.run(&["run", "--approve", "all", "--json", "clean up"]).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(cli.workspace.path().join("important").exists());
+    let events = json_events(&out.stdout);
+    let ran = events.iter().find(|e| e["type"] == "hook_ran").expect("a hook_ran line");
+    assert_eq!(
+        (ran["hook_event"].as_str(), ran["decision"].as_str(), ran["exit_code"].as_i64()),
+        (Some("PreToolUse"), Some("deny"), Some(2))
+    );
+    assert!(ran["source"].as_str().unwrap().ends_with(".claude/settings.json"));
+    let output = events.iter().find(|e| e["type"] == "tool_output").unwrap();
+    assert_eq!(output["decided_by"]["kind"], "hook");
+    assert_eq!(output["decided_by"]["hook_event"], "PreToolUse");
+
+    let sessions = json_events(&cli.run(&["sessions", "--json"]).await.stdout);
+    let id = sessions[0]["id"].as_str().unwrap().to_string();
+    let md = text(&cli.run(&["show", &id]).await.stdout);
+    assert!(md.contains("*Hook:* PreToolUse hook") && md.contains("rm -rf is not allowed"), "{md}");
+    assert!(md.contains("by a PreToolUse hook ("), "{md}");
+}
+
+#[tokio::test]
+async fn a_blocked_prompt_ends_the_run_with_the_hooks_reason_and_reaches_no_model() {
+    let cli = cli_with(one_command("echo hi")).await;
+    let claude = cli.data.path().join(".claude");
+    std::fs::create_dir_all(&claude).unwrap();
+    let block = "echo 'prompts may not name passwords' >&2; exit 2";
+    std::fs::write(
+        claude.join("settings.json"),
+        settings(json!({"UserPromptSubmit": [{"hooks": [{"type": "command", "command": block}]}]})),
+    )
+    .unwrap();
+    let out = cli.run(&["run", "--approve", "all", "my password is hunter2"]).await;
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
+    assert!(
+        text(&out.stderr).contains("blocked the prompt")
+            && text(&out.stderr).contains("prompts may not name passwords")
+    );
+    assert!(cli.server.requests().is_empty());
+}
