@@ -81,6 +81,8 @@ pub fn specta_builder() -> tauri_specta::Builder<tauri::Wry> {
             "OPEN_WORKTREE_STATES",
             [arbor_protocol::WorktreeState::Ready, arbor_protocol::WorktreeState::Conflicted],
         )
+        .constant("HOOK_DECISION_WORDS", arbor_protocol::HookDecision::WORDS)
+        .constant("HOOK_EVENTS", arbor_protocol::HookEvent::ALL)
         .constant("HISTORY_PAGE", arbor_app::transcripts::HISTORY_PAGE)
         .constant("SEARCH_LIMIT", arbor_app::transcripts::SEARCH_LIMIT)
         // Token counts, sequence numbers and timestamps stay far below 2^53.

@@ -101,11 +101,15 @@ export const CHARS_PER_TOKEN = 4 as const;
 
 export const DELEGATION_PERMISSION_MODES = ["default","plan","dontAsk"] as const;
 
-export const EVENT_TYPES = ["agent_started","agent_status","user_message","thoughts_chunk","thoughts","response_chunk","response","tool_input_chunk","tool_call","tool_output_chunk","tool_output","approval_request","approval_stale","approval_resolved","rule_revoked","usage","task_notification","mcp_status","file_changed","worktree","budget_set","budget_warning","imported_entry","context_window","context_compacted","agent_finished"] as const;
+export const EVENT_TYPES = ["agent_started","agent_status","user_message","thoughts_chunk","thoughts","response_chunk","response","tool_input_chunk","tool_call","tool_output_chunk","tool_output","approval_request","approval_stale","approval_resolved","rule_revoked","usage","task_notification","mcp_status","file_changed","worktree","budget_set","budget_warning","imported_entry","context_window","context_compacted","hook_ran","agent_finished"] as const;
 
 export const GENERAL_PURPOSE = "general-purpose" as const;
 
 export const HISTORY_PAGE = 200 as const;
+
+export const HOOK_DECISION_WORDS = [["nothing","decided nothing"],["allow","let the call run"],["deny","refused the call"],["ask","had you asked"],["block","blocked"],["stop","stopped the agent"],["context","added context"],["ignored","not applied"],["failed","failed"],["timed_out","timed out, killed"]] as const;
+
+export const HOOK_EVENTS = ["SessionStart","SessionEnd","UserPromptSubmit","PreToolUse","PermissionRequest","PostToolUse","PostToolUseFailure","Notification","Stop","SubagentStart","SubagentStop","PreCompact"] as const;
 
 export const ISOLATIONS = ["shared","worktree"] as const;
 
@@ -133,7 +137,7 @@ export const TERMINAL_AGENT_STATUSES = ["completed","failed","cancelled","max_tu
 
 export const TOOL_CLASSES = ["read_only","mutating","delegation"] as const;
 
-export const TRANSCRIPT_EVENT_TYPES = ["user_message","thoughts","response","tool_call","tool_output","thoughts_chunk","response_chunk","tool_input_chunk","tool_output_chunk","mcp_status","file_changed","imported_entry","context_compacted"] as const;
+export const TRANSCRIPT_EVENT_TYPES = ["user_message","thoughts","response","tool_call","tool_output","thoughts_chunk","response_chunk","tool_input_chunk","tool_output_chunk","mcp_status","file_changed","imported_entry","context_compacted","hook_ran"] as const;
 
 /* Types */
 /**  One change and the agent it is attributed to. */
@@ -594,7 +598,9 @@ export type DecidedBy =
 /**  A rule a person's earlier scoped answer set. */
 { kind: "rule"; rule: ApprovalRule } | 
 /**  Nobody was asked: the approval policy lets this tool run (or refuses it). */
-{ kind: "policy" };
+{ kind: "policy" } | 
+/**  A hook decided (PreToolUse or PermissionRequest), defined in `source`. */
+{ kind: "hook"; hook_event: HookEvent; source: string };
 
 export type DefinitionProblemInfo = {
 	file: string,
@@ -736,7 +742,11 @@ export type EventKind = {
 /**  The agent's conversation was compacted to fit its model's window; the transcript keeps it all. */
 {
 	type: "context_compacted",
-} & ContextCompacted | {
+} & ContextCompacted | 
+/**  A hook command ran (Claude Code's hooks, from settings or an agent file), and what it decided. */
+{
+	type: "hook_ran",
+} & HookRan | {
 	type: "agent_finished",
 } & AgentFinished;
 
@@ -789,6 +799,78 @@ export type HistoryQuery = {
 	offset?: number,
 	/**  How many at most; None: a page of the history list ([`HISTORY_PAGE`]), 0: all. */
 	limit?: number | null,
+};
+
+/**  What a hook's run decided, as Arbor applied it. */
+export type HookDecision = 
+/**  Ran and decided nothing. */
+"nothing" | 
+/**  Let the tool call run without asking (PreToolUse, PermissionRequest). */
+"allow" | 
+/**  Refused the tool call. */
+"deny" | 
+/**  Had a person asked about the call, whatever the policy said. */
+"ask" | 
+/**  Blocked what it ran for: a prompt, the end of a turn, a tool's result. */
+"block" | 
+/**  Stopped the agent (`"continue": false`). */
+"stop" | 
+/**  Added context for the model. */
+"context" | 
+/**  Decided more loosely than the person's policy allows a workspace's hook to: not applied. */
+"ignored" | 
+/**
+ *  Failed (an exit code other than 0 and 2, output that is not the JSON it should be,
+ *  or a command that could not start): shown, nothing decided.
+ */
+"failed" | 
+/**  Still running at its timeout: killed, nothing decided. */
+"timed_out";
+
+/**  When a hook runs: Claude Code's events, spelled as in its settings. */
+export type HookEvent = "SessionStart" | "SessionEnd" | "UserPromptSubmit" | "PreToolUse" | "PermissionRequest" | "PostToolUse" | "PostToolUseFailure" | "Notification" | "Stop" | "SubagentStart" | "SubagentStop" | "PreCompact";
+
+/**  One hook a workspace defines, as written. */
+export type HookLaunch = {
+	/**  Claude Code's event name (`PreToolUse`, …). */
+	event: string,
+	matcher: string | null,
+	command: string,
+	/**  The settings file, or `agent type <name>`. */
+	defined_in: string,
+};
+
+/**  Whose file defined a hook: what it may decide depends on it. */
+export type HookOrigin = 
+/**
+ *  The person's own settings (`~/.claude/settings.json`, Arbor's config dir, the app's
+ *  Settings) or agent files: it may let a call run that the policy would ask about.
+ */
+"user" | 
+/**
+ *  A workspace's `.claude/settings.json`, `settings.local.json` or agent file, run once
+ *  the workspace is trusted: it may refuse, ask or add, never decide more loosely.
+ */
+"workspace";
+
+/**  One run of one hook command. */
+export type HookRan = {
+	hook_event: HookEvent,
+	/**  The settings or agent file it is defined in. */
+	source: string,
+	origin: HookOrigin,
+	/**  Its matcher as written; None when it matches everything. */
+	matcher?: string | null,
+	/**  The command as written (cut when very long). */
+	command: string,
+	/**  The tool call it ran for (PreToolUse, PermissionRequest, PostToolUse…). */
+	call_id?: string | null,
+	/**  None when it was killed at its timeout or could not start. */
+	exit_code?: number | null,
+	duration_ms: number,
+	decision: HookDecision,
+	/**  In words: its reason, its stderr on an error, its `systemMessage` (cut when long). */
+	message?: string | null,
 };
 
 /**  What became of one session. */
@@ -1323,7 +1405,9 @@ export type StoppedBy =
 /**  Its parent's model, with `TaskStop`. */
 "parent" | 
 /**  Its parent's run ended (failed, stopped, out of turns) while it still ran. */
-"parent_ended";
+"parent_ended" | 
+/**  A hook answered `"continue": false` (its `hook_ran` event says which, and why). */
+"hook";
 
 /**  One agent of a stored session, as its events left it. */
 export type StoredAgent = {
@@ -1520,6 +1604,11 @@ export type WorkspaceMcp = {
 	/**  The `.mcp.json`, or the first agent file that defines a server. */
 	path: string,
 	servers: ServerLaunch[],
+	/**
+	 *  The hooks its `.claude/settings.json`, `settings.local.json` and agent files define:
+	 *  commands that run outside the sandbox, so they wait for the same decision.
+	 */
+	hooks: HookLaunch[],
 	/**  Trusted as it is now. */
 	trusted: boolean,
 	/**  Trusted once, but changed since. */

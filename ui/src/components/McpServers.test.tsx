@@ -62,6 +62,7 @@ function workspaceFile(extra: Partial<WorkspaceMcp> = {}): WorkspaceMcp {
     servers: [
       { name: "everything", transport: "stdio", command: "npx", args: ["-y", "@modelcontextprotocol/server-everything"], env_names: ["TOKEN"], defined_in: ".mcp.json" },
     ],
+    hooks: [],
     trusted: false,
     changed_since_trusted: false,
     sha256: "abc123",

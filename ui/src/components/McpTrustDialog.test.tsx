@@ -43,6 +43,7 @@ function file(extra: Partial<WorkspaceMcp> = {}): WorkspaceMcp {
       },
       { name: "docs", transport: "http", command: "https://example.test/mcp", args: [], env_names: [], defined_in: ".mcp.json" },
     ],
+    hooks: [],
     trusted: false,
     changed_since_trusted: false,
     sha256: "abc123",
@@ -120,6 +121,31 @@ describe("starting in a workspace with an untrusted .mcp.json", () => {
     // Enter on the focused button starts without trusting.
     expect(document.activeElement).toBe(screen.getByTestId("mcp-trust-skip"));
     expect(commands.startSession).not.toHaveBeenCalled();
+  });
+
+  it("lists each hook a workspace's settings define, with its event, matcher, command and file", async () => {
+    commands.workspaceMcp.mockResolvedValue(
+      file({
+        servers: [],
+        path: "/home/me/proj/.claude/settings.json",
+        hooks: [
+          { event: "PreToolUse", matcher: "Bash", command: "./guard.sh", defined_in: "/home/me/proj/.claude/settings.json" },
+          { event: "Stop", matcher: null, command: "npm test", defined_in: "agent type reviewer" },
+        ],
+      }),
+    );
+    show();
+    await start();
+    const d = dialog();
+    expect(d?.getAttribute("aria-label")).toBe("Run this workspace's commands?");
+    expect(d?.textContent).toContain("these 2 hooks");
+    expect(d?.textContent).toContain("outside the agents' sandbox");
+    const rows = within(d!).getAllByTestId("mcp-trust-hook");
+    expect(rows.map((r) => r.dataset.event)).toEqual(["PreToolUse", "Stop"]);
+    expect(rows[0]?.textContent).toContain("Bash");
+    expect(rows[0]?.querySelector(".launch-line")?.textContent).toBe("./guard.sh");
+    expect(rows[1]?.textContent).toContain("in agent type reviewer");
+    expect(within(d!).queryAllByTestId("mcp-trust-server")).toHaveLength(0);
   });
 
   it("says when the file changed since it was trusted", async () => {

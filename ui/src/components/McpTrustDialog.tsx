@@ -6,7 +6,7 @@
  * default button starts without them, so Enter never trusts by accident.
  * Also the server list the settings' MCP section shows for an untrusted file.
  */
-import type { ServerLaunch } from "../bindings";
+import type { HookLaunch, ServerLaunch } from "../bindings";
 import { launchLine } from "../lib/mcp";
 import { useStore } from "../store/store";
 import { trustStore } from "../store/trust";
@@ -18,11 +18,19 @@ export function McpTrustDialog() {
   if (!question) return null;
   const { mcp, answer } = question;
   const n = mcp.servers.length;
+  const h = mcp.hooks.length;
+  const what = [n > 0 ? (n === 1 ? "this server" : `these ${n} servers`) : null, h > 0 ? (h === 1 ? "this hook" : `these ${h} hooks`) : null]
+    .filter((w) => w !== null)
+    .join(" and ");
   return (
-    <Modal title="Start this workspace's MCP servers?" onClose={() => answer("cancel")} testId="mcp-trust-dialog">
+    <Modal
+      title={h > 0 ? "Run this workspace's commands?" : "Start this workspace's MCP servers?"}
+      onClose={() => answer("cancel")}
+      testId="mcp-trust-dialog"
+    >
       <div className="modal-body">
         <div className="trust-file">
-          <span className="hint">This workspace's MCP file</span>
+          <span className="hint">{h > 0 && n === 0 ? "This workspace's settings" : "This workspace's MCP file"}</span>
           <code className="mono trust-path">{mcp.path}</code>
         </div>
         {mcp.changed_since_trusted ? (
@@ -31,10 +39,10 @@ export function McpTrustDialog() {
           </div>
         ) : null}
         <p className="trust-why muted">
-          It asks Arbor to run {n === 1 ? "this server" : `these ${n} servers`} on your computer, with your access to files
-          and the network. Trust it only if you know where this workspace comes from.
+          It asks Arbor to run {what} on your computer, with your access to files and the network{h > 0 ? " (hooks run outside the agents' sandbox, as in Claude Code)" : ""}. Trust it only if you know where this workspace comes from.
         </p>
-        <LaunchList servers={mcp.servers} />
+        {n > 0 || h === 0 ? <LaunchList servers={mcp.servers} /> : null}
+        {h > 0 ? <HookLaunchList hooks={mcp.hooks} /> : null}
       </div>
       <div className="modal-foot">
         <button type="button" className="btn" data-testid="mcp-trust-cancel" onClick={() => answer("cancel")}>
@@ -45,7 +53,7 @@ export function McpTrustDialog() {
           className="btn"
           data-testid="mcp-trust-skip"
           data-autofocus
-          title="Start the session; these servers are left out"
+          title={h > 0 ? "Start the session; these servers and hooks are left out" : "Start the session; these servers are left out"}
           onClick={() => answer("skip")}
         >
           Start without them
@@ -61,6 +69,26 @@ export function McpTrustDialog() {
         </button>
       </div>
     </Modal>
+  );
+}
+
+/** Each hook the workspace defines: its event and matcher, the command it runs, the file it is in. */
+export function HookLaunchList({ hooks }: { hooks: readonly HookLaunch[] }) {
+  return (
+    <ul className="launch-list">
+      {hooks.map((h, i) => (
+        <li key={`${h.defined_in}/${h.event}/${i}`} className="launch" data-testid="mcp-trust-hook" data-event={h.event}>
+          <div className="launch-head">
+            <span className="name">{h.event} hook</span>
+            {h.matcher ? <span className="badge">{h.matcher}</span> : null}
+            <span className="hint">in {h.defined_in}</span>
+          </div>
+          <code className="mono launch-line" title="Command">
+            {h.command}
+          </code>
+        </li>
+      ))}
+    </ul>
   );
 }
 

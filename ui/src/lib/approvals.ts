@@ -5,7 +5,8 @@
  * ended, the "approve all" button, and the window title. Pure: the names come
  * in resolved (store/approvals.ts looks them up); tested without React.
  */
-import type { ApprovalRule, ApprovalScope } from "../bindings";
+import type { ApprovalRule, ApprovalScope, HookEvent } from "../bindings";
+import { hookDecidedText } from "./hooks";
 
 /** What an answer with `scope` covers: "Write for “Update changelog” and all its subagents". */
 export function scopeLabel(scope: ApprovalScope, tool: string, agent: string): string {
@@ -44,7 +45,7 @@ export function clockTime(ms: number): string {
   return new Date(ms).toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit" });
 }
 
-export type DecisionKind = "person" | "rule" | "policy";
+export type DecisionKind = "person" | "rule" | "policy" | "hook";
 
 /** A mark on a tool call: who let it run or refused it, in a person's words. */
 export interface DecisionMark {
@@ -87,6 +88,11 @@ export function ruleMark({ rule, names, revokedAt }: RuleDecision): DecisionMark
 }
 
 /** Nobody was asked: the approval policy lets the tool run (or refuses it). */
+/** A hook decided: "refused by a PreToolUse hook", its file in the detail. */
+export function hookMark(event: HookEvent, source: string, ran: boolean): DecisionMark {
+  return { kind: "hook", approved: ran, text: hookDecidedText(event, ran), detail: `defined in ${source}` };
+}
+
 export function policyMark(): DecisionMark {
   return { kind: "policy", approved: null, text: "by policy", detail: "Nobody was asked: the approval policy decided this call" };
 }

@@ -66,6 +66,9 @@ export function kindsOf(item: OutputItem): readonly OutputKind[] {
     }
     case "imported":
       return ["imported"];
+    // A hook that failed or hung is an error; one that ran is the context of what it ran for.
+    case "hook":
+      return item.ran.decision === "failed" || item.ran.decision === "timed_out" ? ["errors"] : NONE;
     case "user":
     case "notification":
     case "budget":

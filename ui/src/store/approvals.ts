@@ -8,7 +8,7 @@
  * through useSyncExternalStore.
  */
 import { APPROVAL_SCOPES, type AgentId, type ApprovalRule, type ApprovalScope, type SpawnPlan } from "../bindings";
-import { personMark, policyMark, ruleLabel, ruleMark, type DecisionMark, type RuleNames } from "../lib/approvals";
+import { hookMark, personMark, policyMark, ruleLabel, ruleMark, type DecisionMark, type RuleNames } from "../lib/approvals";
 import { oneLine } from "../lib/history";
 import { toolDisplayName } from "../lib/mcp";
 import { spawnDraft, type SpawnDraft } from "../lib/spawnEdit";
@@ -172,6 +172,8 @@ export function decisionOf(state: SessionState, item: ToolItem): DecisionMark | 
     mark = ruleMark({ rule: by.rule, names: ruleNames(state, by.rule), revokedAt: state.revokedRules[by.rule.rule_id] ?? null });
   } else if (by?.kind === "policy") {
     mark = policyMark();
+  } else if (by?.kind === "hook") {
+    mark = hookMark(by.hook_event, by.source, !item.isError);
   }
   return stable(item, mark);
 }

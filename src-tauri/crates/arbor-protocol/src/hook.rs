@@ -125,8 +125,22 @@ pub struct HookRan {
 }
 
 impl HookDecision {
+    /// Each decision with its words: the UI's labels.
+    pub const WORDS: [(HookDecision, &'static str); 10] = [
+        (Self::Nothing, Self::Nothing.describe()),
+        (Self::Allow, Self::Allow.describe()),
+        (Self::Deny, Self::Deny.describe()),
+        (Self::Ask, Self::Ask.describe()),
+        (Self::Block, Self::Block.describe()),
+        (Self::Stop, Self::Stop.describe()),
+        (Self::Context, Self::Context.describe()),
+        (Self::Ignored, Self::Ignored.describe()),
+        (Self::Failed, Self::Failed.describe()),
+        (Self::TimedOut, Self::TimedOut.describe()),
+    ];
+
     /// In words, as a transcript line says it.
-    pub fn describe(self) -> &'static str {
+    pub const fn describe(self) -> &'static str {
         match self {
             Self::Nothing => "decided nothing",
             Self::Allow => "let the call run",

@@ -250,6 +250,47 @@ describe("OutputView", () => {
     expect(screen.getByTestId("output").textContent).toContain("main is thinking");
   });
 
+  it("shows each hook run as a line, a refusal marked, its file unfolded; the call it refused says a hook decided", () => {
+    applyEvents([
+      e.make("agent-main", { type: "tool_call", call_id: "rm1", tool_name: "Bash", tool_args: { command: "rm -rf x" } }),
+      e.make("agent-main", {
+        type: "hook_ran",
+        hook_event: "PreToolUse",
+        source: "/home/me/proj/.claude/settings.json",
+        origin: "workspace",
+        matcher: "Bash",
+        command: "./guard.sh",
+        call_id: "rm1",
+        exit_code: 2,
+        duration_ms: 12,
+        decision: "deny",
+        message: "rm -rf is not allowed",
+      }),
+      e.make("agent-main", {
+        type: "tool_output",
+        call_id: "rm1",
+        content: "This Bash call was refused by a PreToolUse hook; it was not run.",
+        is_error: true,
+        decided_by: { kind: "hook", hook_event: "PreToolUse", source: "/home/me/proj/.claude/settings.json" },
+      }),
+    ]);
+    act(() => select("agent-main"));
+    render(<OutputView />);
+    const row = screen.getByTestId("hook-run");
+    expect(row.dataset.decision).toBe("deny");
+    expect(row.className).toContain("refused");
+    expect(row.textContent).toContain("PreToolUse hook");
+    expect(row.textContent).toContain("./guard.sh");
+    expect(row.textContent).toContain("refused the call");
+    expect(row.textContent).toContain("rm -rf is not allowed");
+    fireEvent.click(within(row).getByRole("button"));
+    expect(row.textContent).toContain("…/.claude/settings.json");
+    expect(row.textContent).toContain("the workspace's, trusted");
+    expect(row.textContent).toContain("exit 2 · 12 ms");
+    const marks = screen.getAllByTestId("decided-by").filter((m) => m.dataset.kind === "hook");
+    expect(marks[0]?.textContent).toContain("refused by a PreToolUse hook");
+  });
+
   it("says on a Task card what the child's result added to its parent's context, once it came", () => {
     act(() => select("agent-main"));
     render(<OutputView />);

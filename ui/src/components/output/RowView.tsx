@@ -4,7 +4,7 @@
  * thinking, a part of a response (Markdown; a long response is several rows,
  * see lib/responseParts.ts), a tool call, a background task's
  * notification, an MCP connection line, a file change line, a budget
- * warning, a row of an imported transcript, or the result.
+ * warning, a row of an imported transcript, a hook's run, or the result.
  */
 import { memo } from "react";
 import type { AgentId } from "../../bindings";
@@ -14,6 +14,7 @@ import { BudgetWarningRow } from "./BudgetWarningRow";
 import { ChangeLine } from "./ChangeLine";
 import { ImportedEntryRow } from "./ImportedEntryRow";
 import { CompactionRow } from "./CompactionRow";
+import { HookRow } from "./HookRow";
 import { McpStatusRow } from "./McpStatusRow";
 import { NotificationRow } from "./NotificationRow";
 import { ResultCard } from "./ResultCard";
@@ -70,6 +71,8 @@ export const RowView = memo(function RowView({ row, agentId }: { row: Exclude<Ro
       return <ImportedEntryRow item={row} agentId={agentId} />;
     case "compacted":
       return <CompactionRow item={row} agentId={agentId} />;
+    case "hook":
+      return <HookRow ran={row.ran} />;
     case "finished":
       return <ResultCard item={row} agentId={agentId} />;
   }

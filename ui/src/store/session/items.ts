@@ -7,7 +7,7 @@
  * draft.ts).
  */
 import { Allow, parse as parsePartialJson } from "partial-json";
-import type { AgentEvent, ContextCompacted, DecidedBy, McpToolRef, Value } from "../../bindings";
+import type { AgentEvent, ContextCompacted, DecidedBy, HookRan, McpToolRef, Value } from "../../bindings";
 import { fileChangedOf, worktreeUpdateOf } from "../../lib/changes";
 import type { Draft } from "./draft";
 import { toolSummary } from "./toolSummary";
@@ -264,4 +264,21 @@ export function addCompaction(d: Draft, node: AgentNode, ev: EventOf<"context_co
 
 export function addImportedEntry(d: Draft, node: AgentNode, ev: EventOf<"imported_entry">): void {
   d.push(node, { kind: "imported", key: `e${ev.seq}`, entry: ev.kind, content: ev.content, ts: ev.ts });
+}
+
+/** A hook's run: a line in the agent's output, where it happened. */
+export function addHookRun(d: Draft, node: AgentNode, ev: EventOf<"hook_ran">): void {
+  const ran: HookRan = {
+    hook_event: ev.hook_event,
+    source: ev.source,
+    origin: ev.origin,
+    matcher: ev.matcher ?? null,
+    command: ev.command,
+    call_id: ev.call_id ?? null,
+    exit_code: ev.exit_code ?? null,
+    duration_ms: ev.duration_ms,
+    decision: ev.decision,
+    message: ev.message ?? null,
+  };
+  d.push(node, { kind: "hook", key: `e${ev.seq}`, ran, ts: ev.ts });
 }

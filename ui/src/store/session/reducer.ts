@@ -16,6 +16,7 @@ import {
   addFinished,
   addImportedEntry,
   addCompaction,
+  addHookRun,
   addNotification,
   addChange,
   addToolCall,
@@ -184,6 +185,9 @@ function apply(d: Draft, ev: AgentEvent): void {
       break;
     case "context_compacted":
       addCompaction(d, node, ev);
+      break;
+    case "hook_ran":
+      addHookRun(d, node, ev);
       break;
     case "context_window":
       // How full its context is, and its window, come from Rust with the agent (agents.ts).

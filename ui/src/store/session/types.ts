@@ -5,34 +5,7 @@
  * sends beside it (budget standings included). Types only; the reducer lives in
  * reducer.ts, the usage figures' merging in usage.ts.
  */
-import type {
-  AgentChange,
-  AgentEvent,
-  AgentId,
-  AgentStatus,
-  AgentUsage,
-  ApprovalOutcome,
-  ApprovalPreview,
-  ApprovalRule,
-  ApprovalScope,
-  Budget,
-  BudgetKind,
-  BudgetOrigin,
-  BudgetStanding,
-  ContextCompacted,
-  ContextWindow,
-  DecidedBy,
-  FileChanged,
-  Fork,
-  McpState,
-  McpToolRef,
-  MessageFrom,
-  SessionId,
-  SpawnEdit,
-  UsageFigures,
-  Value,
-  WorktreeUpdate,
-} from "../../bindings";
+import type { AgentChange, AgentEvent, AgentId, AgentStatus, AgentUsage, ApprovalOutcome, ApprovalPreview, ApprovalRule, ApprovalScope, Budget, BudgetKind, BudgetOrigin, BudgetStanding, ContextCompacted, ContextWindow, DecidedBy, FileChanged, Fork, HookRan, McpState, McpToolRef, MessageFrom, SessionId, SpawnEdit, UsageFigures, Value, WorktreeUpdate } from "../../bindings";
 
 export type EventType = AgentEvent["type"];
 export type EventOf<T extends EventType> = Extract<AgentEvent, { type: T }>;
@@ -57,7 +30,16 @@ export type OutputItem =
   | BudgetItem
   | ImportedItem
   | CompactedItem
+  | HookItem
   | FinishedItem;
+
+/** A hook command that ran for the agent (Claude Code's hooks), and what it decided. */
+export interface HookItem {
+  kind: "hook";
+  key: string;
+  ran: HookRan;
+  ts: number;
+}
 
 /** A compaction of the agent's conversation: a divider where it happened, its summary folded. */
 export interface CompactedItem {
