@@ -50,6 +50,13 @@ struct MainAgent {
     budget: arbor_protocol::Budget,
 }
 
+/// A prompt's id for hooks (`prompt_id`), shaped as Claude Code's (a UUID).
+fn new_prompt_id() -> String {
+    let b = fastrand::u128(..).to_be_bytes();
+    let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
+    format!("{}-{}-{}-{}-{}", &hex[..8], &hex[8..12], &hex[12..16], &hex[16..20], &hex[20..])
+}
+
 impl Session {
     /// Starts a session; its main agent starts with the first message. Must be
     /// called inside a Tokio runtime (agents run as tasks on it).
@@ -112,6 +119,7 @@ impl Session {
             context: config.context,
             hooks: Arc::new(config.hooks),
             hook_files: crate::hooks::TranscriptDir::new(config.hook_transcripts),
+            prompt_id: parking_lot::RwLock::new(String::new()),
             slots: Arc::new(Semaphore::new(config.limits.max_parallel.max(1))),
             limits: config.limits,
             providers: config.providers,
@@ -274,6 +282,7 @@ impl Session {
                 let target = agent_id.unwrap_or_else(|| self.main.id.clone());
                 let start = if target == self.main.id {
                     self.ensure_main();
+                    *self.shared.ctx.prompt_id.write() = new_prompt_id();
                     if self.prompt_is_hooked() {
                         self.prompt_through_hooks(text);
                         return Ok(CommandReply::Done);

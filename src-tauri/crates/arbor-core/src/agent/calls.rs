@@ -334,6 +334,7 @@ async fn run_one(cx: CallContext, tool: Result<Arc<dyn crate::tools::Tool>, Stri
     let post_input =
         hooked::wanted(&spec, HookEvent::PostToolUse) || hooked::wanted(&spec, HookEvent::PostToolUseFailure);
     let input_for_hooks = post_input.then(|| call.input.clone());
+    let ran_at = std::time::Instant::now();
     let mut result = tokio::select! {
         r = tool.call(call.input, &ctx) => r,
         _ = async { cancel.cancelled().await; tokio::time::sleep(CANCEL_GRACE).await } => {
@@ -352,7 +353,8 @@ async fn run_one(cx: CallContext, tool: Result<Arc<dyn crate::tools::Tool>, Stri
         result.content = cap_output(&result.content, MAX_RESULT_CHARS);
     }
     if let Some(input) = input_for_hooks {
-        after_hooks(&shared, &agent_id, &spec, &cancel, &call.id, &call.name, input, &mut result).await;
+        let ran = Ran { call_id: &call.id, tool: &call.name, input, took: ran_at.elapsed() };
+        after_hooks(&shared, &agent_id, &spec, &cancel, ran, &mut result).await;
     }
     if let Some(context) = pre.context() {
         result.content.push_str(&format!("\n\n[PreToolUse hook context]\n{context}"));
@@ -426,30 +428,38 @@ fn refused_by_hook(shared: &Shared, agent_id: &AgentId, tool: &str, event: HookE
     })
 }
 
+/// A call that ran, for the hooks after it.
+struct Ran<'a> {
+    call_id: &'a str,
+    tool: &'a str,
+    input: Value,
+    took: std::time::Duration,
+}
+
 /// PostToolUse (or PostToolUseFailure) hooks on a call that ran: what they block or add
 /// reaches the model with the result; `"continue": false` stops the agent.
-#[allow(clippy::too_many_arguments)]
 async fn after_hooks(
     shared: &Arc<Shared>,
     agent_id: &AgentId,
     spec: &Arc<crate::registry::AgentSpec>,
     cancel: &CancellationToken,
-    call_id: &str,
-    tool: &str,
-    input: Value,
+    ran: Ran<'_>,
     result: &mut ToolResult,
 ) {
     let event = if result.is_error { HookEvent::PostToolUseFailure } else { HookEvent::PostToolUse };
-    let mut firing = Firing::new(event, Some(tool))
-        .call(call_id)
-        .field("tool_name", tool.to_string())
-        .field("tool_input", input)
-        .field("tool_use_id", call_id.to_string());
+    let mut firing = Firing::new(event, Some(ran.tool))
+        .call(ran.call_id)
+        .field("tool_name", ran.tool.to_string())
+        .field("tool_input", ran.input)
+        .field("tool_use_id", ran.call_id.to_string());
     firing = if result.is_error {
         firing.field("error", result.content.clone()).field("is_interrupt", cancel.is_cancelled())
     } else {
+        // Arbor's tools answer with text (a command's stdout and stderr together), not Claude
+        // Code's per-tool objects: the text, and that it was not an error.
         firing.field("tool_response", serde_json::json!({"content": result.content, "is_error": false}))
     };
+    firing = firing.field("duration_ms", u64::try_from(ran.took.as_millis()).unwrap_or(u64::MAX));
     let c = hooked::fire(shared, agent_id, spec, cancel, firing).await;
     if c.is(HookDecision::Block) {
         result.content.push_str(&format!("\n\n[{} hook feedback]\n{}", event.as_str(), c.reason()));

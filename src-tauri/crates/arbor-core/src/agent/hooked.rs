@@ -60,6 +60,26 @@ pub(crate) fn agent_type(shared: &Shared, agent: &AgentId) -> String {
     named.unwrap_or_else(|| arbor_protocol::GENERAL_PURPOSE.to_string())
 }
 
+/// The agent's subagents still running in the background, as Claude Code lists them
+/// for Stop and SubagentStop (`background_tasks`).
+pub(crate) fn background_tasks(shared: &Shared, agent: &AgentId) -> Value {
+    let reg = shared.registry();
+    let tasks: Vec<Value> = reg
+        .children(agent)
+        .filter(|c| c.state.background && !c.state.status.is_terminal())
+        .map(|c| {
+            json!({
+                "id": c.state.id.as_str(),
+                "type": "subagent",
+                "status": c.state.status.as_str(),
+                "description": c.state.description,
+                "agent_type": c.state.subagent_type.as_deref().unwrap_or(arbor_protocol::GENERAL_PURPOSE),
+            })
+        })
+        .collect();
+    Value::Array(tasks)
+}
+
 /// Claude Code's `permission_mode` for an agent's policy.
 fn permission_mode(policy: &ApprovalPolicy) -> &'static str {
     if policy.mutating_floor == Decision::Deny {
@@ -133,12 +153,19 @@ pub(crate) async fn fire(
         transcript.as_ref().map(|p| p.display().to_string()).unwrap_or_default().into(),
     );
     input.insert("cwd".into(), spec.workspace.root().display().to_string().into());
-    input.insert("hook_event_name".into(), f.event.as_str().into());
-    input.insert("permission_mode".into(), permission_mode(&spec.policy).into());
+    // As Claude Code 2.1.330 sends them: no prompt yet at SessionStart; no permission mode
+    // where no tool is about to be decided on by an agent's mode.
+    if f.event != HookEvent::SessionStart {
+        input.insert("prompt_id".into(), shared.ctx.prompt_id.read().clone().into());
+    }
+    if !matches!(f.event, HookEvent::SessionStart | HookEvent::SessionEnd | HookEvent::SubagentStart) {
+        input.insert("permission_mode".into(), permission_mode(&spec.policy).into());
+    }
     if depth > 0 {
         input.insert("agent_id".into(), agent.as_str().into());
         input.insert("agent_type".into(), agent_type.clone().into());
     }
+    input.insert("hook_event_name".into(), f.event.as_str().into());
     input.extend(f.fields);
     let stdin = serde_json::to_vec(&Value::Object(input)).unwrap_or_default();
     let mut env = vec![

@@ -319,7 +319,10 @@ impl AgentRun {
         let transcript = hooked::write_transcript(shared, &self.id, &self.history);
         let mut firing = hooked::Firing::new(event, (self.spec.depth > 0).then_some(kind.as_str()))
             .field("stop_hook_active", *blocks > 0)
-            .field("last_assistant_message", last_text(&self.history));
+            .field("last_assistant_message", last_text(&self.history))
+            .field("background_tasks", hooked::background_tasks(shared, &self.id))
+            // Arbor has no scheduled prompts: Claude Code's list, empty.
+            .field("session_crons", serde_json::Value::Array(Vec::new()));
         if self.spec.depth > 0 {
             let path = transcript.map(|p| p.display().to_string()).unwrap_or_default();
             firing = firing.field("agent_transcript_path", path);

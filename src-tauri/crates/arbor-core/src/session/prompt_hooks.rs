@@ -29,9 +29,7 @@ impl Session {
         let mut contexts = Vec::new();
         if !self.main.session_started.swap(true, Ordering::SeqCst) && hooked::wanted(spec, HookEvent::SessionStart) {
             let source = if self.main.resumed { "resume" } else { "startup" };
-            let firing = Firing::new(HookEvent::SessionStart, Some(source))
-                .field("source", source)
-                .field("model", spec.model.clone());
+            let firing = Firing::new(HookEvent::SessionStart, Some(source)).field("source", source);
             contexts.extend(hooked::fire(shared, id, spec, &cancel, firing).await.context());
         }
         if hooked::wanted(spec, HookEvent::UserPromptSubmit) {
