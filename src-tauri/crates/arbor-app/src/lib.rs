@@ -7,10 +7,10 @@
 pub mod batch;
 pub mod catalog;
 pub mod changes;
+pub mod claude_settings;
 pub mod demo;
 pub mod env;
 pub mod error;
-pub mod hooks;
 pub mod host;
 pub mod import;
 pub mod instance;

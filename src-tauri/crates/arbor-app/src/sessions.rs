@@ -125,6 +125,8 @@ pub struct SessionInfo {
     pub untrusted_mcp: Option<crate::trust::WorkspaceMcp>,
     /// What the main agent's commands run in (subagents may differ: their approval cards say).
     pub sandbox: CommandSandbox,
+    /// The settings files' permission rules in force, with their files (Active rules).
+    pub settings_rules: Vec<crate::claude_settings::SettingsRule>,
 }
 
 /// A launched session's events, each stored before it arrives here, and its
@@ -381,16 +383,33 @@ impl Host {
         }
         config.mcp = mcp;
         // Hooks: the person's own settings always, the workspace's as trusted (agent files' with them).
-        let mut settings_files = crate::hooks::user_files(&self.config.env, self.config.config_dir.as_deref());
+        let mut settings_files =
+            crate::claude_settings::user_files(&self.config.env, self.config.config_dir.as_deref());
         let workspace_trusted = trusted.is_some();
         settings_files.extend(trusted.map(|t| t.settings).unwrap_or_default());
-        let (hooks, hook_problems) = crate::hooks::set(&settings_files);
+        let (hooks, hook_problems) = crate::claude_settings::set(&settings_files);
         for p in &hook_problems {
             tracing::warn!("hooks: {p}");
         }
         warnings.extend(hook_problems.into_iter().map(|p| format!("hooks: {p}")));
         config.hooks = hooks;
         config.hook_transcripts = self.config.data_dir.as_ref().map(|d| d.join("hook-transcripts"));
+        // Permission rules: a workspace's deny and ask always (they only tighten), its allow once trusted.
+        let mut rule_files = settings_files.clone();
+        if !workspace_trusted {
+            rule_files.extend(crate::claude_settings::workspace_files(&workspace));
+        }
+        let home = self.config.env.dir("HOME");
+        let (rules, modes, mut rule_problems) =
+            crate::claude_settings::permissions(&rule_files, &workspace, home.as_deref(), workspace_trusted);
+        if !demo {
+            let explicit = spec.tuning.approval.is_some();
+            config.approval =
+                crate::claude_settings::with_default_modes(config.approval, &modes, explicit, &mut rule_problems);
+        }
+        warnings.extend(rule_problems.into_iter().map(|p| format!("permissions: {p}")));
+        let settings_rules = crate::claude_settings::SettingsRule::of(&rules);
+        config.permissions = rules;
         config.agent_types = if workspace_trusted {
             catalog.definitions
         } else {
@@ -487,6 +506,7 @@ impl Host {
             warnings,
             untrusted_mcp,
             sandbox: session.sandbox(),
+            settings_rules,
         };
         tracing::info!(session = %info.session_id, provider = %info.provider, model = %info.model, "session started");
         if matches!(spec.start, Start::New { .. }) {

@@ -28,6 +28,9 @@ pub struct WorkspaceMcp {
     /// The hooks its `.claude/settings.json`, `settings.local.json` and agent files define:
     /// commands that run outside the sandbox, so they wait for the same decision.
     pub hooks: Vec<HookLaunch>,
+    /// The `permissions.allow` rules of its settings files (`Bash(npm test:*)`, with the
+    /// file): they let calls run unasked, so they wait for the decision too.
+    pub allows: Vec<AllowRule>,
     /// Trusted as it is now.
     pub trusted: bool,
     /// Trusted once, but changed since.
@@ -62,11 +65,18 @@ pub struct HookLaunch {
     pub defined_in: String,
 }
 
+/// A workspace settings file's allow rule, as written.
+#[derive(Debug, Clone, PartialEq, Serialize, specta::Type)]
+pub struct AllowRule {
+    pub rule: String,
+    pub defined_in: String,
+}
+
 /// What was trusted, to load from: the `.mcp.json` text and the settings files as hashed.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Trusted {
     pub mcp_json: Option<String>,
-    pub settings: Vec<crate::hooks::SettingsText>,
+    pub settings: Vec<crate::claude_settings::SettingsText>,
 }
 
 #[derive(Debug, Error)]
@@ -97,7 +107,7 @@ struct Decision {
 pub struct Inspected {
     pub info: WorkspaceMcp,
     mcp_json: Option<String>,
-    settings: Vec<crate::hooks::SettingsText>,
+    settings: Vec<crate::claude_settings::SettingsText>,
 }
 
 impl Inspected {
@@ -191,11 +201,27 @@ impl TrustStore {
         }
         // Hooks: each one's event, matcher and command (not the rest of the file, whose
         // other settings run nothing).
-        let settings = crate::hooks::workspace_files(workspace);
+        let settings = crate::claude_settings::workspace_files(workspace);
         let mut hooks = Vec::new();
+        let mut allows = Vec::new();
         for f in &settings {
-            let (found, _) = crate::hooks::load(std::slice::from_ref(f));
+            let (found, _) = crate::claude_settings::load(std::slice::from_ref(f));
             hooks.extend(found.iter().map(|h| hook_launch(h, &f.path.display().to_string())));
+            let listed = crate::claude_settings::section(f, "permissions").ok();
+            let allow = listed.as_ref().and_then(|p| p.get("allow")).and_then(Value::as_array);
+            allows.extend(
+                allow
+                    .into_iter()
+                    .flatten()
+                    .filter_map(Value::as_str)
+                    .map(|rule| AllowRule { rule: rule.to_string(), defined_in: f.path.display().to_string() }),
+            );
+        }
+        for a in &allows {
+            for part in [a.rule.as_str(), a.defined_in.as_str()] {
+                hash.update(part.as_bytes());
+                hash.update([1]);
+            }
         }
         for def in types.iter().filter(|d| d.source != Some(DefinitionSource::User)) {
             hooks.extend(def.hooks.hooks().map(|h| hook_launch(h, &format!("agent type {}", def.name))));
@@ -211,8 +237,11 @@ impl TrustStore {
                 path = Some(h.defined_in.clone());
             }
         }
-        if mcp_json.is_none() && servers.is_empty() && hooks.is_empty() {
+        if mcp_json.is_none() && servers.is_empty() && hooks.is_empty() && allows.is_empty() {
             return None;
+        }
+        if path.is_none() {
+            path = allows.first().map(|a| a.defined_in.clone());
         }
         let sha256: String = hash.finalize().iter().map(|b| format!("{b:02x}")).collect();
         let ws = canonical(workspace);
@@ -224,6 +253,7 @@ impl TrustStore {
             path: path.unwrap_or_else(|| json_path.display().to_string()),
             servers,
             hooks,
+            allows,
             trusted,
             changed_since_trusted: known.is_some() && !trusted,
             sha256,
@@ -326,7 +356,7 @@ impl crate::Host {
 pub fn untrusted_warning(w: &WorkspaceMcp) -> String {
     let names: Vec<&str> = w.servers.iter().map(|s| s.name.as_str()).collect();
     let what = if w.changed_since_trusted { "changed since it was trusted" } else { "is not trusted" };
-    let servers = (!names.is_empty() || w.hooks.is_empty()).then(|| {
+    let servers = (!names.is_empty() || (w.hooks.is_empty() && w.allows.is_empty())).then(|| {
         format!(
             "its servers ({}) were not started",
             if names.is_empty() { "none usable".to_string() } else { names.join(", ") }
@@ -336,7 +366,11 @@ pub fn untrusted_warning(w: &WorkspaceMcp) -> String {
         let n = w.hooks.len();
         format!("its {n} hook{} {} not run", if n == 1 { "" } else { "s" }, if n == 1 { "is" } else { "are" })
     });
-    let left: Vec<String> = servers.into_iter().chain(hooks).collect();
+    let allows = (!w.allows.is_empty()).then(|| {
+        let n = w.allows.len();
+        format!("its {n} allow rule{} {} not applied", if n == 1 { "" } else { "s" }, if n == 1 { "is" } else { "are" })
+    });
+    let left: Vec<String> = servers.into_iter().chain(hooks).chain(allows).collect();
     format!("{} {what}: {}", w.path, left.join("; "))
 }
 

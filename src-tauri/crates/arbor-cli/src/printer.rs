@@ -194,6 +194,9 @@ impl Printer {
                     Some(DecidedBy::Hook { hook_event, .. }) => {
                         line = format!("{} {DIM}· by a {} hook{DIM:#}", line.trim_end(), hook_event.as_str());
                     }
+                    Some(DecidedBy::Setting { rule, .. }) => {
+                        line = format!("{} {DIM}· by the settings rule {rule}{DIM:#}", line.trim_end());
+                    }
                     _ => {}
                 }
                 self.line(id, line.trim_end());

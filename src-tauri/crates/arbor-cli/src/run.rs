@@ -117,6 +117,18 @@ pub async fn execute(host: &Host, common: &Common, spec: LaunchSpec, banner: Opt
         "session {} · {} · {} · workspace {}",
         info.session_id, info.provider, info.model, info.workspace
     ));
+    if !info.settings_rules.is_empty() {
+        let count = |d: arbor_protocol::ApprovalChoice| info.settings_rules.iter().filter(|r| r.decision == d).count();
+        let mut files: Vec<&str> = info.settings_rules.iter().map(|r| r.source.as_str()).collect();
+        files.dedup();
+        printer.note(&format!(
+            "permission rules from settings: {} allow, {} ask, {} deny ({})",
+            count(arbor_protocol::ApprovalChoice::Allow),
+            count(arbor_protocol::ApprovalChoice::Ask),
+            count(arbor_protocol::ApprovalChoice::Deny),
+            files.join(", ")
+        ));
+    }
     // Never silent about protection the machine does not give.
     match &info.sandbox {
         CommandSandbox::Sandboxed { .. } => printer.note(&format!("commands: {}", info.sandbox.summary())),

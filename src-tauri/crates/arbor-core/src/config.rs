@@ -89,6 +89,8 @@ pub struct SessionConfig {
     pub context: ContextConfig,
     /// The hooks of the settings files (an agent type's own come with its definition).
     pub hooks: crate::hooks::HookSet,
+    /// The settings files' permission rules (`permissions.allow`, `ask`, `deny`).
+    pub permissions: crate::permissions::PermissionRules,
     /// Where each agent's transcript is written, as JSON lines, for its hooks to read
     /// (`transcript_path`); None: a temporary directory of the session's own.
     pub hook_transcripts: Option<PathBuf>,
@@ -144,6 +146,7 @@ impl SessionConfig {
             budget: arbor_protocol::Budget::default(),
             context: ContextConfig::default(),
             hooks: crate::hooks::HookSet::default(),
+            permissions: crate::permissions::PermissionRules::default(),
             hook_transcripts: None,
         }
     }

@@ -19,6 +19,7 @@ mod fuzz;
 pub mod hooks;
 pub mod journal;
 pub mod mcp;
+pub mod permissions;
 mod process;
 pub mod prompt;
 pub mod provider;

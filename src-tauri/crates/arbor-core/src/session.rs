@@ -120,6 +120,7 @@ impl Session {
             hooks: Arc::new(config.hooks),
             hook_files: crate::hooks::TranscriptDir::new(config.hook_transcripts),
             prompt_id: parking_lot::RwLock::new(String::new()),
+            permissions: config.permissions,
             slots: Arc::new(Semaphore::new(config.limits.max_parallel.max(1))),
             limits: config.limits,
             providers: config.providers,

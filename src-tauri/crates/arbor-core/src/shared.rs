@@ -51,6 +51,8 @@ pub(crate) struct Context {
     pub(crate) hooks: Arc<crate::hooks::HookSet>,
     /// Where agents' transcripts are written for their hooks.
     pub(crate) hook_files: crate::hooks::TranscriptDir,
+    /// The settings files' permission rules, for every agent.
+    pub(crate) permissions: crate::permissions::PermissionRules,
     /// The person's latest prompt to the main agent, as hooks name it (`prompt_id`).
     pub(crate) prompt_id: parking_lot::RwLock<String>,
     /// The runtime agents run on: commands may arrive from any thread.

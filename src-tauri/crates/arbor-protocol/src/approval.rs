@@ -144,6 +144,8 @@ pub enum DecidedBy {
     Policy,
     /// A hook decided (PreToolUse or PermissionRequest), defined in `source`.
     Hook { hook_event: crate::HookEvent, source: String },
+    /// A permission rule of a settings file (`permissions.allow`, `ask`, `deny`), as written.
+    Setting { rule: String, source: String },
 }
 
 /// A standing answer: every later call of `tool` it covers runs (or is

@@ -152,6 +152,7 @@ impl Section<'_> {
             DecidedBy::Rule { rule } => format!("by a rule: {}", self.reach(rule)),
             DecidedBy::Policy => "by the approval policy".to_string(),
             DecidedBy::Hook { hook_event, source } => format!("by a {} hook ({source})", hook_event.as_str()),
+            DecidedBy::Setting { rule, source } => format!("by the rule `{rule}` ({source})"),
         }
     }
 }
@@ -387,7 +388,12 @@ fn event(out: &mut String, ev: &AgentEvent, section: &Section<'_>, at: Nesting) 
             let label = if o.is_error { "Error output" } else { "Output" };
             // A person's answer is recorded with the request; a rule's or the policy's is said here.
             let by = match &o.decided_by {
-                Some(d @ (DecidedBy::Rule { .. } | DecidedBy::Policy | DecidedBy::Hook { .. })) => {
+                Some(
+                    d @ (DecidedBy::Rule { .. }
+                    | DecidedBy::Policy
+                    | DecidedBy::Hook { .. }
+                    | DecidedBy::Setting { .. }),
+                ) => {
                     format!(", {}", section.decided(d))
                 }
                 _ => String::new(),

@@ -116,3 +116,55 @@ async fn a_blocked_prompt_ends_the_run_with_the_hooks_reason_and_reaches_no_mode
     );
     assert!(cli.server.requests().is_empty());
 }
+
+#[tokio::test]
+async fn permission_rules_load_from_each_settings_file_a_workspaces_allow_only_once_trusted() {
+    let scenario = json!({"rules": [{"match": {}, "turns": [
+        {"tool_calls": [{"name": "Bash", "input": {"command": "echo mine"}}]},
+        {"tool_calls": [{"name": "Bash", "input": {"command": "echo theirs"}}]},
+        {"tool_calls": [{"name": "Bash", "input": {"command": "curl https://example.com"}}]},
+        {"text": "DONE"}
+    ]}]});
+    let cli = cli_with(scenario).await;
+    let claude = cli.data.path().join(".claude");
+    std::fs::create_dir_all(&claude).unwrap();
+    std::fs::write(claude.join("settings.json"), json!({"permissions": {"allow": ["Bash(echo mine)"]}}).to_string())
+        .unwrap();
+    let ws = cli.workspace.path().join(".claude");
+    std::fs::create_dir_all(&ws).unwrap();
+    std::fs::write(ws.join("settings.json"), json!({"permissions": {"allow": ["Bash(echo theirs)"]}}).to_string())
+        .unwrap();
+    std::fs::write(ws.join("settings.local.json"), json!({"permissions": {"deny": ["Bash(curl:*)"]}}).to_string())
+        .unwrap();
+
+    // --approve deny would refuse every command: the default policy asks, and nothing answers stdin (deny).
+    let out = cli.run(&["run", "--json", "go"]).await;
+    let events = json_events(&out.stdout);
+    let decided: Vec<serde_json::Value> =
+        events.iter().filter(|e| e["type"] == "tool_output").map(|e| e["decided_by"].clone()).collect();
+    assert_eq!(decided[0]["kind"], "setting", "the person's own allow: {decided:?}");
+    assert_eq!(decided[0]["rule"], "Bash(echo mine)");
+    assert_ne!(decided[1]["kind"], "setting", "an untrusted workspace's allow is not applied: {decided:?}");
+    assert_eq!(
+        (decided[2]["kind"].as_str(), decided[2]["rule"].as_str()),
+        (Some("setting"), Some("Bash(curl:*)")),
+        "its deny is"
+    );
+    assert!(text(&out.stderr).contains("its 1 allow rule is not applied"), "{}", text(&out.stderr));
+
+    assert!(cli.run(&["mcp", "trust"]).await.status.success());
+    let out = cli.run(&["run", "--json", "go"]).await;
+    let events = json_events(&out.stdout);
+    let decided: Vec<serde_json::Value> =
+        events.iter().filter(|e| e["type"] == "tool_output").map(|e| e["decided_by"].clone()).collect();
+    assert_eq!(
+        (decided[1]["kind"].as_str(), decided[1]["rule"].as_str()),
+        (Some("setting"), Some("Bash(echo theirs)"))
+    );
+    let live = cli.run(&["run", "go"]).await;
+    assert!(
+        text(&live.stdout).contains("permission rules from settings: 2 allow, 0 ask, 1 deny"),
+        "{}",
+        text(&live.stdout)
+    );
+}

@@ -5,7 +5,7 @@ use super::AgentRun;
 use super::ask::Question;
 use super::hooked::{self, Firing};
 use super::pieces::{self, Pieces};
-use crate::approval::{ApprovalPolicy, Decision, Verdict};
+use crate::approval::{ApprovalPolicy, Verdict};
 use crate::changes::Tracker;
 use crate::hooks::answer::Combined;
 use crate::shared::Shared;
@@ -226,30 +226,21 @@ async fn run_one(cx: CallContext, tool: Result<Arc<dyn crate::tools::Tool>, Stri
     if let Some(input) = pre.updated_input.clone() {
         call.input = input;
     }
-    let by_hook =
-        |c: &Combined, event| DecidedBy::Hook { hook_event: event, source: c.source.clone().unwrap_or_default() };
-    let decision = match (pre.decision, policy.decide(&call.name, tool.class())) {
-        // A person's own hook may let run what would ask; never what the policy refuses.
-        (Some(HookDecision::Allow), Decision::Ask) if !rule_denies(&shared, &agent_id, &call.name) => {
-            Some(by_hook(&pre, HookEvent::PreToolUse))
+    let settings = shared.ctx.permissions.decide(&call.name, &call.input, workspace.root());
+    let unasked = super::decide::Unasked { policy: &policy, settings, hook: &pre };
+    let decision = match unasked.decide(
+        &call.name,
+        tool.class(),
+        || policy.run_sandboxed && tool.contained(&ctx) && !rule_denies(&shared, &agent_id, &call.name),
+        || rule_denies(&shared, &agent_id, &call.name),
+    ) {
+        super::decide::Before::Run(by) => Some(by),
+        super::decide::Before::Ask => None,
+        super::decide::Before::Refuse(why, by) => {
+            let refusal =
+                format!("{why}; the call was not run. Do the task without it or tell the user what you need.");
+            return Ended::Ran(ToolResult::error(format!("{} {refusal}", call.name)), Some(by));
         }
-        (Some(HookDecision::Ask), Decision::Allow) => None,
-        (Some(HookDecision::Ask), Decision::Ask) => None,
-        (_, Decision::Allow) => Some(DecidedBy::Policy),
-        // The sandbox holds it, so it runs unasked; unless a person's standing rule denies it.
-        (_, Decision::Ask)
-            if policy.run_sandboxed && tool.contained(&ctx) && !rule_denies(&shared, &agent_id, &call.name) =>
-        {
-            Some(DecidedBy::Policy)
-        }
-        (_, Decision::Deny) => {
-            let refusal = format!(
-                "{} is not allowed by the approval policy; the call was not run. Do the task without it or tell the user what you need.",
-                call.name
-            );
-            return Ended::Ran(ToolResult::error(refusal), Some(DecidedBy::Policy));
-        }
-        (_, Decision::Ask) => None,
     };
     let decided_by = match decision {
         Some(by) => by,

@@ -5,6 +5,7 @@
 pub(crate) mod ask;
 mod calls;
 mod compact;
+mod decide;
 pub(crate) mod hooked;
 mod isolation;
 pub(crate) use calls::emit_changes;
