@@ -229,6 +229,12 @@ export type AgentUsage = {
 	budget: BudgetStanding | null,
 };
 
+/**  A workspace settings file's allow rule, as written. */
+export type AllowRule = {
+	rule: string,
+	defined_in: string,
+};
+
 export type AppError = {
 	kind: AppErrorKind,
 	message: string,
@@ -600,7 +606,9 @@ export type DecidedBy =
 /**  Nobody was asked: the approval policy lets this tool run (or refuses it). */
 { kind: "policy" } | 
 /**  A hook decided (PreToolUse or PermissionRequest), defined in `source`. */
-{ kind: "hook"; hook_event: HookEvent; source: string };
+{ kind: "hook"; hook_event: HookEvent; source: string } | 
+/**  A permission rule of a settings file (`permissions.allow`, `ask`, `deny`), as written. */
+{ kind: "setting"; rule: string; source: string };
 
 export type DefinitionProblemInfo = {
 	file: string,
@@ -1288,6 +1296,8 @@ export type SessionInfo = {
 	untrusted_mcp: WorkspaceMcp | null,
 	/**  What the main agent's commands run in (subagents may differ: their approval cards say). */
 	sandbox: CommandSandbox,
+	/**  The settings files' permission rules in force, with their files (Active rules). */
+	settings_rules: SettingsRule[],
 };
 
 /**  Where a stored session runs now, if anywhere. */
@@ -1350,6 +1360,14 @@ export type Settings = {
 	sandbox?: SandboxSettings,
 	budgets?: BudgetSettings,
 	context?: ContextSettings,
+};
+
+/**  A permission rule of a settings file, as a front end lists it under Active rules. */
+export type SettingsRule = {
+	decision: ApprovalChoice,
+	/**  As written: `Bash(npm run test:*)`. */
+	rule: string,
+	source: string,
 };
 
 /**  A piece of a search snippet. */
@@ -1609,6 +1627,11 @@ export type WorkspaceMcp = {
 	 *  commands that run outside the sandbox, so they wait for the same decision.
 	 */
 	hooks: HookLaunch[],
+	/**
+	 *  The `permissions.allow` rules of its settings files (`Bash(npm test:*)`, with the
+	 *  file): they let calls run unasked, so they wait for the decision too.
+	 */
+	allows: AllowRule[],
 	/**  Trusted as it is now. */
 	trusted: boolean,
 	/**  Trusted once, but changed since. */

@@ -4,7 +4,7 @@ import { beforeEach, describe, expect, it, vi } from "vitest";
 import { installApprovalEffects } from "../ipc/approvals";
 import { answered, askFor, rule } from "../test/approvals";
 import { eventMaker } from "../test/events";
-import { appState, arriveFrame, resetStores, sessionInfo } from "../test/stores";
+import { appState, arriveFrame, liveHere, resetStores, sessionInfo } from "../test/stores";
 import { ApprovalInbox } from "./ApprovalInbox";
 import { SettingsPanel } from "./SettingsPanel";
 
@@ -45,6 +45,29 @@ beforeEach(() => {
 });
 
 describe("Active rules", () => {
+  it("lists the settings files' permission rules with their file, beside the answers' rules, with nothing to revoke", () => {
+    resetStores({ app: appState() });
+    liveHere(
+      sessionInfo({
+        settings_rules: [
+          { decision: "allow", rule: "Bash(git diff:*)", source: "/home/me/.claude/settings.json" },
+          { decision: "deny", rule: "Bash(curl:*)", source: "/work/demo/.claude/settings.json" },
+          { decision: "ask", rule: "Bash(git push:*)", source: "/work/demo/.claude/settings.json" },
+        ],
+      }),
+    );
+    render(<SettingsPanel />);
+    const rows = screen.getAllByTestId("settings-rule");
+    expect(rows.map((r) => r.dataset.decision)).toEqual(["allow", "deny", "ask"]);
+    expect(rows[0]?.textContent).toContain("Allow");
+    expect(rows[0]?.textContent).toContain("Bash(git diff:*)");
+    expect(rows[0]?.textContent).toContain("from /home/me/.claude/settings.json");
+    expect(rows[1]?.textContent).toContain("Refuse");
+    expect(rows[2]?.textContent).toContain("Ask");
+    expect(within(screen.getByTestId("active-rules")).queryAllByTestId("rule-revoke")).toHaveLength(0);
+    expect(screen.getByTestId("active-rules").textContent).toContain("Active rules 3");
+  });
+
   it("lists the rule a scoped answer set, with its origin; the rule answers the other request it covers", async () => {
     const off = installApprovalEffects();
     render(<ApprovalInbox />);

@@ -2,11 +2,14 @@
  * "Active rules": every approval rule in force in the window's live sessions
  * (under each session's name when several have some), with what it covers,
  * whether it allows or refuses, when it was set and by which answer; Revoke
- * withdraws it (the next call it covered asks again). Shown in the approval
+ * withdraws it (the next call it covered asks again). Below them, the
+ * permission rules of the settings files the session loaded, each with its
+ * file (edit the file to change one). Shown in the approval
  * inbox and on the settings page; a reviewed past session has none in force,
  * so this always reads the live sessions.
  */
 import { useId } from "react";
+import type { ApprovalChoice } from "../bindings";
 import { revokeRule } from "../ipc/approvals";
 import { clockTime, ruleLabel, ruleOrigin } from "../lib/approvals";
 import { approvalsStore } from "../store/approvals";
@@ -15,13 +18,22 @@ import { liveViews } from "../store/sessionStore";
 import { useStore } from "../store/store";
 import { IconX } from "./icons";
 
+/** A settings rule's badge: "Allow", "Ask", "Refuse". */
+function settingWord(d: ApprovalChoice): string {
+  return d === "allow" ? "Allow" : d === "ask" ? "Ask" : "Refuse";
+}
+
+function settingBadge(d: ApprovalChoice): string {
+  return d === "allow" ? "allow" : d === "ask" ? "waiting" : "failed";
+}
+
 /**
  * `card`: drawn as a settings card (its heading in the card's title bar);
  * `hideWhenEmpty`: nothing at all while no rule is in force (the inbox).
  */
 export function ActiveRules({ hideWhenEmpty = false, card = false }: { hideWhenEmpty?: boolean; card?: boolean }) {
   const groups = useStore(liveViews, ruleGroups);
-  const count = groups.reduce((n, g) => n + g.rows.length, 0);
+  const count = groups.reduce((n, g) => n + g.rows.length + g.settings.length, 0);
   const revoking = useStore(approvalsStore, (s) => s.revoking);
   const headingId = useId();
   if (count === 0 && hideWhenEmpty) return null;
@@ -77,6 +89,17 @@ export function ActiveRules({ hideWhenEmpty = false, card = false }: { hideWhenE
                 </li>
               );
             })}
+            {g.settings.map((r, i) => (
+              <li key={`setting-${i}`} className="rule setting" data-testid="settings-rule" data-decision={r.decision}>
+                <div className="rule-main">
+                  <span className={`badge ${settingBadge(r.decision)}`}>{settingWord(r.decision)}</span>
+                  <code className="mono rule-label">{r.rule}</code>
+                </div>
+                <div className="rule-origin" title={r.source}>
+                  from {r.source}
+                </div>
+              </li>
+            ))}
           </ul>
           ))
         )}

@@ -63,6 +63,7 @@ function workspaceFile(extra: Partial<WorkspaceMcp> = {}): WorkspaceMcp {
       { name: "everything", transport: "stdio", command: "npx", args: ["-y", "@modelcontextprotocol/server-everything"], env_names: ["TOKEN"], defined_in: ".mcp.json" },
     ],
     hooks: [],
+    allows: [],
     trusted: false,
     changed_since_trusted: false,
     sha256: "abc123",

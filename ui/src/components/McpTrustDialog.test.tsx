@@ -44,6 +44,7 @@ function file(extra: Partial<WorkspaceMcp> = {}): WorkspaceMcp {
       { name: "docs", transport: "http", command: "https://example.test/mcp", args: [], env_names: [], defined_in: ".mcp.json" },
     ],
     hooks: [],
+    allows: [],
     trusted: false,
     changed_since_trusted: false,
     sha256: "abc123",

@@ -43,6 +43,19 @@ export function McpTrustDialog() {
         </p>
         {n > 0 || h === 0 ? <LaunchList servers={mcp.servers} /> : null}
         {h > 0 ? <HookLaunchList hooks={mcp.hooks} /> : null}
+        {mcp.allows.length > 0 ? (
+          <div className="trust-allows" data-testid="mcp-trust-allows">
+            <div className="hint">Its settings also let these run without asking you:</div>
+            <ul className="launch-list">
+              {mcp.allows.map((a, i) => (
+                <li key={`${a.defined_in}/${i}`} className="launch" data-testid="mcp-trust-allow">
+                  <code className="mono launch-line">{a.rule}</code>
+                  <span className="hint">in {a.defined_in}</span>
+                </li>
+              ))}
+            </ul>
+          </div>
+        ) : null}
       </div>
       <div className="modal-foot">
         <button type="button" className="btn" data-testid="mcp-trust-cancel" onClick={() => answer("cancel")}>

@@ -45,7 +45,7 @@ export function clockTime(ms: number): string {
   return new Date(ms).toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit" });
 }
 
-export type DecisionKind = "person" | "rule" | "policy" | "hook";
+export type DecisionKind = "person" | "rule" | "policy" | "hook" | "setting";
 
 /** A mark on a tool call: who let it run or refused it, in a person's words. */
 export interface DecisionMark {
@@ -91,6 +91,11 @@ export function ruleMark({ rule, names, revokedAt }: RuleDecision): DecisionMark
 /** A hook decided: "refused by a PreToolUse hook", its file in the detail. */
 export function hookMark(event: HookEvent, source: string, ran: boolean): DecisionMark {
   return { kind: "hook", approved: ran, text: hookDecidedText(event, ran), detail: `defined in ${source}` };
+}
+
+/** A settings file's permission rule decided: "allowed by Bash(git diff:*)", its file in the detail. */
+export function settingMark(rule: string, source: string, ran: boolean): DecisionMark {
+  return { kind: "setting", approved: ran, text: `${ran ? "allowed" : "refused"} by ${rule}`, detail: `a rule of ${source}` };
 }
 
 export function policyMark(): DecisionMark {

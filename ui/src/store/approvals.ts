@@ -8,7 +8,16 @@
  * through useSyncExternalStore.
  */
 import { APPROVAL_SCOPES, type AgentId, type ApprovalRule, type ApprovalScope, type SpawnPlan } from "../bindings";
-import { hookMark, personMark, policyMark, ruleLabel, ruleMark, type DecisionMark, type RuleNames } from "../lib/approvals";
+import {
+  hookMark,
+  personMark,
+  policyMark,
+  ruleLabel,
+  ruleMark,
+  settingMark,
+  type DecisionMark,
+  type RuleNames,
+} from "../lib/approvals";
 import { oneLine } from "../lib/history";
 import { toolDisplayName } from "../lib/mcp";
 import { spawnDraft, type SpawnDraft } from "../lib/spawnEdit";
@@ -174,6 +183,8 @@ export function decisionOf(state: SessionState, item: ToolItem): DecisionMark | 
     mark = policyMark();
   } else if (by?.kind === "hook") {
     mark = hookMark(by.hook_event, by.source, !item.isError);
+  } else if (by?.kind === "setting") {
+    mark = settingMark(by.rule, by.source, !item.isError);
   }
   return stable(item, mark);
 }

@@ -5,7 +5,7 @@
  * the rules in force per session. Selectors return the same object for
  * unchanged input, so components can read them through useSyncExternalStore.
  */
-import type { SessionId } from "../bindings";
+import type { SessionId, SettingsRule } from "../bindings";
 import { ruleRows, sessionName, type RuleRow } from "./approvals";
 import { pendingApprovals } from "./selectors";
 import type { Approval, SessionState } from "./session/types";
@@ -66,30 +66,40 @@ export function slotSession(key: SlotKey): Readable<SessionState> {
   return r;
 }
 
-/** The rules in force in one live session, named by it when the window runs more than one. */
+/**
+ * The rules in force in one live session, named by it when the window runs more
+ * than one: those a person's answers set, and those of the settings files it
+ * loaded (with their file; changed by editing the file, not revoked here).
+ */
 export interface RuleGroup {
   key: SlotKey;
   name: string;
   rows: RuleRow[];
+  settings: readonly SettingsRule[];
 }
 
-let groupsMemo: { rows: RuleRow[][]; names: string[]; groups: RuleGroup[] } | null = null;
+const NO_SETTINGS: readonly SettingsRule[] = [];
+
+let groupsMemo: { rows: RuleRow[][]; names: string[]; settings: (readonly SettingsRule[])[]; groups: RuleGroup[] } | null = null;
 
 /** Each live session's rules in force (sessions without any left out). */
 export function ruleGroups(views: readonly LiveView[]): RuleGroup[] {
   const rows = views.map((v) => ruleRows(v.state));
   const names = views.map((v) => sessionName(v.state));
+  const settings = views.map((v) => v.info?.settings_rules ?? NO_SETTINGS);
+  const memo = groupsMemo;
   if (
-    groupsMemo &&
-    groupsMemo.rows.length === rows.length &&
-    groupsMemo.rows.every((r, i) => r === rows[i] && groupsMemo?.names[i] === names[i])
+    memo &&
+    memo.rows.length === rows.length &&
+    memo.rows.every((r, i) => r === rows[i] && memo.names[i] === names[i] && memo.settings[i] === settings[i])
   ) {
-    return groupsMemo.groups;
+    return memo.groups;
   }
   const groups = views.flatMap((v, i) => {
     const r = rows[i] ?? [];
-    return r.length === 0 ? [] : [{ key: v.key, name: names[i] ?? "", rows: r }];
+    const s = settings[i] ?? NO_SETTINGS;
+    return r.length === 0 && s.length === 0 ? [] : [{ key: v.key, name: names[i] ?? "", rows: r, settings: s }];
   });
-  groupsMemo = { rows, names, groups };
+  groupsMemo = { rows, names, settings, groups };
   return groups;
 }

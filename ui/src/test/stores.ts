@@ -83,6 +83,7 @@ export function sessionInfo(extra: Partial<SessionInfo> = {}): SessionInfo {
     agent_types: [],
     warnings: [],
     untrusted_mcp: null,
+    settings_rules: [],
     sandbox: {
       state: "sandboxed",
       mode: "workspace",
