@@ -130,6 +130,18 @@ pub fn set(files: &[SettingsText]) -> (HookSet, Vec<String>) {
     (HookSet::new(hooks), problems)
 }
 
+/// The `agent` the settings name for the main agent (the last file that names one wins:
+/// the workspace's over the person's).
+pub fn main_agent(files: &[SettingsText]) -> Option<String> {
+    files
+        .iter()
+        .filter_map(|f| serde_json::from_str::<Value>(&f.text).ok())
+        .filter_map(|v| {
+            v.get("agent").and_then(Value::as_str).map(str::trim).filter(|a| !a.is_empty()).map(str::to_string)
+        })
+        .next_back()
+}
+
 /// The permission rules of `files`. A workspace's `allow` rules are left out unless
 /// `workspace_allows` (it is trusted). Also each file's `defaultMode` as written, and
 /// what could not be used.

@@ -97,6 +97,9 @@ pub struct Tuning {
     pub compact_at_percent: Option<u8>,
     /// The model that writes compaction summaries (`--summary-model`); None: the settings say.
     pub summary_model: Option<String>,
+    /// Run the main agent as this agent type (`--agent`, New session's choice); None: the
+    /// settings' `agent`, or, continuing a session, the type it ran as.
+    pub main_type: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize, specta::Type)]
@@ -106,6 +109,9 @@ pub struct StartRequest {
     /// Empty: the provider's default model.
     pub model: String,
     pub prompt: String,
+    /// Run the main agent as this agent type; None: Arbor's own main agent (or the settings' `agent`).
+    #[serde(default)]
+    pub agent_type: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, specta::Type)]
@@ -127,6 +133,8 @@ pub struct SessionInfo {
     pub sandbox: CommandSandbox,
     /// The settings files' permission rules in force, with their files (Active rules).
     pub settings_rules: Vec<crate::claude_settings::SettingsRule>,
+    /// The agent type the main agent runs as; None: Arbor's own main agent.
+    pub main_type: Option<String>,
 }
 
 /// A launched session's events, each stored before it arrives here, and its
@@ -392,6 +400,8 @@ impl Host {
             tracing::warn!("hooks: {p}");
         }
         warnings.extend(hook_problems.into_iter().map(|p| format!("hooks: {p}")));
+        config.main_agent.agent_type =
+            spec.tuning.main_type.clone().or_else(|| crate::claude_settings::main_agent(&settings_files));
         config.hooks = hooks;
         config.hook_transcripts = self.config.data_dir.as_ref().map(|d| d.join("hook-transcripts"));
         // Permission rules: a workspace's deny and ask always (they only tighten), its allow once trusted.
@@ -434,11 +444,17 @@ impl Host {
                 .map_err(crate::transcripts::store_err)?;
                 timeline = stored;
                 states = AgentStates::from_agents(state.agents.iter().map(|a| a.state.clone().resumed()));
+                // Continued as the type it ran as, unless this launch names another.
+                if spec.tuning.main_type.is_none() {
+                    let main = state.agents.iter().find(|a| a.state.parent_id.is_none());
+                    config.main_agent.agent_type = main.and_then(|a| a.state.subagent_type.clone());
+                }
                 Session::resume(config, state)
             }
             None => Session::start(config),
         };
         let (session, events) = started.map_err(|e| err(AppErrorKind::Session, e))?;
+        let main_type = session.main_agent_type().map(str::to_string);
         let (events, writing) = match store {
             Some(store) => {
                 let new = NewSession {
@@ -507,6 +523,7 @@ impl Host {
             untrusted_mcp,
             sandbox: session.sandbox(),
             settings_rules,
+            main_type,
         };
         tracing::info!(session = %info.session_id, provider = %info.provider, model = %info.model, "session started");
         if matches!(spec.start, Start::New { .. }) {
@@ -527,7 +544,7 @@ impl Host {
             start: Start::New { prompt: request.prompt },
             provider: Some(request.provider),
             model: Some(request.model),
-            tuning: Tuning::default(),
+            tuning: Tuning { main_type: request.agent_type.filter(|t| !t.trim().is_empty()), ..Tuning::default() },
         })
         .await
     }

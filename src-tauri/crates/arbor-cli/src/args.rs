@@ -243,9 +243,13 @@ pub struct Common {
     /// The folder the agents work in.
     #[arg(long, value_name = "DIR")]
     pub workspace: Option<PathBuf>,
-    /// Which tool calls run without asking.
-    #[arg(long, value_enum, default_value_t = ApproveMode::Ask)]
-    pub approve: ApproveMode,
+    /// Which tool calls run without asking (default: ask, or what your settings' `defaultMode` says).
+    #[arg(long, value_enum)]
+    pub approve: Option<ApproveMode>,
+    /// Run the main agent as this agent type (a name `arbor agents` lists): its prompt,
+    /// tools, model, provider, permission mode, MCP servers, budget and hooks.
+    #[arg(long, value_name = "NAME")]
+    pub agent: Option<String>,
     /// Ask before any subagent starts: its type, model, tools, limits and prompt,
     /// which an answer may change (`"edit"` in a `--json` approval line).
     #[arg(long)]

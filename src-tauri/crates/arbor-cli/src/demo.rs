@@ -16,8 +16,8 @@ pub async fn demo(args: DemoArgs, env: Environment) -> Result<ExitCode> {
     let workspace = args.common.workspace.as_deref().map(|w| setup::workspace(Some(w))).transpose()?;
     let mut common = args.common.clone();
     // Nobody can answer a prompt without a terminal; the demo then approves for them.
-    if common.approve == ApproveMode::Ask && !common.json && !std::io::stdin().is_terminal() {
-        common.approve = ApproveMode::All;
+    if common.approve.is_none_or(|a| a == ApproveMode::Ask) && !common.json && !std::io::stdin().is_terminal() {
+        common.approve = Some(ApproveMode::All);
     }
     let banner = "Arbor demo: the model here is SCRIPTED (it replays a recorded-style session; \
                   no API key, no network). The agent, tools and approvals are the real runtime.";

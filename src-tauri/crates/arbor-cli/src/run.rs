@@ -40,12 +40,13 @@ pub async fn run(args: RunArgs, env: Environment) -> Result<ExitCode> {
 /// What the common flags change about a session.
 pub fn tuning(common: &Common) -> Tuning {
     Tuning {
-        approval: Some(match common.approve {
+        approval: common.approve.map(|a| match a {
             ApproveMode::Ask => ApprovalMode::Ask,
             ApproveMode::All => ApprovalMode::All,
             ApproveMode::ReadOnly => ApprovalMode::ReadOnly,
             ApproveMode::Deny => ApprovalMode::Deny,
         }),
+        main_type: common.agent.clone(),
         max_turns: common.max_turns,
         limits: Some(Limits {
             max_parallel: common.max_parallel as usize,
@@ -113,8 +114,9 @@ pub async fn execute(host: &Host, common: &Common, spec: LaunchSpec, banner: Opt
             warn(w);
         }
     }
+    let as_type = info.main_type.as_deref().map(|t| format!(" · main agent: {t}")).unwrap_or_default();
     printer.note(&format!(
-        "session {} · {} · {} · workspace {}",
+        "session {} · {} · {}{as_type} · workspace {}",
         info.session_id, info.provider, info.model, info.workspace
     ));
     if !info.settings_rules.is_empty() {

@@ -55,6 +55,9 @@ pub struct MainAgentConfig {
     pub provider: String,
     pub tools: ToolFilter,
     pub max_turns: u32,
+    /// Run it as this agent type (one of `agent_types`): the type's prompt, tools, model,
+    /// provider, permission mode, MCP servers, budget and hooks apply to it.
+    pub agent_type: Option<String>,
 }
 
 pub struct SessionConfig {
@@ -130,6 +133,7 @@ impl SessionConfig {
                 provider: provider_name.to_string(),
                 tools: ToolFilter::default(),
                 max_turns: 100,
+                agent_type: None,
             },
             agent_types: Vec::new(),
             limits: Limits::default(),

@@ -25,6 +25,8 @@ pub enum SessionError {
     EditedScope,
     #[error("a delegation may only narrow its agent's approvals: permission mode `{0}` would loosen them")]
     LooserMode(&'static str),
+    #[error("no agent type {name:?} to run the main agent as (the types here: {known})")]
+    UnknownAgentType { name: String, known: String },
     #[error("a message must not be empty")]
     EmptyMessage,
     #[error("a budget's {0} must be above 0 (leave it out for no limit)")]

@@ -34,6 +34,7 @@ pub struct Session {
     main: Arc<MainAgent>,
 }
 
+mod main_type;
 mod prompt_hooks;
 
 /// How to create the main agent when the first message arrives.
@@ -48,6 +49,8 @@ struct MainAgent {
     provider_name: String,
     /// The session's budget, given to the main agent when it starts.
     budget: arbor_protocol::Budget,
+    /// The agent type it runs as (`--agent`); None: Arbor's own main agent.
+    agent_type: Option<String>,
 }
 
 /// A prompt's id for hooks (`prompt_id`), shaped as Claude Code's (a UUID).
@@ -164,12 +167,22 @@ impl Session {
             }),
             provider_name: main_def.provider,
             budget: config.budget,
+            agent_type: None,
+        };
+        let main = match &main_def.agent_type {
+            Some(name) => main.of_type(&shared, name)?,
+            None => main,
         };
         Ok((Session { shared, main: Arc::new(main) }, stream))
     }
 
     pub fn id(&self) -> &SessionId {
         &self.shared.ctx.id
+    }
+
+    /// The agent type the main agent runs as; None: Arbor's own main agent.
+    pub fn main_agent_type(&self) -> Option<&str> {
+        self.main.agent_type.as_deref()
     }
 
     pub fn main_agent_id(&self) -> &AgentId {
@@ -433,7 +446,7 @@ impl Session {
             parent_call_id: None,
             depth: 0,
             description: self.main.description.clone(),
-            subagent_type: None,
+            subagent_type: self.main.agent_type.clone(),
             model: self.main.spec.model.clone(),
             provider: self.main.provider_name.clone(),
             background: false,

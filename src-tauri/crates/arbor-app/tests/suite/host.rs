@@ -47,6 +47,7 @@ pub fn start_request(dir: &Path, prompt: &str) -> StartRequest {
         provider: ProviderKind::Anthropic,
         model: String::new(),
         prompt: prompt.into(),
+        agent_type: None,
     }
 }
 

@@ -168,3 +168,50 @@ async fn permission_rules_load_from_each_settings_file_a_workspaces_allow_only_o
         text(&live.stdout)
     );
 }
+
+#[tokio::test]
+async fn the_main_agent_runs_as_a_type_with_agent_or_the_settings_and_resume_keeps_it() {
+    let scenario = json!({"rules": [{"match": {}, "repeat_last": true, "turns": [{"text": "reviewed"}]}]});
+    let cli = cli_with(scenario).await;
+    let agents = cli.workspace.path().join(".claude/agents");
+    std::fs::create_dir_all(&agents).unwrap();
+    std::fs::write(
+        agents.join("code-reviewer.md"),
+        "---\nname: code-reviewer\ndescription: Reviews code\ntools: Read, Grep\n---\nYou are CODE-REVIEWER-SYSTEM.\n",
+    )
+    .unwrap();
+
+    let out = cli.run(&["run", "--agent", "code-reviewer", "review it"]).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("main agent: code-reviewer"), "{}", text(&out.stdout));
+    let requests = cli.server.requests();
+    let first = &requests[0];
+    assert!(first.system_text.contains("CODE-REVIEWER-SYSTEM"), "{}", first.system_text);
+    let tools: Vec<&str> = first.body["tools"].as_array().unwrap().iter().filter_map(|t| t["name"].as_str()).collect();
+    assert_eq!(tools, ["Grep", "Read"], "the type's tools only");
+
+    // Resumed: still the type.
+    let sessions = json_events(&cli.run(&["sessions", "--json"]).await.stdout);
+    let id = sessions[0]["id"].as_str().unwrap().to_string();
+    let resumed = cli.run(&["resume", &id, "and again"]).await;
+    assert!(resumed.status.success(), "{}", text(&resumed.stderr));
+    let again = cli.server.requests();
+    assert!(again.last().unwrap().system_text.contains("CODE-REVIEWER-SYSTEM"), "resume keeps the type");
+    let shown = json_events(&cli.run(&["show", &id, "--format", "json"]).await.stdout);
+    let started = shown.iter().find(|e| e["type"] == "agent_started").expect("the main agent's start");
+    assert_eq!(started["subagent_type"], "code-reviewer", "its node says its type");
+
+    // `agent` in the settings, and a type that does not exist.
+    let claude = cli.data.path().join(".claude");
+    std::fs::create_dir_all(&claude).unwrap();
+    std::fs::write(claude.join("settings.json"), json!({"agent": "code-reviewer"}).to_string()).unwrap();
+    let out = cli.run(&["run", "plain prompt"]).await;
+    assert!(text(&out.stdout).contains("main agent: code-reviewer"), "{}", text(&out.stdout));
+    let out = cli.run(&["run", "--agent", "nobody", "x"]).await;
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("no agent type \"nobody\"") && text(&out.stderr).contains("code-reviewer"),
+        "{}",
+        text(&out.stderr)
+    );
+}

@@ -14,6 +14,7 @@ mod forks;
 mod hooks;
 mod limits_and_input;
 mod llama;
+mod main_type;
 mod mcp;
 mod mcp_faults;
 mod mcp_server;
