@@ -1298,6 +1298,8 @@ export type SessionInfo = {
 	sandbox: CommandSandbox,
 	/**  The settings files' permission rules in force, with their files (Active rules). */
 	settings_rules: SettingsRule[],
+	/**  The agent type the main agent runs as; None: Arbor's own main agent. */
+	main_type: string | null,
 };
 
 /**  Where a stored session runs now, if anywhere. */
@@ -1407,6 +1409,8 @@ export type StartRequest = {
 	/**  Empty: the provider's default model. */
 	model: string,
 	prompt: string,
+	/**  Run the main agent as this agent type; None: Arbor's own main agent (or the settings' `agent`). */
+	agent_type?: string | null,
 };
 
 export type StatusChanged = {

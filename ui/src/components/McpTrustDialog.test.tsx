@@ -7,6 +7,7 @@ import { act, fireEvent, render, screen, within } from "@testing-library/react";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import type { WorkspaceMcp } from "../bindings";
 import { startDemo } from "../ipc/actions";
+import { setFoundTypes } from "../store/delegate";
 import { trustStore } from "../store/trust";
 import { uiStore } from "../store/ui";
 import { resetStores, sessionInfo } from "../test/stores";
@@ -147,6 +148,20 @@ describe("starting in a workspace with an untrusted .mcp.json", () => {
     expect(rows[0]?.querySelector(".launch-line")?.textContent).toBe("./guard.sh");
     expect(rows[1]?.textContent).toContain("in agent type reviewer");
     expect(within(d!).queryAllByTestId("mcp-trust-server")).toHaveLength(0);
+  });
+
+  it("starts the main agent as the type chosen for this workspace, and as Arbor's own for another", async () => {
+    commands.workspaceMcp.mockResolvedValue(null);
+    setFoundTypes("/home/me/proj", [
+      { name: "code-reviewer", description: "d", model: null, provider: null, source: "workspace (.claude)", file: null },
+    ]);
+    act(() => uiStore.set((s) => ({ ...s, agentType: "code-reviewer" })));
+    show();
+    await start();
+    expect(commands.startSession.mock.calls[0]?.[0]).toMatchObject({ workspace: "/home/me/proj", agent_type: "code-reviewer" });
+    act(() => uiStore.set((s) => ({ ...s, session: null, workspace: "/home/me/other" })));
+    await start("Again");
+    expect(commands.startSession.mock.calls[1]?.[0]).toMatchObject({ workspace: "/home/me/other", agent_type: null });
   });
 
   it("says when the file changed since it was trusted", async () => {

@@ -3,12 +3,13 @@
  * on (the demo's sample project and scripted model included) rather than the
  * next session's choices; New session always in place; tooltips that go.
  */
-import { act, fireEvent, render, screen } from "@testing-library/react";
+import { act, cleanup, fireEvent, render, screen } from "@testing-library/react";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { ProviderState } from "../bindings";
+import type { AgentTypeInfo, ProviderState } from "../bindings";
 import { TIP_DELAY_MS } from "../lib/tooltip";
 import { bookFromPast, bookStore } from "../store/review";
-import { patchUi } from "../store/ui";
+import { setFoundTypes } from "../store/delegate";
+import { patchUi, uiStore } from "../store/ui";
 import { pastSession } from "../test/past";
 import { appState, resetStores, sessionInfo } from "../test/stores";
 import { TopBar } from "./TopBar";
@@ -127,6 +128,30 @@ describe("what the top bar says runs", () => {
     expect((screen.getByTestId("pick-workspace") as HTMLButtonElement).disabled).toBe(false);
     expect(screen.getByTestId("provider-select").textContent).toBe("Anthropic (not set up)");
     expect(screen.queryByTestId("session-runs")).toBeNull();
+  });
+});
+
+function agentTypeInfo(name: string): AgentTypeInfo {
+  return { name, description: `${name}, for tests`, model: null, provider: null, source: "workspace (.claude)", file: null };
+}
+
+describe("the main agent's type", () => {
+  it("offers the workspace's agent types for the next session's main agent, and a running one says its type", () => {
+    resetStores({ app: appState({ providers: [anthropic] }), workspace: "/home/me/project" });
+    setFoundTypes("/home/me/project", [agentTypeInfo("code-reviewer")]);
+    render(<TopBar />);
+    const select = screen.getByTestId("main-type-select") as HTMLSelectElement;
+    expect([...select.options].map((o) => o.textContent)).toEqual(["Main agent", "as code-reviewer"]);
+    fireEvent.change(select, { target: { value: "code-reviewer" } });
+    expect(uiStore.get().agentType).toBe("code-reviewer");
+    cleanup();
+    resetStores({
+      app: appState({ providers: [{ ...anthropic, ready: true }] }),
+      session: sessionInfo({ model: "claude-test", main_type: "code-reviewer" }),
+    });
+    render(<TopBar />);
+    expect(screen.getByTestId("session-runs").textContent).toBe("Anthropic · claude-test · as code-reviewer");
+    expect(screen.queryByTestId("main-type-select")).toBeNull();
   });
 });
 

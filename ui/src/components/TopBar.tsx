@@ -6,11 +6,13 @@
  * disabled with the reason when there is nothing to clear, so nothing shifts),
  * history and settings. Toolbar tooltips are lib/tooltip's, not native titles.
  */
+import { useEffect } from "react";
 import type { ProviderKind } from "../bindings";
-import { chooseProvider, pickWorkspace } from "../ipc/actions";
+import { chooseProvider, ensureCatalog, pickWorkspace } from "../ipc/actions";
 import { newSession } from "../ipc/sessions";
 import { newSessionState, sessionRuns, sessionRunsTip } from "../lib/topBar";
 import { Tip } from "../lib/tooltip";
+import { foundFor, foundTypesStore } from "../store/delegate";
 import { bookStore } from "../store/review";
 import { pendingCount } from "../store/inbox";
 import { liveViews } from "../store/sessionStore";
@@ -81,11 +83,17 @@ export function TopBar() {
   const session = useStore(uiStore, (s) => s.session);
   const starting = useStore(uiStore, (s) => s.starting);
   const reviewing = useStore(bookStore, (b) => b.review !== null);
+  const agentType = useStore(uiStore, (s) => s.agentType);
+  const types = useStore(foundTypesStore, (f) => foundFor(f, workspace));
   const providers = app?.providers ?? [];
   const current = providers.find((p) => p.kind === provider);
   // A past session under review runs nothing: the bar then offers the next session's choices.
   const live = session !== null && !reviewing ? session : null;
   const fresh = newSessionState({ live: session !== null, reviewing, starting });
+  const choosing = live === null;
+  useEffect(() => {
+    if (choosing) ensureCatalog(workspace);
+  }, [choosing, workspace]);
   return (
     <header className="topbar">
       <Brand />
@@ -150,6 +158,25 @@ export function TopBar() {
             onChange={(e) => patchUi({ model: e.target.value })}
             spellCheck={false}
           />
+          <Tip text="The main agent: Arbor's own, or one of the workspace's agent types (its prompt, tools, model and permissions)">
+            {(describedBy) => (
+              <select
+                className="select agent-type"
+                data-testid="main-type-select"
+                aria-label="Main agent"
+                aria-describedby={describedBy}
+                value={types?.some((t) => t.name === agentType) ? agentType : ""}
+                onChange={(e) => patchUi({ agentType: e.target.value })}
+              >
+                <option value="">Main agent</option>
+                {(types ?? []).map((t) => (
+                  <option key={t.name} value={t.name}>
+                    as {t.name}
+                  </option>
+                ))}
+              </select>
+            )}
+          </Tip>
         </>
       )}
       <Tip text={fresh.enabled ? fresh.tip : fresh.reason} align="end">

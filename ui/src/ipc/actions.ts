@@ -30,7 +30,7 @@ import {
   setBudgetCommand,
   type DelegateForm,
 } from "../lib/commands";
-import { setFoundTypes } from "../store/delegate";
+import { foundFor, foundTypesStore, setFoundTypes } from "../store/delegate";
 import { liveStore, markQueued, onEventsApplied, unmarkQueued } from "../store/sessionStore";
 import { patchUi, pushError, uiStore } from "../store/ui";
 import { openEventChannel } from "./channel";
@@ -139,9 +139,12 @@ async function begin(start: (channel: Channel<EventFrame>) => Promise<CommandRes
  * trusted the person is asked first (ipc/trust.ts); cancelling starts nothing.
  */
 export async function startSession(prompt: string): Promise<boolean> {
-  const { workspace, provider, model } = uiStore.get();
+  const { workspace, provider, model, agentType } = uiStore.get();
   if (!(await confirmWorkspaceMcp(workspace))) return false;
-  return begin((channel) => commands.startSession({ workspace, provider, model, prompt }, channel));
+  // A type chosen for another workspace is not this one's: Arbor's own main agent then.
+  const offered = foundFor(foundTypesStore.get(), workspace)?.some((t) => t.name === agentType) ?? false;
+  const agent_type = offered ? agentType : null;
+  return begin((channel) => commands.startSession({ workspace, provider, model, prompt, agent_type }, channel));
 }
 
 /** The scripted demo: it has no workspace servers, so nothing is asked. */
@@ -242,6 +245,16 @@ export async function clearApiKey(provider: ProviderKind): Promise<Outcome<AppSt
   const r = await attempt(() => commands.clearApiKey(provider));
   if (r.ok) applyAppState(r.data);
   return r;
+}
+
+/**
+ * The agent types of the next session's workspace, read once per workspace so the
+ * top bar can offer them as the main agent's type; a failure leaves the choice at
+ * Arbor's own main agent.
+ */
+export function ensureCatalog(workspace: string): void {
+  if (workspace === "" || foundFor(foundTypesStore.get(), workspace) !== null) return;
+  void loadCatalog(workspace);
 }
 
 /** The agent types found for a workspace (Settings → Reload); the Delegate… form offers them too. */

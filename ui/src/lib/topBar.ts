@@ -14,7 +14,8 @@ export const DEMO_RUNS = "Demo (scripted model)";
 export function sessionRuns(session: SessionInfo, providers: readonly ProviderState[]): string {
   if (session.demo) return DEMO_RUNS;
   const provider = providers.find((p) => p.kind === session.provider)?.label ?? session.provider;
-  return session.model ? `${provider} · ${session.model}` : provider;
+  const runs = session.model ? `${provider} · ${session.model}` : provider;
+  return session.main_type ? `${runs} · as ${session.main_type}` : runs;
 }
 
 /** The tooltip over the running session's provider and model. */

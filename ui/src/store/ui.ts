@@ -75,6 +75,8 @@ export interface UiState {
   workspace: string;
   provider: ProviderKind;
   model: string;
+  /** The agent type the next session's main agent runs as; "" for Arbor's own main agent. */
+  agentType: string;
   /** The tree's and the inbox's widths as a person dragged them (null: the default); saved across restarts. */
   paneWidths: PaneWidths;
   /** The person opened or folded the approval inbox (lib/layout.ts says how long that holds); null: never. */
@@ -113,6 +115,7 @@ export function initialUi(): UiState {
     // Until the app state says which provider is ready (applyAppState picks then).
     provider: PROVIDER_KINDS[0],
     model: "",
+    agentType: "",
     // What an earlier run left: the layout is the person's, not the session's.
     paneWidths: loadWidths(layoutStorage()),
     inboxChoice: null,

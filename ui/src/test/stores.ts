@@ -84,6 +84,7 @@ export function sessionInfo(extra: Partial<SessionInfo> = {}): SessionInfo {
     warnings: [],
     untrusted_mcp: null,
     settings_rules: [],
+    main_type: null,
     sandbox: {
       state: "sandboxed",
       mode: "workspace",
