@@ -62,6 +62,8 @@ pub fn isolated<'a>(cmd: &'a mut Command, display: &str, dir: &Path) -> &'a mut 
         .env("XDG_CONFIG_HOME", dir.join("xdg/config"))
         .env_remove("WAYLAND_DISPLAY")
         .env("ARBOR_CONFIG_DIR", dir.join("config"))
+        // Claude Code's settings of whoever runs the tests are not the app's under test.
+        .env("CLAUDE_CONFIG_DIR", dir.join("claude"))
         .env("ARBOR_DATA_DIR", dir.join("data"))
         .env_remove("ANTHROPIC_API_KEY")
         .env_remove("OPENAI_API_KEY")

@@ -10,6 +10,7 @@ mod approvals;
 mod closing;
 mod context;
 mod harness;
+mod hooks;
 mod isolation;
 mod layout;
 mod review;

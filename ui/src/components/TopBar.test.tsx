@@ -150,7 +150,7 @@ describe("the main agent's type", () => {
       session: sessionInfo({ model: "claude-test", main_type: "code-reviewer" }),
     });
     render(<TopBar />);
-    expect(screen.getByTestId("session-runs").textContent).toBe("Anthropic · claude-test · as code-reviewer");
+    expect(screen.getByTestId("session-runs").textContent).toBe("code-reviewer · Anthropic · claude-test");
     expect(screen.queryByTestId("main-type-select")).toBeNull();
   });
 });

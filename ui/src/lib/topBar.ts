@@ -15,14 +15,17 @@ export function sessionRuns(session: SessionInfo, providers: readonly ProviderSt
   if (session.demo) return DEMO_RUNS;
   const provider = providers.find((p) => p.kind === session.provider)?.label ?? session.provider;
   const runs = session.model ? `${provider} · ${session.model}` : provider;
-  return session.main_type ? `${runs} · as ${session.main_type}` : runs;
+  // The type first: the chip is cut at its end when the window is narrow.
+  return session.main_type ? `${session.main_type} · ${runs}` : runs;
 }
 
 /** The tooltip over the running session's provider and model. */
 export function sessionRunsTip(session: SessionInfo): string {
   return session.demo
     ? `This session plays a built-in script (${session.model}): no key, no network`
-    : `This session's provider and model. New session to choose others.`;
+    : session.main_type
+      ? `This session's main agent runs as ${session.main_type}, on this provider and model. New session to choose others.`
+      : `This session's provider and model. New session to choose others.`;
 }
 
 export type NewSessionState = { enabled: true; tip: string } | { enabled: false; reason: string };

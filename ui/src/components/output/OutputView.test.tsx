@@ -250,7 +250,7 @@ describe("OutputView", () => {
     expect(screen.getByTestId("output").textContent).toContain("main is thinking");
   });
 
-  it("shows each hook run as a line, a refusal marked, its file unfolded; the call it refused says a hook decided", () => {
+  it("shows a call's hook runs on its card, a refusal marked, its file unfolded; the call says a hook decided; another hook is a line of its own", () => {
     applyEvents([
       e.make("agent-main", { type: "tool_call", call_id: "rm1", tool_name: "Bash", tool_args: { command: "rm -rf x" } }),
       e.make("agent-main", {
@@ -277,6 +277,7 @@ describe("OutputView", () => {
     act(() => select("agent-main"));
     render(<OutputView />);
     const row = screen.getByTestId("hook-run");
+    expect(row.closest("[data-testid=tool-hooks]")).not.toBeNull();
     expect(row.dataset.decision).toBe("deny");
     expect(row.className).toContain("refused");
     expect(row.textContent).toContain("PreToolUse hook");
@@ -289,6 +290,27 @@ describe("OutputView", () => {
     expect(row.textContent).toContain("exit 2 · 12 ms");
     const marks = screen.getAllByTestId("decided-by").filter((m) => m.dataset.kind === "hook");
     expect(marks[0]?.textContent).toContain("refused by a PreToolUse hook");
+    act(() =>
+      applyEvents([
+        e.make("agent-main", {
+          type: "hook_ran",
+          hook_event: "Stop",
+          source: "/home/me/.claude/settings.json",
+          origin: "user",
+          matcher: null,
+          command: "npm test",
+          call_id: null,
+          exit_code: 2,
+          duration_ms: 900,
+          decision: "block",
+          message: "2 tests fail",
+        }),
+      ]),
+    );
+    const stop = screen.getAllByTestId("hook-run").find((r) => r.dataset.event === "Stop");
+    expect(stop?.closest("[data-testid=tool-hooks]")).toBeNull();
+    expect(stop?.textContent).toContain("blocked");
+    expect(stop?.textContent).toContain("2 tests fail");
   });
 
   it("says on a Task card what the child's result added to its parent's context, once it came", () => {

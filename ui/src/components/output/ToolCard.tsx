@@ -27,6 +27,7 @@ import { StatusIcon } from "../StatusIcon";
 import { ToolArgs } from "../ToolArgs";
 import { ToolName } from "../ToolName";
 import { DecisionMark } from "../approvals/DecisionMark";
+import { HookRow } from "./HookRow";
 import { ApprovalBadge } from "./ApprovalBadge";
 import { ToolApprovalBar } from "./ToolApprovalBar";
 
@@ -109,6 +110,13 @@ export const ToolCard = memo(function ToolCard({ item, agentId }: { item: ToolIt
               started with your changes: {edits.join(", ")}
             </span>
           ) : null}
+        </div>
+      ) : null}
+      {item.hooks.length > 0 ? (
+        <div className="tool-hooks" data-testid="tool-hooks">
+          {item.hooks.map((h, i) => (
+            <HookRow key={i} ran={h} />
+          ))}
         </div>
       ) : null}
       {open ? (

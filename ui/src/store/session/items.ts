@@ -92,6 +92,7 @@ function newCall(ev: AgentEvent & { call_id: string }, toolName: string, mcp: Mc
     isError: false,
     approval: null,
     decidedBy: null,
+    hooks: [],
     ts: ev.ts,
   };
 }
@@ -266,7 +267,7 @@ export function addImportedEntry(d: Draft, node: AgentNode, ev: EventOf<"importe
   d.push(node, { kind: "imported", key: `e${ev.seq}`, entry: ev.kind, content: ev.content, ts: ev.ts });
 }
 
-/** A hook's run: a line in the agent's output, where it happened. */
+/** A hook's run: a line on the card of the call it ran for, else a line in the agent's output where it happened. */
 export function addHookRun(d: Draft, node: AgentNode, ev: EventOf<"hook_ran">): void {
   const ran: HookRan = {
     hook_event: ev.hook_event,
@@ -280,5 +281,12 @@ export function addHookRun(d: Draft, node: AgentNode, ev: EventOf<"hook_ran">): 
     decision: ev.decision,
     message: ev.message ?? null,
   };
+  const callId = ran.call_id ?? null;
+  const index = callId === null ? undefined : node.callIndex[callId];
+  const it = index === undefined ? undefined : d.item(node, index);
+  if (it?.kind === "tool") {
+    it.hooks = [...it.hooks, ran];
+    return;
+  }
   d.push(node, { kind: "hook", key: `e${ev.seq}`, ran, ts: ev.ts });
 }

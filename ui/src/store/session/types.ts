@@ -144,6 +144,8 @@ export interface ToolItem {
    * says (and for transcripts stored before calls named it).
    */
   decidedBy: DecidedBy | null;
+  /** The hooks that ran for this call (PreToolUse, PermissionRequest, PostToolUse…), in order. */
+  hooks: readonly HookRan[];
   ts: number;
 }
 
