@@ -215,3 +215,25 @@ async fn the_main_agent_runs_as_a_type_with_agent_or_the_settings_and_resume_kee
         text(&out.stderr)
     );
 }
+
+#[tokio::test]
+async fn session_start_and_end_hooks_run_once_each_around_a_run() {
+    let cli = cli_with(json!({"rules": [{"match": {}, "turns": [{"text": "hello"}]}]})).await;
+    let log = cli.data.path().join("life.jsonl");
+    let claude = cli.data.path().join(".claude");
+    std::fs::create_dir_all(&claude).unwrap();
+    let record = format!("{{ cat; echo; }} >> '{}'", log.display());
+    let hook = json!([{"hooks": [{"type": "command", "command": record}]}]);
+    std::fs::write(claude.join("settings.json"), settings(json!({"SessionStart": hook, "SessionEnd": hook}))).unwrap();
+    let out = cli.run(&["run", "say hello"]).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let lines: Vec<serde_json::Value> = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.is_empty())
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let events: Vec<&str> = lines.iter().filter_map(|l| l["hook_event_name"].as_str()).collect();
+    assert_eq!(events, ["SessionStart", "SessionEnd"]);
+    assert_eq!((lines[0]["source"].as_str(), lines[1]["reason"].as_str()), (Some("startup"), Some("other")));
+}

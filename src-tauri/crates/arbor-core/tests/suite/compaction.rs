@@ -420,3 +420,36 @@ async fn a_person_compacts_a_running_agent_before_its_next_request() {
         );
     }
 }
+
+#[tokio::test]
+async fn pre_compact_hooks_run_before_a_compaction_with_claude_codes_trigger() {
+    let h = Harness::new(reading(8, 1_000_000, "Next part."), Api::Anthropic).await;
+    write_parts(&h, 8, 2_000);
+    let log = h.dir.path().join("precompact.jsonl");
+    let mut config = h.config();
+    let (hooks, _) = arbor_core::hooks::parse(
+        &json!({"PreCompact": [{"matcher": "manual", "hooks": [{"type": "command", "command": format!("cat >> '{}'", log.display())}]}]}),
+        std::path::Path::new("/home/me/.claude/settings.json"),
+        arbor_protocol::HookOrigin::User,
+    );
+    config.hooks = arbor_core::hooks::HookSet::new(hooks);
+    let (session, mut events) = h.start(config, "COMPACT-READ: read part-01.txt to part-08.txt in order.");
+    let main = session.main_agent_id().clone();
+    collect_until(
+        &mut events,
+        WAIT,
+        |e| matches!(&e.kind, EventKind::ToolOutput(o) if o.content.contains("END-OF-03")),
+    )
+    .await
+    .expect("third result");
+    session.submit(Command::Compact { agent_id: main.clone() }).expect("compact");
+    let rest = until_finished(&mut events, &main).await;
+    let ran = rest.iter().position(
+        |e| matches!(&e.kind, EventKind::HookRan(r) if r.hook_event == arbor_protocol::HookEvent::PreCompact),
+    );
+    let compacted = rest.iter().position(|e| matches!(e.kind, EventKind::ContextCompacted(_)));
+    assert!(ran.is_some() && ran < compacted, "the hook ran, before the compaction");
+    let stdin: Value = serde_json::from_str(std::fs::read_to_string(&log).unwrap().trim()).unwrap();
+    assert_eq!((stdin["trigger"].as_str(), stdin["custom_instructions"].as_str()), (Some("manual"), Some("")));
+    assert!(std::fs::read_to_string(stdin["transcript_path"].as_str().unwrap()).unwrap().contains("END-OF-03"));
+}

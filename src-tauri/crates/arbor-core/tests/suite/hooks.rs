@@ -474,3 +474,73 @@ async fn settings_rules_refuse_ask_or_let_run_and_say_which_rule_decided() {
     let rest = until_finished(&mut events, session.main_agent_id()).await;
     assert_eq!(rest.iter().filter(|e| e.kind.type_name() == "approval_request").count(), 0, "echo ok was not asked");
 }
+
+#[tokio::test]
+async fn the_rest_of_claude_codes_answers_mean_what_they_mean_there() {
+    // PreToolUse: a JSON deny with its reason, and additionalContext the model reads; a hook
+    // that fails (exit 1) is shown and decides nothing; systemMessage is shown to the person.
+    let h = Harness::new(bash_twice("echo first", "echo second"), Api::Anthropic).await;
+    let pre = r#"read -r x; case "$x" in
+        *first*) echo '{"systemMessage":"checked by the guard","hookSpecificOutput":{"hookEventName":"PreToolUse","additionalContext":"LINT-NOTE: prefer printf"}}';;
+        *second*) echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"second is not allowed"}}';;
+    esac"#;
+    let mut config = h.config();
+    config.hooks = hook_set(
+        json!({"PreToolUse": [{"matcher": "Bash", "hooks": [command(pre), command("echo broken >&2; exit 1")]}]}),
+        HookOrigin::Workspace,
+    );
+    let run = h.run_with(config, "go").await;
+    let outputs = run.outputs();
+    assert!(!outputs[0].1 && outputs[0].0.contains("LINT-NOTE: prefer printf"), "{outputs:?}");
+    assert!(outputs[1].1 && outputs[1].0.contains("second is not allowed"), "{outputs:?}");
+    assert!(run.requests[1].body.to_string().contains("LINT-NOTE"), "the model read the context");
+    let runs = hook_runs(&run.events);
+    let failed: Vec<_> = runs.iter().filter(|r| r.decision == HookDecision::Failed).collect();
+    assert_eq!(failed.len(), 2, "the broken hook, once per call");
+    assert_eq!(failed[0].message.as_deref(), Some("exit code 1: broken"));
+    assert!(runs.iter().any(|r| r.message.as_deref() == Some("checked by the guard")));
+
+    // PermissionRequest from the person's own settings: its allow answers for them.
+    let h = Harness::new(bash_twice("echo a", "echo b"), Api::OpenAi).await;
+    let mut config = h.config();
+    config.approval = ApprovalPolicy::default();
+    let allow =
+        r#"echo '{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}'"#;
+    config.hooks =
+        hook_set(json!({"PermissionRequest": [{"matcher": "Bash", "hooks": [command(allow)]}]}), HookOrigin::User);
+    let run = h.run_with(config, "go").await;
+    assert!(!run.types().contains(&"approval_request"));
+    assert!(matches!(
+        decided_by(&run.events, "one"),
+        Some(DecidedBy::Hook { hook_event: HookEvent::PermissionRequest, .. })
+    ));
+
+    // SubagentStop's JSON block keeps the subagent going once; UserPromptSubmit's JSON block
+    // keeps the prompt from the model.
+    let scenario = json!({"rules": [
+        {"match": {"first_user_contains": "CHILD-"}, "turns": [{"text": "child draft"}, {"text": "child final"}]},
+        {"match": {}, "turns": [
+            {"tool_calls": [{"id": "t", "name": "Task", "input": {"description": "Draft", "prompt": "CHILD-D"}}]},
+            {"text": "{{last_tool_result}}"}
+        ]}
+    ]});
+    let h = Harness::new(scenario, Api::Anthropic).await;
+    let mut config = h.config();
+    let block = r#"read -r x; case "$x" in *'"stop_hook_active":false'*) echo '{"decision":"block","reason":"add tests first"}';; esac"#;
+    config.hooks = hook_set(json!({"SubagentStop": [{"hooks": [command(block)]}]}), HookOrigin::User);
+    let run = h.run_with(config, "delegate").await;
+    assert!(run.finished().result.contains("child final"), "{}", run.finished().result);
+    assert!(requests_of(&run.requests, "CHILD-D").iter().any(|r| r.body.to_string().contains("add tests first")));
+
+    let h = Harness::new(json!({"rules": [{"match": {}, "turns": [{"text": "ok"}]}]}), Api::OpenAi).await;
+    let mut config = h.config();
+    let block = r#"echo '{"decision":"block","reason":"that prompt names a customer"}'"#;
+    config.hooks = hook_set(json!({"UserPromptSubmit": [{"hooks": [command(block)]}]}), HookOrigin::User);
+    let (_session, mut events) = h.start(config, "about ACME Corp");
+    let ran =
+        arbor_testkit::wait_for_event(&mut events, WAIT, |e| e.kind.type_name() == "hook_ran").await.expect("hook_ran");
+    let EventKind::HookRan(ran) = ran.kind else { unreachable!() };
+    assert_eq!((ran.decision, ran.message.as_deref()), (HookDecision::Block, Some("that prompt names a customer")));
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert!(h.requests().is_empty());
+}
