@@ -182,7 +182,17 @@ impl Settings {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(|e| err(e.to_string()))?;
         }
-        let text = serde_json::to_string_pretty(self).map_err(|e| err(e.to_string()))?;
+        let mut value = serde_json::to_value(self).map_err(|e| err(e.to_string()))?;
+        // What the file holds besides Arbor's own settings (Claude Code's `hooks`, `permissions`,
+        // `agent`, written by hand) is kept as it was.
+        let before =
+            std::fs::read_to_string(path).ok().and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok());
+        if let (Some(serde_json::Value::Object(before)), serde_json::Value::Object(now)) = (before, &mut value) {
+            for (key, kept) in before {
+                now.entry(key).or_insert(kept);
+            }
+        }
+        let text = serde_json::to_string_pretty(&value).map_err(|e| err(e.to_string()))?;
         let tmp = path.with_extension("json.tmp");
         std::fs::write(&tmp, text).map_err(|e| err(e.to_string()))?;
         std::fs::rename(&tmp, path).map_err(|e| err(e.to_string()))
@@ -279,6 +289,24 @@ mod tests {
         assert_eq!(back, s);
         assert_eq!(back.runtime_limits().max_parallel, 3);
         assert_eq!(back.approval_policy().per_tool.get("Bash"), Some(&Decision::Deny));
+    }
+
+    #[test]
+    fn saving_keeps_what_else_the_file_holds_claude_codes_hooks_and_rules() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("settings.json");
+        let hooks = serde_json::json!({"Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}]});
+        let written = serde_json::json!({"hooks": hooks, "permissions": {"allow": ["Bash(ls)"]}, "agent": "reviewer"});
+        std::fs::write(&path, written.to_string()).unwrap();
+        let mut s = Settings::load(&path).unwrap();
+        s.limits.max_parallel = 2;
+        s.save(&path).unwrap();
+        let saved: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(
+            (&saved["hooks"], &saved["permissions"]["allow"][0], &saved["agent"]),
+            (&hooks, &"Bash(ls)".into(), &"reviewer".into())
+        );
+        assert_eq!(Settings::load(&path).unwrap().limits.max_parallel, 2);
     }
 
     #[test]
