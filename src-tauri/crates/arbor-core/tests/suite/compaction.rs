@@ -386,22 +386,28 @@ async fn a_long_output_reaches_the_model_as_head_and_tail_and_the_transcript_who
     }
 }
 
+/// A session reading parts in order, whose main agent a person asks to compact after its third result.
+async fn compacted_by_hand(h: &Harness, config: SessionConfig) -> (Session, EventStream, arbor_protocol::AgentId) {
+    let (session, mut events) = h.start(config, "COMPACT-READ: read part-01.txt to part-08.txt in order.");
+    let main = session.main_agent_id().clone();
+    collect_until(
+        &mut events,
+        WAIT,
+        |e| matches!(&e.kind, EventKind::ToolOutput(o) if o.content.contains("END-OF-03")),
+    )
+    .await
+    .expect("third result");
+    session.submit(Command::Compact { agent_id: main.clone() }).expect("compact");
+    (session, events, main)
+}
+
 #[tokio::test]
 async fn a_person_compacts_a_running_agent_before_its_next_request() {
     for api in both() {
         let h = Harness::new(reading(8, 1_000_000, "Next part."), api).await;
         write_parts(&h, 8, 2_000);
-        let (session, mut events) = h.start(h.config(), "COMPACT-READ: read part-01.txt to part-08.txt in order.");
-        let main = session.main_agent_id().clone();
         // After its third result, a person asks; an unknown agent is refused.
-        collect_until(
-            &mut events,
-            WAIT,
-            |e| matches!(&e.kind, EventKind::ToolOutput(o) if o.content.contains("END-OF-03")),
-        )
-        .await
-        .expect("third result");
-        session.submit(Command::Compact { agent_id: main.clone() }).expect("compact");
+        let (session, mut events, main) = compacted_by_hand(&h, h.config()).await;
         let unknown = session.submit(Command::Compact { agent_id: arbor_protocol::AgentId("agent-00000000".into()) });
         assert!(unknown.is_err(), "{api:?}");
         let rest = until_finished(&mut events, &main).await;
@@ -433,16 +439,7 @@ async fn pre_compact_hooks_run_before_a_compaction_with_claude_codes_trigger() {
         arbor_protocol::HookOrigin::User,
     );
     config.hooks = arbor_core::hooks::HookSet::new(hooks);
-    let (session, mut events) = h.start(config, "COMPACT-READ: read part-01.txt to part-08.txt in order.");
-    let main = session.main_agent_id().clone();
-    collect_until(
-        &mut events,
-        WAIT,
-        |e| matches!(&e.kind, EventKind::ToolOutput(o) if o.content.contains("END-OF-03")),
-    )
-    .await
-    .expect("third result");
-    session.submit(Command::Compact { agent_id: main.clone() }).expect("compact");
+    let (_session, mut events, main) = compacted_by_hand(&h, config).await;
     let rest = until_finished(&mut events, &main).await;
     let ran = rest.iter().position(
         |e| matches!(&e.kind, EventKind::HookRan(r) if r.hook_event == arbor_protocol::HookEvent::PreCompact),
