@@ -31,6 +31,12 @@ impl Environment {
         self.vars.get(name).cloned()
     }
 
+    /// What a hook command runs with: every variable but the providers' keys (`*_API_KEY`),
+    /// which no hook needs.
+    pub fn for_hooks(&self) -> Vec<(String, String)> {
+        self.vars.iter().filter(|(k, _)| !k.ends_with("_API_KEY")).map(|(k, v)| (k.clone(), v.clone())).collect()
+    }
+
     /// With one more variable set (tests, and a binary's own defaults).
     pub fn with(mut self, name: &str, value: &str) -> Self {
         self.vars.insert(name.to_string(), value.to_string());

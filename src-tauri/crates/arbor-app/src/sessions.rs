@@ -404,6 +404,7 @@ impl Host {
             spec.tuning.main_type.clone().or_else(|| crate::claude_settings::main_agent(&settings_files));
         config.hooks = hooks;
         config.hook_transcripts = self.config.data_dir.as_ref().map(|d| d.join("hook-transcripts"));
+        config.hook_env = self.config.env.for_hooks();
         // Permission rules: a workspace's deny and ask always (they only tighten), its allow once trusted.
         let mut rule_files = settings_files.clone();
         if !workspace_trusted {

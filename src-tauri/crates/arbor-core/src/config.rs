@@ -97,6 +97,9 @@ pub struct SessionConfig {
     /// Where each agent's transcript is written, as JSON lines, for its hooks to read
     /// (`transcript_path`); None: a temporary directory of the session's own.
     pub hook_transcripts: Option<PathBuf>,
+    /// The environment hooks run with (the front end's own, less the providers' keys); the
+    /// hook's variables (`CLAUDE_PROJECT_DIR`, …) are added to it.
+    pub hook_env: Vec<(String, String)>,
 }
 
 /// How agents treat their context window.
@@ -152,6 +155,7 @@ impl SessionConfig {
             hooks: crate::hooks::HookSet::default(),
             permissions: crate::permissions::PermissionRules::default(),
             hook_transcripts: None,
+            hook_env: Vec::new(),
         }
     }
 }

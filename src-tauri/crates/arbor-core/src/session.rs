@@ -51,6 +51,8 @@ struct MainAgent {
     budget: arbor_protocol::Budget,
     /// The agent type it runs as (`--agent`); None: Arbor's own main agent.
     agent_type: Option<String>,
+    /// The queue of prompts waiting for their hooks, in the order sent (made at first need).
+    prompts: std::sync::OnceLock<tokio::sync::mpsc::UnboundedSender<String>>,
 }
 
 /// A prompt's id for hooks (`prompt_id`), shaped as Claude Code's (a UUID).
@@ -113,6 +115,7 @@ impl Session {
             config.agent_types.into_iter().map(|d| (d.name.clone(), d)).collect();
         let task_description = subagents::task_description(&agent_types);
         let runtime = tokio::runtime::Handle::try_current().map_err(|_| SessionError::NoRuntime)?;
+        let hook_run = session_id.clone();
         let ctx = Context {
             id: session_id,
             clock: config.clock.clone(),
@@ -121,7 +124,8 @@ impl Session {
             max_tokens: config.max_tokens,
             context: config.context,
             hooks: Arc::new(config.hooks),
-            hook_files: crate::hooks::TranscriptDir::new(config.hook_transcripts),
+            hook_files: crate::hooks::TranscriptDir::new(config.hook_transcripts, hook_run.as_str()),
+            hook_env: config.hook_env,
             prompt_id: parking_lot::RwLock::new(String::new()),
             permissions: config.permissions,
             slots: Arc::new(Semaphore::new(config.limits.max_parallel.max(1))),
@@ -168,6 +172,7 @@ impl Session {
             provider_name: main_def.provider,
             budget: config.budget,
             agent_type: None,
+            prompts: std::sync::OnceLock::new(),
         };
         let main = match &main_def.agent_type {
             Some(name) => main.of_type(&shared, name)?,
@@ -296,11 +301,11 @@ impl Session {
                 let target = agent_id.unwrap_or_else(|| self.main.id.clone());
                 let start = if target == self.main.id {
                     self.ensure_main();
-                    *self.shared.ctx.prompt_id.write() = new_prompt_id();
                     if self.prompt_is_hooked() {
                         self.prompt_through_hooks(text);
                         return Ok(CommandReply::Done);
                     }
+                    *self.shared.ctx.prompt_id.write() = new_prompt_id();
                     Delivery::StartIfIdle
                 } else {
                     Delivery::OnlyWhileRunning

@@ -51,6 +51,8 @@ pub(crate) struct Context {
     pub(crate) hooks: Arc<crate::hooks::HookSet>,
     /// Where agents' transcripts are written for their hooks.
     pub(crate) hook_files: crate::hooks::TranscriptDir,
+    /// The environment hooks run with, before their own variables.
+    pub(crate) hook_env: Vec<(String, String)>,
     /// The settings files' permission rules, for every agent.
     pub(crate) permissions: crate::permissions::PermissionRules,
     /// The person's latest prompt to the main agent, as hooks name it (`prompt_id`).

@@ -98,7 +98,7 @@ fn permission_mode(policy: &ApprovalPolicy) -> &'static str {
 /// Writes `history` as `agent`'s transcript for its hooks (JSON lines in Claude Code's
 /// shape: `type`, then `message` with its `role` and `content`); the file's path.
 pub(crate) fn write_transcript(shared: &Shared, agent: &AgentId, history: &[Message]) -> Option<PathBuf> {
-    let path = shared.ctx.hook_files.file(shared.ctx.id.as_str(), agent.as_str())?;
+    let path = shared.ctx.hook_files.file(agent.as_str())?;
     let sidechain = shared.registry().get(agent).is_some_and(|r| r.state.depth > 0);
     let write = || -> std::io::Result<()> {
         let mut opts = std::fs::OpenOptions::new();
@@ -144,7 +144,7 @@ pub(crate) async fn fire(
     }
     let depth = shared.registry().get(agent).map_or(0, |r| r.state.depth);
     let agent_type = agent_type(shared, agent);
-    let transcript = shared.ctx.hook_files.file(shared.ctx.id.as_str(), agent.as_str());
+    let transcript = shared.ctx.hook_files.file(agent.as_str());
     let root = shared.ctx.workspace.root().display().to_string();
     let mut input = Map::new();
     input.insert("session_id".into(), shared.ctx.id.as_str().into());
@@ -168,12 +168,13 @@ pub(crate) async fn fire(
     input.insert("hook_event_name".into(), f.event.as_str().into());
     input.extend(f.fields);
     let stdin = serde_json::to_vec(&Value::Object(input)).unwrap_or_default();
-    let mut env = vec![
+    let mut env = shared.ctx.hook_env.clone();
+    env.extend([
         ("CLAUDE_PROJECT_DIR".to_string(), root),
         ("ARBOR_SESSION_ID".to_string(), shared.ctx.id.as_str().to_string()),
         ("ARBOR_AGENT_ID".to_string(), agent.as_str().to_string()),
         ("ARBOR_HOOK_EVENT".to_string(), f.event.as_str().to_string()),
-    ];
+    ]);
     if depth > 0 {
         env.push(("ARBOR_AGENT_TYPE".to_string(), agent_type));
     }

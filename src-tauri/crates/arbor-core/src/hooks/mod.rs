@@ -104,22 +104,25 @@ impl HookSet {
     }
 }
 
-/// Where agents' transcripts are written for their hooks (`transcript_path`): a
-/// directory the front end gives (in the data dir), or a temporary one of the
-/// session's own, made when a hook first needs it and removed with the session.
+/// Where a session's agents' transcripts are written for their hooks
+/// (`transcript_path`): `<dir>/<session>-<run>/<agent>.jsonl` under a directory the front
+/// end gives (in the data dir), or under a temporary one made when a hook first needs
+/// it. The files are copies of what the store keeps: they go with the session.
 pub(crate) struct TranscriptDir {
     given: Option<PathBuf>,
+    session: String,
     temp: std::sync::OnceLock<Option<tempfile::TempDir>>,
 }
 
 impl TranscriptDir {
-    pub(crate) fn new(given: Option<PathBuf>) -> Self {
-        Self { given, temp: std::sync::OnceLock::new() }
+    /// For a run of `session`: a directory of this run's own (a session continued in the
+    /// same process while its last run winds down must not lose its files to that run's end).
+    pub(crate) fn new(given: Option<PathBuf>, session: &str) -> Self {
+        let run = format!("{session}-{:08x}", fastrand::u32(..));
+        Self { given, session: run, temp: std::sync::OnceLock::new() }
     }
 
-    /// The file of `agent`'s transcript, its directory made (the person's alone); None
-    /// when no directory can be made.
-    pub(crate) fn file(&self, session: &str, agent: &str) -> Option<PathBuf> {
+    fn dir(&self) -> Option<PathBuf> {
         let root = match &self.given {
             Some(dir) => dir.clone(),
             None => self
@@ -129,12 +132,27 @@ impl TranscriptDir {
                 .path()
                 .to_path_buf(),
         };
-        let dir = root.join(session);
+        Some(root.join(&self.session))
+    }
+
+    /// The file of `agent`'s transcript, its directory made (the person's alone); None
+    /// when no directory can be made.
+    pub(crate) fn file(&self, agent: &str) -> Option<PathBuf> {
+        let dir = self.dir()?;
         let mut builder = std::fs::DirBuilder::new();
         builder.recursive(true);
         std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
         builder.create(&dir).ok()?;
         Some(dir.join(format!("{agent}.jsonl")))
+    }
+}
+
+impl Drop for TranscriptDir {
+    fn drop(&mut self) {
+        // A temporary root goes with its TempDir; under a given one, only this run's directory.
+        if let Some(given) = &self.given {
+            let _ = std::fs::remove_dir_all(given.join(&self.session));
+        }
     }
 }
 

@@ -38,8 +38,8 @@ pub(crate) struct Ran {
     pub duration: Duration,
 }
 
-/// Runs `hook` with `input` on its stdin, in `cwd`, with `env` added to what the process
-/// was started with (less the providers' keys: no hook needs a model's key).
+/// Runs `hook` with `input` on its stdin, in `cwd`, with exactly `env` (the front end's
+/// environment less the providers' keys, and the hook's own variables).
 pub(crate) async fn run(
     hook: &Hook,
     input: &[u8],
@@ -48,14 +48,10 @@ pub(crate) async fn run(
     cancel: &CancellationToken,
 ) -> Ran {
     let started = Instant::now();
-    let mut cmd = tokio::process::Command::new("sh");
+    let mut cmd = tokio::process::Command::new("/bin/sh");
     cmd.arg("-c").arg(&hook.command).current_dir(cwd);
-    for (key, _) in std::env::vars_os() {
-        if key.to_string_lossy().ends_with("_API_KEY") {
-            cmd.env_remove(key);
-        }
-    }
-    cmd.envs(env.iter().map(|(k, v)| (k, v)))
+    cmd.env_clear()
+        .envs(env.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

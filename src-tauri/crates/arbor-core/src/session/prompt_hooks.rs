@@ -12,18 +12,36 @@ impl Session {
     /// Whether a prompt to the main agent goes through hooks before it is delivered.
     pub(super) fn prompt_is_hooked(&self) -> bool {
         let spec = &self.main.spec;
-        hooked::wanted(spec, HookEvent::UserPromptSubmit)
+        // Once prompts queue, every later one queues behind them, whatever the hooks.
+        self.main.prompts.get().is_some()
+            || hooked::wanted(spec, HookEvent::UserPromptSubmit)
             || (hooked::wanted(spec, HookEvent::SessionStart) && !self.main.session_started.load(Ordering::SeqCst))
     }
 
     /// Runs the prompt's hooks, then delivers it (unless one blocked it: its
-    /// `hook_ran` event says why, and the model never sees the prompt).
+    /// `hook_ran` event says why, and the model never sees the prompt). Prompts go
+    /// through one queue per session, so they reach the agent in the order sent.
     pub(super) fn prompt_through_hooks(&self, text: String) {
-        let session = self.clone();
-        self.shared.ctx.runtime.spawn(async move { session.run_prompt_hooks(text).await });
+        let queue = self.main.prompts.get_or_init(|| {
+            let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<String>();
+            // The main agent (which holds the sender) only weakly: the worker ends when the
+            // session's last handle is dropped, rather than keeping it alive.
+            let (shared, main) = (self.shared.clone(), std::sync::Arc::downgrade(&self.main));
+            self.shared.ctx.runtime.spawn(async move {
+                while let Some(text) = rx.recv().await {
+                    let Some(main) = main.upgrade() else { break };
+                    Session { shared: shared.clone(), main }.run_prompt_hooks(text).await;
+                }
+            });
+            tx
+        });
+        if queue.send(text).is_err() {
+            tracing::warn!("the session's prompt queue is gone; the prompt was not delivered");
+        }
     }
 
-    async fn run_prompt_hooks(self, text: String) {
+    async fn run_prompt_hooks(&self, text: String) {
+        *self.shared.ctx.prompt_id.write() = super::new_prompt_id();
         let (shared, id, spec) = (&self.shared, &self.main.id, &self.main.spec);
         let cancel = shared.ctx.root_cancel.child_token();
         let mut contexts = Vec::new();
@@ -58,6 +76,8 @@ impl Session {
         if !hooked::wanted(spec, HookEvent::SessionEnd) {
             return;
         }
+        let history = shared.registry().get(id).map(|r| r.history.clone()).unwrap_or_default();
+        hooked::write_transcript(shared, id, &history);
         let firing = Firing::new(HookEvent::SessionEnd, Some(reason)).field("reason", reason.to_string());
         hooked::fire(shared, id, spec, &tokio_util::sync::CancellationToken::new(), firing).await;
     }

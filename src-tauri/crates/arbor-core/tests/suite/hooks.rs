@@ -544,3 +544,24 @@ async fn the_rest_of_claude_codes_answers_mean_what_they_mean_there() {
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
     assert!(h.requests().is_empty());
 }
+
+#[tokio::test]
+async fn prompts_through_hooks_reach_the_agent_in_the_order_sent() {
+    let h =
+        Harness::new(json!({"rules": [{"match": {}, "repeat_last": true, "turns": [{"text": "ok"}]}]}), Api::Anthropic)
+            .await;
+    let mut config = h.config();
+    // The first prompt's hook is slow: the second must still come after it.
+    let slow_first = r#"read -r x; case "$x" in *FIRST*) sleep 0.4;; esac"#;
+    config.hooks = hook_set(json!({"UserPromptSubmit": [{"hooks": [command(slow_first)]}]}), HookOrigin::User);
+    let (session, mut events) = h.start(config, "FIRST prompt");
+    session.submit(Command::SendMessage { agent_id: None, text: "SECOND prompt".into() }).unwrap();
+    let mut said = Vec::new();
+    while said.len() < 2 {
+        let ev = tokio::time::timeout(WAIT, events.recv()).await.expect("event").expect("open");
+        if let EventKind::UserMessage(m) = ev.kind {
+            said.push(m.content);
+        }
+    }
+    assert_eq!(said, ["FIRST prompt", "SECOND prompt"]);
+}
