@@ -56,6 +56,7 @@ describe("PromptBox", () => {
       provider: "openai",
       model: "gpt-test",
       prompt: "Fix the build",
+      agent_type: null,
     });
     expect(uiStore.get().session?.session_id).toBe("s-1");
     expect((screen.getByTestId("prompt-input") as HTMLTextAreaElement).value).toBe("");

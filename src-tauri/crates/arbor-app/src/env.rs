@@ -49,3 +49,20 @@ impl std::fmt::Debug for Environment {
         f.debug_struct("Environment").field("names", &self.vars.keys().collect::<Vec<_>>()).finish()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hooks_get_every_variable_but_the_providers_keys() {
+        let env = Environment::capture([
+            ("PATH".to_string(), "/bin".to_string()),
+            ("ANTHROPIC_API_KEY".to_string(), "sk-ant-secret".to_string()),
+            ("OPENAI_API_KEY".to_string(), "sk-secret".to_string()),
+            ("GITHUB_TOKEN".to_string(), "ghp".to_string()),
+        ]);
+        let names: Vec<String> = env.for_hooks().into_iter().map(|(k, _)| k).collect();
+        assert_eq!(names, ["GITHUB_TOKEN", "PATH"], "a hook is the person's command: their other variables are theirs");
+    }
+}

@@ -38,6 +38,9 @@ fn trust(args: TrustArgs, env: Environment, trusted: bool) -> Result<ExitCode> {
         for h in &w.hooks {
             writeln!(out, "    {}", hook_line(h))?;
         }
+        for a in &w.allows {
+            writeln!(out, "    allow rule {} from {} (runs such calls without asking)", a.rule, a.defined_in)?;
+        }
     } else if host.untrust_workspace_mcp(&workspace).map_err(|e| anyhow::anyhow!(e.message))? {
         writeln!(out, "{}: no longer trusted; its MCP servers will not start nor its hooks run", workspace.display())?;
     } else {
@@ -120,6 +123,9 @@ async fn list(args: McpListArgs, env: Environment) -> Result<ExitCode> {
             }
             for h in &w.hooks {
                 writeln!(out, "    would run {}", hook_line(h))?;
+            }
+            for a in &w.allows {
+                writeln!(out, "    would apply the allow rule {} from {}", a.rule, a.defined_in)?;
             }
         }
     }

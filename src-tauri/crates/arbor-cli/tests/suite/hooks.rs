@@ -136,6 +136,11 @@ async fn permission_rules_load_from_each_settings_file_a_workspaces_allow_only_o
         .unwrap();
     std::fs::write(ws.join("settings.local.json"), json!({"permissions": {"deny": ["Bash(curl:*)"]}}).to_string())
         .unwrap();
+    // Arbor's own settings file is the person's too.
+    let arbor = cli.data.path().join(".config/arbor");
+    std::fs::create_dir_all(&arbor).unwrap();
+    std::fs::write(arbor.join("settings.json"), json!({"permissions": {"ask": ["Bash(git push:*)"]}}).to_string())
+        .unwrap();
 
     // --approve deny would refuse every command: the default policy asks, and nothing answers stdin (deny).
     let out = cli.run(&["run", "--json", "go"]).await;
@@ -163,7 +168,7 @@ async fn permission_rules_load_from_each_settings_file_a_workspaces_allow_only_o
     );
     let live = cli.run(&["run", "go"]).await;
     assert!(
-        text(&live.stdout).contains("permission rules from settings: 2 allow, 0 ask, 1 deny"),
+        text(&live.stdout).contains("permission rules from settings: 2 allow, 1 ask, 1 deny"),
         "{}",
         text(&live.stdout)
     );

@@ -370,6 +370,10 @@ async fn permission_hooks(
     cancel: &CancellationToken,
     call: &Call,
 ) -> Asked {
+    // A person's standing rule answers without asking: nobody is asked, so no hook is either.
+    if rule_for(shared, agent_id, &call.name).is_some() {
+        return Asked::Person;
+    }
     if hooked::wanted(spec, HookEvent::PermissionRequest) {
         let firing = Firing::new(HookEvent::PermissionRequest, Some(&call.name))
             .call(&call.id)
@@ -465,9 +469,14 @@ async fn after_hooks(
 
 /// Whether a person's standing rule refuses `tool` to this agent.
 fn rule_denies(shared: &Shared, agent: &AgentId, tool: &str) -> bool {
+    rule_for(shared, agent, tool) == Some(false)
+}
+
+/// What a person's standing rule covering `tool` for this agent says (approved or not), if one does.
+fn rule_for(shared: &Shared, agent: &AgentId, tool: &str) -> Option<bool> {
     let st = shared.lock();
     let ancestors = st.registry.ancestors(agent);
-    st.approvals.rule_for(agent, &ancestors, tool).is_some_and(|r| !r.approved)
+    st.approvals.rule_for(agent, &ancestors, tool).map(|r| r.approved)
 }
 
 /// Emits each change on the agent it is attributed to.

@@ -195,7 +195,8 @@ pub(crate) async fn fire(
             _ => None,
         }
         .or(a.message.clone());
-        tracing::info!(event = f.event.as_str(), command = %hook.command, exit = ?ran.exit, decision = ?a.decision, "hook ran");
+        // Not the command: a person's command line may carry a token.
+        tracing::info!(event = f.event.as_str(), source = %hook.source.display(), exit = ?ran.exit, decision = ?a.decision, "hook ran");
         shared.emit(
             agent,
             EventKind::HookRan(HookRan {

@@ -24,21 +24,11 @@ pub(crate) struct Answer {
     pub stop: Option<String>,
     /// For the person: a `systemMessage`, or stderr of a hook that failed.
     pub message: Option<String>,
-    /// Keep stdout out of the transcript (`suppressOutput`).
-    pub suppress_output: bool,
 }
 
 impl Answer {
     fn of(decision: HookDecision) -> Self {
-        Self {
-            decision,
-            reason: None,
-            context: None,
-            updated_input: None,
-            stop: None,
-            message: None,
-            suppress_output: false,
-        }
+        Self { decision, reason: None, context: None, updated_input: None, stop: None, message: None }
     }
 }
 
@@ -141,7 +131,8 @@ fn from_stdout(event: HookEvent, stdout: &str) -> Answer {
     };
     let mut a = Answer::of(HookDecision::Nothing);
     a.message = field(&v, "systemMessage").and_then(text);
-    a.suppress_output = v.get("suppressOutput").and_then(Value::as_bool).unwrap_or(false);
+    // `suppressOutput` hides stdout from Claude Code's transcript view; Arbor never shows a
+    // hook's stdout (only what it decided, and why), so there is nothing for it to hide.
     let specific = v.get("hookSpecificOutput").filter(|s| s.is_object());
     if let Some(ctx) = specific.and_then(|s| field(s, "additionalContext")).and_then(text) {
         a.decision = HookDecision::Context;
@@ -312,7 +303,6 @@ mod tests {
             (a.decision, a.stop.as_deref(), a.message.as_deref()),
             (HookDecision::Stop, Some("enough"), Some("bye"))
         );
-        assert!(a.suppress_output);
         let out = r#"{"hookSpecificOutput":{"hookEventName":"SubagentStart","additionalContext":"be brief"}}"#;
         let a = read(HookEvent::SubagentStart, HookOrigin::User, &ran(0, out, ""));
         assert_eq!((a.decision, a.context.as_deref()), (HookDecision::Context, Some("be brief")));

@@ -565,3 +565,51 @@ async fn prompts_through_hooks_reach_the_agent_in_the_order_sent() {
     }
     assert_eq!(said, ["FIRST prompt", "SECOND prompt"]);
 }
+
+#[tokio::test]
+async fn hooks_get_claude_codes_and_arbors_variables_and_only_the_environment_given() {
+    let h = Harness::new(bash_twice("echo a", "echo b"), Api::Anthropic).await;
+    let out = h.dir.path().join("env.txt");
+    let mut config = h.config();
+    config.hook_env = vec![("PATH".into(), "/usr/bin:/bin".into()), ("TEAM".into(), "infra".into())];
+    let cmd = format!(
+        "printf '%s|%s|%s|%s|%s|%s\\n' \"$CLAUDE_PROJECT_DIR\" \"$ARBOR_SESSION_ID\" \"$ARBOR_AGENT_ID\" \"$ARBOR_HOOK_EVENT\" \"$TEAM\" \"${{HOME:-none}}\" >> '{}'",
+        out.display()
+    );
+    config.hooks = hook_set(json!({"Stop": [{"hooks": [command(&cmd)]}]}), HookOrigin::User);
+    let run = h.run_with(config, "go").await;
+    let line = std::fs::read_to_string(&out).unwrap();
+    let expected = format!(
+        "{}|{}|{}|Stop|infra|none\n",
+        h.root().display(),
+        run.session.id().as_str(),
+        run.session.main_agent_id().as_str()
+    );
+    assert_eq!(line, expected, "exactly the environment given, and the hook's own variables");
+}
+
+#[tokio::test]
+async fn a_persons_standing_rule_answers_before_any_permission_request_hook() {
+    let h = Harness::new(bash_twice("echo one", "echo two"), Api::Anthropic).await;
+    let mut config = h.config();
+    config.approval = ApprovalPolicy::default();
+    let deny_two = r#"read -r x; case "$x" in *two*) echo '{"hookSpecificOutput":{"decision":{"behavior":"deny","message":"no"}}}';; esac"#;
+    config.hooks = hook_set(json!({"PermissionRequest": [{"hooks": [command(deny_two)]}]}), HookOrigin::User);
+    let (session, mut events) = h.start(config, "go");
+    let asked = arbor_testkit::wait_for_event(&mut events, WAIT, |e| e.kind.type_name() == "approval_request").await;
+    let Ok(arbor_protocol::AgentEvent { kind: EventKind::ApprovalRequest(r), .. }) = asked else { panic!("asked") };
+    // The person lets Bash run for this agent from now on.
+    session.submit(Command::ResolveApproval(ApprovalAnswer::new(&r.request_id, true, ApprovalScope::Agent))).unwrap();
+    let rest = until_finished(&mut events, session.main_agent_id()).await;
+    let second = rest.iter().find_map(|e| match &e.kind {
+        EventKind::ToolOutput(o) if o.call_id == "two" => Some(o.clone()),
+        _ => None,
+    });
+    let second = second.expect("the second call's output");
+    assert!(!second.is_error && second.content.trim() == "two", "{second:?}");
+    assert!(matches!(second.decided_by, Some(DecidedBy::Rule { .. })), "{:?}", second.decided_by);
+    assert!(
+        !hook_runs(&rest).iter().any(|r| r.call_id.as_deref() == Some("two")),
+        "nobody was asked, so no PermissionRequest hook ran"
+    );
+}
