@@ -64,6 +64,69 @@ pub fn with_default_modes(
     policy
 }
 
+/// Where a session's settings files are found.
+pub struct Sources<'a> {
+    pub env: &'a crate::env::Environment,
+    pub config_dir: Option<&'a Path>,
+    pub data_dir: Option<&'a Path>,
+    pub workspace: &'a Path,
+}
+
+/// What the launch asks beside the files.
+pub struct Applying {
+    /// `--agent`, or the app's choice; None: the settings' `agent`.
+    pub main_type: Option<String>,
+    /// The approval mode was chosen for this launch (`--approve`): a loosening `defaultMode` gives way.
+    pub explicit: bool,
+    /// The scripted demo: its policy is its own.
+    pub demo: bool,
+}
+
+/// What the settings gave a session, for its front end.
+pub struct Applied {
+    /// What could not be used, in words.
+    pub warnings: Vec<String>,
+    /// The permission rules in force (Active rules).
+    pub rules: Vec<SettingsRule>,
+}
+
+impl Sources<'_> {
+    /// Puts the settings files' hooks, permission rules, `defaultMode` and `agent` into `config`:
+    /// the person's own files always; the workspace's hooks and allow rules from `trusted`
+    /// (the text a person trusted), its deny and ask rules as they are now.
+    pub fn apply(
+        &self,
+        config: &mut arbor_core::SessionConfig,
+        trusted: Option<crate::trust::Trusted>,
+        asked: Applying,
+    ) -> Applied {
+        let mut files = user_files(self.env, self.config_dir);
+        let workspace_trusted = trusted.is_some();
+        files.extend(trusted.map(|t| t.settings).unwrap_or_default());
+        let (hooks, mut warnings) = set(&files);
+        for p in &warnings {
+            tracing::warn!("hooks: {p}");
+        }
+        warnings = warnings.into_iter().map(|p| format!("hooks: {p}")).collect();
+        config.main_agent.agent_type = asked.main_type.or_else(|| main_agent(&files));
+        config.hooks = hooks;
+        config.hook_transcripts = self.data_dir.map(|d| d.join("hook-transcripts"));
+        config.hook_env = self.env.for_hooks();
+        if !workspace_trusted {
+            files.extend(workspace_files(self.workspace));
+        }
+        let home = self.env.dir("HOME");
+        let (rules, modes, mut problems) = permissions(&files, self.workspace, home.as_deref(), workspace_trusted);
+        if !asked.demo {
+            config.approval = with_default_modes(config.approval.clone(), &modes, asked.explicit, &mut problems);
+        }
+        warnings.extend(problems.into_iter().map(|p| format!("permissions: {p}")));
+        let listed = SettingsRule::of(&rules);
+        config.permissions = rules;
+        Applied { warnings, rules: listed }
+    }
+}
+
 /// A settings file as read: where, whose, and its text.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SettingsText {

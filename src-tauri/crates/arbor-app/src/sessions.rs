@@ -5,6 +5,7 @@
 //! put in the [`LaunchSpec`] and how they show the [`SessionEvents`].
 
 use crate::catalog::AgentTypeInfo;
+use crate::claude_settings::Applying;
 use crate::demo;
 use crate::error::{AppError, AppErrorKind};
 use crate::host::{Host, err};
@@ -390,37 +391,20 @@ impl Host {
             tracing::warn!("{w}");
         }
         config.mcp = mcp;
-        // Hooks: the person's own settings always, the workspace's as trusted (agent files' with them).
-        let mut settings_files =
-            crate::claude_settings::user_files(&self.config.env, self.config.config_dir.as_deref());
         let workspace_trusted = trusted.is_some();
-        settings_files.extend(trusted.map(|t| t.settings).unwrap_or_default());
-        let (hooks, hook_problems) = crate::claude_settings::set(&settings_files);
-        for p in &hook_problems {
-            tracing::warn!("hooks: {p}");
+        let from_settings = crate::claude_settings::Sources {
+            env: &self.config.env,
+            config_dir: self.config.config_dir.as_deref(),
+            data_dir: self.config.data_dir.as_deref(),
+            workspace: &workspace,
         }
-        warnings.extend(hook_problems.into_iter().map(|p| format!("hooks: {p}")));
-        config.main_agent.agent_type =
-            spec.tuning.main_type.clone().or_else(|| crate::claude_settings::main_agent(&settings_files));
-        config.hooks = hooks;
-        config.hook_transcripts = self.config.data_dir.as_ref().map(|d| d.join("hook-transcripts"));
-        config.hook_env = self.config.env.for_hooks();
-        // Permission rules: a workspace's deny and ask always (they only tighten), its allow once trusted.
-        let mut rule_files = settings_files.clone();
-        if !workspace_trusted {
-            rule_files.extend(crate::claude_settings::workspace_files(&workspace));
-        }
-        let home = self.config.env.dir("HOME");
-        let (rules, modes, mut rule_problems) =
-            crate::claude_settings::permissions(&rule_files, &workspace, home.as_deref(), workspace_trusted);
-        if !demo {
-            let explicit = spec.tuning.approval.is_some();
-            config.approval =
-                crate::claude_settings::with_default_modes(config.approval, &modes, explicit, &mut rule_problems);
-        }
-        warnings.extend(rule_problems.into_iter().map(|p| format!("permissions: {p}")));
-        let settings_rules = crate::claude_settings::SettingsRule::of(&rules);
-        config.permissions = rules;
+        .apply(
+            &mut config,
+            trusted,
+            Applying { main_type: spec.tuning.main_type.clone(), explicit: spec.tuning.approval.is_some(), demo },
+        );
+        warnings.extend(from_settings.warnings);
+        let settings_rules = from_settings.rules;
         config.agent_types = if workspace_trusted {
             catalog.definitions
         } else {
