@@ -57,6 +57,7 @@ impl Session {
             let c = hooked::fire(shared, id, spec, &cancel, firing).await;
             if c.is(HookDecision::Block) || c.is(HookDecision::Stop) {
                 tracing::info!("a UserPromptSubmit hook blocked the prompt");
+                self.never_started(&c.reason());
                 return;
             }
             contexts.extend(c.context());
@@ -66,6 +67,29 @@ impl Session {
         if let Err(e) = lifecycle::deliver_with(shared, id, text, context, Delivery::StartIfIdle, from) {
             tracing::warn!(error = %e, "the prompt could not be delivered after its hooks");
         }
+    }
+
+    /// A main agent whose first prompt a hook blocked never runs: it ends, stopped by the
+    /// hook, rather than waiting queued for a run that will not come.
+    fn never_started(&self, why: &str) {
+        let mut st = self.shared.lock();
+        let Some(r) = st.registry.get(&self.main.id) else { return };
+        if r.inbox.is_some() || r.state.status != arbor_protocol::AgentStatus::Queued {
+            return;
+        }
+        let finished = arbor_protocol::AgentFinished {
+            status: arbor_protocol::AgentStatus::Cancelled,
+            result: String::new(),
+            error: Some(format!("a UserPromptSubmit hook blocked the prompt: {why}")),
+            turns: 0,
+            duration_ms: 0,
+            files_modified: Vec::new(),
+            stopped_by: Some(arbor_protocol::StoppedBy::Hook),
+        };
+        if let Some(r) = st.registry.get_mut(&self.main.id) {
+            r.outcome.send_replace(Some(finished.clone()));
+        }
+        st.emit(&self.main.id, arbor_protocol::EventKind::AgentFinished(finished));
     }
 
     /// Runs the SessionEnd hooks (`reason`: Claude Code's, as `clear`, `logout`,

@@ -326,11 +326,19 @@ async fn user_prompt_submit_adds_context_or_blocks_the_prompt() {
         json!({"UserPromptSubmit": [{"hooks": [command("echo 'no secrets in prompts' >&2; exit 2")]}]}),
         HookOrigin::User,
     );
-    let (_session, mut events) = h.start(config, "my password is hunter2");
+    let (session, mut events) = h.start(config, "my password is hunter2");
     let blocked =
         arbor_testkit::wait_for_event(&mut events, WAIT, |e| e.kind.type_name() == "hook_ran").await.expect("hook_ran");
     let EventKind::HookRan(ran) = blocked.kind else { unreachable!() };
     assert_eq!((ran.decision, ran.message.as_deref()), (HookDecision::Block, Some("no secrets in prompts")));
+    // Its run never comes: the main agent ends, stopped by the hook, and nothing is at work.
+    let end = arbor_testkit::wait_for_event(&mut events, WAIT, |e| e.kind.type_name() == "agent_finished")
+        .await
+        .expect("ended");
+    let EventKind::AgentFinished(f) = end.kind else { unreachable!() };
+    assert_eq!((f.status, f.stopped_by), (AgentStatus::Cancelled, Some(StoppedBy::Hook)));
+    assert!(f.error.as_deref().unwrap_or_default().contains("no secrets in prompts"));
+    assert!(session.is_idle());
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
     assert!(h.requests().is_empty(), "the blocked prompt never reached the model");
 }
