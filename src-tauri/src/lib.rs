@@ -191,7 +191,14 @@ pub fn run() {
             // Quitting mid-run interrupts the agents (to be continued) and waits (briefly) until
             // their last events are stored.
             if let tauri::RunEvent::Exit = event {
-                let writers = handle.state::<Host>().close_all();
+                // SessionEnd hooks first, as a closed session's run: a few seconds at most, so a
+                // hook that hangs does not hold the quit.
+                let host = handle.state::<Host>();
+                let ended = tokio::time::timeout(QUIT_HOOKS, host.end_all_hooks("other"));
+                if tauri::async_runtime::block_on(ended).is_err() {
+                    tracing::warn!("SessionEnd hooks were still running when the app quit");
+                }
+                let writers = host.close_all();
                 // They settle side by side: one deadline for all.
                 let deadline = std::time::Instant::now() + std::time::Duration::from_secs(3);
                 for w in writers {
@@ -203,6 +210,9 @@ pub fn run() {
         Err(e) => fail(&format!("Arbor could not start its window: {e}")),
     }
 }
+
+/// How long quitting waits for the live sessions' SessionEnd hooks.
+const QUIT_HOOKS: std::time::Duration = std::time::Duration::from_secs(5);
 
 #[allow(clippy::print_stderr)]
 fn already_running(pid: u32) -> ! {

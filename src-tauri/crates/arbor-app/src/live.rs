@@ -49,6 +49,11 @@ impl LiveSessions {
         self.0.lock().iter().any(|r| r.info.session_id == *id)
     }
 
+    /// Every live session, in the order they started.
+    pub(crate) fn sessions(&self) -> Vec<Session> {
+        self.0.lock().iter().map(|r| r.session.clone()).collect()
+    }
+
     /// Every live session's info, in the order they started.
     pub(crate) fn infos(&self) -> Vec<SessionInfo> {
         self.0.lock().iter().map(|r| r.info.clone()).collect()
@@ -152,6 +157,13 @@ impl Host {
         if let Some(session) = self.live.session(id) {
             session.end_hooks(reason).await;
         }
+    }
+
+    /// Runs every live session's SessionEnd hooks at once (the app quits); a front end
+    /// bounds how long it waits.
+    pub async fn end_all_hooks(&self, reason: &str) {
+        let sessions = self.live.sessions();
+        futures::future::join_all(sessions.iter().map(|s| s.end_hooks(reason))).await;
     }
 
     /// Closes the live session `id` and waits until its last events are stored.

@@ -175,3 +175,36 @@ async fn quitting_with_agents_at_work_offers_the_session_at_the_next_start() {
     assert!(super::host::host(dir.path()).state().interrupted.is_empty());
     server.shutdown().await;
 }
+
+#[tokio::test]
+async fn quitting_runs_every_live_sessions_session_end_hooks() {
+    let server = ScriptedServer::start(scenario()).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let host = ready_host(dir.path(), &server).await;
+    // The person's own settings file (the app's): a SessionEnd hook, beside what the app saved.
+    let file = dir.path().join("config/settings.json");
+    let mut settings: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let log = dir.path().join("ended.log");
+    settings["hooks"] = serde_json::json!({"SessionEnd": [{"hooks": [
+        {"type": "command", "command": format!("cat >> '{}'; echo >> '{}'", log.display(), log.display())}
+    ]}]});
+    std::fs::write(&file, settings.to_string()).unwrap();
+    let mut a = start(&host, dir.path(), "QUICK one").await;
+    let mut b = start(&host, dir.path(), "QUICK two").await;
+    for events in [&mut a.events, &mut b.events] {
+        until(events, |k| matches!(k, EventKind::AgentFinished(_))).await;
+    }
+    host.end_all_hooks("other").await;
+    let ended: Vec<serde_json::Value> = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.is_empty())
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let mut sessions: Vec<&str> = ended.iter().map(|e| e["session_id"].as_str().unwrap()).collect();
+    sessions.sort_unstable();
+    let mut expected = vec![a.info.session_id.as_str(), b.info.session_id.as_str()];
+    expected.sort_unstable();
+    assert_eq!(sessions, expected, "one SessionEnd per live session");
+    assert!(ended.iter().all(|e| e["hook_event_name"] == "SessionEnd" && e["reason"] == "other"));
+}
