@@ -362,16 +362,16 @@ pub fn untrusted_warning(w: &WorkspaceMcp) -> String {
             if names.is_empty() { "none usable".to_string() } else { names.join(", ") }
         )
     });
-    let hooks = (!w.hooks.is_empty()).then(|| {
-        let n = w.hooks.len();
-        format!("its {n} hook{} {} not run", if n == 1 { "" } else { "s" }, if n == 1 { "is" } else { "are" })
-    });
-    let allows = (!w.allows.is_empty()).then(|| {
-        let n = w.allows.len();
-        format!("its {n} allow rule{} {} not applied", if n == 1 { "" } else { "s" }, if n == 1 { "is" } else { "are" })
-    });
+    let hooks = left_out(w.hooks.len(), "hook", "run");
+    let allows = left_out(w.allows.len(), "allow rule", "applied");
     let left: Vec<String> = servers.into_iter().chain(hooks).chain(allows).collect();
     format!("{} {what}: {}", w.path, left.join("; "))
+}
+
+/// "its 2 hooks are not run"; None for none.
+fn left_out(n: usize, noun: &str, done: &str) -> Option<String> {
+    let (s, are) = if n == 1 { ("", "is") } else { ("s", "are") };
+    (n > 0).then(|| format!("its {n} {noun}{s} {are} not {done}"))
 }
 
 fn hook_launch(h: &arbor_core::hooks::Hook, defined_in: &str) -> HookLaunch {

@@ -128,10 +128,6 @@ impl PermissionRules {
         &self.rules
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.rules.is_empty()
-    }
-
     /// The rule that decides a call, if one covers it: a deny before an ask before an allow.
     pub fn decide(&self, tool: &str, input: &Value, root: &Path) -> Option<&PermissionRule> {
         [Decision::Deny, Decision::Ask, Decision::Allow]

@@ -55,13 +55,6 @@ struct MainAgent {
     prompts: std::sync::OnceLock<tokio::sync::mpsc::UnboundedSender<String>>,
 }
 
-/// A prompt's id for hooks (`prompt_id`), shaped as Claude Code's (a UUID).
-fn new_prompt_id() -> String {
-    let b = fastrand::u128(..).to_be_bytes();
-    let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
-    format!("{}-{}-{}-{}-{}", &hex[..8], &hex[8..12], &hex[12..16], &hex[16..20], &hex[20..])
-}
-
 impl Session {
     /// Starts a session; its main agent starts with the first message. Must be
     /// called inside a Tokio runtime (agents run as tasks on it).
@@ -185,6 +178,15 @@ impl Session {
         &self.shared.ctx.id
     }
 
+    /// A new prompt to the main agent: hooks name it by a fresh `prompt_id` (a UUID, as
+    /// Claude Code's). Not from the session's seeded draws, which predict agent ids.
+    fn new_prompt(&self) {
+        let bits = fastrand::u128(..).to_le_bytes();
+        let mut random = [0u8; 10];
+        random.copy_from_slice(&bits[..10]);
+        *self.shared.ctx.prompt_id.write() = arbor_protocol::ids::uuid_v7(self.shared.now_ms(), random);
+    }
+
     /// The agent type the main agent runs as; None: Arbor's own main agent.
     pub fn main_agent_type(&self) -> Option<&str> {
         self.main.agent_type.as_deref()
@@ -305,7 +307,7 @@ impl Session {
                         self.prompt_through_hooks(text);
                         return Ok(CommandReply::Done);
                     }
-                    *self.shared.ctx.prompt_id.write() = new_prompt_id();
+                    self.new_prompt();
                     Delivery::StartIfIdle
                 } else {
                     Delivery::OnlyWhileRunning

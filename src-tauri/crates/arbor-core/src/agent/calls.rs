@@ -231,7 +231,7 @@ async fn run_one(cx: CallContext, tool: Result<Arc<dyn crate::tools::Tool>, Stri
     let decision = match unasked.decide(
         &call.name,
         tool.class(),
-        || policy.run_sandboxed && tool.contained(&ctx) && !rule_denies(&shared, &agent_id, &call.name),
+        || tool.contained(&ctx),
         || rule_denies(&shared, &agent_id, &call.name),
     ) {
         super::decide::Before::Run(by) => Some(by),
@@ -385,11 +385,7 @@ async fn permission_hooks(
             return Asked::Refused(refused);
         }
         if c.is(HookDecision::Allow) {
-            let by = DecidedBy::Hook {
-                hook_event: HookEvent::PermissionRequest,
-                source: c.source.clone().unwrap_or_default(),
-            };
-            return Asked::Allowed(by, c.updated_input);
+            return Asked::Allowed(c.decided_by(HookEvent::PermissionRequest), c.updated_input);
         }
     }
     if hooked::wanted(spec, HookEvent::Notification) {
@@ -408,7 +404,7 @@ async fn permission_hooks(
 
 /// The call's end when its hooks refused it or stopped the agent; None when they did not.
 fn refused_by_hook(shared: &Shared, agent_id: &AgentId, tool: &str, event: HookEvent, c: &Combined) -> Option<Ended> {
-    let by = || DecidedBy::Hook { hook_event: event, source: c.source.clone().unwrap_or_default() };
+    let by = || c.decided_by(event);
     if let Some(why) = &c.stop {
         shared.cancel_subtree(agent_id, arbor_protocol::StoppedBy::Hook);
         return Some(Ended::Ran(ToolResult::error(format!("Not run: a hook stopped the agent ({why}).")), Some(by())));

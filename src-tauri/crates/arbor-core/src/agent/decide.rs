@@ -28,13 +28,13 @@ pub(super) enum Before {
 }
 
 impl Unasked<'_> {
-    /// `sandboxed`: the policy lets sandboxed calls run and the sandbox holds this one;
-    /// `person_denies`: a person's standing rule refuses this tool to this agent.
+    /// `contained`: the sandbox holds this call; `person_denies`: a person's standing rule
+    /// refuses this tool to this agent.
     pub(super) fn decide(
         &self,
         tool: &str,
         class: ToolClass,
-        sandboxed: impl FnOnce() -> bool,
+        contained: impl FnOnce() -> bool,
         person_denies: impl Fn() -> bool,
     ) -> Before {
         let setting =
@@ -55,15 +55,15 @@ impl Unasked<'_> {
         }
         // The policy would ask: a person's own hook, or a settings rule, may let it run.
         if self.hook.is(HookDecision::Allow) && !person_denies() {
-            let source = self.hook.source.clone().unwrap_or_default();
-            return Before::Run(DecidedBy::Hook { hook_event: HookEvent::PreToolUse, source });
+            return Before::Run(self.hook.decided_by(HookEvent::PreToolUse));
         }
         if let Some(r) = self.settings.filter(|r| r.decision == Decision::Allow)
             && !person_denies()
         {
             return Before::Run(setting(r));
         }
-        if sandboxed() {
+        // The sandbox holds it, so it runs unasked (a person's choice); unless their standing rule denies it.
+        if self.policy.run_sandboxed && contained() && !person_denies() {
             return Before::Run(DecidedBy::Policy);
         }
         Before::Ask

@@ -255,6 +255,11 @@ impl Combined {
     pub(crate) fn is(&self, d: HookDecision) -> bool {
         self.decision == Some(d)
     }
+
+    /// What decided a call these hooks (of `event`) decided, named by the deciding hook's file.
+    pub(crate) fn decided_by(&self, event: HookEvent) -> arbor_protocol::DecidedBy {
+        arbor_protocol::DecidedBy::Hook { hook_event: event, source: self.source.clone().unwrap_or_default() }
+    }
 }
 
 #[cfg(test)]

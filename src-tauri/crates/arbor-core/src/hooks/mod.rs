@@ -71,10 +71,6 @@ impl HookSet {
         Self { hooks: hooks.into_iter().map(Arc::new).collect() }
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.hooks.is_empty()
-    }
-
     pub fn hooks(&self) -> impl Iterator<Item = &Hook> {
         self.hooks.iter().map(|h| h.as_ref())
     }

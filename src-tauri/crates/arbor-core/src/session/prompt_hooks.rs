@@ -41,7 +41,7 @@ impl Session {
     }
 
     async fn run_prompt_hooks(&self, text: String) {
-        *self.shared.ctx.prompt_id.write() = super::new_prompt_id();
+        self.new_prompt();
         let (shared, id, spec) = (&self.shared, &self.main.id, &self.main.spec);
         let cancel = shared.ctx.root_cancel.child_token();
         let mut contexts = Vec::new();
