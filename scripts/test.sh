@@ -19,6 +19,8 @@ echo "==> reference MCP servers for the tests (npm, pinned in tests/mcp)"
 npm --prefix tests/mcp ci --no-audit --no-fund --loglevel=error
 echo "==> Claude Code for the side-by-side tests (npm, pinned in tests/claude-code)"
 npm --prefix tests/claude-code ci --no-audit --no-fund --loglevel=error
+echo "==> The official ACP TypeScript SDK, the client of arbor acp's tests (npm, pinned in tests/acp-client)"
+npm --prefix tests/acp-client ci --no-audit --no-fund --loglevel=error
 
 # One feature set for every cargo step, so nothing is built twice: the app
 # embeds ui/dist (custom-protocol), which its end-to-end tests need.

@@ -1029,7 +1029,9 @@ export type McpSource =
 /**  A file given by the person (settings, `--mcp-config`). */
 { kind: "file"; path: string } | 
 /**  Inline in an agent definition's `mcpServers`: for agents of that type only. */
-{ kind: "agent"; agent_type: string };
+{ kind: "agent"; agent_type: string } | 
+/**  Given by the editor that drives the session over ACP (`session/new`'s `mcpServers`). */
+{ kind: "client"; client: string };
 
 export type McpState = 
 /**  Started and initialized for this agent (on its first call of one of its tools). */

@@ -30,6 +30,7 @@ describe("MCP labels", () => {
   it("names where a server is configured and its state", () => {
     expect(mcpSourceLabel({ kind: "workspace", path: "/w/.mcp.json" })).toEqual({ text: "Workspace .mcp.json", path: "/w/.mcp.json" });
     expect(mcpSourceLabel({ kind: "file", path: "/home/u/.config/arbor/mcp.json" }).path).toBe("/home/u/.config/arbor/mcp.json");
+    expect(mcpSourceLabel({ kind: "client", client: "Zed" })).toEqual({ text: "Given by Zed (ACP)", path: null });
     expect(mcpSourceLabel({ kind: "agent", agent_type: "researcher" })).toEqual({ text: "Agent type researcher only", path: null });
     const tool = { name: "mcp__a__b", tool: "b", description: "", read_only: false };
     expect(mcpStateLabel({ state: "ready", tools: [tool, tool] })).toBe("ready · 2 tools");

@@ -57,6 +57,8 @@ export function mcpSourceLabel(source: McpSource): { text: string; path: string 
       return { text: "Config file", path: source.path };
     case "agent":
       return { text: `Agent type ${source.agent_type} only`, path: null };
+    case "client":
+      return { text: `Given by ${source.client} (ACP)`, path: null };
   }
 }
 

@@ -403,6 +403,7 @@ impl Host {
         files: &[PathBuf],
         agent_types: &[arbor_core::AgentDefinition],
         trusted: Option<crate::trust::Trusted>,
+        client: Option<&crate::mcp::ClientServers>,
     ) -> (Arc<arbor_core::mcp::McpCatalog>, Vec<String>, Vec<PathBuf>) {
         let sources = McpSources {
             config_dir: self.config.config_dir.clone(),
@@ -411,6 +412,7 @@ impl Host {
             agent_types,
             env: &self.config.env,
             trusted,
+            client,
         };
         let (catalog, problems) = self.mcp.get(&sources);
         (catalog, problems, sources.paths())
@@ -438,6 +440,7 @@ impl Host {
             agent_types: &definitions,
             env: &self.config.env,
             trusted,
+            client: None,
         };
         let (catalog, problems) = self.mcp.get(&sources);
         catalog.check(listing.fresh).await;

@@ -53,6 +53,17 @@ pub struct McpSources<'a> {
     /// [`crate::trust`]); None: nothing of it (its `.mcp.json` and the servers
     /// its agent files define are left out).
     pub trusted: Option<crate::trust::Trusted>,
+    /// Servers an ACP client gave with the session (the person's editor chose them,
+    /// as a `--mcp-config` file would): read last, so they win on a name clash.
+    pub client: Option<&'a ClientServers>,
+}
+
+/// The MCP servers the editor driving a session over ACP passed with it.
+#[derive(Debug, Clone, Default)]
+pub struct ClientServers {
+    /// The client's name as it introduced itself (`clientInfo.name`).
+    pub client: String,
+    pub servers: Vec<mcp::McpServerConfig>,
 }
 
 impl McpSources<'_> {
@@ -99,6 +110,10 @@ impl McpSources<'_> {
                 }
                 Err(e) => problems.push(e.to_string()),
             }
+        }
+        if let Some(given) = self.client {
+            let source = McpSource::Client { client: given.client.clone() };
+            servers.extend(given.servers.iter().cloned().map(|s| (s, source.clone())));
         }
         let mut catalog = McpCatalog::new(servers, McpTimeouts::default());
         // Servers a workspace's agent file defines run commands too: only once trusted.

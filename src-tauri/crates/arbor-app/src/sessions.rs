@@ -101,6 +101,11 @@ pub struct Tuning {
     /// Run the main agent as this agent type (`--agent`, New session's choice); None: the
     /// settings' `agent`, or, continuing a session, the type it ran as.
     pub main_type: Option<String>,
+    /// A new session's id, chosen by its front end beforehand (`arbor acp` answers
+    /// `session/new` with it before the first prompt starts the session).
+    pub session_id: Option<SessionId>,
+    /// MCP servers the editor driving the session over ACP gave with it.
+    pub client_mcp: Option<crate::mcp::ClientServers>,
 }
 
 #[derive(Debug, Clone, Deserialize, specta::Type)]
@@ -320,6 +325,8 @@ impl Host {
             return Err(AppError::new(AppErrorKind::Provider, format!("the {} provider is not set up", kind.name())));
         };
         let mut config = SessionConfig::new(&workspace, kind.name(), main_provider, &model);
+        // Only a new session takes an id its front end chose.
+        config.session_id = spec.tuning.session_id.clone().filter(|_| matches!(spec.start, Start::New { .. }));
         config.providers = providers;
         config.retry = retry;
         config.limits = spec.tuning.limits.clone().unwrap_or_else(|| settings.runtime_limits());
@@ -375,8 +382,13 @@ impl Host {
         // Loaded from the very text that was trusted; left out when it was not.
         let (trusted, found) = self.trusted_workspace(&workspace, &catalog.definitions, spec.tuning.trust_mcp);
         let untrusted_mcp = found.filter(|_| trusted.is_none());
-        let (mcp, mcp_problems, _) =
-            self.mcp_catalog(&workspace, &spec.tuning.mcp_files, &catalog.definitions, trusted.clone());
+        let (mcp, mcp_problems, _) = self.mcp_catalog(
+            &workspace,
+            &spec.tuning.mcp_files,
+            &catalog.definitions,
+            trusted.clone(),
+            spec.tuning.client_mcp.as_ref(),
+        );
         warnings.extend(mcp_problems.into_iter().map(|p| format!("mcp config: {p}")));
         warnings.extend(untrusted_mcp.as_ref().map(crate::trust::untrusted_warning));
         if config.budget.max_cost_usd.is_some()

@@ -46,6 +46,21 @@ pub enum Command {
     /// Store other tools' transcripts as read-only sessions, shown with the same tree,
     /// output, search, timeline and export.
     Import(ImportCommand),
+    /// Serve the Agent Client Protocol on stdin/stdout, for an editor to drive Arbor
+    /// (Zed's `agent_servers`, JetBrains, Neovim, …). The flags apply to every session.
+    Acp(AcpArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct AcpArgs {
+    #[command(flatten)]
+    pub common: Common,
+    /// Model provider (default: as for `arbor run`).
+    #[arg(long, value_enum)]
+    pub provider: Option<Provider>,
+    /// Model name (default: the provider's).
+    #[arg(long, value_name = "M")]
+    pub model: Option<String>,
 }
 
 #[derive(Args, Debug)]

@@ -1,6 +1,7 @@
 //! `arbor`: Arbor's headless command line. Drives the same runtime as the desktop
 //! app, through the same API (`arbor_app::Host`), from a terminal or a script.
 
+mod acp;
 mod agents;
 mod approvals;
 mod args;
@@ -38,6 +39,7 @@ fn main() -> ExitCode {
             args::Command::Changes(a) => changes::changes(a, env).await,
             args::Command::Revert(a) => changes::revert(a, env).await,
             args::Command::Worktrees(a) => changes::worktrees(a, env).await,
+            args::Command::Acp(a) => acp::serve(a, env).await,
             args::Command::Import(a) => match a.source {
                 args::ImportSource::ClaudeCode(a) => import::claude_code(a, env).await,
             },

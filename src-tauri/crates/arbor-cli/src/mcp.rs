@@ -99,6 +99,7 @@ async fn list(args: McpListArgs, env: Environment) -> Result<ExitCode> {
             let from = match &s.source {
                 McpSource::Workspace { path } | McpSource::File { path } => path.clone(),
                 McpSource::Agent { agent_type } => format!("agent type {agent_type}"),
+                McpSource::Client { client } => format!("given by {client} (ACP)"),
             };
             writeln!(out, "{}  ({}, {}) {}", s.name, s.transport, from, s.target)?;
             match (&s.state, &s.error) {

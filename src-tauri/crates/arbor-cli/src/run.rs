@@ -71,6 +71,8 @@ pub fn tuning(common: &Common) -> Tuning {
         context_window: common.context_window,
         compact_at_percent: common.compact_at,
         summary_model: common.summary_model.clone(),
+        session_id: None,
+        client_mcp: None,
     }
 }
 

@@ -100,6 +100,9 @@ pub struct SessionConfig {
     /// The environment hooks run with (the front end's own, less the providers' keys); the
     /// hook's variables (`CLAUDE_PROJECT_DIR`, …) are added to it.
     pub hook_env: Vec<(String, String)>,
+    /// The new session's id when its front end chose it beforehand (an ACP client is
+    /// told the id at `session/new`, before the first prompt starts the session).
+    pub session_id: Option<arbor_protocol::SessionId>,
 }
 
 /// How agents treat their context window.
@@ -156,6 +159,7 @@ impl SessionConfig {
             permissions: crate::permissions::PermissionRules::default(),
             hook_transcripts: None,
             hook_env: Vec::new(),
+            session_id: None,
         }
     }
 }

@@ -63,7 +63,7 @@ impl Session {
         // One draw, as agent ids after it are predictable from the seed.
         let r = rng.u64(..).to_le_bytes();
         let random = [r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[0] ^ r[7], r[1] ^ r[6]];
-        let session_id = SessionId::new(config.clock.now_ms(), random);
+        let session_id = config.session_id.clone().unwrap_or_else(|| SessionId::new(config.clock.now_ms(), random));
         let main_id = AgentId::from_suffix(rng.u32(..));
         Self::build(config, rng, session_id, main_id, 0)
     }

@@ -36,6 +36,8 @@ pub enum McpSource {
     File { path: String },
     /// Inline in an agent definition's `mcpServers`: for agents of that type only.
     Agent { agent_type: String },
+    /// Given by the editor that drives the session over ACP (`session/new`'s `mcpServers`).
+    Client { client: String },
 }
 
 /// A configured server as a settings screen shows it.

@@ -1,0 +1,216 @@
+//! A session `arbor acp` drives: its events forwarded to the client as updates,
+//! its approvals asked as `session/request_permission`, and the end of each
+//! prompt turn (the main agent finished and nothing left running) reported to
+//! the `session/prompt` waiting for it.
+
+use super::updates::{Translator, diff_of, kind, title};
+use agent_client_protocol::v1::schema as acp;
+use agent_client_protocol::{Client, v1::ConnectionTo};
+use arbor_app::{Host, SessionEvents, SessionInfo};
+use arbor_protocol::{
+    AgentFinished, ApprovalAnswer, ApprovalRequest, ApprovalScope, Command, EventKind, HookDecision, HookEvent, Usage,
+};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use tokio::sync::oneshot;
+
+/// How a prompt turn ended.
+#[derive(Debug)]
+pub enum TurnEnd {
+    /// The main agent's run ended and no agent is left at work; `usage` is the turn's.
+    Finished { end: AgentFinished, usage: Usage },
+    /// A UserPromptSubmit hook blocked the prompt (its reason): the model never saw it.
+    Refused(String),
+    /// The session's events ended (it was closed, or its runtime stopped).
+    Gone,
+}
+
+/// One live session and the prompt turn it is in, if any.
+pub struct Live {
+    pub info: SessionInfo,
+    turn: Mutex<Option<Turn>>,
+    cancelled: AtomicBool,
+}
+
+struct Turn {
+    done: oneshot::Sender<TurnEnd>,
+    usage_before: Usage,
+}
+
+impl Live {
+    pub fn new(info: SessionInfo) -> Arc<Self> {
+        Arc::new(Self { info, turn: Mutex::new(None), cancelled: AtomicBool::new(false) })
+    }
+
+    /// Starts a turn; None when one is already running (a client sends one prompt at a time).
+    pub fn begin_turn(&self, usage_before: Usage) -> Option<oneshot::Receiver<TurnEnd>> {
+        let mut turn = self.turn.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if turn.as_ref().is_some_and(|t| !t.done.is_closed()) {
+            return None;
+        }
+        let (done, rx) = oneshot::channel();
+        self.cancelled.store(false, Ordering::SeqCst);
+        *turn = Some(Turn { done, usage_before });
+        Some(rx)
+    }
+
+    fn end_turn(&self, end: impl FnOnce(&Usage) -> TurnEnd) {
+        let turn = self.turn.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
+        if let Some(t) = turn {
+            let _ = t.done.send(end(&t.usage_before));
+        }
+    }
+
+    /// The client cancelled the turn: it ends as `cancelled`, whatever the agent's end says.
+    pub fn mark_cancelled(&self) {
+        self.cancelled.store(true, Ordering::SeqCst);
+    }
+
+    pub fn was_cancelled(&self) -> bool {
+        self.cancelled.load(Ordering::SeqCst)
+    }
+}
+
+/// Forwards the session's events to the client until they end: updates in
+/// order, approvals as permission requests, turn ends to the waiting prompt.
+pub async fn pump(
+    host: Arc<Host>,
+    live: Arc<Live>,
+    mut events: SessionEvents,
+    cx: ConnectionTo<Client>,
+    subagents: bool,
+) {
+    let session = live.info.session_id.to_string();
+    let main = live.info.main_agent_id.clone();
+    let mut translator = Translator::new(&session, main.clone(), subagents, false);
+    let mut main_end = None;
+    while let Some(ev) = events.recv().await {
+        for update in translator.translate(&ev) {
+            if let Err(e) = cx.send_notification(update) {
+                tracing::warn!(session = %session, "the ACP client is gone: {e}");
+            }
+        }
+        match &ev.kind {
+            EventKind::ApprovalRequest(r) => {
+                let ask = Ask {
+                    host: host.clone(),
+                    cx: cx.clone(),
+                    route: translator.route(&ev.agent_id),
+                    request: r.clone(),
+                    session: live.info.session_id.clone(),
+                };
+                tokio::spawn(ask.run());
+            }
+            EventKind::AgentFinished(f) if ev.agent_id == main => main_end = Some(f.clone()),
+            EventKind::HookRan(h)
+                if h.hook_event == HookEvent::UserPromptSubmit
+                    && matches!(h.decision, HookDecision::Block | HookDecision::Stop) =>
+            {
+                let reason = h.message.clone().unwrap_or_else(|| "a UserPromptSubmit hook blocked the prompt".into());
+                live.end_turn(|_| TurnEnd::Refused(reason));
+            }
+            _ => {}
+        }
+        // A subagent's result may wake the main agent again: the turn ends when all is quiet.
+        if events.states().is_idle()
+            && let Some(end) = main_end.take()
+        {
+            let total = events.states().total_usage();
+            live.end_turn(|before| TurnEnd::Finished { end, usage: minus(&total, before) });
+        }
+    }
+    live.end_turn(|_| TurnEnd::Gone);
+}
+
+/// The turn's share of the session's usage.
+fn minus(total: &Usage, before: &Usage) -> Usage {
+    Usage {
+        input_tokens: total.input_tokens.saturating_sub(before.input_tokens),
+        output_tokens: total.output_tokens.saturating_sub(before.output_tokens),
+        cache_read_tokens: total.cache_read_tokens.saturating_sub(before.cache_read_tokens),
+        cache_write_tokens: total.cache_write_tokens.saturating_sub(before.cache_write_tokens),
+        cost_usd: match (total.cost_usd, before.cost_usd) {
+            (Some(t), Some(b)) => Some((t - b).max(0.0)),
+            (t, _) => t,
+        },
+    }
+}
+
+/// The options every permission request offers, mapped to Arbor's answers.
+const ALLOW_ONCE: &str = "allow_once";
+const ALLOW_ALWAYS: &str = "allow_always";
+const REJECT_ONCE: &str = "reject_once";
+const REJECT_ALWAYS: &str = "reject_always";
+
+/// One approval asked of the client.
+struct Ask {
+    host: Arc<Host>,
+    cx: ConnectionTo<Client>,
+    route: String,
+    request: ApprovalRequest,
+    session: arbor_protocol::SessionId,
+}
+
+impl Ask {
+    async fn run(self) {
+        let r = &self.request;
+        let who = r.agent_path.join(" › ");
+        let tool = &r.tool_name;
+        let fields = acp::ToolCallUpdateFields::new()
+            .title(format!("{who}: {}", title(tool, &r.tool_args)))
+            .kind(kind(tool))
+            .status(acp::ToolCallStatus::Pending)
+            .raw_input(r.tool_args.clone())
+            .content(diff_of(tool, &r.tool_args, r.preview.as_ref()));
+        let options = vec![
+            acp::PermissionOption::new(ALLOW_ONCE, "Allow once", acp::PermissionOptionKind::AllowOnce),
+            acp::PermissionOption::new(
+                ALLOW_ALWAYS,
+                format!("Always allow {tool} for {who}"),
+                acp::PermissionOptionKind::AllowAlways,
+            ),
+            acp::PermissionOption::new(REJECT_ONCE, "Reject", acp::PermissionOptionKind::RejectOnce),
+            acp::PermissionOption::new(
+                REJECT_ALWAYS,
+                format!("Always reject {tool} for {who}"),
+                acp::PermissionOptionKind::RejectAlways,
+            ),
+        ];
+        let ask = acp::RequestPermissionRequest::new(
+            self.route.clone(),
+            acp::ToolCallUpdate::new(r.call_id.clone(), fields),
+            options,
+        );
+        let answer = match self.cx.send_request(ask).block_task().await {
+            Ok(response) => answer_of(&r.request_id, &response.outcome),
+            Err(e) => {
+                // The request waits in the session, to be answered when it is continued.
+                tracing::warn!(request = %r.request_id, "the ACP client did not answer a permission request: {e}");
+                return;
+            }
+        };
+        if let Err(e) = self.host.send(&self.session, Command::ResolveApproval(answer)) {
+            // Answered meanwhile (a rule, a Stop): nothing waits on it any more.
+            tracing::info!(request = %r.request_id, "permission answer not applied: {}", e.message);
+        }
+    }
+}
+
+/// The client's choice as Arbor's answer: "always" is a rule for this agent.
+pub fn answer_of(request_id: &str, outcome: &acp::RequestPermissionOutcome) -> ApprovalAnswer {
+    let chosen = match outcome {
+        acp::RequestPermissionOutcome::Selected(s) => s.option_id.0.to_string(),
+        _ => String::new(),
+    };
+    let (approved, scope) = match chosen.as_str() {
+        ALLOW_ONCE => (true, ApprovalScope::Once),
+        ALLOW_ALWAYS => (true, ApprovalScope::Agent),
+        REJECT_ALWAYS => (false, ApprovalScope::Agent),
+        _ => (false, ApprovalScope::Once),
+    };
+    let mut answer = ApprovalAnswer::new(request_id, approved, scope);
+    if chosen.is_empty() {
+        answer.reason = Some("the turn was cancelled in the editor".into());
+    }
+    answer
+}
