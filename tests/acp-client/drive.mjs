@@ -7,10 +7,12 @@
 // Flows:
 //   turn    initialize (with subagents), session/new, one prompt, session/list
 //   cancel  initialize, session/new, a prompt cancelled at its first permission request
+//   cancel-child  the same with a subagent, its own session cancelled at its request
 //   load    initialize, session/load SESSION_ID (the replay), then a prompt that continues it
 //
 // Permission requests are answered from ACP_ANSWERS (a JSON list of option ids, in
-// order; "cancel" sends session/cancel and answers "cancelled"); the turn flow's
+// order; "cancel" sends session/cancel for the main session and answers "cancelled",
+// "cancel-child" the same for the asking (child) session); the turn flow's
 // session gets the MCP servers in ACP_MCP (a JSON list, as session/new takes them).
 
 import { spawn } from "node:child_process";
@@ -36,6 +38,11 @@ const app = new ClientApp({ name: "arbor-test-client" })
     if (choice === "cancel") {
       const main = params.sessionId.split("/")[0];
       await agent.notify("session/cancel", { sessionId: main });
+      return { outcome: { outcome: "cancelled" } };
+    }
+    if (choice === "cancel-child") {
+      // The asking session itself: a child session's cancel stops only its subtree.
+      await agent.notify("session/cancel", { sessionId: params.sessionId });
       return { outcome: { outcome: "cancelled" } };
     }
     return { outcome: { outcome: "selected", optionId: choice } };
@@ -71,6 +78,10 @@ const result = await app.connectWith(stream, async (ctx) => {
     const created = await ctx.request("session/new", { cwd, mcpServers: [] });
     out.sessionId = created.sessionId;
     out.stop = await prompt(created.sessionId, "CANCEL: write a file");
+  } else if (flow === "cancel-child") {
+    const created = await ctx.request("session/new", { cwd, mcpServers: [] });
+    out.sessionId = created.sessionId;
+    out.stop = await prompt(created.sessionId, "KID: have a helper write a file");
   } else if (flow === "load") {
     out.load = await ctx.request("session/load", { sessionId: sessionArg, cwd, mcpServers: [] });
     out.replayed = seen.updates.length;

@@ -1349,6 +1349,8 @@ export type SessionSummary = {
 	/**  Summed over every agent of the session. */
 	usage: UsageFigures,
 	source?: SessionSource,
+	/**  The editor that drove it over ACP (`arbor acp`), by the name it gave; None: the app or the CLI. */
+	client?: string | null,
 };
 
 export type Settings = {

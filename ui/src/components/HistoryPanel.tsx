@@ -263,6 +263,11 @@ const SessionRow = memo(function SessionRow({
             {row.source}
           </span>
         ) : null}
+        {row.client ? (
+          <span className="badge source" data-testid="history-client" title="Driven by an editor over ACP (arbor acp)">
+            {row.client}
+          </span>
+        ) : null}
         {live ? <span className="badge live">live</span> : null}
         <span className={`badge status ${row.status}`}>
           <StatusIcon status={row.status} />

@@ -75,7 +75,9 @@ describe("labels", () => {
       tokens: "12k tok",
       cost: "$0.04",
       source: null,
+      client: null,
     });
+    expect(historyRow({ ...s, client: "Zed" }, 0).client).toBe("via Zed");
     const one = historyRow({ ...s, agent_count: 1, first_prompt: " ", usage: { ...s.usage, usage: { ...s.usage.usage, cost_usd: null } } }, 0);
     expect(one).toMatchObject({ agents: "1 agent", prompt: "(no prompt yet)", cost: null });
   });

@@ -102,6 +102,8 @@ export interface HistoryRow {
   cost: string | null;
   /** "Claude Code" for an imported session; null for Arbor's own. */
   source: string | null;
+  /** "via Zed" for a session an editor drove over ACP; null for the app's and the CLI's. */
+  client: string | null;
 }
 
 /** The labels of one history row. */
@@ -117,6 +119,7 @@ export function historyRow(s: SessionSummary, now: number): HistoryRow {
     tokens: `${formatTokens(s.usage.tokens)} tok`,
     cost: formatCost(s.usage.usage.cost_usd),
     source: sourceBadge(s),
+    client: s.client ? `via ${s.client}` : null,
   };
 }
 

@@ -106,6 +106,8 @@ pub struct Tuning {
     pub session_id: Option<SessionId>,
     /// MCP servers the editor driving the session over ACP gave with it.
     pub client_mcp: Option<crate::mcp::ClientServers>,
+    /// The editor driving the session over ACP, as History names it.
+    pub driven_by: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize, specta::Type)]
@@ -461,6 +463,7 @@ impl Host {
                     provider: kind.name().to_string(),
                     model: model.clone(),
                     started_at: SystemClock.now_ms(),
+                    client: spec.tuning.driven_by.clone(),
                 };
                 // The session row is written before any event: off the runtime's workers.
                 let problem = self.store_problem.clone();

@@ -73,6 +73,7 @@ pub fn tuning(common: &Common) -> Tuning {
         summary_model: common.summary_model.clone(),
         session_id: None,
         client_mcp: None,
+        driven_by: None,
     }
 }
 

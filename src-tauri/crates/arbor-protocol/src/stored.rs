@@ -105,6 +105,9 @@ pub struct SessionSummary {
     pub usage: crate::UsageFigures,
     #[serde(default)]
     pub source: SessionSource,
+    /// The editor that drove it over ACP (`arbor acp`), by the name it gave; None: the app or the CLI.
+    #[serde(default)]
+    pub client: Option<String>,
 }
 
 /// One agent of a stored session, as its events left it.

@@ -164,6 +164,7 @@ fn start(store: &Store, id: &SessionId) {
         provider: "anthropic".into(),
         model: "claude-sonnet".into(),
         started_at: 1_700_000_000_000,
+        client: None,
     };
     store.begin_session(&new, &store.claim(id).unwrap()).unwrap();
 }

@@ -55,6 +55,8 @@ pub struct NewSession {
     pub provider: String,
     pub model: String,
     pub started_at: i64,
+    /// The front end that drives it when that is an editor over ACP (its name).
+    pub client: Option<String>,
 }
 
 /// Which sessions [`Store::sessions`] lists.

@@ -15,7 +15,7 @@ use std::path::Path;
 
 pub(crate) const SESSION_COLUMNS: &str = "id, workspace, first_prompt, provider, model, started_at, ended_at, status, \
      main_agent_id, agent_count, event_count, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, \
-     cost_usd, source";
+     cost_usd, source, client";
 
 pub(crate) const AGENT_COLUMNS: &str = "id, parent_id, parent_call_id, depth, description, subagent_type, model, \
      provider, background, status, started_at, ended_at, turns, duration_ms, input_tokens, output_tokens, \
@@ -67,6 +67,7 @@ pub(crate) fn session_row(r: &Row<'_>) -> rusqlite::Result<SessionSummary> {
         event_count: r.get(10)?,
         usage: arbor_protocol::UsageFigures::of(usage_at(r, 11)?),
         source: wire::parse(&SessionSource::ALL, &r.get::<_, String>(16)?).unwrap_or_default(),
+        client: r.get(17)?,
     })
 }
 

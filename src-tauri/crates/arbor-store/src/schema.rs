@@ -134,7 +134,7 @@ CREATE INDEX events_skeleton ON events (session_id, seq) WHERE SKELETON_TYPES;
 ";
 
 /// The schema version this build writes and reads.
-pub const SCHEMA_VERSION: u32 = 6;
+pub const SCHEMA_VERSION: u32 = 7;
 
 /// Version 4: agents keep their budget and the wall time of all their runs; sessions say
 /// where they come from (Arbor, or imported from Claude Code).
@@ -160,6 +160,11 @@ const V6: &str = "
 ALTER TABLE agents ADD COLUMN fork_messages INTEGER;
 ";
 
+/// Version 7: a session says which editor drove it over ACP, if one did.
+const V7: &str = "
+ALTER TABLE sessions ADD COLUMN client TEXT;
+";
+
 fn steps() -> [String; SCHEMA_VERSION as usize] {
     [
         V1.replace("SKELETON_TYPES", SKELETON_V1),
@@ -169,6 +174,7 @@ fn steps() -> [String; SCHEMA_VERSION as usize] {
         format!("{V4}{}", V2.replace("SKELETON_TYPES", SKELETON_V4)),
         V5.to_string(),
         V6.to_string(),
+        V7.to_string(),
     ]
 }
 

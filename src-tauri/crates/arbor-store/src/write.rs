@@ -20,9 +20,10 @@ impl Store {
         }
         let conn = self.writer();
         conn.prepare_cached(
-            "INSERT INTO sessions (id, workspace, first_prompt, provider, model, started_at, status, owner_pid)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'running', ?7)
+            "INSERT INTO sessions (id, workspace, first_prompt, provider, model, started_at, status, owner_pid, client)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'running', ?7, ?8)
              ON CONFLICT (id) DO UPDATE SET owner_pid = excluded.owner_pid, ended_at = NULL,
+                 client = COALESCE(excluded.client, sessions.client),
                  first_prompt = CASE WHEN sessions.first_prompt = '' THEN excluded.first_prompt
                                      ELSE sessions.first_prompt END",
         )
@@ -34,7 +35,8 @@ impl Store {
                 s.provider,
                 s.model,
                 s.started_at,
-                std::process::id()
+                std::process::id(),
+                s.client
             ])
         })
         .at(&self.path)?;

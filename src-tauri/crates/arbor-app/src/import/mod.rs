@@ -129,6 +129,7 @@ fn import_dir(store: &Store, dir: &Path) -> Result<ImportReport, AppError> {
             provider: "anthropic".to_string(),
             model: converted.model.clone(),
             started_at: converted.started_at,
+            client: None,
         };
         let events = converted.events.len() as u64;
         let outcome = match store.import_session(&new, SessionSource::ClaudeCode, &key, &converted.events) {

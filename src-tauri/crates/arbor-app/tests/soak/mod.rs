@@ -196,6 +196,7 @@ pub async fn run(seed: u64, dir: &Path) -> Outcome {
         provider: name.into(),
         model: "claude-sonnet-4-5".into(),
         started_at: 0,
+        client: None,
     };
     let claim = store.claim(&new.id).expect("a new session is nobody's");
     let (mut events, writing) =

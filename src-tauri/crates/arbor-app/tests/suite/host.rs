@@ -366,6 +366,7 @@ fn start_up_offers_the_sessions_the_last_run_left_interrupted() {
         provider: "anthropic".into(),
         model: "m".into(),
         started_at: 1_000,
+        client: None,
     };
     store.begin_session(&new, &claim).unwrap();
     let main = AgentId("agent-0001".into());

@@ -184,9 +184,11 @@ async fn quitting_runs_every_live_sessions_session_end_hooks() {
     // The person's own settings file (the app's): a SessionEnd hook, beside what the app saved.
     let file = dir.path().join("config/settings.json");
     let mut settings: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
-    let log = dir.path().join("ended.log");
+    // The hooks run at once: each writes a file of its own (appending to one could interleave).
+    let log = dir.path().join("ended");
+    std::fs::create_dir_all(&log).unwrap();
     settings["hooks"] = serde_json::json!({"SessionEnd": [{"hooks": [
-        {"type": "command", "command": format!("cat >> '{}'; echo >> '{}'", log.display(), log.display())}
+        {"type": "command", "command": format!("cat > '{}/'$$.json", log.display())}
     ]}]});
     std::fs::write(&file, settings.to_string()).unwrap();
     let mut a = start(&host, dir.path(), "QUICK one").await;
@@ -195,11 +197,9 @@ async fn quitting_runs_every_live_sessions_session_end_hooks() {
         until(events, |k| matches!(k, EventKind::AgentFinished(_))).await;
     }
     host.end_all_hooks("other").await;
-    let ended: Vec<serde_json::Value> = std::fs::read_to_string(&log)
+    let ended: Vec<serde_json::Value> = std::fs::read_dir(&log)
         .unwrap()
-        .lines()
-        .filter(|l| !l.is_empty())
-        .map(|l| serde_json::from_str(l).unwrap())
+        .map(|f| serde_json::from_str(&std::fs::read_to_string(f.unwrap().path()).unwrap()).unwrap())
         .collect();
     let mut sessions: Vec<&str> = ended.iter().map(|e| e["session_id"].as_str().unwrap()).collect();
     sessions.sort_unstable();

@@ -302,7 +302,11 @@ impl Server {
 
     /// The launch flags (`--approve`, budgets, sandbox, …) for a session of this client.
     fn tuning(&self, place: &Place) -> Tuning {
-        Tuning { client_mcp: Some(place.servers.clone()), ..crate::run::tuning(&self.args.common) }
+        Tuning {
+            client_mcp: Some(place.servers.clone()),
+            driven_by: Some(place.servers.client.clone()),
+            ..crate::run::tuning(&self.args.common)
+        }
     }
 }
 

@@ -336,7 +336,9 @@ mod tests {
     }
 
     fn kinds(n: &[acp::SessionNotification]) -> Vec<String> {
-        n.iter().map(|n| serde_json::to_value(&n.update).unwrap()["sessionUpdate"].as_str().unwrap().to_string()).collect()
+        n.iter()
+            .map(|n| serde_json::to_value(&n.update).unwrap()["sessionUpdate"].as_str().unwrap().to_string())
+            .collect()
     }
 
     #[test]
@@ -355,7 +357,11 @@ mod tests {
         assert_eq!(kinds(&first), ["subagent_update", "tool_call_update"]);
         assert!(first.iter().all(|n| n.session_id.0.as_ref() == "sess-1"));
         let grandchild = t.translate(&ev("agent-grand", started("agent-child")));
-        assert_eq!(grandchild[0].session_id.0.as_ref(), "sess-1/agent-child", "announced on its parent's child session");
+        assert_eq!(
+            grandchild[0].session_id.0.as_ref(),
+            "sess-1/agent-child",
+            "announced on its parent's child session"
+        );
         let said = t.translate(&ev("agent-grand", EventKind::ResponseChunk(Text { content: "hi".into() })));
         assert_eq!(said[0].session_id.0.as_ref(), "sess-1/agent-grand");
     }
@@ -366,20 +372,25 @@ mod tests {
         let main = |k| ev("agent-main", k);
         assert_eq!(t.translate(&main(EventKind::ResponseChunk(Text { content: "a".into() }))).len(), 1);
         assert!(t.translate(&main(EventKind::Response(Text { content: "a".into() }))).is_empty());
-        assert_eq!(kinds(&t.translate(&main(EventKind::Response(Text { content: "b".into() })))), ["agent_message_chunk"]);
+        assert_eq!(
+            kinds(&t.translate(&main(EventKind::Response(Text { content: "b".into() })))),
+            ["agent_message_chunk"]
+        );
     }
 
     #[test]
     fn a_calls_output_is_bounded_to_its_tail() {
         let mut t = Translator::new("sess-1", AgentId("agent-main".into()), false, false);
-        let call = ToolCall { call_id: "c".into(), tool_name: "Bash".into(), tool_args: json!({"command": "yes"}), mcp: None };
+        let call =
+            ToolCall { call_id: "c".into(), tool_name: "Bash".into(), tool_args: json!({"command": "yes"}), mcp: None };
         t.translate(&ev("agent-main", EventKind::ToolCall(call)));
         let mut last = Vec::new();
         for _ in 0..40 {
             let chunk = arbor_protocol::ToolOutputChunk { call_id: "c".into(), content: "y\n".repeat(2048) };
             last = t.translate(&ev("agent-main", EventKind::ToolOutputChunk(chunk)));
         }
-        let shown = serde_json::to_value(&last[0].update).unwrap()["content"][0]["content"]["text"].as_str().unwrap().len();
+        let shown =
+            serde_json::to_value(&last[0].update).unwrap()["content"][0]["content"]["text"].as_str().unwrap().len();
         assert!(shown <= OUTPUT_TAIL + 64, "{shown}");
     }
 }

@@ -16,6 +16,15 @@ fn scenario() -> String {
             {"tool_calls": [{"name": "Write", "input": {"file_path": "child.md", "content": "from the child"}}]},
             {"text": "checked"}
         ]},
+        {"match": {"first_user_contains": "CHILD2:"}, "repeat_last": true, "turns": [
+            {"tool_calls": [{"name": "Write", "input": {"file_path": "kid.md", "content": "never"}}]},
+            {"text": "not reached"}
+        ]},
+        {"match": {"first_user_contains": "KID:"}, "repeat_last": true, "turns": [
+            {"tool_calls": [{"name": "Task", "input": {
+                "description": "Write kid", "prompt": "CHILD2: write kid.md", "subagent_type": "general-purpose"}}]},
+            {"text": "went on without it"}
+        ]},
         {"match": {"first_user_contains": "CANCEL:"}, "repeat_last": true, "turns": [
             {"tool_calls": [{"name": "Write", "input": {"file_path": "cancel.md", "content": "never"}}]},
             {"text": "not reached"}
@@ -202,7 +211,9 @@ async fn an_editor_drives_arbor_over_acp_with_the_official_sdk() {
         .env("PATH", std::env::var("PATH").unwrap_or_default())
         .output()
         .unwrap();
-    assert!(text(&out.stdout).contains(&session), "{}", text(&out.stdout));
+    let listed: Vec<Value> = text(&out.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let stored = listed.iter().find(|s| s["id"] == session.as_str()).expect("stored");
+    assert_eq!(stored["client"], "arbor-test-client", "History says which editor drove it: {stored}");
 
     // Loaded in a new connection: the whole session replayed (the person's prompt, the
     // child announced again), then continued by the next prompt.
@@ -229,5 +240,24 @@ async fn an_editor_drives_arbor_over_acp_with_the_official_sdk() {
     let cancelled = editor.drive("cancel", &["cancel"], None).await;
     assert_eq!(cancelled["stop"]["stopReason"], "cancelled", "{cancelled}");
     assert!(!editor.ws().join("cancel.md").exists());
+
+    // A child session cancelled at its request: only its subtree stops; the main agent goes on.
+    let kid = editor.drive("cancel-child", &["cancel-child"], None).await;
+    assert_eq!(kid["stop"]["stopReason"], "end_turn", "{kid}");
+    let child = kid["permissions"][0]["params"]["sessionId"].as_str().unwrap().to_string();
+    assert!(child.contains("/agent-"), "{child}");
+    assert!(
+        updates_of(&kid, "subagent_update")
+            .iter()
+            .any(|u| u["update"]["sessionId"] == child.as_str() && u["update"]["state"]["stopReason"] == "cancelled"),
+        "the child stopped as cancelled: {kid}"
+    );
+    let said: String = updates_of(&kid, "agent_message_chunk")
+        .iter()
+        .filter(|u| u["sessionId"] == kid["sessionId"])
+        .filter_map(|u| u["update"]["content"]["text"].as_str())
+        .collect();
+    assert!(said.contains("went on without it"), "{said}");
+    assert!(!editor.ws().join("kid.md").exists());
     server.shutdown().await;
 }

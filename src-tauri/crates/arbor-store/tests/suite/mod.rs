@@ -43,6 +43,7 @@ pub fn begin(store: &Store, id: &str, started_at: i64) -> arbor_store::Claim {
                 provider: "anthropic".into(),
                 model: "claude-test".into(),
                 started_at,
+                client: None,
             },
             &claim,
         )

@@ -63,6 +63,7 @@ fn beginning_a_session_needs_its_own_claim() {
         provider: "anthropic".into(),
         model: "m".into(),
         started_at: 1,
+        client: None,
     };
     assert_eq!(store.begin_session(&new, &other).unwrap_err().kind(), "owned");
     let mine = store.claim(&sid("sess-mine")).unwrap();
