@@ -66,6 +66,7 @@ pub fn big_session(data_dir: &Path, agents: usize, events: usize) -> (SessionId,
         provider: "anthropic".into(),
         model: "claude-sonnet-4-5".into(),
         started_at: t0,
+        client: None,
     };
     store.begin_session(&new, &store.claim(&session).unwrap()).unwrap();
     let mut log = Log { session: session.clone(), events: Vec::with_capacity(events + agents * 8) };
