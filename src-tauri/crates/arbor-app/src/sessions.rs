@@ -424,6 +424,15 @@ impl Host {
         } else {
             catalog.definitions.into_iter().map(crate::trust::without_workspace_hooks).collect()
         };
+        // An external agent's `${VAR}`s, from the front end's environment (as `.mcp.json`'s).
+        for acp in config.agent_types.iter_mut().filter_map(|d| d.acp.as_mut()).filter(|a| a.blocked.is_none()) {
+            for (name, value) in acp.env.iter_mut() {
+                match arbor_core::mcp::config::expand(value, &|v| self.config.env.raw(v)) {
+                    Ok(v) => *value = v,
+                    Err(e) => acp.blocked = Some(format!("its env {name}: {e}")),
+                }
+            }
+        }
         let recorder = Recorder::new();
         let store = self.store().ok();
         if store.is_some() {

@@ -144,13 +144,21 @@ pub fn without_own_servers(def: &AgentDefinition) -> AgentDefinition {
     d
 }
 
-/// `def` without its hooks unless it is the person's own file: what an untrusted
-/// workspace's agent types run as.
+/// `def` without its hooks unless it is the person's own file, and its external ACP
+/// agent kept from starting: what an untrusted workspace's agent types run as.
 pub fn without_workspace_hooks(def: AgentDefinition) -> AgentDefinition {
     if def.source == Some(DefinitionSource::User) {
         return def;
     }
-    AgentDefinition { hooks: Default::default(), ..def }
+    let acp = def.acp.map(|mut a| {
+        a.blocked = Some(format!(
+            "it runs `{}` from the workspace's agent file, and the workspace is not trusted yet \
+             (trust it in the app, or with `arbor mcp trust`)",
+            a.display()
+        ));
+        a
+    });
+    AgentDefinition { hooks: Default::default(), acp, ..def }
 }
 
 impl TrustStore {
@@ -195,6 +203,25 @@ impl TrustStore {
                 hash.update(entry.to_string().as_bytes());
                 servers.push(launch_of(name, entry, &format!("agent type {}", def.name)));
             }
+            if path.is_none() {
+                path = def.file.as_ref().map(|f| f.display().to_string());
+            }
+        }
+        // External ACP agents its agent files start: commands too, keyed the same way.
+        for def in types.iter().filter(|d| d.source != Some(DefinitionSource::User)) {
+            let Some(acp) = &def.acp else { continue };
+            for part in std::iter::once(&def.name).chain([&acp.command]).chain(&acp.args).chain(acp.env.keys()) {
+                hash.update(part.as_bytes());
+                hash.update([2]);
+            }
+            servers.push(ServerLaunch {
+                name: def.name.clone(),
+                defined_in: format!("agent type {}", def.name),
+                transport: "acp".into(),
+                command: acp.command.clone(),
+                args: acp.args.clone(),
+                env_names: acp.env.keys().cloned().collect(),
+            });
             if path.is_none() {
                 path = def.file.as_ref().map(|f| f.display().to_string());
             }
@@ -481,6 +508,7 @@ mod tests {
             budget: Default::default(),
             context: Default::default(),
             hooks: Default::default(),
+            acp: None,
             file: Some(dir.path().join(".claude/agents/reviewer.md")),
             source: Some(source),
         };

@@ -362,6 +362,9 @@ mod claude_code_hooks;
 #[path = "suite/acp.rs"]
 mod acp;
 
+#[path = "suite/external.rs"]
+mod external;
+
 /// A local server on the Anthropic route takes no key: ANTHROPIC_BASE_URL alone is enough.
 #[tokio::test]
 async fn a_local_server_on_either_route_needs_no_key() {

@@ -14,6 +14,7 @@ pub mod config;
 pub mod definitions;
 mod error;
 mod events;
+mod external;
 #[cfg(test)]
 mod fuzz;
 pub mod hooks;

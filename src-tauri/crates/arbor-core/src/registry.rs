@@ -48,6 +48,8 @@ pub(crate) struct AgentSpec {
     pub context: crate::ContextConfig,
     /// The hooks it runs: the settings files', and its type's.
     pub hooks: Arc<crate::hooks::HookSet>,
+    /// Set when it is an external ACP agent (its type's `acp`): that program runs the loop.
+    pub external: Option<Arc<crate::definitions::AcpCommand>>,
 }
 
 impl std::fmt::Debug for AgentSpec {

@@ -161,6 +161,7 @@ impl Session {
                 fork: None,
                 context: shared.ctx.context.clone(),
                 hooks: shared.ctx.hooks.clone(),
+                external: None,
             }),
             provider_name: main_def.provider,
             budget: config.budget,

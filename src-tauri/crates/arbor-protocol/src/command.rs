@@ -43,6 +43,10 @@ pub enum Command {
 /// inherits its parent's model, provider, system prompt and tools.
 pub const GENERAL_PURPOSE: &str = "general-purpose";
 
+/// The `provider` of an agent that is an external ACP agent (its `model` is the command
+/// it was started as): another program runs its loop, and Arbor is that program's client.
+pub const ACP_PROVIDER: &str = "acp";
+
 /// The tool through which a model starts a subagent (Claude Code's name), and
 /// through which the UI links a call to its child.
 pub const TASK_TOOL: &str = "Task";

@@ -31,7 +31,7 @@ pub use approval::{
 };
 pub use budget::{Budget, BudgetKind, BudgetOrigin, BudgetSet, BudgetStanding, BudgetUse, BudgetWarning};
 pub use change::{ChangeKind, FileChanged, Kept, RevertConflict, RevertOutcome};
-pub use command::{ApprovalAnswer, Command, CommandReply, DelegateRequest, GENERAL_PURPOSE, TASK_TOOL};
+pub use command::{ACP_PROVIDER, ApprovalAnswer, Command, CommandReply, DelegateRequest, GENERAL_PURPOSE, TASK_TOOL};
 pub use context::{CHARS_PER_TOKEN, CompactTrigger, ContextCompacted, ContextWindow, WindowSource, estimated_tokens};
 pub use event::*;
 pub use history::{AssistantBlock, Message, UserBlock};

@@ -146,6 +146,11 @@ pub(crate) fn launch(
     inbox: mpsc::UnboundedReceiver<Inbound>,
     cancel: CancellationToken,
 ) {
+    // The one door for every run: an external ACP agent is a second kind of child behind it.
+    if let Some(command) = spec.external.clone() {
+        crate::external::launch(shared, id, spec, command, history, inbox, cancel);
+        return;
+    }
     shared.save_history(&id, &history);
     let unanswered = shared.registry().get_mut(&id).map(|r| std::mem::take(&mut r.unanswered)).unwrap_or_default();
     let id_for_panic = id.clone();

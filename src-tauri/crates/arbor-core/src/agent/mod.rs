@@ -488,7 +488,7 @@ pub(crate) fn append_user(history: &mut Vec<Message>, blocks: Vec<UserBlock>) {
 
 /// Who stopped a run that ended `cancelled`. A session that closes stops
 /// nobody: its agents are interrupted, unless a person had stopped them first.
-fn stop_cause(
+pub(crate) fn stop_cause(
     shared: &Shared,
     id: &AgentId,
     status: AgentStatus,

@@ -43,6 +43,25 @@ const PERMISSION_MODES: [PermissionMode; 5] = PermissionMode::ALL;
 /// Where a subagent does its work (Claude Code's `isolation`).
 pub use arbor_protocol::Isolation;
 
+/// An external ACP agent to start (`acp: {command, args, env}` in an agent file).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AcpCommand {
+    pub command: String,
+    pub args: Vec<String>,
+    /// Added to the environment it starts with; `${VAR}` is expanded from Arbor's when the
+    /// session is set up (the app does, as for `.mcp.json`), so values here may be secrets.
+    pub env: std::collections::BTreeMap<String, String>,
+    /// Why it may not start (a workspace's file not trusted yet, a `${VAR}` not set); None: it may.
+    pub blocked: Option<String>,
+}
+
+impl AcpCommand {
+    /// The command line as a person reads it (never its environment: it may hold keys).
+    pub fn display(&self) -> String {
+        std::iter::once(self.command.as_str()).chain(self.args.iter().map(String::as_str)).collect::<Vec<_>>().join(" ")
+    }
+}
+
 /// One subagent type.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AgentDefinition {
@@ -81,6 +100,9 @@ pub struct AgentDefinition {
     pub context: ContextOverride,
     /// `hooks` (Claude Code's, as in settings): they run for this type's agents, over the session's.
     pub hooks: crate::hooks::HookSet,
+    /// `acp` (Arbor's): this type's agents are an external ACP agent (Claude Code, Codex,
+    /// Gemini CLI, …) started as this command, rather than Arbor's own loop.
+    pub acp: Option<AcpCommand>,
     /// The file it came from; None for built-in types.
     pub file: Option<PathBuf>,
     /// Which directory the file came from; None for built-in types.
@@ -177,7 +199,8 @@ const MAX_FILE_BYTES: usize = 1 << 20;
 const DELIMITER: &str = "---";
 
 /// The fields read; any other is noted and ignored.
-const KNOWN_FIELDS: [&str; 20] = [
+const KNOWN_FIELDS: [&str; 21] = [
+    "acp",
     "hooks",
     "maxTokens",
     "maxCostUsd",

@@ -101,6 +101,7 @@ pub fn parse_definition(
         compact_at_percent: fields.percent("compactAt")?,
     };
     let hooks = fields.hooks(source);
+    let acp = fields.acp()?;
 
     let mut unknown: Vec<&String> = map.keys().filter(|k| !KNOWN_FIELDS.contains(&k.as_str())).collect();
     unknown.sort();
@@ -126,6 +127,7 @@ pub fn parse_definition(
         budget,
         context,
         hooks,
+        acp,
         file: Some(file.to_path_buf()),
         source: Some(source),
     };
@@ -360,6 +362,43 @@ impl Fields<'_> {
             Some(n) if n >= 1 => Ok(Some(n)),
             _ => Err(self.bad("maxTurns", format!("must be an integer of at least 1 (got {})", shown(value)))),
         }
+    }
+
+    /// `acp: {command, args, env}`: the external ACP agent this type runs as.
+    fn acp(&self) -> Result<Option<super::AcpCommand>, DefinitionProblem> {
+        let Some(value) = self.get("acp") else { return Ok(None) };
+        let expected = "must be {command, args, env}: a command, a list of arguments, a map of variables";
+        let Pod::Hash(map) = value else { return Err(self.bad("acp", format!("{expected} (got {})", shown(value)))) };
+        let command = match map.get("command") {
+            Some(Pod::String(c)) if !c.trim().is_empty() => c.trim().to_string(),
+            _ => return Err(self.bad("acp", format!("{expected}: `command` is missing"))),
+        };
+        let args = match map.get("args") {
+            None => Vec::new(),
+            Some(Pod::Array(items)) => items
+                .iter()
+                .map(|i| match i {
+                    Pod::String(s) => Ok(s.clone()),
+                    Pod::Integer(n) => Ok(n.to_string()),
+                    other => Err(self.bad("acp", format!("{expected}: an argument is {}", shown(other)))),
+                })
+                .collect::<Result<_, _>>()?,
+            Some(other) => return Err(self.bad("acp", format!("{expected}: `args` is {}", shown(other)))),
+        };
+        let env = match map.get("env") {
+            None => BTreeMap::new(),
+            Some(Pod::Hash(vars)) => vars
+                .iter()
+                .map(|(k, v)| match v {
+                    Pod::String(s) => Ok((k.clone(), s.clone())),
+                    Pod::Integer(n) => Ok((k.clone(), n.to_string())),
+                    Pod::Boolean(b) => Ok((k.clone(), b.to_string())),
+                    other => Err(self.bad("acp", format!("{expected}: `env.{k}` is {}", shown(other)))),
+                })
+                .collect::<Result<_, _>>()?,
+            Some(other) => return Err(self.bad("acp", format!("{expected}: `env` is {}", shown(other)))),
+        };
+        Ok(Some(super::AcpCommand { command, args, env, blocked: None }))
     }
 
     /// `hooks`, as a settings file's: what cannot be used is a warning, the rest loads.

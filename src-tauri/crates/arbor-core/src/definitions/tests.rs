@@ -79,6 +79,7 @@ fn a_claude_code_agent_file_loads_unchanged() {
             budget: Default::default(),
             context: Default::default(),
             hooks: Default::default(),
+            acp: None,
             color: None,
             file: Some(PathBuf::from("/w/.claude/agents/x.md")),
             source: Some(DefinitionSource::ClaudeProject),

@@ -84,6 +84,8 @@ pub enum SpawnError {
     ForkChanges(&'static str),
     #[error("the session was shut down")]
     Closed,
+    #[error("agent type \"{agent_type}\" cannot start: {why}")]
+    External { agent_type: String, why: String },
     #[error("{0}")]
     Worktree(#[from] crate::worktree::WorktreeError),
     #[error("no subagent started: {0}. Do this subtask yourself, or give your answer with what you have")]
@@ -227,6 +229,7 @@ pub(crate) fn as_parent(parent: &AgentSpec, depth: u32, max_turns: u32) -> Agent
         isolation: arbor_protocol::Isolation::Shared,
         worktree: None,
         fork: None,
+        external: None,
         ..parent.clone()
     }
 }
@@ -391,7 +394,16 @@ pub(crate) fn child_spec(
     depth: u32,
 ) -> Result<(AgentSpec, String), SpawnError> {
     let type_name = def.map_or(GENERAL_PURPOSE, |d| d.name.as_str());
+    let external = match def.and_then(|d| d.acp.as_ref()) {
+        Some(acp) => match &acp.blocked {
+            Some(why) => return Err(SpawnError::External { agent_type: type_name.to_string(), why: why.clone() }),
+            None => Some(Arc::new(acp.clone())),
+        },
+        None => None,
+    };
     let (provider_name, provider) = match def.and_then(|d| d.provider.as_deref()) {
+        // The external program runs its own model: the parent's provider stays unused.
+        _ if external.is_some() => (arbor_protocol::ACP_PROVIDER.to_string(), parent.provider.clone()),
         Some(p) if p != parent_provider => {
             let provider = ctx.providers.get(p).cloned().ok_or_else(|| SpawnError::UnknownProvider {
                 agent_type: type_name.to_string(),
@@ -403,6 +415,7 @@ pub(crate) fn child_spec(
     };
     let asked = req.model.clone().or_else(|| def.and_then(|d| d.model.clone()));
     let model = match asked.and_then(|m| resolve_model(&m, provider.name())) {
+        _ if let Some(acp) = &external => acp.display(),
         Some(m) => m,
         None if provider_name == parent_provider => parent.model.clone(),
         None => return Err(SpawnError::NoModel(type_name.to_string())),
@@ -465,6 +478,7 @@ pub(crate) fn child_spec(
         context: def.map_or_else(|| parent.context.clone(), |d| d.context.over(ctx.context.clone())),
         // A type's hooks are its own agents' (as in Claude Code); a general-purpose child runs the settings'.
         hooks: def.map_or_else(|| ctx.hooks.clone(), |d| Arc::new(ctx.hooks.with(&d.hooks))),
+        external,
     };
     Ok((spec, provider_name))
 }

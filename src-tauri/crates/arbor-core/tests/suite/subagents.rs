@@ -141,6 +141,7 @@ pub fn agent_type(name: &str, system_prompt: &str) -> AgentDefinition {
         budget: Default::default(),
         context: Default::default(),
         hooks: Default::default(),
+        acp: None,
         file: None,
         source: None,
     }

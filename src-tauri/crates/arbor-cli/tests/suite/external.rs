@@ -1,0 +1,232 @@
+//! External ACP agents as nodes of the tree: Zed's Claude Code adapter
+//! (`@zed-industries/claude-agent-acp`, pinned in tests/acp-client and installed by
+//! scripts/test.sh) started by a Task call, running Claude Code on the scripted
+//! model server. Its output streams into its node, its Write asks in Arbor's inbox
+//! and runs only once approved, the file change is its node's, its result reaches
+//! the parent, and a Stop cancels it and leaves no process behind. An agent file in
+//! a workspace that is not trusted starts nothing.
+
+use super::*;
+use serde_json::json;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Zed's adapter; its absence is a failure that says how to install it, never a skip.
+fn claude_agent_acp() -> PathBuf {
+    let bin =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../tests/acp-client/node_modules/.bin/claude-agent-acp");
+    assert!(
+        bin.exists(),
+        "claude-agent-acp is not at {}: run `npm --prefix tests/acp-client ci` (scripts/test.sh does)",
+        bin.display()
+    );
+    bin
+}
+
+struct Tree {
+    root: tempfile::TempDir,
+    server: ScriptedServer,
+    /// Set in the external agent's environment: its processes can be found by it.
+    mark: String,
+}
+
+impl Tree {
+    /// A person's own agent type `claude` that is Claude Code over ACP, and the scripted server:
+    /// the main agent delegates `task` to it; Claude Code writes `cc.md` and says "cc done".
+    async fn new(task: &str) -> Self {
+        let root = tempfile::tempdir().unwrap();
+        for d in ["ws", "home/.config/arbor/agents", "home/.claude", "data"] {
+            std::fs::create_dir_all(root.path().join(d)).unwrap();
+        }
+        let ws = root.path().join("ws");
+        let mark = format!("arbor-acp-test-{}", std::process::id());
+        let file = format!(
+            "---\nname: claude\ndescription: Claude Code, through Zed's ACP adapter.\nacp:\n  command: {}\n  env:\n    \
+             ANTHROPIC_BASE_URL: ${{ANTHROPIC_BASE_URL}}\n    ANTHROPIC_API_KEY: ${{ANTHROPIC_API_KEY}}\n    \
+             CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: \"1\"\n    DISABLE_AUTOUPDATER: \"1\"\n    ARBOR_TEST_MARK: {mark}\n---\n",
+            claude_agent_acp().display()
+        );
+        std::fs::write(root.path().join("home/.config/arbor/agents/claude.md"), file).unwrap();
+        let scenario = json!({"rules": [
+            {"match": {"first_user_contains": "CC-TASK:"}, "repeat_last": true, "turns": [
+                {"tool_calls": [{"name": "Write", "input": {"file_path": ws.join("cc.md"), "content": "from claude code"}}]},
+                {"text": "cc done"}
+            ]},
+            {"match": {"first_user_contains": "MAIN:"}, "repeat_last": true, "turns": [
+                {"tool_calls": [{"name": "Task", "input": {
+                    "description": "Claude writes", "prompt": format!("CC-TASK: {task}"), "subagent_type": "claude"}}]},
+                {"text": "main done"}
+            ]},
+            // Claude Code's side requests (titles and the like).
+            {"match": {}, "repeat_last": true, "turns": [{"text": "ok"}]}
+        ]});
+        let server = ScriptedServer::start(Scenario::from_json(&scenario.to_string()).unwrap()).await.unwrap();
+        Self { root, server, mark }
+    }
+
+    fn path(&self, rel: &str) -> PathBuf {
+        self.root.path().join(rel)
+    }
+
+    /// `arbor run --json --approve ask` in the workspace; `on` may answer any event with a stdin line.
+    async fn run(&self, mut on: impl FnMut(&Value) -> Option<Value>) -> Vec<Value> {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_arbor"));
+        c.args(["run", "--json", "--approve", "ask", "MAIN: delegate"])
+            .env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("HOME", self.path("home"))
+            .env("CLAUDE_CONFIG_DIR", self.path("home/.claude"))
+            .env("ARBOR_DATA_DIR", self.path("data"))
+            .env("ANTHROPIC_BASE_URL", self.server.anthropic_base_url())
+            .env("ANTHROPIC_API_KEY", "sk-ant-arbor-test-dummy")
+            .current_dir(self.path("ws"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true);
+        let mut child = c.spawn().unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        let mut seen = Vec::new();
+        let read_all = async {
+            while let Some(line) = lines.next_line().await.unwrap() {
+                let e: Value = serde_json::from_str(&line).unwrap();
+                if let Some(answer) = on(&e) {
+                    stdin.write_all(format!("{answer}\n").as_bytes()).await.unwrap();
+                }
+                seen.push(e);
+            }
+        };
+        tokio::time::timeout(Duration::from_secs(150), read_all).await.expect("the run ends");
+        let out = child.wait_with_output().await.unwrap();
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let broken = arbor_testkit::violations(
+            &seen.iter().map(|e| serde_json::from_value(e.clone()).unwrap()).collect::<Vec<_>>(),
+            true,
+        );
+        assert!(broken.is_empty(), "the event contracts hold for an external node: {broken:?}");
+        seen
+    }
+
+    /// Processes whose environment carries this test's mark.
+    fn processes_left(&self) -> Vec<String> {
+        let mut left = Vec::new();
+        for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+            let environ = std::fs::read(entry.path().join("environ")).unwrap_or_default();
+            if environ.split(|b| *b == 0).any(|v| v == format!("ARBOR_TEST_MARK={}", self.mark).as_bytes()) {
+                left.push(std::fs::read_to_string(entry.path().join("cmdline")).unwrap_or_default().replace('\0', " "));
+            }
+        }
+        left
+    }
+}
+
+fn node_of(events: &[Value]) -> String {
+    let started = events
+        .iter()
+        .find(|e| e["type"] == "agent_started" && e["provider"] == arbor_protocol::ACP_PROVIDER)
+        .expect("the external node started");
+    assert!(started["model"].as_str().unwrap().contains("claude-agent-acp"), "{started}");
+    assert_eq!(started["subagent_type"], "claude");
+    started["agent_id"].as_str().unwrap().to_string()
+}
+
+#[tokio::test]
+async fn claude_code_runs_as_a_node_asks_in_arbors_inbox_and_its_write_is_its_own() {
+    let tree = Tree::new("write cc.md").await;
+    let cc = tree.path("ws/cc.md");
+    let mut asked = 0;
+    let events = tree
+        .run(|e| {
+            if e["type"] != "approval_request" {
+                return None;
+            }
+            asked += 1;
+            // Nothing written before the person said yes.
+            assert!(!cc.exists(), "written before it was approved");
+            Some(json!({"type": "approval", "request_id": e["request_id"], "approved": true}))
+        })
+        .await;
+    let node = node_of(&events);
+    assert_eq!(asked, 1);
+    let request = events.iter().find(|e| e["type"] == "approval_request").unwrap();
+    assert_eq!(request["agent_id"], node.as_str(), "asked in Arbor's inbox as the node");
+    assert_eq!(request["tool_name"], "Write");
+    assert_eq!(request["agent_path"], json!(["main", "Claude writes"]));
+    assert_eq!(request["preview"]["kind"], "file", "{request}");
+    assert_eq!(request["preview"]["after"], "from claude code");
+    assert_eq!(std::fs::read_to_string(&cc).unwrap(), "from claude code");
+    // The change is the node's; its output streamed into it; its usage counts.
+    assert!(
+        events.iter().any(|e| e["type"] == "file_changed" && e["agent_id"] == node.as_str() && e["path"] == "cc.md"),
+        "the file change is attributed to the node"
+    );
+    assert!(events.iter().any(|e| e["type"] == "response_chunk" && e["agent_id"] == node.as_str()));
+    assert!(
+        events.iter().any(|e| e["type"] == "tool_call" && e["agent_id"] == node.as_str() && e["tool_name"] == "Write")
+    );
+    assert!(
+        events
+            .iter()
+            .any(|e| e["type"] == "usage" && e["agent_id"] == node.as_str() && e["input_tokens"].as_u64() > Some(0))
+    );
+    let end = events.iter().find(|e| e["type"] == "agent_finished" && e["agent_id"] == node.as_str()).unwrap();
+    assert_eq!((end["status"].as_str(), end["result"].as_str()), (Some("completed"), Some("cc done")));
+    // Its result is the parent's Task result.
+    let task = events.iter().find(|e| e["type"] == "tool_call" && e["tool_name"] == "Task").unwrap();
+    let result = events.iter().find(|e| e["type"] == "tool_output" && e["call_id"] == task["call_id"]).unwrap();
+    assert!(result["content"].as_str().unwrap().contains("cc done"), "{result}");
+    assert!(tree.processes_left().is_empty(), "{:?}", tree.processes_left());
+}
+
+#[tokio::test]
+async fn stopping_an_external_agent_cancels_it_and_leaves_no_process() {
+    let tree = Tree::new("write cc.md").await;
+    let events = tree
+        .run(|e| {
+            // Stopped while its Write waits for the person.
+            (e["type"] == "approval_request").then(|| json!({"type": "cancel", "agent_id": e["agent_id"]}))
+        })
+        .await;
+    let node = node_of(&events);
+    let end = events.iter().find(|e| e["type"] == "agent_finished" && e["agent_id"] == node.as_str()).unwrap();
+    assert_eq!(end["status"], "cancelled", "{end}");
+    assert_eq!(end["stopped_by"], "person");
+    let resolved = events.iter().find(|e| e["type"] == "approval_resolved").unwrap();
+    assert_eq!(resolved["outcome"], "withdrawn", "the pending request went away with it");
+    assert!(!tree.path("ws/cc.md").exists());
+    // The parent goes on.
+    assert!(events.iter().any(|e| e["type"] == "response" && e["content"] == "main done"));
+    let mut left = tree.processes_left();
+    for _ in 0..30 {
+        if left.is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        left = tree.processes_left();
+    }
+    assert!(left.is_empty(), "its processes are gone: {left:?}");
+}
+
+#[tokio::test]
+async fn a_workspaces_acp_agent_waits_for_trust() {
+    let tree = Tree::new("write cc.md").await;
+    // The same type, but from the workspace, and running a command that would leave a mark.
+    std::fs::remove_file(tree.path("home/.config/arbor/agents/claude.md")).unwrap();
+    let marker = tree.path("ran");
+    let script = tree.path("agent.sh");
+    std::fs::write(&script, format!("#!/bin/sh\ntouch '{}'\n", marker.display())).unwrap();
+    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    std::fs::create_dir_all(tree.path("ws/.claude/agents")).unwrap();
+    std::fs::write(
+        tree.path("ws/.claude/agents/claude.md"),
+        format!("---\nname: claude\ndescription: d\nacp:\n  command: {}\n---\n", script.display()),
+    )
+    .unwrap();
+    let events = tree.run(|_| None).await;
+    let task = events.iter().find(|e| e["type"] == "tool_call" && e["tool_name"] == "Task").unwrap();
+    let result = events.iter().find(|e| e["type"] == "tool_output" && e["call_id"] == task["call_id"]).unwrap();
+    let said = result["content"].as_str().unwrap();
+    assert!(said.contains("not trusted"), "{said}");
+    assert!(!marker.exists(), "nothing of the workspace ran before trust");
+}

@@ -1,0 +1,278 @@
+//! An external ACP agent as a node of the tree (an agent type with `acp:`): Claude
+//! Code, Codex or Gemini CLI run the loop, and Arbor is their ACP client (the
+//! official SDK's). The node is an agent like any other to the rest of Arbor: it
+//! is started, stopped and resumed through [`crate::agent::lifecycle::launch`],
+//! its output is events on its id, its permission requests are approvals in the
+//! one inbox, its file changes are attributed to it, and its final message is
+//! its result.
+
+mod node;
+mod process;
+
+use crate::agent::lifecycle::{self, EndStep};
+use crate::definitions::AcpCommand;
+use crate::registry::AgentSpec;
+use crate::shared::Shared;
+use agent_client_protocol::v1::schema as acp;
+use agent_client_protocol::{Agent, Client, v1::ConnectionTo};
+use arbor_protocol::{AgentFinished, AgentId, AgentStatus, Message, UserBlock};
+use node::{Node, Turn};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+use tracing::Instrument;
+
+/// How long a stopped agent has to answer `session/cancel` before its process group is killed.
+const CANCEL_GRACE: Duration = Duration::from_secs(3);
+/// How long `initialize` and `session/new` may take (an npx download included).
+const SETUP_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// Starts a run of the external agent `spec` names, on the session's runtime.
+pub(crate) fn launch(
+    shared: &Arc<Shared>,
+    id: AgentId,
+    spec: Arc<AgentSpec>,
+    command: Arc<AcpCommand>,
+    history: Vec<Message>,
+    inbox: mpsc::UnboundedReceiver<crate::registry::Inbound>,
+    cancel: CancellationToken,
+) {
+    shared.save_history(&id, &history);
+    let span = tracing::info_span!("external", session_id = %shared.ctx.id, agent_id = %id);
+    let run = Run { shared: shared.clone(), id, spec, command, history, inbox, cancel };
+    shared.ctx.runtime.spawn(run.run().instrument(span));
+}
+
+struct Run {
+    shared: Arc<Shared>,
+    id: AgentId,
+    spec: Arc<AgentSpec>,
+    command: Arc<AcpCommand>,
+    history: Vec<Message>,
+    inbox: mpsc::UnboundedReceiver<crate::registry::Inbound>,
+    cancel: CancellationToken,
+}
+
+impl Run {
+    async fn run(mut self) {
+        let started = Instant::now();
+        let slot = match &self.spec.scheduled.then(|| self.shared.ctx.slots.clone()) {
+            Some(slots) => tokio::select! {
+                biased;
+                _ = self.cancel.cancelled() => None,
+                permit = slots.clone().acquire_owned() => permit.ok().map(Some),
+            },
+            None => Some(None),
+        };
+        let mut outcome = match slot {
+            Some(_) => {
+                self.shared.set_status(&self.id, AgentStatus::Running);
+                self.converse().await
+            }
+            None => Outcome::ended(AgentStatus::Cancelled, None),
+        };
+        loop {
+            let (status, error, stopped_by) =
+                crate::agent::stop_cause(&self.shared, &self.id, outcome.status, outcome.error.take());
+            if outcome.turns > 0 || !outcome.result.is_empty() {
+                self.history.push(Message::Assistant {
+                    content: vec![arbor_protocol::AssistantBlock::Text { text: outcome.result.clone() }],
+                });
+            }
+            let finished = AgentFinished {
+                status,
+                result: outcome.result.clone(),
+                error,
+                turns: outcome.turns,
+                duration_ms: started.elapsed().as_millis() as u64,
+                files_modified: Vec::new(),
+                stopped_by,
+            };
+            match lifecycle::end_run(&self.shared, &self.id, finished, &mut self.inbox, Some(&mut self.history)) {
+                EndStep::Finished => break,
+                // A message that came while it worked: one more turn, in a new conversation with it.
+                EndStep::Continue(blocks) => {
+                    let text = blocks_text(&blocks);
+                    crate::agent::append_user(&mut self.history, blocks);
+                    outcome = self.converse_with(text).await;
+                }
+                // Its children are Arbor's only through it: nothing to wait for.
+                EndStep::Wait => outcome = Outcome::ended(AgentStatus::Completed, None),
+            }
+        }
+        drop(slot);
+    }
+
+    /// One run: the process started, `initialize`, `session/new`, the task as a prompt.
+    async fn converse(&mut self) -> Outcome {
+        let task = last_user_text(&self.history);
+        self.converse_with(task).await
+    }
+
+    async fn converse_with(&mut self, task: String) -> Outcome {
+        let root = self.spec.workspace.root().to_path_buf();
+        let mut child = match process::spawn(&self.command, &root, &self.shared.ctx.hook_env) {
+            Ok(c) => c,
+            Err(e) => return Outcome::ended(AgentStatus::Failed, Some(e)),
+        };
+        let node = Node::new(self.shared.clone(), self.id.clone(), self.spec.clone(), self.cancel.clone());
+        let transport = child.transport();
+        let cancel = self.cancel.clone();
+        let handlers = node.clone();
+        let on = node.clone();
+        let conversation = Client
+            .v1()
+            .name("arbor")
+            .on_receive_notification(
+                {
+                    let node = on.clone();
+                    async move |n: acp::SessionNotification, _cx| {
+                        node.update(n);
+                        Ok(())
+                    }
+                },
+                agent_client_protocol::on_receive_notification!(),
+            )
+            .on_receive_request(
+                {
+                    let node = on.clone();
+                    async move |r: acp::RequestPermissionRequest, responder, _cx| {
+                        node.permission(r, responder);
+                        Ok(())
+                    }
+                },
+                agent_client_protocol::on_receive_request!(),
+            )
+            .on_receive_request(
+                {
+                    let node = on.clone();
+                    async move |r: acp::ReadTextFileRequest, responder, _cx| {
+                        node.read_file(r, responder);
+                        Ok(())
+                    }
+                },
+                agent_client_protocol::on_receive_request!(),
+            )
+            .on_receive_request(
+                {
+                    let node = on.clone();
+                    async move |r: acp::WriteTextFileRequest, responder, _cx| {
+                        node.write_file(r, responder);
+                        Ok(())
+                    }
+                },
+                agent_client_protocol::on_receive_request!(),
+            )
+            .connect_with(transport, async move |cx: ConnectionTo<Agent>| {
+                Ok(drive(cx, &root, task, &cancel, &handlers).await)
+            })
+            .await;
+        let ended = match conversation {
+            Ok(Ok(turn)) => Ok(turn),
+            Ok(Err(e)) => Err(e),
+            Err(e) => Err(format!("the connection to the agent failed: {e}")),
+        };
+        // Every update it sent is applied (and the last message known) before the run ends.
+        let result = node.finish().await;
+        let exit = child.stop().await;
+        match ended {
+            Ok(turn) => Outcome { status: turn.status(), error: turn.error(), result, turns: 1 },
+            Err(_) if self.cancel.is_cancelled() => {
+                Outcome { status: AgentStatus::Cancelled, error: None, result, turns: 1 }
+            }
+            Err(e) => {
+                let why = match exit {
+                    Some(said) => format!("{e}; {said}"),
+                    None => e,
+                };
+                Outcome { status: AgentStatus::Failed, error: Some(why), result, turns: 1 }
+            }
+        }
+    }
+}
+
+/// `initialize`, `session/new` in the node's working tree, and the prompt; a Stop sends
+/// `session/cancel` and waits a moment for the turn to end as cancelled.
+async fn drive(
+    cx: ConnectionTo<Agent>,
+    root: &std::path::Path,
+    task: String,
+    cancel: &CancellationToken,
+    node: &Node,
+) -> Result<Turn, String> {
+    let answered = |r: acp::PromptResponse| {
+        if let Some(u) = r.usage.clone() {
+            node.turn_usage(u);
+        }
+        Turn::from(r)
+    };
+    let setup = async {
+        let capabilities = acp::ClientCapabilities::new()
+            .fs(acp::FileSystemCapabilities::new().read_text_file(true).write_text_file(true))
+            .terminal(false);
+        let init = acp::InitializeRequest::new(agent_client_protocol::schema::ProtocolVersion::V1)
+            .client_capabilities(capabilities)
+            .client_info(acp::Implementation::new("arbor", env!("CARGO_PKG_VERSION")));
+        cx.send_request(init).block_task().await.map_err(|e| format!("initialize: {e}"))?;
+        let session = cx
+            .send_request(acp::NewSessionRequest::new(root.to_path_buf()))
+            .block_task()
+            .await
+            .map_err(|e| format!("session/new: {e}"))?;
+        Ok::<_, String>(session.session_id)
+    };
+    let session = tokio::select! {
+        s = tokio::time::timeout(SETUP_TIMEOUT, setup) => s.map_err(|_| "the agent did not start in time".to_string())??,
+        _ = cancel.cancelled() => return Ok(Turn::cancelled()),
+    };
+    let prompt = acp::PromptRequest::new(session.clone(), vec![acp::ContentBlock::Text(acp::TextContent::new(task))]);
+    let answer = cx.send_request(prompt).block_task();
+    tokio::pin!(answer);
+    tokio::select! {
+        r = &mut answer => r.map(answered).map_err(|e| format!("session/prompt: {e}")),
+        _ = cancel.cancelled() => {
+            let _ = cx.send_notification(acp::CancelNotification::new(session));
+            match tokio::time::timeout(CANCEL_GRACE, answer).await {
+                Ok(Ok(r)) => Ok(answered(r)),
+                _ => Ok(Turn::cancelled()),
+            }
+        }
+    }
+}
+
+/// How a run ended, before the registry hears of it.
+struct Outcome {
+    status: AgentStatus,
+    error: Option<String>,
+    result: String,
+    turns: u32,
+}
+
+impl Outcome {
+    fn ended(status: AgentStatus, error: Option<String>) -> Self {
+        Self { status, error, result: String::new(), turns: 0 }
+    }
+}
+
+fn last_user_text(history: &[Message]) -> String {
+    history
+        .iter()
+        .rev()
+        .find_map(|m| match m {
+            Message::User { content } => Some(blocks_text(content)),
+            Message::Assistant { .. } => None,
+        })
+        .unwrap_or_default()
+}
+
+fn blocks_text(blocks: &[UserBlock]) -> String {
+    blocks
+        .iter()
+        .filter_map(|b| match b {
+            UserBlock::Text { text } => Some(text.as_str()),
+            UserBlock::ToolResult { .. } => None,
+        })
+        .collect::<Vec<_>>()
+        .join("\n\n")
+}

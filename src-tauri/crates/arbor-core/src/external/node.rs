@@ -1,0 +1,522 @@
+//! What the external agent says, as the node's events, in the order it said it:
+//! one task applies its updates, permission requests and file requests one after
+//! another (so a call is announced before its approval, and its approval before
+//! its result), asking a person without holding up the rest.
+
+use crate::agent::ask::{Question, ask_approval};
+use crate::approval::Decision;
+use crate::changes::Watch;
+use crate::registry::AgentSpec;
+use crate::shared::Shared;
+use crate::tools::{Preview, ToolClass};
+use agent_client_protocol::v1::Responder;
+use agent_client_protocol::v1::schema as acp;
+use arbor_protocol::{AgentId, AgentStatus, ApprovalPreview, EventKind, Text, ToolCall, ToolOutput, Usage};
+use serde_json::{Value, json};
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use tokio::sync::{mpsc, oneshot};
+use tokio_util::sync::CancellationToken;
+
+/// How a prompt turn ended, as the agent answered it.
+pub(super) struct Turn {
+    stop: Option<acp::StopReason>,
+}
+
+impl From<acp::PromptResponse> for Turn {
+    fn from(r: acp::PromptResponse) -> Self {
+        Self { stop: Some(r.stop_reason) }
+    }
+}
+
+impl Turn {
+    pub(super) fn cancelled() -> Self {
+        Self { stop: Some(acp::StopReason::Cancelled) }
+    }
+
+    pub(super) fn status(&self) -> AgentStatus {
+        match self.stop {
+            Some(acp::StopReason::EndTurn) => AgentStatus::Completed,
+            Some(acp::StopReason::MaxTokens) => AgentStatus::Truncated,
+            Some(acp::StopReason::MaxTurnRequests) => AgentStatus::MaxTurns,
+            Some(acp::StopReason::Cancelled) => AgentStatus::Cancelled,
+            _ => AgentStatus::Failed,
+        }
+    }
+
+    pub(super) fn error(&self) -> Option<String> {
+        match self.stop {
+            Some(acp::StopReason::Refusal) => Some("the agent refused to go on".into()),
+            Some(acp::StopReason::EndTurn | acp::StopReason::MaxTokens | acp::StopReason::MaxTurnRequests)
+            | Some(acp::StopReason::Cancelled) => None,
+            _ => Some("the agent ended its turn for a reason Arbor does not know".into()),
+        }
+    }
+}
+
+enum Msg {
+    Update(acp::SessionNotification),
+    Permission(acp::RequestPermissionRequest, Responder<acp::RequestPermissionResponse>),
+    Read(acp::ReadTextFileRequest, Responder<acp::ReadTextFileResponse>),
+    Write(acp::WriteTextFileRequest, Responder<acp::WriteTextFileResponse>),
+    Usage(acp::Usage),
+    Finish(oneshot::Sender<String>),
+}
+
+/// The handle the connection's handlers send to.
+#[derive(Clone)]
+pub(super) struct Node {
+    tx: mpsc::UnboundedSender<Msg>,
+}
+
+impl Node {
+    pub(super) fn new(shared: Arc<Shared>, id: AgentId, spec: Arc<AgentSpec>, cancel: CancellationToken) -> Self {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let state = State {
+            shared,
+            id,
+            spec,
+            cancel,
+            text: String::new(),
+            thoughts: String::new(),
+            last: String::new(),
+            calls: HashMap::new(),
+            decided: Default::default(),
+            cost: None,
+            counted: 0.0,
+        };
+        tokio::spawn(state.run(rx));
+        Self { tx }
+    }
+
+    pub(super) fn update(&self, n: acp::SessionNotification) {
+        let _ = self.tx.send(Msg::Update(n));
+    }
+
+    pub(super) fn permission(
+        &self,
+        r: acp::RequestPermissionRequest,
+        responder: Responder<acp::RequestPermissionResponse>,
+    ) {
+        let _ = self.tx.send(Msg::Permission(r, responder));
+    }
+
+    pub(super) fn read_file(&self, r: acp::ReadTextFileRequest, responder: Responder<acp::ReadTextFileResponse>) {
+        let _ = self.tx.send(Msg::Read(r, responder));
+    }
+
+    pub(super) fn write_file(&self, r: acp::WriteTextFileRequest, responder: Responder<acp::WriteTextFileResponse>) {
+        let _ = self.tx.send(Msg::Write(r, responder));
+    }
+
+    pub(super) fn turn_usage(&self, usage: acp::Usage) {
+        let _ = self.tx.send(Msg::Usage(usage));
+    }
+
+    /// Applies what is left and returns the agent's final message.
+    pub(super) async fn finish(&self) -> String {
+        let (tx, rx) = oneshot::channel();
+        if self.tx.send(Msg::Finish(tx)).is_err() {
+            return String::new();
+        }
+        rx.await.unwrap_or_default()
+    }
+}
+
+struct State {
+    shared: Arc<Shared>,
+    id: AgentId,
+    spec: Arc<AgentSpec>,
+    cancel: CancellationToken,
+    /// The message and thoughts streaming now (sent whole when the next call or the end comes).
+    text: String,
+    thoughts: String,
+    /// Its latest whole message: its result when it ends.
+    last: String,
+    calls: HashMap<String, Call>,
+    /// Who decided each call that was asked about (the policy, a rule, a person): its result says so.
+    decided: Arc<parking_lot::Mutex<HashMap<String, arbor_protocol::DecidedBy>>>,
+    /// The cost it reported last (cumulative), and how much of it was counted already.
+    cost: Option<f64>,
+    counted: f64,
+}
+
+#[derive(Default)]
+struct Call {
+    /// What the updates said of it so far.
+    fields: acp::ToolCallUpdateFields,
+    /// The agent's own name for the tool, when it says (Claude Code's `_meta.claudeCode.toolName`).
+    named: Option<String>,
+    announced: bool,
+    done: bool,
+    watch: Option<Watch>,
+}
+
+impl State {
+    async fn run(mut self, mut rx: mpsc::UnboundedReceiver<Msg>) {
+        while let Some(msg) = rx.recv().await {
+            match msg {
+                Msg::Update(n) => self.apply(n.update).await,
+                Msg::Permission(r, responder) => self.permission(r, responder).await,
+                Msg::Read(r, responder) => {
+                    let _ = responder.respond_with_result(self.read(&r).await);
+                }
+                Msg::Write(r, responder) => {
+                    let _ = responder.respond_with_result(self.write(r).await);
+                }
+                Msg::Usage(u) => self.usage(&u),
+                Msg::Finish(tx) => {
+                    self.flush();
+                    // Calls it never finished end with it, as an in-process agent's would.
+                    let open: Vec<String> =
+                        self.calls.iter().filter(|(_, c)| c.announced && !c.done).map(|(k, _)| k.clone()).collect();
+                    for call in open {
+                        self.complete(&call, "The agent ended before this call finished.".into(), true).await;
+                    }
+                    let _ = tx.send(std::mem::take(&mut self.last));
+                    return;
+                }
+            }
+        }
+    }
+
+    fn emit(&self, kind: EventKind) {
+        self.shared.emit(&self.id, kind);
+    }
+
+    /// Ends the message and thoughts that were streaming: their whole texts, once.
+    fn flush(&mut self) {
+        if !self.thoughts.is_empty() {
+            let content = std::mem::take(&mut self.thoughts);
+            self.emit(EventKind::Thoughts(Text { content }));
+        }
+        if !self.text.is_empty() {
+            self.last = std::mem::take(&mut self.text);
+            self.emit(EventKind::Response(Text { content: self.last.clone() }));
+        }
+    }
+
+    async fn apply(&mut self, update: acp::SessionUpdate) {
+        match update {
+            acp::SessionUpdate::AgentMessageChunk(c) => {
+                if let acp::ContentBlock::Text(t) = c.content {
+                    self.text.push_str(&t.text);
+                    self.emit(EventKind::ResponseChunk(Text { content: t.text }));
+                }
+            }
+            acp::SessionUpdate::AgentThoughtChunk(c) => {
+                if let acp::ContentBlock::Text(t) = c.content {
+                    self.thoughts.push_str(&t.text);
+                    self.emit(EventKind::ThoughtsChunk(Text { content: t.text }));
+                }
+            }
+            acp::SessionUpdate::ToolCall(tc) => {
+                let fields = acp::ToolCallUpdateFields::new()
+                    .title(tc.title.clone())
+                    .kind(tc.kind)
+                    .raw_input(tc.raw_input.clone())
+                    .locations(tc.locations.clone());
+                let ended = matches!(tc.status, acp::ToolCallStatus::Completed | acp::ToolCallStatus::Failed);
+                self.announce(&tc.tool_call_id.0, &fields, tc.meta.as_ref(), ended).await;
+                if ended {
+                    let out = content_text(&tc.content);
+                    self.complete(&tc.tool_call_id.0, out, tc.status == acp::ToolCallStatus::Failed).await;
+                }
+            }
+            acp::SessionUpdate::ToolCallUpdate(u) => {
+                let ended =
+                    matches!(u.fields.status, Some(acp::ToolCallStatus::Completed | acp::ToolCallStatus::Failed));
+                self.announce(&u.tool_call_id.0, &u.fields, u.meta.as_ref(), ended).await;
+                if let Some(status @ (acp::ToolCallStatus::Completed | acp::ToolCallStatus::Failed)) = u.fields.status {
+                    let out = u.fields.content.as_deref().map(content_text).unwrap_or_default();
+                    self.complete(&u.tool_call_id.0, out, status == acp::ToolCallStatus::Failed).await;
+                }
+            }
+            acp::SessionUpdate::UsageUpdate(u) => {
+                if let Some(cost) = u.cost.filter(|c| c.currency.eq_ignore_ascii_case("USD")) {
+                    self.cost_seen(cost.amount);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// What an update says of a call, kept; its `tool_call` goes out once it has its input
+    /// (an agent that streams may name a call before its input is known), or when `now`.
+    /// What may change files is watched from then.
+    async fn announce(
+        &mut self,
+        call_id: &str,
+        fields: &acp::ToolCallUpdateFields,
+        meta: Option<&acp::Meta>,
+        now: bool,
+    ) {
+        let call = self.calls.entry(call_id.to_string()).or_default();
+        merge(&mut call.fields, fields);
+        if let Some(name) =
+            meta.and_then(|m| m.get("claudeCode")).and_then(|c| c.get("toolName")).and_then(Value::as_str)
+        {
+            call.named = Some(name.to_string());
+        }
+        let has_input = call.fields.raw_input.as_ref().is_some_and(|v| !v.is_null() && v != &json!({}));
+        if call.announced || !(now || has_input) {
+            return;
+        }
+        call.announced = true;
+        let (tool, class) = tool_of(&call.fields, call.named.as_deref());
+        let args = call.fields.raw_input.clone().unwrap_or_else(|| json!({}));
+        let named = (call.fields.kind == Some(acp::ToolKind::Edit))
+            .then(|| call.fields.locations.iter().flatten().map(|l| l.path.clone()).collect::<Vec<PathBuf>>())
+            .filter(|p| !p.is_empty());
+        self.flush();
+        self.emit(EventKind::ToolCall(ToolCall {
+            call_id: call_id.to_string(),
+            tool_name: tool,
+            tool_args: args,
+            mcp: None,
+        }));
+        if class != ToolClass::ReadOnly {
+            let (watch, found) = self.spec.changes.begin(&self.id, Some(call_id), named).await;
+            crate::agent::emit_changes(&self.shared, found);
+            if let Some(call) = self.calls.get_mut(call_id) {
+                call.watch = Some(watch);
+            }
+        }
+    }
+
+    /// The call's `tool_output`, once; the files it changed are the node's.
+    async fn complete(&mut self, call_id: &str, content: String, is_error: bool) {
+        let Some(call) = self.calls.get_mut(call_id) else { return };
+        if call.done {
+            return;
+        }
+        call.done = true;
+        if let Some(watch) = call.watch.take() {
+            let found = self.spec.changes.end(watch).await;
+            crate::agent::emit_changes(&self.shared, found);
+        }
+        let decided_by = self.decided.lock().remove(call_id);
+        self.emit(EventKind::ToolOutput(ToolOutput { call_id: call_id.to_string(), content, is_error, decided_by }));
+    }
+
+    /// A permission request: the policy answers, or a person does in the inbox (a standing
+    /// rule may answer at once). The agent's own options carry the answer back.
+    async fn permission(
+        &mut self,
+        r: acp::RequestPermissionRequest,
+        responder: Responder<acp::RequestPermissionResponse>,
+    ) {
+        let call_id = r.tool_call.tool_call_id.0.to_string();
+        self.announce(&call_id, &r.tool_call.fields, r.tool_call.meta.as_ref(), true).await;
+        if self.cancel.is_cancelled() {
+            let _ = responder.respond(acp::RequestPermissionResponse::new(acp::RequestPermissionOutcome::Cancelled));
+            return;
+        }
+        let Some(call) = self.calls.get(&call_id) else { return };
+        let (tool, class) = tool_of(&call.fields, call.named.as_deref());
+        let fields = call.fields.clone();
+        let options = r.options;
+        match self.spec.policy.decide(&tool, class) {
+            Decision::Allow => {
+                self.decided.lock().insert(call_id, arbor_protocol::DecidedBy::Policy);
+                let _ = responder.respond(choose(&options, true, false));
+            }
+            Decision::Deny => {
+                self.decided.lock().insert(call_id, arbor_protocol::DecidedBy::Policy);
+                let _ = responder.respond(choose(&options, false, false));
+            }
+            Decision::Ask => {
+                let (shared, id, cancel) = (self.shared.clone(), self.id.clone(), self.cancel.clone());
+                let decided = self.decided.clone();
+                let args = fields.raw_input.clone().unwrap_or_else(|| json!({}));
+                let preview = preview_of(&fields, &args, self.spec.workspace.root());
+                tokio::spawn(async move {
+                    let q = Question { call_id: &call_id, tool_name: &tool, tool_args: &args, preview };
+                    let answer = match ask_approval(&shared, &id, q, &cancel).await {
+                        Some(v) => {
+                            // Known before the agent hears the answer, so before the call's result.
+                            decided.lock().insert(call_id.clone(), v.by.clone());
+                            choose(&options, v.approved, v.scope != arbor_protocol::ApprovalScope::Once)
+                        }
+                        None => acp::RequestPermissionResponse::new(acp::RequestPermissionOutcome::Cancelled),
+                    };
+                    let _ = responder.respond(answer);
+                });
+            }
+        }
+    }
+
+    /// `fs/read_text_file`, inside the node's working tree.
+    async fn read(
+        &self,
+        r: &acp::ReadTextFileRequest,
+    ) -> Result<acp::ReadTextFileResponse, agent_client_protocol::Error> {
+        let path = self.inside(&r.path)?;
+        let text = tokio::fs::read_to_string(&path)
+            .await
+            .map_err(|e| agent_client_protocol::Error::new(-32002, format!("{}: {e}", path.display())))?;
+        let from = r.line.map_or(0, |l| l.saturating_sub(1) as usize);
+        let lines = text.lines().skip(from);
+        let content: Vec<&str> = match r.limit {
+            Some(n) => lines.take(n as usize).collect(),
+            None => lines.collect(),
+        };
+        let mut content = content.join("\n");
+        if r.line.is_none() && r.limit.is_none() {
+            content = text;
+        }
+        Ok(acp::ReadTextFileResponse::new(content))
+    }
+
+    /// `fs/write_text_file`, inside the node's working tree: the change is the node's.
+    async fn write(
+        &mut self,
+        r: acp::WriteTextFileRequest,
+    ) -> Result<acp::WriteTextFileResponse, agent_client_protocol::Error> {
+        let path = self.inside(&r.path)?;
+        let (watch, found) = self.spec.changes.begin(&self.id, None, Some(vec![path.clone()])).await;
+        crate::agent::emit_changes(&self.shared, found);
+        let wrote = async {
+            if let Some(dir) = path.parent() {
+                tokio::fs::create_dir_all(dir).await?;
+            }
+            tokio::fs::write(&path, r.content.as_bytes()).await
+        }
+        .await;
+        let found = self.spec.changes.end(watch).await;
+        crate::agent::emit_changes(&self.shared, found);
+        wrote.map_err(|e| agent_client_protocol::Error::internal_error().data(format!("{}: {e}", path.display())))?;
+        Ok(acp::WriteTextFileResponse::new())
+    }
+
+    /// A path the agent names, refused outside its working tree.
+    fn inside(&self, path: &std::path::Path) -> Result<PathBuf, agent_client_protocol::Error> {
+        self.spec
+            .workspace
+            .resolve(&path.to_string_lossy())
+            .map_err(|e| agent_client_protocol::Error::invalid_params().data(e.to_string()))
+    }
+
+    fn cost_seen(&mut self, total: f64) {
+        self.cost = Some(total);
+    }
+
+    /// The turn's tokens (and the cost it added, when it reports one): they count toward budgets.
+    fn usage(&mut self, u: &acp::Usage) {
+        let cost = self.cost.map(|total| (total - self.counted).max(0.0));
+        if let Some(total) = self.cost {
+            self.counted = total;
+        }
+        self.emit(EventKind::Usage(Usage {
+            input_tokens: u.input_tokens,
+            output_tokens: u.output_tokens,
+            cache_read_tokens: u.cached_read_tokens.unwrap_or(0),
+            cache_write_tokens: u.cached_write_tokens.unwrap_or(0),
+            cost_usd: cost,
+        }));
+    }
+}
+
+/// What a later update says of a call, over what the earlier ones said.
+fn merge(into: &mut acp::ToolCallUpdateFields, from: &acp::ToolCallUpdateFields) {
+    fn over<T: Clone>(into: &mut Option<T>, from: &Option<T>) {
+        if from.is_some() {
+            into.clone_from(from);
+        }
+    }
+    over(&mut into.kind, &from.kind);
+    over(&mut into.status, &from.status);
+    over(&mut into.title, &from.title);
+    over(&mut into.name, &from.name);
+    over(&mut into.content, &from.content);
+    over(&mut into.locations, &from.locations);
+    over(&mut into.raw_input, &from.raw_input);
+    over(&mut into.raw_output, &from.raw_output);
+}
+
+/// The Arbor tool a call is, for rules and policies: the agent's own name when it says
+/// (Claude Code's `_meta.claudeCode.toolName`), else its kind's; and whether it may change things.
+fn tool_of(fields: &acp::ToolCallUpdateFields, named: Option<&str>) -> (String, ToolClass) {
+    let named = named.map(str::to_string).or_else(|| fields.name.clone().filter(|n| !n.trim().is_empty()));
+    let (by_kind, class) = match fields.kind {
+        Some(acp::ToolKind::Read) => ("Read", ToolClass::ReadOnly),
+        Some(acp::ToolKind::Search) => ("Grep", ToolClass::ReadOnly),
+        Some(acp::ToolKind::Think) => ("Think", ToolClass::ReadOnly),
+        Some(acp::ToolKind::Fetch) => ("WebFetch", ToolClass::ReadOnly),
+        Some(acp::ToolKind::Edit) => ("Edit", ToolClass::Mutating),
+        Some(acp::ToolKind::Delete) => ("Delete", ToolClass::Mutating),
+        Some(acp::ToolKind::Move) => ("Move", ToolClass::Mutating),
+        Some(acp::ToolKind::Execute) => ("Bash", ToolClass::Mutating),
+        _ => ("Tool", ToolClass::Mutating),
+    };
+    let title = fields
+        .title
+        .as_deref()
+        .and_then(|t| t.split_whitespace().next())
+        .filter(|w| w.chars().all(char::is_alphanumeric));
+    let name = named
+        .or_else(|| (fields.kind.is_none()).then(|| title.map(str::to_string)).flatten())
+        .unwrap_or_else(|| by_kind.to_string());
+    (name, class)
+}
+
+/// What the person sees on the card: the file before and after, or the command.
+fn preview_of(fields: &acp::ToolCallUpdateFields, args: &Value, root: &std::path::Path) -> Option<Preview> {
+    let diff = fields.content.iter().flatten().find_map(|c| match c {
+        acp::ToolCallContent::Diff(d) => Some(d),
+        _ => None,
+    });
+    if let Some(d) = diff {
+        let path = d.path.strip_prefix(root).unwrap_or(&d.path).display().to_string();
+        return Some(Preview::from(ApprovalPreview::File {
+            path,
+            before: d.old_text.clone(),
+            after: Some(d.new_text.clone()),
+            note: None,
+        }));
+    }
+    let command = args.get("command").and_then(Value::as_str)?;
+    Some(Preview::from(ApprovalPreview::Command {
+        command: command.to_string(),
+        cwd: root.display().to_string(),
+        description: args.get("description").and_then(Value::as_str).map(str::to_string),
+        sandbox: None,
+    }))
+}
+
+/// The agent's option for an answer: "always" when asked and offered, else once.
+fn choose(options: &[acp::PermissionOption], approved: bool, always: bool) -> acp::RequestPermissionResponse {
+    use acp::PermissionOptionKind as K;
+    let wanted: &[K] = match (approved, always) {
+        (true, true) => &[K::AllowAlways, K::AllowOnce],
+        (true, false) => &[K::AllowOnce, K::AllowAlways],
+        (false, true) => &[K::RejectAlways, K::RejectOnce],
+        (false, false) => &[K::RejectOnce, K::RejectAlways],
+    };
+    let chosen = wanted.iter().find_map(|k| options.iter().find(|o| o.kind == *k));
+    match chosen {
+        Some(o) => acp::RequestPermissionResponse::new(acp::RequestPermissionOutcome::Selected(
+            acp::SelectedPermissionOutcome::new(o.option_id.clone()),
+        )),
+        // It offered no way to say this: the request is withdrawn rather than answered wrongly.
+        None => acp::RequestPermissionResponse::new(acp::RequestPermissionOutcome::Cancelled),
+    }
+}
+
+/// A call's result as text: its text blocks, and a line per file it changed.
+fn content_text(content: &[acp::ToolCallContent]) -> String {
+    content
+        .iter()
+        .filter_map(|c| match c {
+            acp::ToolCallContent::Content(c) => match &c.content {
+                acp::ContentBlock::Text(t) => Some(t.text.clone()),
+                _ => None,
+            },
+            acp::ToolCallContent::Diff(d) => Some(format!("Edited {}", d.path.display())),
+            acp::ToolCallContent::Terminal(t) => Some(format!("[terminal {}]", t.terminal_id.0)),
+            _ => None,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
