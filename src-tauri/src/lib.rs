@@ -66,6 +66,7 @@ pub fn specta_builder() -> tauri_specta::Builder<tauri::Wry> {
         .constant("TRANSCRIPT_EVENT_TYPES", EventType::TRANSCRIPT)
         .constant("GENERAL_PURPOSE", GENERAL_PURPOSE)
         .constant("TASK_TOOL", arbor_protocol::TASK_TOOL)
+        .constant("ACP_PROVIDER", arbor_protocol::ACP_PROVIDER)
         .constant("DELEGATION_PERMISSION_MODES", arbor_protocol::PermissionMode::TIGHTENING)
         .constant("SANDBOX_MODES", arbor_protocol::SandboxMode::ALL)
         .constant("ISOLATIONS", arbor_protocol::Isolation::ALL)

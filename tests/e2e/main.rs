@@ -9,6 +9,7 @@
 mod approvals;
 mod closing;
 mod context;
+mod external;
 mod harness;
 mod hooks;
 mod isolation;

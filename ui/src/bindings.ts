@@ -81,6 +81,8 @@ export const commands = {
 };
 
 /* Constants */
+export const ACP_PROVIDER = "acp" as const;
+
 export const AGENT_STATUSES = ["queued","running","waiting_approval","completed","failed","cancelled","max_turns","truncated","interrupted","budget_exhausted"] as const;
 
 export const APPROVAL_CHOICES = ["allow","ask","deny"] as const;

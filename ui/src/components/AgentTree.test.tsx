@@ -10,6 +10,7 @@ import { bookStore } from "../store/review";
 import { uiStore } from "../store/ui";
 import { withLayout } from "../test/layout";
 import { AgentTree } from "./AgentTree";
+import { ACP_PROVIDER } from "../bindings";
 
 // The tree is virtualised: a pane 700 px tall shows every row of these small trees.
 withLayout({ offsetHeight: 700, offsetWidth: 320, clientHeight: 700 });
@@ -67,6 +68,26 @@ beforeEach(() => {
 });
 
 describe("AgentTree", () => {
+  it("marks an external ACP agent's node, with the command it runs", () => {
+    resetStores({ session: sessionInfo() });
+    const e = eventMaker();
+    applyEvents([
+      e.started("agent-main", null, "main"),
+      e.started("agent-a", "agent-main", "Write the tests"),
+      e.started("agent-cc", "agent-main", "Claude writes", {
+        subagent_type: "claude",
+        provider: ACP_PROVIDER,
+        model: "npx @zed-industries/claude-agent-acp",
+      }),
+    ]);
+    render(<AgentTree />);
+    const badge = within(node("agent-cc")).getByTestId("tree-external");
+    expect(badge.textContent).toBe("ACP");
+    expect(badge.getAttribute("title")).toContain("npx @zed-industries/claude-agent-acp");
+    // Arbor's own agents carry no such mark.
+    expect(within(node("agent-a")).queryByTestId("tree-external")).toBeNull();
+  });
+
   it("shows every agent with its status, description and type, nested", () => {
     render(<AgentTree />);
     expect(screen.getByRole("tree")).toBeTruthy();

@@ -10,6 +10,7 @@
  * on unrelated changes.
  */
 import {
+  ACP_PROVIDER,
   AGENT_STATUSES,
   type AgentChange,
   type AgentId,
@@ -176,6 +177,7 @@ export type RowAgent = Pick<
   | "description"
   | "subagentType"
   | "model"
+  | "provider"
   | "status"
   | "pendingApprovals"
   | "turns"
@@ -206,6 +208,7 @@ export function rowAgent(state: SessionState, id: AgentId): RowAgent | null {
     description: node.description,
     subagentType: node.subagentType,
     model: node.model,
+    provider: node.provider,
     status: node.status,
     pendingApprovals: node.pendingApprovals,
     turns: node.turns,
@@ -307,6 +310,18 @@ export function treePath(state: SessionState, id: AgentId): string[] {
   }
   return out;
 }
+
+/**
+ * An external ACP agent (Claude Code, Codex, Gemini CLI …): another program runs its
+ * loop, started as its `model` (the command); Arbor is its client. Null for Arbor's own.
+ */
+export function externalAgent(node: Pick<AgentNode, "provider" | "model">): { command: string } | null {
+  return node.provider === ACP_PROVIDER ? { command: node.model } : null;
+}
+
+/** What an external agent's badge says when pointed at. */
+export const EXTERNAL_AGENT_NOTE =
+  "An external ACP agent: its own program runs its loop, and Arbor is its client. Its permission requests come to your inbox, its file changes are its own here, and its process runs outside Arbor's sandbox.";
 
 /** A steering message reaches an agent that has work still ahead of it. */
 export function canMessage(status: AgentStatus): boolean {

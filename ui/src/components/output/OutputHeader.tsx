@@ -8,7 +8,7 @@
 import type { AgentId } from "../../bindings";
 import { useNow } from "../../hooks/useNow";
 import { formatCost, formatDuration, formatTokens, formatTurns, statusLabel } from "../../lib/format";
-import { changeCount, totalElapsedMs, treePath } from "../../store/selectors";
+import { changeCount, EXTERNAL_AGENT_NOTE, externalAgent, totalElapsedMs, treePath } from "../../store/selectors";
 import type { AgentNode } from "../../store/session/types";
 import { agentFigures } from "../../store/session/usage";
 import { sessionStore } from "../../store/sessionStore";
@@ -36,6 +36,7 @@ export function OutputHeader({ id, node, showThoughts }: { id: AgentId; node: Ag
   // No figures yet: nothing used.
   const tokens = figures?.tokens ?? 0;
   const cost = formatCost(figures?.usage.cost_usd ?? null);
+  const external = externalAgent(node);
   return (
     <>
       <div className="output-header">
@@ -53,7 +54,12 @@ export function OutputHeader({ id, node, showThoughts }: { id: AgentId; node: Ag
                 {` · ${formatDuration(elapsed)}`}
               </span>
             ) : null}
-            {node.model ? ` · ${node.model}` : ""}
+            {external ? (
+              <span className="badge external" data-testid="header-external" title={EXTERNAL_AGENT_NOTE}>
+                ACP
+              </span>
+            ) : null}
+            {node.model ? ` · ${external ? `runs ${external.command}` : node.model}` : ""}
             {node.subagentType ? ` · ${node.subagentType}` : ""}
             {" · "}
             <span className="mono">{node.id}</span>
@@ -62,7 +68,8 @@ export function OutputHeader({ id, node, showThoughts }: { id: AgentId; node: Ag
         </div>
         <span className="output-context">
           <ContextMeter used={node.contextUsed} window={node.contextWindow} testId="header-context" withText />
-          {!reviewing && node.contextUsed > 0 ? (
+          {/* An external agent keeps its own context: Arbor cannot compact it. */}
+          {!reviewing && !external && node.contextUsed > 0 ? (
             <button
               type="button"
               className="btn small ghost"

@@ -12,7 +12,18 @@ import { memo, useState, type CSSProperties } from "react";
 import { formatCost, formatDuration, formatTokens, formatTurns, statusLabel } from "../../lib/format";
 import { OUTCOME_WORDS, rowLabel } from "../../lib/tree";
 import { useNow } from "../../hooks/useNow";
-import { agentStanding, agentWorktree, changeCount, lastTool, rowAgent, subtreeSizes, totalElapsedMs, type TreeRow } from "../../store/selectors";
+import {
+  agentStanding,
+  agentWorktree,
+  changeCount,
+  EXTERNAL_AGENT_NOTE,
+  externalAgent,
+  lastTool,
+  rowAgent,
+  subtreeSizes,
+  totalElapsedMs,
+  type TreeRow,
+} from "../../store/selectors";
 import { isTerminal } from "../../store/session/status";
 import { agentFigures } from "../../store/session/usage";
 import { sessionStore } from "../../store/sessionStore";
@@ -63,6 +74,7 @@ export const TreeNode = memo(function TreeNode({ row, selected, focusable, readO
   // Every run's wall time: a resumed agent's runs add up.
   const elapsed = totalElapsedMs(node, now);
   const name = node.description || (node.depth === 0 ? "main" : node.id);
+  const external = externalAgent(node);
   const word = tool ? OUTCOME_WORDS[tool.outcome] : null;
   const mark = decision && decision.kind !== "policy" ? decision : null;
   // A refusal leads the line (it is what happened); an approval follows the call.
@@ -129,6 +141,12 @@ export const TreeNode = memo(function TreeNode({ row, selected, focusable, readO
             title={`A fork of its parent: it started from its parent's ${node.fork.messages} messages`}
           >
             fork
+          </span>
+        ) : null}
+        {/* So is what runs it: an external ACP agent's program, not Arbor's loop. */}
+        {external ? (
+          <span className="badge external" data-testid="tree-external" title={`${EXTERNAL_AGENT_NOTE}\n${external.command}`}>
+            ACP
           </span>
         ) : null}
         {/* What needs you is never crowded out: the name gives way first. */}

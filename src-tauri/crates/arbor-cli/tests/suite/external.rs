@@ -34,19 +34,31 @@ impl Tree {
     /// A person's own agent type `claude` that is Claude Code over ACP, and the scripted server:
     /// the main agent delegates `task` to it; Claude Code writes `cc.md` and says "cc done".
     async fn new(task: &str) -> Self {
+        let acp = format!(
+            "  command: {}\n  env:\n    ANTHROPIC_BASE_URL: ${{ANTHROPIC_BASE_URL}}\n    \
+             ANTHROPIC_API_KEY: ${{ANTHROPIC_API_KEY}}\n    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: \"1\"\n    \
+             DISABLE_AUTOUPDATER: \"1\"\n",
+            claude_agent_acp().display()
+        );
+        Self::with_agent("claude", &acp, task).await
+    }
+
+    /// The agent type `name`, an external agent started as `acp` (its YAML, less the mark's
+    /// variable, which is added), delegated `task` by the main agent.
+    async fn with_agent(name: &str, acp: &str, task: &str) -> Self {
         let root = tempfile::tempdir().unwrap();
         for d in ["ws", "home/.config/arbor/agents", "home/.claude", "data"] {
             std::fs::create_dir_all(root.path().join(d)).unwrap();
         }
         let ws = root.path().join("ws");
-        let mark = format!("arbor-acp-test-{}", std::process::id());
-        let file = format!(
-            "---\nname: claude\ndescription: Claude Code, through Zed's ACP adapter.\nacp:\n  command: {}\n  env:\n    \
-             ANTHROPIC_BASE_URL: ${{ANTHROPIC_BASE_URL}}\n    ANTHROPIC_API_KEY: ${{ANTHROPIC_API_KEY}}\n    \
-             CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: \"1\"\n    DISABLE_AUTOUPDATER: \"1\"\n    ARBOR_TEST_MARK: {mark}\n---\n",
-            claude_agent_acp().display()
-        );
-        std::fs::write(root.path().join("home/.config/arbor/agents/claude.md"), file).unwrap();
+        let mark = format!("arbor-acp-test-{}-{}", std::process::id(), root.path().display());
+        let acp = if acp.contains("  env:\n") {
+            acp.replace("  env:\n", &format!("  env:\n    ARBOR_TEST_MARK: \"{mark}\"\n"))
+        } else {
+            format!("{acp}  env:\n    ARBOR_TEST_MARK: \"{mark}\"\n")
+        };
+        let file = format!("---\nname: {name}\ndescription: An external agent.\nacp:\n{acp}---\n");
+        std::fs::write(root.path().join(format!("home/.config/arbor/agents/{name}.md")), file).unwrap();
         let scenario = json!({"rules": [
             {"match": {"first_user_contains": "CC-TASK:"}, "repeat_last": true, "turns": [
                 {"tool_calls": [{"name": "Write", "input": {"file_path": ws.join("cc.md"), "content": "from claude code"}}]},
@@ -54,7 +66,7 @@ impl Tree {
             ]},
             {"match": {"first_user_contains": "MAIN:"}, "repeat_last": true, "turns": [
                 {"tool_calls": [{"name": "Task", "input": {
-                    "description": "Claude writes", "prompt": format!("CC-TASK: {task}"), "subagent_type": "claude"}}]},
+                    "description": "Claude writes", "prompt": format!("CC-TASK: {task}"), "subagent_type": name}}]},
                 {"text": "main done"}
             ]},
             // Claude Code's side requests (titles and the like).
@@ -126,8 +138,6 @@ fn node_of(events: &[Value]) -> String {
         .iter()
         .find(|e| e["type"] == "agent_started" && e["provider"] == arbor_protocol::ACP_PROVIDER)
         .expect("the external node started");
-    assert!(started["model"].as_str().unwrap().contains("claude-agent-acp"), "{started}");
-    assert_eq!(started["subagent_type"], "claude");
     started["agent_id"].as_str().unwrap().to_string()
 }
 
@@ -148,6 +158,9 @@ async fn claude_code_runs_as_a_node_asks_in_arbors_inbox_and_its_write_is_its_ow
         })
         .await;
     let node = node_of(&events);
+    let started = events.iter().find(|e| e["type"] == "agent_started" && e["agent_id"] == node.as_str()).unwrap();
+    assert!(started["model"].as_str().unwrap().contains("claude-agent-acp"), "{started}");
+    assert_eq!(started["subagent_type"], "claude");
     assert_eq!(asked, 1);
     let request = events.iter().find(|e| e["type"] == "approval_request").unwrap();
     assert_eq!(request["agent_id"], node.as_str(), "asked in Arbor's inbox as the node");
@@ -229,4 +242,109 @@ async fn a_workspaces_acp_agent_waits_for_trust() {
     let said = result["content"].as_str().unwrap();
     assert!(said.contains("not trusted"), "{said}");
     assert!(!marker.exists(), "nothing of the workspace ran before trust");
+}
+
+/// The testkit's scripted ACP agent (built with the workspace's binaries).
+fn scripted_acp() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let bin = exe.parent().and_then(|d| d.parent()).unwrap().join("arbor-scripted-acp");
+    assert!(bin.exists(), "{} is missing: build it with `cargo build -p arbor-testkit --bins`", bin.display());
+    bin
+}
+
+async fn scripted(mode: &str) -> Tree {
+    let acp = format!("  command: {}\n  args: [{mode}]\n", scripted_acp().display());
+    Tree::with_agent("scripted", &acp, "do it").await
+}
+
+fn finished<'a>(events: &'a [Value], node: &str) -> &'a Value {
+    events.iter().find(|e| e["type"] == "agent_finished" && e["agent_id"] == node).expect("the node finished")
+}
+
+#[tokio::test]
+async fn a_scripted_acp_agent_writes_through_arbors_fs_and_reports_its_usage() {
+    let tree = scripted("ok").await;
+    let events = tree
+        .run(|e| {
+            (e["type"] == "approval_request")
+                .then(|| json!({"type": "approval", "request_id": e["request_id"], "approved": true}))
+        })
+        .await;
+    let node = node_of(&events);
+    assert_eq!(std::fs::read_to_string(tree.path("ws/out.md")).unwrap(), "scripted");
+    assert!(
+        events.iter().any(|e| e["type"] == "file_changed" && e["agent_id"] == node.as_str() && e["path"] == "out.md")
+    );
+    let end = finished(&events, &node);
+    assert_eq!(
+        (end["status"].as_str(), end["result"].as_str()),
+        (Some("completed"), Some("scripted done")),
+        "its last message is its result"
+    );
+    let usage = events.iter().find(|e| e["type"] == "usage" && e["agent_id"] == node.as_str()).unwrap();
+    assert_eq!((usage["input_tokens"].as_u64(), usage["output_tokens"].as_u64()), (Some(10), Some(5)));
+}
+
+#[tokio::test]
+async fn an_acp_agent_that_crashes_mid_turn_fails_its_node_with_its_last_words() {
+    let tree = scripted("crash").await;
+    let events = tree.run(|_| None).await;
+    let node = node_of(&events);
+    let end = finished(&events, &node);
+    assert_eq!(end["status"], "failed", "{end}");
+    let error = end["error"].as_str().unwrap();
+    assert!(error.contains("exited with code 3") && error.contains("boom: a simulated crash"), "{error}");
+    // What it said before it died is kept, and the parent goes on.
+    assert!(
+        events
+            .iter()
+            .any(|e| e["type"] == "response" && e["agent_id"] == node.as_str() && e["content"] == "about to crash")
+    );
+    assert!(events.iter().any(|e| e["type"] == "response" && e["content"] == "main done"));
+}
+
+#[tokio::test]
+async fn garbage_on_an_acp_agents_stdout_is_skipped_and_the_turn_goes_on() {
+    let tree = scripted("garbage").await;
+    let events = tree
+        .run(|e| {
+            (e["type"] == "approval_request")
+                .then(|| json!({"type": "approval", "request_id": e["request_id"], "approved": true}))
+        })
+        .await;
+    let node = node_of(&events);
+    assert_eq!(finished(&events, &node)["status"], "completed");
+    assert!(tree.path("ws/out.md").exists());
+}
+
+#[tokio::test]
+async fn a_permission_asked_after_cancel_is_answered_cancelled_without_asking_anyone() {
+    let tree = scripted("late").await;
+    let events = tree
+        .run(|e| {
+            (e["type"] == "response_chunk" && e["content"] == "waiting for a cancel")
+                .then(|| json!({"type": "cancel", "agent_id": e["agent_id"]}))
+        })
+        .await;
+    let node = node_of(&events);
+    assert_eq!(finished(&events, &node)["status"], "cancelled");
+    assert!(!events.iter().any(|e| e["type"] == "approval_request"), "nobody was asked");
+    let answer = std::fs::read_to_string(tree.path("ws/late-answer.txt")).expect("the agent asked after the cancel");
+    assert_eq!(answer, "cancelled");
+}
+
+#[tokio::test]
+async fn an_acp_agent_that_hangs_is_stopped_and_killed() {
+    let tree = scripted("hang").await;
+    let started = std::time::Instant::now();
+    let events = tree
+        .run(|e| {
+            (e["type"] == "response_chunk" && e["content"] == "hanging")
+                .then(|| json!({"type": "cancel", "agent_id": e["agent_id"]}))
+        })
+        .await;
+    let node = node_of(&events);
+    assert_eq!(finished(&events, &node)["status"], "cancelled");
+    assert!(started.elapsed() < Duration::from_secs(30), "stopped within its grace, not the run's timeout");
+    assert!(tree.processes_left().is_empty(), "{:?}", tree.processes_left());
 }

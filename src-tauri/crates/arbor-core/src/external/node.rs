@@ -444,6 +444,8 @@ fn tool_of(fields: &acp::ToolCallUpdateFields, named: Option<&str>) -> (String, 
         Some(acp::ToolKind::Search) => ("Grep", ToolClass::ReadOnly),
         Some(acp::ToolKind::Think) => ("Think", ToolClass::ReadOnly),
         Some(acp::ToolKind::Fetch) => ("WebFetch", ToolClass::ReadOnly),
+        // A whole file (its content, or a diff from nothing) is what Arbor calls a Write.
+        Some(acp::ToolKind::Edit) if writes_whole(fields) => ("Write", ToolClass::Mutating),
         Some(acp::ToolKind::Edit) => ("Edit", ToolClass::Mutating),
         Some(acp::ToolKind::Delete) => ("Delete", ToolClass::Mutating),
         Some(acp::ToolKind::Move) => ("Move", ToolClass::Mutating),
@@ -459,6 +461,16 @@ fn tool_of(fields: &acp::ToolCallUpdateFields, named: Option<&str>) -> (String, 
         .or_else(|| (fields.kind.is_none()).then(|| title.map(str::to_string)).flatten())
         .unwrap_or_else(|| by_kind.to_string());
     (name, class)
+}
+
+/// An edit that gives the whole file: `content` in its input, or a diff from no file.
+fn writes_whole(fields: &acp::ToolCallUpdateFields) -> bool {
+    let input = fields.raw_input.as_ref();
+    let whole_input =
+        input.is_some_and(|i| i.get("content").is_some_and(Value::is_string) && i.get("old_string").is_none());
+    let new_file =
+        fields.content.iter().flatten().any(|c| matches!(c, acp::ToolCallContent::Diff(d) if d.old_text.is_none()));
+    whole_input || new_file
 }
 
 /// What the person sees on the card: the file before and after, or the command.

@@ -1,0 +1,211 @@
+//! A tiny scripted ACP agent (the official SDK's agent side) for what a real one
+//! rarely does on cue: `arbor-scripted-acp MODE`, where MODE is
+//!
+//! - `ok`: streams a message, asks to write `out.md`, writes it through the client's
+//!   `fs/write_text_file` when allowed, says "scripted done", reports usage;
+//! - `crash`: streams a message, then exits 3 mid-turn with a line on stderr;
+//! - `garbage`: prints a line that is not JSON on stdout, then goes on as `ok` does;
+//! - `late`: waits for `session/cancel`, then asks a permission anyway (the answer it got goes to
+//!   `late-answer.txt` in its folder), and ends the turn cancelled;
+//! - `hang`: never answers the prompt, and ignores `session/cancel`.
+
+// A test binary speaking to its client: stderr is where its last words go.
+#![allow(clippy::print_stderr)]
+
+use agent_client_protocol::v1::schema as acp;
+use agent_client_protocol::{Agent, Client, v1::ConnectionTo, v1::Responder};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::sync::{Notify, mpsc};
+
+#[derive(Clone)]
+struct Script {
+    mode: String,
+    cwd: Arc<Mutex<PathBuf>>,
+    cancelled: Arc<Notify>,
+    out: mpsc::UnboundedSender<String>,
+}
+
+fn main() -> ExitCode {
+    let mode = std::env::args().nth(1).unwrap_or_else(|| "ok".into());
+    let Ok(rt) = tokio::runtime::Builder::new_current_thread().enable_all().build() else {
+        eprintln!("arbor-scripted-acp: no runtime");
+        return ExitCode::from(2);
+    };
+    rt.block_on(serve(mode))
+}
+
+async fn serve(mode: String) -> ExitCode {
+    // Lines go out through one writer, so a garbage line can be slipped in between.
+    let (out, mut lines) = mpsc::unbounded_channel::<String>();
+    tokio::spawn(async move {
+        let mut stdout = tokio::io::stdout();
+        while let Some(line) = lines.recv().await {
+            if stdout.write_all(format!("{line}\n").as_bytes()).await.is_err() || stdout.flush().await.is_err() {
+                break;
+            }
+        }
+    });
+    let script = Script { mode, cwd: Arc::default(), cancelled: Arc::new(Notify::new()), out: out.clone() };
+    let sink = futures::sink::unfold(out, async |out: mpsc::UnboundedSender<String>, line: String| {
+        out.send(line).map_err(|_| std::io::Error::other("stdout is gone"))?;
+        Ok::<_, std::io::Error>(out)
+    });
+    let stdin = BufReader::new(tokio::io::stdin()).lines();
+    let incoming = futures::stream::unfold(stdin, async |mut l| match l.next_line().await {
+        Ok(Some(line)) => Some((Ok(line), l)),
+        Ok(None) => None,
+        Err(e) => Some((Err(e), l)),
+    });
+    let (s1, s2, s3) = (script.clone(), script.clone(), script.clone());
+    let served = Agent
+        .v1()
+        .name("arbor-scripted-acp")
+        .on_receive_request(
+            async move |r: acp::InitializeRequest, responder: Responder<acp::InitializeResponse>, _cx| {
+                responder.respond(
+                    acp::InitializeResponse::new(r.protocol_version)
+                        .agent_info(acp::Implementation::new("arbor-scripted-acp", "1.0.0")),
+                )
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |r: acp::NewSessionRequest, responder: Responder<acp::NewSessionResponse>, _cx| {
+                *s1.cwd.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = r.cwd;
+                responder.respond(acp::NewSessionResponse::new("scripted-1"))
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_notification(
+            async move |_n: acp::CancelNotification, _cx| {
+                s2.cancelled.notify_one();
+                Ok(())
+            },
+            agent_client_protocol::on_receive_notification!(),
+        )
+        .on_receive_request(
+            async move |r: acp::PromptRequest, responder: Responder<acp::PromptResponse>, cx: ConnectionTo<Client>| {
+                tokio::spawn(s3.clone().turn(r.session_id, responder, cx));
+                Ok(())
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .connect_to(agent_client_protocol::Lines::new(sink, incoming))
+        .await;
+    match served {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("arbor-scripted-acp: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn say(cx: &ConnectionTo<Client>, session: &acp::SessionId, text: &str) {
+    let chunk = acp::ContentChunk::new(acp::ContentBlock::Text(acp::TextContent::new(text)));
+    let _ = cx.send_notification(acp::SessionNotification::new(
+        session.clone(),
+        acp::SessionUpdate::AgentMessageChunk(chunk),
+    ));
+}
+
+fn options() -> Vec<acp::PermissionOption> {
+    vec![
+        acp::PermissionOption::new("allow", "Allow", acp::PermissionOptionKind::AllowOnce),
+        acp::PermissionOption::new("reject", "Reject", acp::PermissionOptionKind::RejectOnce),
+    ]
+}
+
+impl Script {
+    async fn turn(self, session: acp::SessionId, responder: Responder<acp::PromptResponse>, cx: ConnectionTo<Client>) {
+        match self.mode.as_str() {
+            "crash" => {
+                say(&cx, &session, "about to crash");
+                tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+                eprintln!("boom: a simulated crash");
+                std::process::exit(3);
+            }
+            "hang" => {
+                say(&cx, &session, "hanging");
+                std::future::pending::<()>().await;
+            }
+            "late" => {
+                say(&cx, &session, "waiting for a cancel");
+                self.cancelled.notified().await;
+                let call = acp::ToolCallUpdate::new(
+                    "late-1",
+                    acp::ToolCallUpdateFields::new().title("Write late.md").kind(acp::ToolKind::Edit),
+                );
+                let asked = cx
+                    .send_request(acp::RequestPermissionRequest::new(session.clone(), call, options()))
+                    .block_task()
+                    .await;
+                let outcome = match asked {
+                    Ok(r) if matches!(r.outcome, acp::RequestPermissionOutcome::Cancelled) => "cancelled",
+                    Ok(_) => "selected",
+                    Err(_) => "error",
+                };
+                // Where the test can read it: the answer the late request got.
+                let cwd = self.cwd.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
+                let _ = std::fs::write(cwd.join("late-answer.txt"), outcome);
+                let _ = responder.respond(acp::PromptResponse::new(acp::StopReason::Cancelled));
+            }
+            _ => {
+                if self.mode == "garbage" {
+                    let _ = self.out.send("this line is not JSON".into());
+                }
+                self.write_out(session, responder, cx).await;
+            }
+        }
+    }
+
+    async fn write_out(
+        self,
+        session: acp::SessionId,
+        responder: Responder<acp::PromptResponse>,
+        cx: ConnectionTo<Client>,
+    ) {
+        say(&cx, &session, "writing out.md");
+        let path = self.cwd.lock().unwrap_or_else(std::sync::PoisonError::into_inner).join("out.md");
+        let fields = acp::ToolCallUpdateFields::new()
+            .title("Write out.md")
+            .kind(acp::ToolKind::Edit)
+            .raw_input(serde_json::json!({"file_path": path, "content": "scripted"}))
+            .content(vec![acp::ToolCallContent::Diff(acp::Diff::new(path.clone(), "scripted"))])
+            .locations(vec![acp::ToolCallLocation::new(path.clone())]);
+        let call =
+            acp::ToolCall::new("w1", "Write out.md").kind(acp::ToolKind::Edit).raw_input(fields.raw_input.clone());
+        let _ =
+            cx.send_notification(acp::SessionNotification::new(session.clone(), acp::SessionUpdate::ToolCall(call)));
+        let asked = cx
+            .send_request(acp::RequestPermissionRequest::new(
+                session.clone(),
+                acp::ToolCallUpdate::new("w1", fields),
+                options(),
+            ))
+            .block_task()
+            .await;
+        let allowed = matches!(asked, Ok(r) if matches!(&r.outcome, acp::RequestPermissionOutcome::Selected(s) if s.option_id.0.as_ref() == "allow"));
+        let result = if allowed {
+            match cx.send_request(acp::WriteTextFileRequest::new(session.clone(), path, "scripted")).block_task().await
+            {
+                Ok(_) => (acp::ToolCallStatus::Completed, "wrote out.md".to_string()),
+                Err(e) => (acp::ToolCallStatus::Failed, format!("the client refused: {e}")),
+            }
+        } else {
+            (acp::ToolCallStatus::Failed, "not allowed".to_string())
+        };
+        let done = acp::ToolCallUpdateFields::new()
+            .status(result.0)
+            .content(vec![acp::ToolCallContent::from(acp::ContentBlock::Text(acp::TextContent::new(result.1)))]);
+        let _ = cx.send_notification(acp::SessionNotification::new(
+            session.clone(),
+            acp::SessionUpdate::ToolCallUpdate(acp::ToolCallUpdate::new("w1", done)),
+        ));
+        say(&cx, &session, "scripted done");
+        let _ = responder.respond(acp::PromptResponse::new(acp::StopReason::EndTurn).usage(acp::Usage::new(15, 10, 5)));
+    }
+}

@@ -1,0 +1,78 @@
+//! An external ACP agent as a node in the real webview: the testkit's scripted ACP
+//! agent, a person's own agent type, started by the main agent's Task call. Its node
+//! is marked ACP with the command it runs, its Write is a card in the one inbox naming
+//! its path, the file is written (through Arbor's fs) only once approved, and its
+//! output and result show like any agent's. Screenshots at 1024×700 and 1440×900.
+
+use crate::harness::App;
+use arbor_testkit::{Scenario, ScriptedServer};
+use fantoccini::Locator;
+use serde_json::json;
+
+fn scripted_acp() -> std::path::PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let bin = exe.parent().and_then(|d| d.parent()).unwrap().join("arbor-scripted-acp");
+    assert!(bin.exists(), "{} is missing: build it with `cargo build -p arbor-testkit --bins`", bin.display());
+    bin
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(feature = "custom-protocol"),
+    ignore = "needs the UI embedded: run with --features custom-protocol (scripts/test.sh does)"
+)]
+async fn an_external_acp_agent_is_a_node_with_its_approvals_in_the_inbox() {
+    let scenario = json!({"rules": [{"match": {}, "repeat_last": true, "turns": [
+        {"tool_calls": [{"name": "Task", "input": {
+            "description": "Scripted agent writes", "prompt": "write out.md", "subagent_type": "scripted"}}]},
+        {"text": "EXTERNAL-DONE: the scripted agent wrote out.md."}
+    ]}]});
+    let server = ScriptedServer::start(Scenario::from_json(&scenario.to_string()).unwrap()).await.unwrap();
+    let app = App::launch_scripted(&server).await;
+    let root = app.workspace.parent().unwrap().to_path_buf();
+    std::fs::create_dir_all(root.join("config/agents")).unwrap();
+    std::fs::write(
+        root.join("config/agents/scripted.md"),
+        format!(
+            "---\nname: scripted\ndescription: A scripted ACP agent.\nacp:\n  command: {}\n  args: [ok]\n---\n",
+            scripted_acp().display()
+        ),
+    )
+    .unwrap();
+
+    app.resize(1440, 900).await;
+    app.send_prompt("Have the scripted agent write out.md").await;
+    let node = app.node("Scripted agent writes").await;
+    let badge = node.find(Locator::Css("[data-testid=tree-external]")).await.unwrap();
+    assert_eq!(app.text_of(&badge).await, "ACP");
+    assert!(badge.attr("title").await.unwrap().unwrap_or_default().contains("arbor-scripted-acp"));
+
+    // Its Write asks in the one inbox, naming the node; nothing is written before the answer.
+    app.wait_cards(1).await;
+    let card = app.approval_cards().await.remove(0);
+    let said = app.text_of(&card).await;
+    // It names no tool, so its kind and input say which: an edit of a whole file, a Write.
+    assert!(
+        said.contains("main › Scripted agent writes") && said.contains("Write") && said.contains("+scripted"),
+        "{said}"
+    );
+    assert!(!app.file("out.md").exists());
+    app.screenshot("external-approval").await;
+    card.find(Locator::Css("[data-testid=approve]")).await.unwrap().click().await.unwrap();
+
+    app.node_status("Scripted agent writes", "completed").await;
+    app.node_status("main", "completed").await;
+    assert_eq!(std::fs::read_to_string(app.file("out.md")).unwrap(), "scripted");
+    app.wait_text("[data-testid=output]", "EXTERNAL-DONE").await;
+
+    // Its own output: what it said, its call, its result; the header says what runs it.
+    app.node("Scripted agent writes").await.click().await.unwrap();
+    let output = app.wait_text("[data-testid=output]", "scripted done").await;
+    assert!(output.contains("Write") && output.contains("created out.md"), "the call and its change: {output}");
+    let header = app.find("[data-testid=header-external]").await;
+    assert_eq!(app.text_of(&header).await, "ACP");
+    app.screenshot("external-node-1440").await;
+    app.resize(1024, 700).await;
+    app.screenshot("external-node-1024").await;
+    app.close().await;
+}
