@@ -8,7 +8,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 
-use arbor_core::budget::BudgetProbe;
+use arbor_core::BudgetProbe;
 use arbor_core::provider::{AnthropicConfig, AnthropicProvider};
 use arbor_core::{Session, SessionConfig};
 use std::sync::Arc;

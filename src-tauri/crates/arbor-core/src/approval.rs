@@ -3,8 +3,8 @@
 //! suspending only its own agent until answered (design.md §3.4). The pending
 //! requests and grants live in the session's state, behind its one lock.
 
-use crate::definitions::PermissionMode;
 use crate::tools::ToolClass;
+use arbor_protocol::PermissionMode;
 use arbor_protocol::{AgentId, ApprovalAnswer, ApprovalRule, ApprovalScope, DecidedBy, SpawnEdit};
 use std::collections::{BTreeMap, HashMap};
 use tokio::sync::oneshot;
@@ -84,7 +84,7 @@ impl ApprovalPolicy {
 
     /// Task calls ask a person first, unless this policy refuses them outright.
     pub fn ask_before_spawning(&mut self) {
-        let task = crate::subagents::TASK;
+        let task = crate::delegation::TASK;
         let now = self.decide(task, ToolClass::Delegation);
         self.per_tool.insert(task.to_string(), now.max(Decision::Ask));
     }
@@ -213,7 +213,7 @@ impl Approvals {
             by: DecidedBy::Person,
             reason: answer.reason.filter(|r| !r.trim().is_empty()),
             // Only a spawn can be edited; an edit of anything else would be announced and do nothing.
-            edit: answer.edit.filter(|e| !e.is_empty() && pending.tool == crate::subagents::TASK),
+            edit: answer.edit.filter(|e| !e.is_empty() && pending.tool == crate::delegation::TASK),
             unseen_change: None,
         };
         // The agent may have been cancelled a moment ago; then nobody waits for this.

@@ -15,33 +15,7 @@ use std::sync::Arc;
 /// The providers a session may use, by the name agents refer to them with.
 pub type Providers = BTreeMap<String, Arc<dyn Provider>>;
 
-/// Which tools of the registry an agent is offered.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct ToolFilter {
-    /// Only these, when given (Claude Code's `tools`).
-    pub allow: Option<Vec<String>>,
-    /// Never these (Claude Code's `disallowedTools`).
-    pub deny: Vec<String>,
-}
-
-impl ToolFilter {
-    pub fn admits(&self, name: &str) -> bool {
-        self.allow.as_ref().is_none_or(|a| a.iter().any(|n| names(n, name)))
-            && !self.deny.iter().any(|n| names(n, name))
-    }
-}
-
-/// Whether a tools entry stands for `tool`: its own name, or, as in Claude Code,
-/// `mcp__<server>` or `mcp__<server>__*` for every tool of that server.
-fn names(entry: &str, tool: &str) -> bool {
-    if entry == tool {
-        return true;
-    }
-    let server = entry.strip_suffix("__*").unwrap_or(entry);
-    server.starts_with("mcp__")
-        && !server["mcp__".len()..].contains("__")
-        && tool.strip_prefix(server).is_some_and(|rest| rest.starts_with("__"))
-}
+pub use crate::tools::ToolFilter;
 
 /// How the main agent is made: prompt, model, provider, tools, turn limit.
 /// Subagent types are [`crate::definitions::AgentDefinition`]s.
@@ -103,6 +77,17 @@ pub struct SessionConfig {
     /// The new session's id when its front end chose it beforehand (an ACP client is
     /// told the id at `session/new`, before the first prompt starts the session).
     pub session_id: Option<arbor_protocol::SessionId>,
+}
+
+impl ContextConfig {
+    /// These settings with an agent type's own figures over them.
+    pub fn overridden_by(self, own: &crate::definitions::ContextOverride) -> ContextConfig {
+        ContextConfig {
+            window: own.window.or(self.window),
+            compact_at_percent: own.compact_at_percent.unwrap_or(self.compact_at_percent),
+            summary_model: self.summary_model,
+        }
+    }
 }
 
 /// How agents treat their context window.

@@ -1,6 +1,5 @@
 //! Why a command or a session start was refused. Typed so the UI never matches strings.
 
-use crate::subagents::SpawnError;
 use arbor_protocol::AgentId;
 use std::path::PathBuf;
 use thiserror::Error;
@@ -43,4 +42,42 @@ pub enum SessionError {
     WorktreeBusy(AgentId),
     #[error("{0}")]
     Worktree(#[from] crate::worktree::WorktreeError),
+}
+
+/// Why no child was started. The text is what the calling model reads.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum SpawnError {
+    #[error("prompt is missing or blank: say what the subagent should do")]
+    EmptyPrompt,
+    #[error("Unknown agent type \"{name}\". Available: {available}")]
+    UnknownType { name: String, available: String },
+    #[error("{}", crate::delegation::DEPTH_LIMIT_MESSAGE)]
+    DepthLimit,
+    #[error(
+        "subagent limit reached: this session has started {max} subagents, the most it may; do this subtask yourself"
+    )]
+    SubagentLimit { max: u32 },
+    #[error("agent type \"{agent_type}\" runs on provider \"{provider}\", which is not configured")]
+    UnknownProvider { agent_type: String, provider: String },
+    #[error("agent type \"{0}\" runs on another provider than its parent but names no model: add `model:` to its file")]
+    NoModel(String),
+    #[error("no agent {0} in this session")]
+    UnknownParent(AgentId),
+    #[error(
+        "a fork is a copy of you, on your model and with your tools: leave {0} out, or start a fresh subagent without fork"
+    )]
+    ForkChanges(&'static str),
+    #[error("the session was shut down")]
+    Closed,
+    #[error("agent type \"{agent_type}\" cannot start: {why}")]
+    External { agent_type: String, why: String },
+    #[error("{0}")]
+    Worktree(#[from] crate::worktree::WorktreeError),
+    #[error("no subagent started: {0}. Do this subtask yourself, or give your answer with what you have")]
+    Budget(String),
+    #[error(
+        "no subagent started: the spawn-rate guard allows {max} new subagents a minute in this session, and that \
+         many started in the last minute. Wait for their results (TaskOutput) or do this subtask yourself"
+    )]
+    SpawnRate { max: u32 },
 }

@@ -105,12 +105,12 @@ impl PermissionRule {
 /// Whether Arbor has a tool of this name (its built-ins and the subagent tools; MCP
 /// tools are known by their `mcp__` prefix): what a rule may name.
 pub fn arbor_tool(name: &str) -> bool {
-    crate::subagents::is_subagent_tool(name) || crate::tools::ToolRegistry::builtins().names().any(|n| n == name)
+    crate::delegation::is_subagent_tool(name) || crate::tools::ToolRegistry::builtins().names().any(|n| n == name)
 }
 
 /// Whether a rule's tool names `tool`: its own name, or an MCP server's every tool.
 fn names(rule_tool: &str, tool: &str) -> bool {
-    crate::config::ToolFilter { allow: Some(vec![rule_tool.to_string()]), deny: Vec::new() }.admits(tool)
+    crate::tools::ToolFilter { allow: Some(vec![rule_tool.to_string()]), deny: Vec::new() }.admits(tool)
 }
 
 /// Every permission rule of a session, from every settings file it loads.

@@ -4,12 +4,13 @@
 //! to stop or steer it, its history.
 
 use crate::approval::ApprovalPolicy;
-use crate::config::ToolFilter;
 use crate::mcp::McpServer;
 use crate::provider::Provider;
 use crate::sandbox::Jail;
+use crate::tools::ToolFilter;
 use crate::workspace::Workspace;
 use arbor_protocol::{AgentFinished, AgentId, AgentStarted, AgentStatus, Message, StoredAgent, Usage};
+use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use tokio::sync::{mpsc, watch};
@@ -67,6 +68,35 @@ impl std::fmt::Debug for AgentSpec {
     }
 }
 
+/// One call without a result, and how the next run settles it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Unanswered {
+    pub call_id: String,
+    pub name: String,
+    pub input: Value,
+    pub settle: Settle,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Settle {
+    /// It ended and its `tool_output` is stored: that is its result.
+    Output { content: String, is_error: bool },
+    /// It was waiting for a person: asked again, run if approved.
+    Ask,
+    /// How it ended is unknown: this text is its result (an error), announced as its output.
+    Closed(String),
+}
+
+/// A run of an agent about to start: what the door ([`crate::children::run`]) needs,
+/// whichever kind of child the agent is.
+pub(crate) struct RunStart {
+    pub id: AgentId,
+    pub spec: Arc<AgentSpec>,
+    pub history: Vec<Message>,
+    pub inbox: mpsc::UnboundedReceiver<Inbound>,
+    pub cancel: CancellationToken,
+}
+
 /// What the registry knows of one agent.
 /// Text waiting in a running agent's inbox for its next turn. A message someone
 /// wrote is announced (`user_message`, with who wrote it) when the agent takes it,
@@ -122,7 +152,7 @@ pub struct AgentRecord {
     pub(crate) stopped_by: Option<arbor_protocol::StoppedBy>,
     /// Tool calls its last run left without results (the session closed while they
     /// waited or ran): settled before its next run's first turn.
-    pub(crate) unanswered: Vec<crate::agent::Unanswered>,
+    pub(crate) unanswered: Vec<Unanswered>,
 }
 
 impl AgentRecord {

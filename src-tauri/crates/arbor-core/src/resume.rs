@@ -3,10 +3,10 @@
 //! with its model history, so the main agent can be given a new prompt and any
 //! subagent a new run. The store reads them; this module only rebuilds them.
 
+use crate::children::{self, SpawnRequest};
 use crate::definitions::GENERAL_PURPOSE;
 use crate::registry::{AgentRecord, AgentSpec};
 use crate::shared::{Context, Shared};
-use crate::subagents::{self, SpawnRequest};
 use arbor_protocol::{AgentFinished, AgentId, AgentStatus, Message, StoredAgent};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -117,6 +117,7 @@ fn restored_spec(ctx: &Context, parent: &AgentSpec, parent_provider: &str, a: &S
     let req = SpawnRequest {
         parent: a.parent_id.clone().unwrap_or_else(|| a.id.clone()),
         parent_call_id: None,
+        parent_call_seq: None,
         prompt: String::new(),
         description: None,
         subagent_type: None,
@@ -129,13 +130,13 @@ fn restored_spec(ctx: &Context, parent: &AgentSpec, parent_provider: &str, a: &S
         fork: None,
     };
     if let Some(fork) = a.fork {
-        return subagents::fork_spec(parent, a.depth, ctx.limits.subagent_max_turns, fork);
+        return children::fork_spec(parent, a.depth, ctx.limits.subagent_max_turns, fork);
     }
-    match subagents::child_spec(ctx, parent, parent_provider, def, &req, a.depth) {
+    match children::child_spec(ctx, parent, parent_provider, def, &req, a.depth) {
         Ok((spec, _)) => spec,
         Err(e) => {
             tracing::warn!(agent_id = %a.id, error = %e, "a stored agent runs as its parent does");
-            AgentSpec { model: a.model.clone(), ..subagents::as_parent(parent, a.depth, ctx.limits.subagent_max_turns) }
+            AgentSpec { model: a.model.clone(), ..children::as_parent(parent, a.depth, ctx.limits.subagent_max_turns) }
         }
     }
 }

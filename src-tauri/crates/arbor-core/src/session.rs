@@ -6,6 +6,7 @@
 
 use crate::agent::lifecycle::{self, Announce, Delivery};
 use crate::changes::Tracker;
+use crate::children::{self, SpawnRequest};
 use crate::config::{Limits, SessionConfig};
 use crate::definitions::AgentDefinition;
 pub use crate::error::SessionError;
@@ -15,12 +16,12 @@ use crate::registry::{AgentRecord, AgentSpec, AgentSummary};
 use crate::resume::{self, ResumeState};
 use crate::sandbox::Jail;
 use crate::shared::{Context, Shared};
-use crate::subagents::{self, SpawnRequest};
 use crate::workspace::Workspace;
 use arbor_protocol::{
     AgentId, AgentStarted, AgentStatus, ApprovalAnswer, Command, CommandReply, DelegateRequest, EventKind, MessageFrom,
     RevertOutcome, SessionId, SpawnEdit, UserMessage, WorktreeAction, WorktreeState, WorktreeUpdate,
 };
+pub use budget_probe::BudgetProbe;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use tokio::sync::Semaphore;
@@ -34,6 +35,7 @@ pub struct Session {
     main: Arc<MainAgent>,
 }
 
+mod budget_probe;
 mod main_type;
 mod prompt_hooks;
 
@@ -106,7 +108,7 @@ impl Session {
             prompt::main_system_prompt(&main_def.system_prompt, workspace.root(), &today, config.project_instructions);
         let agent_types: BTreeMap<String, AgentDefinition> =
             config.agent_types.into_iter().map(|d| (d.name.clone(), d)).collect();
-        let task_description = subagents::task_description(&agent_types);
+        let task_description = children::task_description(&agent_types);
         let runtime = tokio::runtime::Handle::try_current().map_err(|_| SessionError::NoRuntime)?;
         let hook_run = session_id.clone();
         let ctx = Context {
@@ -132,6 +134,7 @@ impl Session {
             journal: config.journal,
             mcp: config.mcp.clone(),
             runtime,
+            door: children::run,
         };
         let shared = Arc::new(Shared::new(ctx, events, rng));
         let main = MainAgent {
@@ -417,6 +420,7 @@ impl Session {
         let mut req = SpawnRequest {
             parent: request.parent_id,
             parent_call_id: None,
+            parent_call_seq: None,
             prompt: request.prompt,
             description: request.description,
             subagent_type: request.subagent_type,
@@ -428,7 +432,7 @@ impl Session {
             budget: request.budget,
             fork: None,
         };
-        let mut plan = subagents::plan(&self.shared, &req)?;
+        let mut plan = children::plan(&self.shared, &req)?;
         // Narrowed as the person chose: fewer tools, a stricter mode.
         let edit = SpawnEdit { tools: request.tools, ..SpawnEdit::default() };
         plan.apply(&self.shared, &mut req, &edit);
@@ -438,7 +442,7 @@ impl Session {
         if let Some(sandbox) = request.sandbox.as_ref().filter(|s| !s.is_empty()) {
             plan.choose_sandbox(sandbox);
         }
-        let spawned = subagents::start(&self.shared, req, plan)?;
+        let spawned = children::start(&self.shared, req, plan)?;
         Ok(spawned.id)
     }
 

@@ -13,8 +13,7 @@ use crate::events::EventSink;
 use crate::journal::Journal;
 use crate::mcp::McpCatalog;
 use crate::provider::{RetryPolicy, ToolSpec};
-use crate::registry::{AgentSpec, Registry};
-use crate::subagents;
+use crate::registry::Registry;
 use crate::tools::ToolRegistry;
 use crate::workspace::Workspace;
 use arbor_protocol::{AgentId, AgentStatus, EventKind, Message, SessionId, StatusChanged};
@@ -59,7 +58,14 @@ pub(crate) struct Context {
     pub(crate) prompt_id: parking_lot::RwLock<String>,
     /// The runtime agents run on: commands may arrive from any thread.
     pub(crate) runtime: tokio::runtime::Handle,
+    /// The one door every run of every agent starts through ([`crate::children::run`],
+    /// installed by the session): what delivers a prompt or a result need not know
+    /// the kinds of child.
+    pub(crate) door: Door,
 }
+
+/// Starts a run of an agent whose record is in the registry.
+pub(crate) type Door = fn(&Arc<Shared>, crate::registry::RunStart);
 
 impl Context {
     /// The subagent types as they are now (a reload may replace them while a spawn reads these).
@@ -77,7 +83,6 @@ pub(crate) struct State {
     /// When the models' spawns of the last minute happened (the spawn-rate guard).
     pub(crate) spawn_times: std::collections::VecDeque<i64>,
     /// The seq of each subagent tool call, by (agent, call id): its child's place among its siblings.
-    pub(crate) call_seqs: std::collections::HashMap<(AgentId, String), u64>,
     events: EventSink,
     /// The tool specs offered so far, by the names of the tools in them (see [`Shared::tool_specs`]).
     tool_specs: Vec<Arc<[ToolSpec]>>,
@@ -151,7 +156,6 @@ impl Shared {
             approvals: Approvals::default(),
             spawned: 0,
             spawn_times: std::collections::VecDeque::new(),
-            call_seqs: std::collections::HashMap::new(),
             events,
             tool_specs: Vec::new(),
             rng,
@@ -224,17 +228,6 @@ impl Shared {
             r.journaled = 0;
         }
         self.save_history(id, history);
-    }
-
-    /// The tools an agent of `spec` is offered: the built-ins, plus the subagent
-    /// tools below the depth limit, filtered by its type. Fresh instances per run.
-    pub(crate) fn tools_for(self: &Arc<Self>, id: &AgentId, spec: &AgentSpec) -> ToolRegistry {
-        let mut tools = ToolRegistry::builtins();
-        if spec.depth < self.ctx.limits.max_depth || spec.fork.is_some() {
-            subagents::add_tools(&mut tools, self, id);
-        }
-        tools.retain(|t| spec.tools.admits(t.name()));
-        tools
     }
 
     /// The specs of `tools` as the model sees them, built once per set of tools and

@@ -4,12 +4,14 @@
 //! is canonicalised so that `..` and symlinks cannot lead outside. Extra roots
 //! can be allowed in settings.
 
-use crate::tools::QUOTE_CHARS;
 use arbor_protocol::text::quote;
 use std::io;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 use thiserror::Error;
+
+/// The most characters of the model's own text an error quotes back to it.
+pub const QUOTE_CHARS: usize = 200;
 
 #[derive(Debug, Error)]
 pub enum PathError {

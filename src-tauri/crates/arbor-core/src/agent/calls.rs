@@ -34,13 +34,16 @@ pub(crate) struct Call {
     /// Why the call cannot run, in words for the model, if it cannot (its
     /// arguments were not JSON, or the output limit cut them short).
     pub invalid: Option<String>,
+    /// The seq of its `tool_call` event, once announced in this run (a child it
+    /// starts takes its place among its siblings from it).
+    pub seq: Option<u64>,
 }
 
 /// Announces the calls of one response (in call order), then runs them. None
 /// when the session closed while some were waiting for a person or for a child:
 /// those have no result (nor `tool_output`) and stay open for the next run.
-pub(crate) async fn run_calls(shared: &Arc<Shared>, agent: &AgentRun, calls: Vec<Call>) -> Option<Vec<UserBlock>> {
-    for c in &calls {
+pub(crate) async fn run_calls(shared: &Arc<Shared>, agent: &AgentRun, mut calls: Vec<Call>) -> Option<Vec<UserBlock>> {
+    for c in &mut calls {
         let mut st = shared.lock();
         let seq = st.emit(
             &agent.id,
@@ -51,9 +54,7 @@ pub(crate) async fn run_calls(shared: &Arc<Shared>, agent: &AgentRun, calls: Vec
                 mcp: agent.tools.get(&c.name).and_then(|t| t.mcp()),
             }),
         );
-        if crate::subagents::is_subagent_tool(&c.name) {
-            st.call_seqs.insert((agent.id.clone(), c.id.clone()), seq);
-        }
+        c.seq = Some(seq);
     }
     let tool_hooks =
         [HookEvent::PreToolUse, HookEvent::PermissionRequest, HookEvent::PostToolUse, HookEvent::PostToolUseFailure];
@@ -69,7 +70,7 @@ pub(crate) async fn run_announced(shared: &Arc<Shared>, agent: &AgentRun, calls:
         .into_iter()
         .map(|call| {
             let (id, call_id, name) = (call.id.clone(), call.id.clone(), call.name.clone());
-            let waits_on_agents = crate::subagents::waits_on_agents(&call.name);
+            let waits_on_agents = crate::delegation::waits_on_agents(&call.name);
             let span = info_span!("tool", name = %call.name, call_id = %call.id);
             let tool = agent.tools.get(&call.name).cloned().ok_or_else(|| agent.missing_tool_reason(&call.name));
             let ctx = CallContext {
@@ -81,7 +82,7 @@ pub(crate) async fn run_announced(shared: &Arc<Shared>, agent: &AgentRun, calls:
                 sandbox: agent.spec.sandbox.clone(),
                 changes: agent.spec.changes.clone(),
                 spec: agent.spec.clone(),
-                conversation: crate::subagents::forks(&call.name, &call.input).then(|| conversation(agent)),
+                conversation: crate::delegation::forks(&call.name, &call.input).then(|| conversation(agent)),
             };
             let (shared, agent_id) = (shared.clone(), agent.id.clone());
             let task = async move {
@@ -190,8 +191,11 @@ struct CallContext {
 async fn run_one(cx: CallContext, tool: Result<Arc<dyn crate::tools::Tool>, String>, call: Call) -> Ended {
     let CallContext { shared, agent_id, policy, cancel, workspace, sandbox, changes, spec, conversation } = cx;
     let mut call = call;
-    if let Some(message) =
-        call.invalid.take().or_else(|| crate::subagents::refused_unasked(&shared, &agent_id, &call.name))
+    let depth = spec.depth;
+    if let Some(message) = call
+        .invalid
+        .take()
+        .or_else(|| crate::delegation::refused_at_depth(&call.name, depth, shared.ctx.limits.max_depth))
     {
         return Ended::Ran(ToolResult::error(message), None);
     }
@@ -205,9 +209,11 @@ async fn run_one(cx: CallContext, tool: Result<Arc<dyn crate::tools::Tool>, Stri
         cancel: cancel.clone(),
         chunks: Some(tx),
         call_id: call.id.clone(),
+        call_seq: call.seq,
         edit: None,
         sandbox,
         conversation,
+        prepared: Default::default(),
     };
     // PreToolUse hooks first: they may refuse, rewrite the input, ask, or (a person's own) allow.
     let pre = if hooked::wanted(&spec, HookEvent::PreToolUse) {

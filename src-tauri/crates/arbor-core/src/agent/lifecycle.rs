@@ -4,19 +4,17 @@
 //! session's one lock, so two texts cannot start two runs and no result slips
 //! between the check and the end.
 
-use super::{AgentRun, append_user, take_inbox};
+use super::{append_user, take_inbox};
 use crate::error::SessionError;
-use crate::registry::{AgentSpec, Inbound};
+use crate::registry::{Inbound, RunStart};
+use crate::results;
 use crate::shared::Shared;
-use crate::subagents;
 use arbor_protocol::{
     AgentFinished, AgentId, AgentStatus, EventKind, Message, MessageFrom, StatusChanged, TaskNotification, UserBlock,
     UserMessage,
 };
 use std::sync::Arc;
 use tokio::sync::{mpsc, watch};
-use tokio_util::sync::CancellationToken;
-use tracing::{Instrument, info_span};
 
 /// How long a parent that ends waits for the children it stops to wind down.
 const CHILDREN_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
@@ -52,13 +50,6 @@ pub(crate) enum EndStep {
     /// Children it started still run; their results are due as notifications.
     Wait,
     Finished,
-}
-
-fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
-    match payload.downcast::<String>() {
-        Ok(s) => *s,
-        Err(p) => p.downcast_ref::<&str>().map_or_else(|| "no message".to_string(), |s| s.to_string()),
-    }
 }
 
 /// Text for an agent: steering while it runs; otherwise, as `start` says,
@@ -132,82 +123,8 @@ pub(crate) fn deliver_with(
     let mut blocks = vec![UserBlock::Text { text }];
     blocks.extend(context.map(|text| UserBlock::Text { text }));
     append_user(&mut history, blocks);
-    launch(shared, id.clone(), spec, history, inbox, cancel);
+    (shared.ctx.door)(shared, RunStart { id: id.clone(), spec, history, inbox, cancel });
     Ok(())
-}
-
-/// Starts a run of an agent whose record is in the registry, on the session's
-/// runtime (whichever thread asks).
-pub(crate) fn launch(
-    shared: &Arc<Shared>,
-    id: AgentId,
-    spec: Arc<AgentSpec>,
-    history: Vec<Message>,
-    inbox: mpsc::UnboundedReceiver<Inbound>,
-    cancel: CancellationToken,
-) {
-    // The one door for every run: an external ACP agent is a second kind of child behind it.
-    if let Some(command) = spec.external.clone() {
-        crate::external::launch(shared, id, spec, command, history, inbox, cancel);
-        return;
-    }
-    shared.save_history(&id, &history);
-    let unanswered = shared.registry().get_mut(&id).map(|r| std::mem::take(&mut r.unanswered)).unwrap_or_default();
-    let id_for_panic = id.clone();
-    let run = AgentRun {
-        tools: shared.tools_for(&id, &spec),
-        depth_limited: spec.depth >= shared.ctx.limits.max_depth && spec.fork.is_none(),
-        slots: spec.scheduled.then(|| shared.ctx.slots.clone()),
-        slot: None,
-        id,
-        spec,
-        history,
-        inbox,
-        cancel: cancel.clone(),
-        mcp_failed: Vec::new(),
-        last_cost: None,
-        unanswered,
-    };
-    let span = info_span!("session", session_id = %shared.ctx.id);
-    let runtime = &shared.ctx.runtime;
-    let handle = runtime.spawn(run.run(shared.clone()).instrument(span));
-    // Stops with the run however it ends (a completed run's token is never cancelled).
-    let watch = cancel.child_token();
-    if let Some(r) = shared.registry().get_mut(&id_for_panic) {
-        r.run_watch = watch.clone();
-    }
-    crate::budget::watch_deadline(shared, id_for_panic.clone(), watch);
-    // A bug that panics an agent's task must still end the agent, or whoever waits
-    // for it (a Task call, a parent, the CLI) would wait forever.
-    let shared = shared.clone();
-    runtime.spawn(async move {
-        if let Err(e) = handle.await
-            && e.is_panic()
-        {
-            fail_after_panic(&shared, &id_for_panic, panic_message(e.into_panic()));
-        }
-    });
-}
-
-/// Ends an agent whose task panicked: failed, with what the panic said.
-fn fail_after_panic(shared: &Arc<Shared>, id: &AgentId, message: String) {
-    tracing::error!(agent_id = %id, panic = %message, "an agent's task panicked");
-    let running = shared.registry().get(id).is_some_and(|r| r.outcome.borrow().is_none());
-    if !running {
-        return;
-    }
-    let finished = AgentFinished {
-        status: AgentStatus::Failed,
-        result: String::new(),
-        error: Some(format!("internal error: the agent's task panicked: {message}")),
-        turns: 0,
-        duration_ms: 0,
-        files_modified: Vec::new(),
-        stopped_by: None,
-    };
-    let (_tx, mut inbox) = mpsc::unbounded_channel();
-    // Its history went down with its task: what the record and the journal hold stays.
-    end_run(shared, id, finished, &mut inbox, None);
 }
 
 /// Stops the agent's children that still run and waits (briefly) until they
@@ -286,14 +203,14 @@ pub(crate) fn end_run(
         // An interrupted child reports when the session is continued and it ends there.
         let notifies = r.notifies_parent && !r.collected && status != AgentStatus::Interrupted;
         let notice = notifies.then(|| r.state.parent_id.clone()).flatten().map(|parent| {
-            let text = subagents::notification_text(
+            let text = results::notification_text(
                 id,
                 &r.state.description,
                 &finished,
                 shared.ctx.limits.result_chars,
                 r.note.as_deref(),
             );
-            (parent, subagents::summary(&r.state.description, &finished), text)
+            (parent, results::summary(&r.state.description, &finished), text)
         });
         if status_changed {
             st.emit(id, EventKind::AgentStatus(StatusChanged { status }));

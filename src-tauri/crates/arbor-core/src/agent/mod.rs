@@ -10,6 +10,8 @@ pub(crate) mod hooked;
 mod isolation;
 pub(crate) use calls::emit_changes;
 pub(crate) use isolation::back_in_parent;
+mod launch;
+pub(crate) use launch::launch;
 pub(crate) mod lifecycle;
 mod pieces;
 mod turn;
@@ -20,7 +22,6 @@ use crate::mcp::{self, AgentMcp, McpError};
 use crate::provider::{StopReason, ToolSpec};
 use crate::registry::{AgentSpec, Inbound};
 use crate::shared::Shared;
-use crate::subagents;
 use crate::tools::ToolRegistry;
 use arbor_protocol::{
     AgentFinished, AgentId, AgentStatus, AssistantBlock, EventKind, McpState, Message, StoppedBy, UserBlock,
@@ -232,6 +233,7 @@ impl AgentRun {
                         id: id.clone(),
                         name: name.clone(),
                         input: input.clone(),
+                        seq: None,
                         invalid: response.invalid_tool_inputs.iter().find(|(i, _)| i == id).map(|(_, reason)| {
                             format!(
                                 "Invalid arguments for {name}: {reason}. Call it again with a JSON object that \
@@ -264,7 +266,7 @@ impl AgentRun {
                 return (AgentStatus::Completed, None);
             }
             // An agent that waits on its children lends its slot to them, or nesting could deadlock.
-            let lend = self.slot.is_some() && calls.iter().any(|c| subagents::waits_on_agents(&c.name));
+            let lend = self.slot.is_some() && calls.iter().any(|c| crate::delegation::waits_on_agents(&c.name));
             if lend {
                 self.slot = None;
             }
@@ -409,8 +411,8 @@ impl AgentRun {
 
     /// What to tell a model that called a tool it was not offered.
     pub(crate) fn missing_tool_reason(&self, name: &str) -> String {
-        if self.depth_limited && subagents::is_subagent_tool(name) {
-            return subagents::DEPTH_LIMIT_MESSAGE.to_string();
+        if self.depth_limited && crate::delegation::is_subagent_tool(name) {
+            return crate::delegation::DEPTH_LIMIT_MESSAGE.to_string();
         }
         if let Some((server, error)) = self.mcp_failed.iter().find(|(s, _)| mcp::server_of(name) == Some(s.as_str())) {
             return format!("MCP server \"{server}\" {error}");

@@ -19,24 +19,7 @@ use std::sync::Arc;
 const UNFINISHED_CALL: &str =
     "interrupted: this tool call did not finish (the run was stopped); its effects are unknown";
 
-/// One call without a result, and how the next run settles it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Unanswered {
-    pub call_id: String,
-    pub name: String,
-    pub input: Value,
-    pub settle: Settle,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub enum Settle {
-    /// It ended and its `tool_output` is stored: that is its result.
-    Output { content: String, is_error: bool },
-    /// It was waiting for a person: asked again, run if approved.
-    Ask,
-    /// How it ended is unknown: this text is its result (an error), announced as its output.
-    Closed(String),
-}
+pub(crate) use crate::registry::{Settle, Unanswered};
 
 /// The calls of the history's last model response that have no result in the
 /// message after it, as (call id, tool, input).
@@ -127,7 +110,7 @@ pub(crate) async fn settle(shared: &Arc<Shared>, agent: &mut AgentRun) -> bool {
     let ask: Vec<Call> = open
         .iter()
         .filter(|u| u.settle == Settle::Ask)
-        .map(|u| Call { id: u.call_id.clone(), name: u.name.clone(), input: u.input.clone(), invalid: None })
+        .map(|u| Call { id: u.call_id.clone(), name: u.name.clone(), input: u.input.clone(), invalid: None, seq: None })
         .collect();
     for u in &open {
         if let Settle::Closed(text) = &u.settle {

@@ -15,7 +15,7 @@ mod tests;
 pub use load::{load, search_dirs};
 pub use parse::parse_definition;
 
-use crate::config::ToolFilter;
+use crate::tools::ToolFilter;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -114,17 +114,6 @@ pub struct AgentDefinition {
 pub struct ContextOverride {
     pub window: Option<u64>,
     pub compact_at_percent: Option<u8>,
-}
-
-impl ContextOverride {
-    /// `base` with this type's figures over it.
-    pub fn over(self, base: crate::ContextConfig) -> crate::ContextConfig {
-        crate::ContextConfig {
-            window: self.window.or(base.window),
-            compact_at_percent: self.compact_at_percent.unwrap_or(base.compact_at_percent),
-            summary_model: base.summary_model,
-        }
-    }
 }
 
 /// What loading found: the definitions (later sources winning on a name clash, sorted by name) and every problem.

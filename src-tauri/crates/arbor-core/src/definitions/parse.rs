@@ -5,7 +5,7 @@ use super::Isolation;
 use super::{
     AgentDefinition, DELIMITER, DefinitionProblem, DefinitionSource, KNOWN_FIELDS, PERMISSION_MODES, PermissionMode,
 };
-use crate::config::ToolFilter;
+use crate::tools::ToolFilter;
 use arbor_protocol::{SandboxMode, SandboxRequest};
 use gray_matter::engine::YAML;
 use gray_matter::{Matter, Pod};

@@ -160,10 +160,10 @@ fn a_type_sets_its_own_window_and_threshold_over_the_sessions() {
     let session = crate::ContextConfig { window: None, compact_at_percent: 80, summary_model: Some("small".into()) };
     let typed =
         crate::ContextConfig { window: Some(32_000), compact_at_percent: 70, summary_model: Some("small".into()) };
-    assert_eq!(d.context.over(session.clone()), typed);
+    assert_eq!(session.clone().overridden_by(&d.context), typed);
     // A type that says nothing keeps the session's.
     let (plain, _) = parse(&agent("plain", "")).unwrap();
-    assert_eq!(plain.context.over(session.clone()), session);
+    assert_eq!(session.clone().overridden_by(&plain.context), session);
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! An external ACP agent as a node of the tree (an agent type with `acp:`): Claude
 //! Code, Codex or Gemini CLI run the loop, and Arbor is their ACP client (the
 //! official SDK's). The node is an agent like any other to the rest of Arbor: it
-//! is started, stopped and resumed through [`crate::agent::lifecycle::launch`],
+//! is started, stopped and resumed through the door ([`crate::children::run`]),
 //! its output is events on its id, its permission requests are approvals in the
 //! one inbox, its file changes are attributed to it, and its final message is
 //! its result.
@@ -11,7 +11,7 @@ mod process;
 
 use crate::agent::lifecycle::{self, EndStep};
 use crate::definitions::AcpCommand;
-use crate::registry::AgentSpec;
+use crate::registry::{AgentSpec, RunStart};
 use crate::shared::Shared;
 use agent_client_protocol::v1::schema as acp;
 use agent_client_protocol::{Agent, Client, v1::ConnectionTo};
@@ -29,15 +29,8 @@ const CANCEL_GRACE: Duration = Duration::from_secs(3);
 const SETUP_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// Starts a run of the external agent `spec` names, on the session's runtime.
-pub(crate) fn launch(
-    shared: &Arc<Shared>,
-    id: AgentId,
-    spec: Arc<AgentSpec>,
-    command: Arc<AcpCommand>,
-    history: Vec<Message>,
-    inbox: mpsc::UnboundedReceiver<crate::registry::Inbound>,
-    cancel: CancellationToken,
-) {
+pub(crate) fn launch(shared: &Arc<Shared>, run: RunStart, command: Arc<AcpCommand>) {
+    let RunStart { id, spec, history, inbox, cancel } = run;
     shared.save_history(&id, &history);
     let span = tracing::info_span!("external", session_id = %shared.ctx.id, agent_id = %id);
     let run = Run { shared: shared.clone(), id, spec, command, history, inbox, cancel };

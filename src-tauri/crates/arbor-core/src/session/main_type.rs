@@ -2,12 +2,12 @@
 //! `--agent`): the type's prompt, tools, disallowed tools, model, provider,
 //! permission mode, MCP servers, budget, context and hooks apply to the
 //! top-level conversation, made by the same door as a subagent of that type
-//! (`subagents::child_spec`), at depth 0 and in the session's own tree.
+//! (`children::child_spec`), at depth 0 and in the session's own tree.
 
 use super::{MainAgent, SessionError};
+use crate::children::{self, SpawnRequest};
 use crate::registry::AgentSpec;
 use crate::shared::Shared;
-use crate::subagents::{self, SpawnRequest};
 use std::sync::Arc;
 
 impl MainAgent {
@@ -21,6 +21,7 @@ impl MainAgent {
         let req = SpawnRequest {
             parent: self.id.clone(),
             parent_call_id: None,
+            parent_call_seq: None,
             prompt: String::new(),
             description: None,
             subagent_type: Some(name.to_string()),
@@ -34,7 +35,7 @@ impl MainAgent {
             fork: None,
         };
         let (spec, provider_name) =
-            subagents::child_spec(&shared.ctx, &self.spec, &self.provider_name, Some(def), &req, 0)?;
+            children::child_spec(&shared.ctx, &self.spec, &self.provider_name, Some(def), &req, 0)?;
         self.spec = Arc::new(AgentSpec {
             depth: 0,
             scheduled: false,

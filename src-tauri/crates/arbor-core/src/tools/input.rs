@@ -13,8 +13,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use std::path::PathBuf;
 
-/// The most characters of the model's own text an error quotes back to it.
-pub const QUOTE_CHARS: usize = 200;
+pub use crate::workspace::QUOTE_CHARS;
 
 /// The JSON schema the model is offered for `T`: an object schema with the
 /// fields' doc comments as descriptions, optional fields not required and not

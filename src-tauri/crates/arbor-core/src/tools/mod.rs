@@ -5,6 +5,7 @@
 
 mod bash;
 mod edit;
+mod filter;
 mod glob;
 mod grep;
 mod input;
@@ -15,6 +16,7 @@ mod write;
 
 pub use bash::BashTool;
 pub use edit::EditTool;
+pub use filter::ToolFilter;
 pub use glob::GlobTool;
 pub use grep::GrepTool;
 pub use input::{QUOTE_CHARS, ResolvedPath, parse_input, resolve, schema_of};
@@ -46,6 +48,8 @@ pub struct ToolContext {
     pub chunks: Option<mpsc::UnboundedSender<String>>,
     /// The model's id for this call (a child's `parent_call_id`).
     pub call_id: String,
+    /// The seq of this call's `tool_call` event, when it was announced in this run.
+    pub call_seq: Option<u64>,
     /// What a person changed in a spawn card before approving it (Task only).
     pub edit: Option<arbor_protocol::SpawnEdit>,
     /// What the agent's commands run in.
@@ -53,6 +57,25 @@ pub struct ToolContext {
     /// The calling agent's conversation before the response that made this call: given
     /// only to a Task call that forks (`fork: true`), whose child starts from it.
     pub conversation: Option<Arc<Vec<arbor_protocol::Message>>>,
+    /// What [`Tool::preview`] made of the input, kept for [`Tool::call`] on the same
+    /// call, so a tool that parses and plans (Task) does it once.
+    pub prepared: Prepared,
+}
+
+/// A tool's own reading of a call's input, from its preview to its call.
+/// Clones share it: the call that was previewed is the one that runs.
+#[derive(Clone, Default)]
+pub struct Prepared(Arc<std::sync::Mutex<Option<Box<dyn std::any::Any + Send>>>>);
+
+impl Prepared {
+    pub fn put<T: Send + 'static>(&self, value: T) {
+        *self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(Box::new(value));
+    }
+
+    pub fn take<T: Send + 'static>(&self) -> Option<T> {
+        let taken = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take()?;
+        taken.downcast::<T>().ok().map(|b| *b)
+    }
 }
 
 impl ToolContext {
@@ -121,9 +144,11 @@ pub(crate) fn test_ctx(dir: &std::path::Path) -> ToolContext {
         cancel: CancellationToken::new(),
         chunks: None,
         call_id: "call-test".to_string(),
+        call_seq: None,
         edit: None,
         sandbox: Arc::new(crate::sandbox::Jail::none(dir)),
         conversation: None,
+        prepared: Default::default(),
     }
 }
 

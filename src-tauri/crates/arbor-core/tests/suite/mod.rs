@@ -19,6 +19,7 @@ mod main_type;
 mod mcp;
 mod mcp_faults;
 mod mcp_server;
+mod module_graph;
 mod resume;
 mod sandbox;
 mod settings_rules;

@@ -188,3 +188,41 @@ async fn a_task_call_under_ask_waits_for_the_answer_before_any_child_exists() {
         }
     }
 }
+
+/// A Task call is read and planned once: the child that starts after the answer is the
+/// one its card showed, even if the agent types changed while the card waited (a reload
+/// that drops the type would otherwise make the call fail as an unknown type).
+#[tokio::test]
+async fn the_child_that_starts_is_the_one_the_card_showed() {
+    let scenario = json!({"rules": [
+        {"match": {"first_user_contains": "CHILD-R"}, "turns": [{"text": "reviewed"}]},
+        {"match": {}, "turns": [
+            {"tool_calls": [{"id": "t_r", "name": "Task", "input": {
+                "description": "Review", "prompt": "CHILD-R: review", "subagent_type": "reviewer"}}]},
+            {"text": "{{last_tool_result}}"}
+        ]}
+    ]});
+    let h = Harness::new(scenario, Api::Anthropic).await;
+    let mut config = h.config();
+    config.agent_types = vec![agent_type("reviewer", "You review.")];
+    config.approval.per_tool.insert("Task".into(), Decision::Ask);
+    let (session, mut events) = h.start(config, "PARENT: spawn");
+    let (_, req) = approval_requests(&mut events, 1, &mut Vec::new()).await.remove(0);
+    let Some(arbor_protocol::ApprovalPreview::Spawn(plan)) = &req.preview else { panic!("a spawn card: {req:?}") };
+    assert_eq!(plan.subagent_type, "reviewer");
+    // The types are reloaded while the card waits: the reviewer is gone.
+    session.set_agent_types(Vec::new());
+    answer(&session, &req.request_id, true, ApprovalScope::Once);
+    let rest = until_finished(&mut events, session.main_agent_id()).await;
+    let EventKind::AgentFinished(f) = &rest.last().expect("event").kind else { unreachable!() };
+    assert_eq!(f.result, "reviewed", "the child shown started");
+    let started = rest
+        .iter()
+        .find_map(|e| match &e.kind {
+            EventKind::AgentStarted(s) if s.parent_id.is_some() => Some(s.clone()),
+            _ => None,
+        })
+        .expect("a child");
+    assert_eq!(started.subagent_type.as_deref(), Some("reviewer"));
+    assert!(started.call_seq.is_some(), "its place among its siblings, from its Task call's event");
+}

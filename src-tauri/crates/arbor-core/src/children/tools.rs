@@ -2,7 +2,9 @@
 //! (start one and, in the foreground, wait for its result), TaskOutput, TaskStop
 //! and ListAgents. Each agent gets its own instances, bound to it.
 
-use super::{LIST_AGENTS, SpawnRequest, TASK, TASK_OUTPUT, TASK_STOP, result_for_model};
+use super::{Plan, SpawnRequest};
+use crate::delegation::{LIST_AGENTS, TASK, TASK_OUTPUT, TASK_STOP};
+use crate::results::result_for_model;
 use crate::shared::Shared;
 use crate::tools::{Preview, Tool, ToolClass, ToolContext, ToolRegistry, ToolResult, parse_input, schema_of};
 use arbor_protocol::{AgentFinished, AgentId, ApprovalPreview};
@@ -150,7 +152,17 @@ fn parse_max_turns(v: &Value) -> Result<u32, ToolResult> {
     }
 }
 
+/// A Task call read and planned: the child it would start, or the error the model reads.
+type Prepared = Result<(SpawnRequest, Plan), ToolResult>;
+
 impl TaskTool {
+    /// Reads the call's input and plans its child, once per call.
+    fn prepare(&self, input: Value, ctx: &ToolContext) -> Prepared {
+        let request = self.request(input, ctx)?;
+        let plan = super::plan(&self.0.shared, &request).map_err(|e| ToolResult::error(e.to_string()))?;
+        Ok((request, plan))
+    }
+
     /// The child a Task call asks for, or the error the model reads.
     fn request(&self, input: Value, ctx: &ToolContext) -> Result<SpawnRequest, ToolResult> {
         let input: TaskInput = parse_input(TASK, input)?;
@@ -180,6 +192,7 @@ impl TaskTool {
         Ok(SpawnRequest {
             parent: self.0.agent.clone(),
             parent_call_id: Some(ctx.call_id.clone()),
+            parent_call_seq: ctx.call_seq,
             prompt: input.prompt.unwrap_or_default(),
             description: input.description,
             subagent_type: input.subagent_type,
@@ -213,21 +226,23 @@ impl Tool for TaskTool {
     }
 
     async fn preview(&self, input: &Value, ctx: &ToolContext) -> Option<Preview> {
-        let request = self.request(input.clone(), ctx).ok()?;
-        let plan = super::plan(&self.0.shared, &request).ok()?;
-        Some(ApprovalPreview::Spawn(plan.summary(&self.0.shared, &request)).into())
+        let prepared = self.prepare(input.clone(), ctx);
+        let shown = prepared.as_ref().ok().map(|(request, plan)| plan.summary(&self.0.shared, request));
+        // Read and planned once: the call, after the person's answer, starts what was shown.
+        ctx.prepared.put(prepared);
+        Some(ApprovalPreview::Spawn(shown?).into())
     }
 
     async fn call(&self, input: Value, ctx: &ToolContext) -> ToolResult {
-        let mut request = match self.request(input, ctx) {
-            Ok(r) => r,
+        let prepared = match ctx.prepared.take::<Prepared>() {
+            Some(p) => p,
+            None => self.prepare(input, ctx),
+        };
+        let (mut request, mut plan) = match prepared {
+            Ok(p) => p,
             Err(e) => return e,
         };
         let background = request.background;
-        let mut plan = match super::plan(&self.0.shared, &request) {
-            Ok(p) => p,
-            Err(e) => return ToolResult::error(e.to_string()),
-        };
         // What a person edited in the spawn card is what the child gets.
         if let Some(edit) = &ctx.edit {
             plan.apply(&self.0.shared, &mut request, edit);
