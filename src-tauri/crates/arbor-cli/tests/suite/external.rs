@@ -348,3 +348,59 @@ async fn an_acp_agent_that_hangs_is_stopped_and_killed() {
     assert!(started.elapsed() < Duration::from_secs(30), "stopped within its grace, not the run's timeout");
     assert!(tree.processes_left().is_empty(), "{:?}", tree.processes_left());
 }
+
+#[tokio::test]
+async fn an_acp_agents_commands_run_in_arbors_sandbox_through_its_terminal() {
+    let tree = scripted("terminal").await;
+    let events = tree.run(|_| None).await;
+    let node = node_of(&events);
+    assert_eq!(finished(&events, &node)["status"], "completed");
+    let output = events
+        .iter()
+        .find(|e| e["type"] == "tool_output" && e["agent_id"] == node.as_str() && e["call_id"] == "t1")
+        .expect("the command's result");
+    let text = output["content"].as_str().unwrap();
+    assert!(text.contains("from-terminal"), "its output is the call's result: {text}");
+    assert!(text.contains("key: none"), "no provider key reaches its commands: {text}");
+    // Inside its working tree it writes, and the change is the node's; outside, the sandbox refuses.
+    assert_eq!(std::fs::read_to_string(tree.path("ws/made.txt")).unwrap(), "made\n");
+    assert!(
+        events.iter().any(|e| e["type"] == "file_changed" && e["agent_id"] == node.as_str() && e["path"] == "made.txt")
+    );
+    // (Its /tmp is the sandbox's own, so the write may succeed there; it never lands outside.)
+    assert!(!tree.path("outside.txt").exists(), "the sandbox kept it in its tree: {text}");
+}
+
+#[tokio::test]
+async fn an_isolated_acp_agent_works_in_a_worktree_of_its_own() {
+    let tree = scripted("ok").await;
+    let file = tree.path("home/.config/arbor/agents/scripted.md");
+    let text = std::fs::read_to_string(&file).unwrap().replacen("acp:\n", "isolation: worktree\nacp:\n", 1);
+    std::fs::write(&file, text).unwrap();
+    let ws = tree.path("ws");
+    std::fs::write(ws.join("README.md"), "the project\n").unwrap();
+    for args in [
+        &["init", "-q", "-b", "main"][..],
+        &["add", "."],
+        &["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "start"],
+    ] {
+        let ok = std::process::Command::new("git").args(args).current_dir(&ws).status().unwrap().success();
+        assert!(ok, "git {args:?}");
+    }
+    let events = tree
+        .run(|e| {
+            (e["type"] == "approval_request")
+                .then(|| json!({"type": "approval", "request_id": e["request_id"], "approved": true}))
+        })
+        .await;
+    let node = node_of(&events);
+    assert_eq!(finished(&events, &node)["status"], "completed");
+    // Its write landed in its worktree, committed on its branch, not in the person's tree.
+    assert!(!ws.join("out.md").exists(), "the person's tree is untouched");
+    let ready = events
+        .iter()
+        .find(|e| e["type"] == "worktree" && e["agent_id"] == node.as_str() && e["state"] == "ready")
+        .expect("its worktree is ready to merge");
+    let files: Vec<&str> = ready["files"].as_array().unwrap().iter().filter_map(|f| f["path"].as_str()).collect();
+    assert_eq!(files, ["out.md"], "{ready}");
+}

@@ -4,48 +4,52 @@
 //! to merge, keep or discard, or removed at once when there is none. Its
 //! parent's model reads what became of it after the result.
 
-use super::AgentRun;
 use crate::changes::Tracker;
 use crate::registry::AgentSpec;
 use crate::shared::Shared;
 use crate::workspace::Workspace;
 use crate::worktree::{self, Worktree};
-use arbor_protocol::{EventKind, Isolation, UserBlock, WorktreeState};
+use arbor_protocol::{AgentId, EventKind, Isolation, UserBlock, WorktreeState};
 use std::sync::Arc;
 
 /// Makes the agent's worktree when it should have one and has none yet; its
 /// spec then points there (and so do its children's). Err: why it cannot.
-pub(crate) async fn ensure(shared: &Arc<Shared>, run: &mut AgentRun) -> Result<(), String> {
-    if run.spec.isolation != Isolation::Worktree || run.spec.worktree.is_some() {
+pub(crate) async fn ensure(
+    shared: &Arc<Shared>,
+    id: &AgentId,
+    run_spec: &mut Arc<AgentSpec>,
+    history: &mut [arbor_protocol::Message],
+) -> Result<(), String> {
+    if run_spec.isolation != Isolation::Worktree || run_spec.worktree.is_some() {
         return Ok(());
     }
-    let parent_root = run.spec.workspace.root().to_path_buf();
-    let (session, agent) = (shared.ctx.id.to_string(), run.id.to_string());
+    let parent_root = run_spec.workspace.root().to_path_buf();
+    let (session, agent) = (shared.ctx.id.to_string(), id.to_string());
     let made = tokio::task::spawn_blocking(move || worktree::create(&parent_root, &session, &agent))
         .await
         .map_err(|e| format!("cannot make a worktree: {e}"))?
         .map_err(|e| format!("cannot make a worktree: {e}"))?;
     let workspace = Workspace::new(&made.root, &[]).map_err(|e| format!("cannot use the worktree: {e}"))?;
-    let mut spec = (*run.spec).clone();
+    let mut spec = (**run_spec).clone();
     // Git in the worktree writes to the repository's git dir (its index, its branch's commits).
     let mut policy = spec.sandbox.policy().clone();
     // `<common>/arbor/worktrees/<session>/<agent>`: the common git dir is four levels up. Git in
     // the worktree writes objects, its branch and logs, and its own admin dir; not the
     // repository's hooks or config, which run code when Arbor's git runs outside the sandbox.
-    for dir in git_writes(&made, &run.id) {
+    for dir in git_writes(&made, id) {
         policy.write.push(dir);
     }
     spec.sandbox = Arc::new(spec.sandbox.child(policy, &made.root));
-    spec.changes = Arc::new(Tracker::new(&made.root, format!("{}-{}", run.id.as_str(), shared.now_ms())));
+    spec.changes = Arc::new(Tracker::new(&made.root, format!("{}-{}", id.as_str(), shared.now_ms())));
     spec.workspace = workspace;
     let made = Arc::new(made);
     spec.worktree = Some(made.clone());
-    run.spec = Arc::new(spec);
-    if let Some(r) = shared.registry().get_mut(&run.id) {
-        r.spec = run.spec.clone();
+    *run_spec = Arc::new(spec);
+    if let Some(r) = shared.registry().get_mut(id) {
+        r.spec = run_spec.clone();
     }
     // The model is told where it works: its task's paths are its parent's tree's.
-    if let Some(arbor_protocol::Message::User { content }) = run.history.first_mut() {
+    if let Some(arbor_protocol::Message::User { content }) = history.first_mut() {
         content.push(UserBlock::Text {
             text: format!(
                 "(You work in your own git worktree at {}, on branch {}: a copy of the parent's tree as it was when \
@@ -55,20 +59,20 @@ pub(crate) async fn ensure(shared: &Arc<Shared>, run: &mut AgentRun) -> Result<(
             ),
         });
     }
-    shared.emit(&run.id, EventKind::Worktree(made.update(WorktreeState::Created, Vec::new())));
+    shared.emit(id, EventKind::Worktree(made.update(WorktreeState::Created, Vec::new())));
     Ok(())
 }
 
 /// When the run ends: commits the agent's work on its branch and keeps it for
 /// a person, or removes the worktree when there is none; notes for the parent's model what became of it.
-pub(crate) async fn finish(shared: &Arc<Shared>, run: &mut AgentRun) {
-    let Some(wt) = run.spec.worktree.clone() else { return };
+pub(crate) async fn finish(shared: &Arc<Shared>, id: &AgentId, run_spec: &mut Arc<AgentSpec>) {
+    let Some(wt) = run_spec.worktree.clone() else { return };
     // Children still at work in this tree: it is not done yet.
-    if !shared.registry().outstanding(&run.id).is_empty() {
+    if !shared.registry().outstanding(id).is_empty() {
         return;
     }
-    let description = shared.registry().get(&run.id).map(|r| r.state.description.clone()).unwrap_or_default();
-    let message = format!("{}: {description}", run.id);
+    let description = shared.registry().get(id).map(|r| r.state.description.clone()).unwrap_or_default();
+    let message = format!("{id}: {description}");
     let w = wt.clone();
     let files = tokio::task::spawn_blocking(move || worktree::finish(&w, &message)).await;
     let note = match files {
@@ -79,18 +83,18 @@ pub(crate) async fn finish(shared: &Arc<Shared>, run: &mut AgentRun) {
             if let Ok(Err(e)) = removed {
                 tracing::warn!(error = %e, "removing an empty worktree");
             }
-            shared.emit(&run.id, EventKind::Worktree(wt.update(WorktreeState::Removed, Vec::new())));
+            shared.emit(id, EventKind::Worktree(wt.update(WorktreeState::Removed, Vec::new())));
             // Back in its parent's tree: a later run (a message, a resume) gets a fresh worktree.
-            run.spec = Arc::new(back_in_parent(shared, &run.id, &run.spec, &wt));
-            if let Some(r) = shared.registry().get_mut(&run.id) {
-                r.spec = run.spec.clone();
+            *run_spec = Arc::new(back_in_parent(shared, id, run_spec, &wt));
+            if let Some(r) = shared.registry().get_mut(id) {
+                r.spec = run_spec.clone();
             }
             format!("[Worktree: no changes; its worktree and branch {} were removed.]", wt.branch)
         }
         Ok(Ok(files)) => {
             let (added, removed) = files.iter().fold((0, 0), |(a, r), f| (a + f.lines_added, r + f.lines_removed));
             let n = files.len();
-            shared.emit(&run.id, EventKind::Worktree(wt.update(WorktreeState::Ready, files)));
+            shared.emit(id, EventKind::Worktree(wt.update(WorktreeState::Ready, files)));
             format!(
                 "[Worktree: its changes ({n} file{}, +{added} −{removed}) are committed on branch {} (worktree {}). \
                  They are NOT in your tree: the user decides whether to merge, keep or discard them. Do not redo them.]",
@@ -104,7 +108,7 @@ pub(crate) async fn finish(shared: &Arc<Shared>, run: &mut AgentRun) {
         }
         Err(e) => format!("[Worktree: its work could not be committed ({e}); it is left in {}.]", wt.path.display()),
     };
-    if let Some(r) = shared.registry().get_mut(&run.id) {
+    if let Some(r) = shared.registry().get_mut(id) {
         r.note = Some(note);
     }
 }

@@ -9,7 +9,7 @@ mod decide;
 pub(crate) mod hooked;
 mod isolation;
 pub(crate) use calls::emit_changes;
-pub(crate) use isolation::back_in_parent;
+pub(crate) use isolation::{back_in_parent, ensure as ensure_worktree, finish as finish_worktree};
 mod launch;
 pub(crate) use launch::launch;
 pub(crate) mod lifecycle;
@@ -71,7 +71,7 @@ impl AgentRun {
                 Some((AgentStatus::Cancelled, None))
             };
             if outcome.is_none()
-                && let Err(e) = isolation::ensure(&shared, &mut self).await
+                && let Err(e) = isolation::ensure(&shared, &self.id, &mut self.spec, &mut self.history).await
             {
                 warn!(error = %e, "no worktree");
                 outcome = Some((AgentStatus::Failed, Some(e)));
@@ -91,7 +91,7 @@ impl AgentRun {
                 if status != AgentStatus::Completed {
                     lifecycle::stop_children(&shared, &self.id).await;
                 }
-                isolation::finish(&shared, &mut self).await;
+                isolation::finish(&shared, &self.id, &mut self.spec).await;
                 // Calls its last run left open and this run never reached (it ended before its
                 // first turn): they stay with the agent, for the run after.
                 if !self.unanswered.is_empty()
@@ -115,7 +115,7 @@ impl AgentRun {
                     }
                     EndStep::Continue(texts) => {
                         append_user(&mut self.history, texts);
-                        if let Err(e) = isolation::ensure(&shared, &mut self).await {
+                        if let Err(e) = isolation::ensure(&shared, &self.id, &mut self.spec, &mut self.history).await {
                             outcome = Some((AgentStatus::Failed, Some(e)));
                         }
                     }

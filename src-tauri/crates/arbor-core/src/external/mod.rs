@@ -8,6 +8,7 @@
 
 mod node;
 mod process;
+mod terminal;
 
 use crate::agent::lifecycle::{self, EndStep};
 use crate::definitions::AcpCommand;
@@ -16,7 +17,7 @@ use crate::shared::Shared;
 use agent_client_protocol::v1::schema as acp;
 use agent_client_protocol::{Agent, Client, v1::ConnectionTo};
 use arbor_protocol::{AgentFinished, AgentId, AgentStatus, Message, UserBlock};
-use node::{Node, Turn};
+use node::{Node, TerminalAsk, Turn};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
@@ -61,11 +62,16 @@ impl Run {
         let mut outcome = match slot {
             Some(_) => {
                 self.shared.set_status(&self.id, AgentStatus::Running);
-                self.converse().await
+                // Isolated: it works in a worktree of its own, its session started there.
+                match crate::agent::ensure_worktree(&self.shared, &self.id, &mut self.spec, &mut self.history).await {
+                    Ok(()) => self.converse().await,
+                    Err(e) => Outcome::ended(AgentStatus::Failed, Some(e)),
+                }
             }
             None => Outcome::ended(AgentStatus::Cancelled, None),
         };
         loop {
+            crate::agent::finish_worktree(&self.shared, &self.id, &mut self.spec).await;
             let (status, error, stopped_by) =
                 crate::agent::stop_cause(&self.shared, &self.id, outcome.status, outcome.error.take());
             if outcome.turns > 0 || !outcome.result.is_empty() {
@@ -157,6 +163,56 @@ impl Run {
                 },
                 agent_client_protocol::on_receive_request!(),
             )
+            .on_receive_request(
+                {
+                    let node = on.clone();
+                    async move |r: acp::CreateTerminalRequest, responder, _cx| {
+                        node.terminal(TerminalAsk::Create(r, responder));
+                        Ok(())
+                    }
+                },
+                agent_client_protocol::on_receive_request!(),
+            )
+            .on_receive_request(
+                {
+                    let node = on.clone();
+                    async move |r: acp::TerminalOutputRequest, responder, _cx| {
+                        node.terminal(TerminalAsk::Output(r, responder));
+                        Ok(())
+                    }
+                },
+                agent_client_protocol::on_receive_request!(),
+            )
+            .on_receive_request(
+                {
+                    let node = on.clone();
+                    async move |r: acp::WaitForTerminalExitRequest, responder, _cx| {
+                        node.terminal(TerminalAsk::Wait(r, responder));
+                        Ok(())
+                    }
+                },
+                agent_client_protocol::on_receive_request!(),
+            )
+            .on_receive_request(
+                {
+                    let node = on.clone();
+                    async move |r: acp::KillTerminalRequest, responder, _cx| {
+                        node.terminal(TerminalAsk::Kill(r, responder));
+                        Ok(())
+                    }
+                },
+                agent_client_protocol::on_receive_request!(),
+            )
+            .on_receive_request(
+                {
+                    let node = on.clone();
+                    async move |r: acp::ReleaseTerminalRequest, responder, _cx| {
+                        node.terminal(TerminalAsk::Release(r, responder));
+                        Ok(())
+                    }
+                },
+                agent_client_protocol::on_receive_request!(),
+            )
             .connect_with(transport, async move |cx: ConnectionTo<Agent>| {
                 Ok(drive(cx, &root, task, &cancel, &handlers).await)
             })
@@ -203,7 +259,7 @@ async fn drive(
     let setup = async {
         let capabilities = acp::ClientCapabilities::new()
             .fs(acp::FileSystemCapabilities::new().read_text_file(true).write_text_file(true))
-            .terminal(false);
+            .terminal(true);
         let init = acp::InitializeRequest::new(agent_client_protocol::schema::ProtocolVersion::V1)
             .client_capabilities(capabilities)
             .client_info(acp::Implementation::new("arbor", env!("CARGO_PKG_VERSION")));

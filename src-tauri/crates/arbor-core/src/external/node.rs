@@ -61,7 +61,17 @@ enum Msg {
     Read(acp::ReadTextFileRequest, Responder<acp::ReadTextFileResponse>),
     Write(acp::WriteTextFileRequest, Responder<acp::WriteTextFileResponse>),
     Usage(acp::Usage),
+    Terminal(TerminalAsk),
     Finish(oneshot::Sender<String>),
+}
+
+/// A `terminal/*` request and where its answer goes.
+pub(super) enum TerminalAsk {
+    Create(acp::CreateTerminalRequest, Responder<acp::CreateTerminalResponse>),
+    Output(acp::TerminalOutputRequest, Responder<acp::TerminalOutputResponse>),
+    Wait(acp::WaitForTerminalExitRequest, Responder<acp::WaitForTerminalExitResponse>),
+    Kill(acp::KillTerminalRequest, Responder<acp::KillTerminalResponse>),
+    Release(acp::ReleaseTerminalRequest, Responder<acp::ReleaseTerminalResponse>),
 }
 
 /// The handle the connection's handlers send to.
@@ -82,6 +92,7 @@ impl Node {
             thoughts: String::new(),
             last: String::new(),
             calls: HashMap::new(),
+            terminals: Default::default(),
             decided: Default::default(),
             cost: None,
             counted: 0.0,
@@ -110,6 +121,10 @@ impl Node {
         let _ = self.tx.send(Msg::Write(r, responder));
     }
 
+    pub(super) fn terminal(&self, ask: TerminalAsk) {
+        let _ = self.tx.send(Msg::Terminal(ask));
+    }
+
     pub(super) fn turn_usage(&self, usage: acp::Usage) {
         let _ = self.tx.send(Msg::Usage(usage));
     }
@@ -135,6 +150,7 @@ struct State {
     /// Its latest whole message: its result when it ends.
     last: String,
     calls: HashMap<String, Call>,
+    terminals: super::terminal::Terminals,
     /// Who decided each call that was asked about (the policy, a rule, a person): its result says so.
     decided: Arc<parking_lot::Mutex<HashMap<String, arbor_protocol::DecidedBy>>>,
     /// The cost it reported last (cumulative), and how much of it was counted already.
@@ -166,8 +182,10 @@ impl State {
                     let _ = responder.respond_with_result(self.write(r).await);
                 }
                 Msg::Usage(u) => self.usage(&u),
+                Msg::Terminal(ask) => self.terminal(ask).await,
                 Msg::Finish(tx) => {
                     self.flush();
+                    self.terminals.kill_all();
                     // Calls it never finished end with it, as an in-process agent's would.
                     let open: Vec<String> =
                         self.calls.iter().filter(|(_, c)| c.announced && !c.done).map(|(k, _)| k.clone()).collect();
@@ -220,7 +238,7 @@ impl State {
                 let ended = matches!(tc.status, acp::ToolCallStatus::Completed | acp::ToolCallStatus::Failed);
                 self.announce(&tc.tool_call_id.0, &fields, tc.meta.as_ref(), ended).await;
                 if ended {
-                    let out = content_text(&tc.content);
+                    let out = content_text(&tc.content, &self.terminals);
                     self.complete(&tc.tool_call_id.0, out, tc.status == acp::ToolCallStatus::Failed).await;
                 }
             }
@@ -229,7 +247,7 @@ impl State {
                     matches!(u.fields.status, Some(acp::ToolCallStatus::Completed | acp::ToolCallStatus::Failed));
                 self.announce(&u.tool_call_id.0, &u.fields, u.meta.as_ref(), ended).await;
                 if let Some(status @ (acp::ToolCallStatus::Completed | acp::ToolCallStatus::Failed)) = u.fields.status {
-                    let out = u.fields.content.as_deref().map(content_text).unwrap_or_default();
+                    let out = u.fields.content.as_deref().map(|c| content_text(c, &self.terminals)).unwrap_or_default();
                     self.complete(&u.tool_call_id.0, out, status == acp::ToolCallStatus::Failed).await;
                 }
             }
@@ -343,6 +361,48 @@ impl State {
                     };
                     let _ = responder.respond(answer);
                 });
+            }
+        }
+    }
+
+    async fn terminal(&mut self, ask: TerminalAsk) {
+        let unknown =
+            |id: &acp::TerminalId| agent_client_protocol::Error::invalid_params().data(format!("no terminal {}", id.0));
+        match ask {
+            TerminalAsk::Create(r, responder) => {
+                let made = if self.cancel.is_cancelled() {
+                    Err(agent_client_protocol::Error::invalid_request().data("the agent was stopped"))
+                } else {
+                    self.terminals.create(&self.shared, &self.id, &self.spec, &r).await
+                };
+                let _ = responder.respond_with_result(made.map(acp::CreateTerminalResponse::new));
+            }
+            TerminalAsk::Output(r, responder) => {
+                let out =
+                    self.terminals.get(&r.terminal_id.0).map(|t| t.output()).ok_or_else(|| unknown(&r.terminal_id));
+                let _ = responder.respond_with_result(out);
+            }
+            TerminalAsk::Wait(r, responder) => match self.terminals.get(&r.terminal_id.0) {
+                // Waited for off the queue: the agent's other messages go on meanwhile.
+                Some(t) => {
+                    tokio::spawn(async move {
+                        let exit = t.wait().await;
+                        let _ = responder.respond(acp::WaitForTerminalExitResponse::new(exit));
+                    });
+                }
+                None => {
+                    let _ = responder.respond_with_error(unknown(&r.terminal_id));
+                }
+            },
+            TerminalAsk::Kill(r, responder) => {
+                let found =
+                    self.terminals.get(&r.terminal_id.0).map(|t| t.kill()).ok_or_else(|| unknown(&r.terminal_id));
+                let _ = responder.respond_with_result(found.map(|()| acp::KillTerminalResponse::new()));
+            }
+            TerminalAsk::Release(r, responder) => {
+                let found =
+                    self.terminals.release(&r.terminal_id.0).map(|t| t.kill()).ok_or_else(|| unknown(&r.terminal_id));
+                let _ = responder.respond_with_result(found.map(|()| acp::ReleaseTerminalResponse::new()));
             }
         }
     }
@@ -517,7 +577,7 @@ fn choose(options: &[acp::PermissionOption], approved: bool, always: bool) -> ac
 }
 
 /// A call's result as text: its text blocks, and a line per file it changed.
-fn content_text(content: &[acp::ToolCallContent]) -> String {
+fn content_text(content: &[acp::ToolCallContent], terminals: &super::terminal::Terminals) -> String {
     content
         .iter()
         .filter_map(|c| match c {
@@ -526,7 +586,11 @@ fn content_text(content: &[acp::ToolCallContent]) -> String {
                 _ => None,
             },
             acp::ToolCallContent::Diff(d) => Some(format!("Edited {}", d.path.display())),
-            acp::ToolCallContent::Terminal(t) => Some(format!("[terminal {}]", t.terminal_id.0)),
+            // A command's output, as its terminal holds it.
+            acp::ToolCallContent::Terminal(t) => Some(match terminals.get(&t.terminal_id.0) {
+                Some(term) => term.text(),
+                None => format!("[terminal {}]", t.terminal_id.0),
+            }),
             _ => None,
         })
         .collect::<Vec<_>>()

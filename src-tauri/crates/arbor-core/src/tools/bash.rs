@@ -140,7 +140,7 @@ impl BashTool {
         let root = ctx.workspace.root();
         let sandbox = ctx.sandbox.describe();
         let sandboxed = sandbox.is_enforced();
-        let env: Vec<_> = env.into_iter().filter(|(k, _)| !(is_secret(k) || (sandboxed && is_reach_out(k)))).collect();
+        let env = command_env(env, sandboxed);
         let spawned = match spawn(shell(), command, root, &env, ctx) {
             Err(e) if e.kind() == io::ErrorKind::NotFound && !sandbox.is_enforced() => {
                 spawn("sh", command, root, &env, ctx)
@@ -223,6 +223,13 @@ impl BashTool {
     }
 }
 
+/// What of `env` a command may see: never an API key, and, inside the sandbox, nothing
+/// that reaches outside it (credentials, agents' and buses' addresses). Shared with an
+/// external agent's terminals, which run as Bash does.
+pub(crate) fn command_env(env: Vec<(OsString, OsString)>, sandboxed: bool) -> Vec<(OsString, OsString)> {
+    env.into_iter().filter(|(k, _)| !(is_secret(k) || (sandboxed && is_reach_out(k)))).collect()
+}
+
 /// Whether an environment variable holds an API key the command must not see.
 fn is_secret(name: &OsStr) -> bool {
     name.to_string_lossy().to_ascii_uppercase().ends_with("_API_KEY")
@@ -237,7 +244,7 @@ fn is_reach_out(name: &OsStr) -> bool {
 }
 
 /// bash where there is one (inside the sandbox too: it sees the same /usr), else sh.
-fn shell() -> &'static str {
+pub(crate) fn shell() -> &'static str {
     ["/bin/bash", "/usr/bin/bash"].into_iter().find(|p| Path::new(p).exists()).unwrap_or("bash")
 }
 

@@ -15,6 +15,7 @@ mod read;
 mod write;
 
 pub use bash::BashTool;
+pub(crate) use bash::{command_env, shell};
 pub use edit::EditTool;
 pub use filter::ToolFilter;
 pub use glob::GlobTool;

@@ -7,7 +7,9 @@
 //! - `garbage`: prints a line that is not JSON on stdout, then goes on as `ok` does;
 //! - `late`: waits for `session/cancel`, then asks a permission anyway (the answer it got goes to
 //!   `late-answer.txt` in its folder), and ends the turn cancelled;
-//! - `hang`: never answers the prompt, and ignores `session/cancel`.
+//! - `hang`: never answers the prompt, and ignores `session/cancel`;
+//! - `terminal`: runs a command in a client terminal (it writes `made.txt`, tries to write
+//!   outside its folder, and prints whether it sees an API key), and reports its output.
 
 // A test binary speaking to its client: stderr is where its last words go.
 #![allow(clippy::print_stderr)]
@@ -128,6 +130,7 @@ impl Script {
                 eprintln!("boom: a simulated crash");
                 std::process::exit(3);
             }
+            "terminal" => self.terminal(session, responder, cx).await,
             "hang" => {
                 say(&cx, &session, "hanging");
                 std::future::pending::<()>().await;
@@ -160,6 +163,40 @@ impl Script {
                 self.write_out(session, responder, cx).await;
             }
         }
+    }
+
+    async fn terminal(
+        self,
+        session: acp::SessionId,
+        responder: Responder<acp::PromptResponse>,
+        cx: ConnectionTo<Client>,
+    ) {
+        let line = "echo made > made.txt; touch ../outside.txt 2>/dev/null || echo outside-refused; \
+                    echo \"key: ${ANTHROPIC_API_KEY:-none}\"; echo from-terminal";
+        let call = acp::ToolCall::new("t1", "Run a command")
+            .kind(acp::ToolKind::Execute)
+            .raw_input(serde_json::json!({"command": line}));
+        let _ =
+            cx.send_notification(acp::SessionNotification::new(session.clone(), acp::SessionUpdate::ToolCall(call)));
+        let created = cx.send_request(acp::CreateTerminalRequest::new(session.clone(), line)).block_task().await;
+        let Ok(created) = created else {
+            let _ = responder.respond(acp::PromptResponse::new(acp::StopReason::Refusal));
+            return;
+        };
+        let id = created.terminal_id;
+        let _ = cx.send_request(acp::WaitForTerminalExitRequest::new(session.clone(), id.clone())).block_task().await;
+        let output = cx.send_request(acp::TerminalOutputRequest::new(session.clone(), id.clone())).block_task().await;
+        let ok = output.as_ref().is_ok_and(|o| o.exit_status.as_ref().is_some_and(|s| s.exit_code == Some(0)));
+        let done = acp::ToolCallUpdateFields::new()
+            .status(if ok { acp::ToolCallStatus::Completed } else { acp::ToolCallStatus::Failed })
+            .content(vec![acp::ToolCallContent::Terminal(acp::Terminal::new(id.clone()))]);
+        let _ = cx.send_notification(acp::SessionNotification::new(
+            session.clone(),
+            acp::SessionUpdate::ToolCallUpdate(acp::ToolCallUpdate::new("t1", done)),
+        ));
+        let _ = cx.send_request(acp::ReleaseTerminalRequest::new(session.clone(), id)).block_task().await;
+        say(&cx, &session, "ran it");
+        let _ = responder.respond(acp::PromptResponse::new(acp::StopReason::EndTurn));
     }
 
     async fn write_out(
