@@ -51,6 +51,8 @@ pub(crate) struct AgentSpec {
     pub hooks: Arc<crate::hooks::HookSet>,
     /// Set when it is an external ACP agent (its type's `acp`): that program runs the loop.
     pub external: Option<Arc<crate::definitions::AcpCommand>>,
+    /// A subagent an external agent announced: that agent's program runs it, never Arbor.
+    pub hosted: bool,
 }
 
 impl std::fmt::Debug for AgentSpec {

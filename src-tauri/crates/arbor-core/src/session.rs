@@ -165,6 +165,7 @@ impl Session {
                 context: shared.ctx.context.clone(),
                 hooks: shared.ctx.hooks.clone(),
                 external: None,
+                hosted: false,
             }),
             provider_name: main_def.provider,
             budget: config.budget,

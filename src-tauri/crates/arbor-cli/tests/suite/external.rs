@@ -404,3 +404,62 @@ async fn an_isolated_acp_agent_works_in_a_worktree_of_its_own() {
     let files: Vec<&str> = ready["files"].as_array().unwrap().iter().filter_map(|f| f["path"].as_str()).collect();
     assert_eq!(files, ["out.md"], "{ready}");
 }
+
+/// The node's subagent (its `subagent_update`): a node under it.
+fn kid_of(events: &[Value], node: &str) -> String {
+    let started = events
+        .iter()
+        .find(|e| e["type"] == "agent_started" && e["parent_id"] == node)
+        .expect("the external agent's subagent is a node under it");
+    assert_eq!(started["description"], "Kid helper");
+    assert_eq!(started["provider"], arbor_protocol::ACP_PROVIDER);
+    started["agent_id"].as_str().unwrap().to_string()
+}
+
+#[tokio::test]
+async fn an_acp_agents_subagent_is_a_node_under_it_asking_as_itself() {
+    let tree = scripted("kids").await;
+    let events = tree
+        .run(|e| {
+            (e["type"] == "approval_request")
+                .then(|| json!({"type": "approval", "request_id": e["request_id"], "approved": true}))
+        })
+        .await;
+    let node = node_of(&events);
+    let kid = kid_of(&events, &node);
+    let request = events.iter().find(|e| e["type"] == "approval_request").unwrap();
+    assert_eq!(request["agent_id"], kid.as_str(), "its permission request is its own card");
+    assert_eq!(request["agent_path"], json!(["main", "Claude writes", "Kid helper"]));
+    assert_eq!(std::fs::read_to_string(tree.path("ws/kid.md")).unwrap(), "from the kid");
+    assert!(
+        events.iter().any(|e| e["type"] == "file_changed" && e["agent_id"] == kid.as_str() && e["path"] == "kid.md")
+    );
+    assert!(
+        events
+            .iter()
+            .any(|e| e["type"] == "response_chunk" && e["agent_id"] == kid.as_str() && e["content"] == "kid working")
+    );
+    let end = finished(&events, &kid);
+    assert_eq!((end["status"].as_str(), end["result"].as_str()), (Some("completed"), Some("kid done")));
+    assert_eq!(finished(&events, &node)["result"], "parent done");
+}
+
+#[tokio::test]
+async fn stopping_an_acp_agents_subagent_cancels_its_session_only() {
+    let tree = scripted("kids").await;
+    let events = tree
+        .run(|e| (e["type"] == "approval_request").then(|| json!({"type": "cancel", "agent_id": e["agent_id"]})))
+        .await;
+    let node = node_of(&events);
+    let kid = kid_of(&events, &node);
+    let end = finished(&events, &kid);
+    assert_eq!((end["status"].as_str(), end["stopped_by"].as_str()), (Some("cancelled"), Some("person")), "{end}");
+    assert_eq!(
+        std::fs::read_to_string(tree.path("ws/kid-cancelled.txt")).unwrap(),
+        "cancelled",
+        "session/cancel of its session"
+    );
+    assert!(!tree.path("ws/kid.md").exists());
+    // Its parent goes on.
+    assert_eq!(finished(&events, &node)["status"], "completed");
+}

@@ -116,6 +116,7 @@ pub(crate) fn as_parent(parent: &AgentSpec, depth: u32, max_turns: u32) -> Agent
         worktree: None,
         fork: None,
         external: None,
+        hosted: false,
         ..parent.clone()
     }
 }
@@ -295,6 +296,7 @@ pub(crate) fn child_spec(
         // A type's hooks are its own agents' (as in Claude Code); a general-purpose child runs the settings'.
         hooks: def.map_or_else(|| ctx.hooks.clone(), |d| Arc::new(ctx.hooks.with(&d.hooks))),
         external,
+        hosted: false,
     };
     Ok((spec, provider_name))
 }

@@ -8,6 +8,7 @@
 
 mod node;
 mod process;
+mod speaker;
 mod terminal;
 
 use crate::agent::lifecycle::{self, EndStep};
@@ -269,6 +270,7 @@ async fn drive(
             .block_task()
             .await
             .map_err(|e| format!("session/new: {e}"))?;
+        node.session(cx.clone(), &session.session_id);
         Ok::<_, String>(session.session_id)
     };
     let session = tokio::select! {

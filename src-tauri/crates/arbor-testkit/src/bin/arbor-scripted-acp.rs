@@ -8,6 +8,9 @@
 //! - `late`: waits for `session/cancel`, then asks a permission anyway (the answer it got goes to
 //!   `late-answer.txt` in its folder), and ends the turn cancelled;
 //! - `hang`: never answers the prompt, and ignores `session/cancel`;
+//! - `kids`: announces a subagent session (`subagent_update`) that asks to write `kid.md` and
+//!   writes it through the client when allowed, ends it, then answers itself; a cancel of the
+//!   kid's session is noted in `kid-cancelled.txt`;
 //! - `terminal`: runs a command in a client terminal (it writes `made.txt`, tries to write
 //!   outside its folder, and prints whether it sees an API key), and reports its output.
 
@@ -82,7 +85,11 @@ async fn serve(mode: String) -> ExitCode {
             agent_client_protocol::on_receive_request!(),
         )
         .on_receive_notification(
-            async move |_n: acp::CancelNotification, _cx| {
+            async move |n: acp::CancelNotification, _cx| {
+                if n.session_id.0.as_ref() == KID {
+                    let cwd = s2.cwd.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
+                    let _ = std::fs::write(cwd.join("kid-cancelled.txt"), "cancelled");
+                }
                 s2.cancelled.notify_one();
                 Ok(())
             },
@@ -105,6 +112,9 @@ async fn serve(mode: String) -> ExitCode {
         }
     }
 }
+
+/// The subagent session `kids` announces.
+const KID: &str = "scripted-1/kid";
 
 fn say(cx: &ConnectionTo<Client>, session: &acp::SessionId, text: &str) {
     let chunk = acp::ContentChunk::new(acp::ContentBlock::Text(acp::TextContent::new(text)));
@@ -131,6 +141,7 @@ impl Script {
                 std::process::exit(3);
             }
             "terminal" => self.terminal(session, responder, cx).await,
+            "kids" => self.kids(session, responder, cx).await,
             "hang" => {
                 say(&cx, &session, "hanging");
                 std::future::pending::<()>().await;
@@ -163,6 +174,51 @@ impl Script {
                 self.write_out(session, responder, cx).await;
             }
         }
+    }
+
+    async fn kids(self, session: acp::SessionId, responder: Responder<acp::PromptResponse>, cx: ConnectionTo<Client>) {
+        let kid = acp::SessionId::new(KID);
+        let running = acp::StateUpdate::Running(acp::RunningStateUpdate::new());
+        let announce = acp::SubagentUpdate::new(kid.clone()).title("Kid helper".to_string()).state(running);
+        let _ = cx.send_notification(acp::SessionNotification::new(
+            session.clone(),
+            acp::SessionUpdate::SubagentUpdate(announce),
+        ));
+        say(&cx, &kid, "kid working");
+        let path = self.cwd.lock().unwrap_or_else(std::sync::PoisonError::into_inner).join("kid.md");
+        let fields = acp::ToolCallUpdateFields::new()
+            .title("Write kid.md")
+            .kind(acp::ToolKind::Edit)
+            .raw_input(serde_json::json!({"file_path": path, "content": "from the kid"}));
+        let asked = cx
+            .send_request(acp::RequestPermissionRequest::new(
+                kid.clone(),
+                acp::ToolCallUpdate::new("k1", fields),
+                options(),
+            ))
+            .block_task()
+            .await;
+        let allowed = matches!(asked, Ok(r) if matches!(&r.outcome, acp::RequestPermissionOutcome::Selected(s) if s.option_id.0.as_ref() == "allow"));
+        let reason = if allowed {
+            let _ =
+                cx.send_request(acp::WriteTextFileRequest::new(kid.clone(), path, "from the kid")).block_task().await;
+            let done = acp::ToolCallUpdateFields::new().status(acp::ToolCallStatus::Completed);
+            let update = acp::SessionUpdate::ToolCallUpdate(acp::ToolCallUpdate::new("k1", done));
+            let _ = cx.send_notification(acp::SessionNotification::new(kid.clone(), update));
+            say(&cx, &kid, "kid done");
+            acp::IdleStopReason::EndTurn
+        } else {
+            let failed = acp::ToolCallUpdateFields::new().status(acp::ToolCallStatus::Failed);
+            let update = acp::SessionUpdate::ToolCallUpdate(acp::ToolCallUpdate::new("k1", failed));
+            let _ = cx.send_notification(acp::SessionNotification::new(kid.clone(), update));
+            acp::IdleStopReason::Cancelled
+        };
+        let idle = acp::StateUpdate::Idle(acp::IdleStateUpdate::new().stop_reason(reason));
+        let end = acp::SubagentUpdate::new(kid).state(idle);
+        let _ = cx
+            .send_notification(acp::SessionNotification::new(session.clone(), acp::SessionUpdate::SubagentUpdate(end)));
+        say(&cx, &session, "parent done");
+        let _ = responder.respond(acp::PromptResponse::new(acp::StopReason::EndTurn));
     }
 
     async fn terminal(
