@@ -64,13 +64,16 @@ async fn an_external_acp_agent_is_a_node_with_its_approvals_in_the_inbox() {
     app.node_status("main", "completed").await;
     assert_eq!(std::fs::read_to_string(app.file("out.md")).unwrap(), "scripted");
     app.wait_text("[data-testid=output]", "EXTERNAL-DONE").await;
+    // The Task's card says what runs the child, and where its process runs.
+    let said = app.wait_text("[data-testid=task-external]", "arbor-scripted-acp").await;
+    assert!(said.contains("outside Arbor's sandbox"), "{said}");
 
     // Its own output: what it said, its call, its result; the header says what runs it.
     app.node("Scripted agent writes").await.click().await.unwrap();
     let output = app.wait_text("[data-testid=output]", "scripted done").await;
     assert!(output.contains("Write") && output.contains("created out.md"), "the call and its change: {output}");
     let header = app.find("[data-testid=header-external]").await;
-    assert_eq!(app.text_of(&header).await, "ACP");
+    assert_eq!(app.text_of(&header).await, "ACP · unsandboxed", "what its process runs in, said");
     app.screenshot("external-node-1440").await;
     app.resize(1024, 700).await;
     app.screenshot("external-node-1024").await;

@@ -38,6 +38,7 @@ fn started(parent: Option<&AgentId>, call: Option<String>, description: String) 
         background: false,
         call_seq: None,
         fork: None,
+        external: None,
     })
 }
 

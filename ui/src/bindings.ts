@@ -201,6 +201,8 @@ export type AgentStarted = {
 	 *  from its parent's conversation, system prompt and tools, not from a blank page.
 	 */
 	fork?: Fork | null,
+	/**  Set when another program runs it (an external ACP agent): which, and in what. */
+	external?: ExternalAgent | null,
 };
 
 export type AgentStatus = "queued" | "running" | "waiting_approval" | "completed" | "failed" | "cancelled" | "max_turns" | 
@@ -768,6 +770,18 @@ export type EventPage = {
 };
 
 export type ExportFormat = "markdown" | "json";
+
+/**  An agent another program runs, Arbor being its ACP client. */
+export type ExternalAgent = {
+	/**  The command line it was started as (never its environment). */
+	command: string,
+	/**
+	 *  What its own process runs in; None: outside Arbor's sandbox (its agent file asks for
+	 *  none: the agent needs its network and its own config). Commands it runs through
+	 *  Arbor's terminal run in the node's sandbox either way.
+	 */
+	sandbox?: CommandSandbox | null,
+};
 
 /**  A file changed by an agent's tool call (or by a person's revert of its changes). */
 export type FileChanged = {
@@ -1474,6 +1488,8 @@ export type StoredAgent = {
 	context_window?: ContextWindow | null,
 	/**  Set when it is a fork of its parent. */
 	fork?: Fork | null,
+	/**  Set when another program runs it (an external ACP agent): which, and in what. */
+	external?: ExternalAgent | null,
 };
 
 /**  A background child finished. */

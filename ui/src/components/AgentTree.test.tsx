@@ -78,12 +78,26 @@ describe("AgentTree", () => {
         subagent_type: "claude",
         provider: ACP_PROVIDER,
         model: "npx @zed-industries/claude-agent-acp",
+        external: { command: "npx @zed-industries/claude-agent-acp", sandbox: null },
+      }),
+      e.started("agent-jail", "agent-main", "Jailed", {
+        provider: ACP_PROVIDER,
+        model: "gemini --experimental-acp",
+        external: {
+          command: "gemini --experimental-acp",
+          sandbox: { state: "sandboxed", mode: "workspace", mechanism: "bubblewrap 0.8.0", writable: ["/w"], network: true, hidden: [] },
+        },
       }),
     ]);
     render(<AgentTree />);
     const badge = within(node("agent-cc")).getByTestId("tree-external");
     expect(badge.textContent).toBe("ACP");
     expect(badge.getAttribute("title")).toContain("npx @zed-industries/claude-agent-acp");
+    // Where its own process runs, as Rust described it.
+    expect(badge.getAttribute("title")).toContain("outside Arbor's sandbox");
+    const jailed = within(node("agent-jail")).getByTestId("tree-external").getAttribute("title") ?? "";
+    expect(jailed).toContain("runs in Arbor's sandbox");
+    expect(jailed).toContain("network on · writes: /w");
     // Arbor's own agents carry no such mark.
     expect(within(node("agent-a")).queryByTestId("tree-external")).toBeNull();
   });

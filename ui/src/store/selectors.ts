@@ -22,6 +22,7 @@ import {
   type ToolInfo,
 } from "../bindings";
 import { personMark } from "../lib/approvals";
+import { describeSandbox, type SandboxView } from "../lib/sandbox";
 import { fileCounts, groupByAgent, ofAgents, revertedIds, subtreeIds, worktreeActionable } from "../lib/changes";
 import { isShown, showsAll, type OutputFilter } from "../lib/outputFilter";
 import { isTerminal, RESUMABLE } from "./session/status";
@@ -178,6 +179,7 @@ export type RowAgent = Pick<
   | "subagentType"
   | "model"
   | "provider"
+  | "external"
   | "status"
   | "pendingApprovals"
   | "turns"
@@ -209,6 +211,7 @@ export function rowAgent(state: SessionState, id: AgentId): RowAgent | null {
     subagentType: node.subagentType,
     model: node.model,
     provider: node.provider,
+    external: node.external,
     status: node.status,
     pendingApprovals: node.pendingApprovals,
     turns: node.turns,
@@ -313,15 +316,41 @@ export function treePath(state: SessionState, id: AgentId): string[] {
 
 /**
  * An external ACP agent (Claude Code, Codex, Gemini CLI …): another program runs its
- * loop, started as its `model` (the command); Arbor is its client. Null for Arbor's own.
+ * loop, and Arbor is its client. What runs it, and what its own process runs in (as
+ * Rust described it: `null` outside Arbor's sandbox). Null for Arbor's own agents.
  */
-export function externalAgent(node: Pick<AgentNode, "provider" | "model">): { command: string } | null {
-  return node.provider === ACP_PROVIDER ? { command: node.model } : null;
+export function externalAgent(node: Pick<AgentNode, "provider" | "model" | "external">): ExternalView | null {
+  if (node.provider !== ACP_PROVIDER) return null;
+  // The same object for the same node: components read it through the store.
+  const hit = externalMemo.get(node);
+  if (hit) return hit;
+  const sandbox = node.external?.sandbox ?? null;
+  const view = { command: node.external?.command ?? node.model, sandbox: sandbox ? describeSandbox(sandbox) : null };
+  externalMemo.set(node, view);
+  return view;
 }
 
-/** What an external agent's badge says when pointed at. */
-export const EXTERNAL_AGENT_NOTE =
-  "An external ACP agent: its own program runs its loop, and Arbor is its client. Its permission requests come to your inbox, its file changes are its own here, and its process runs outside Arbor's sandbox.";
+export interface ExternalView {
+  command: string;
+  /** What its own process runs in; null: outside Arbor's sandbox. */
+  sandbox: SandboxView | null;
+}
+
+const externalMemo = new WeakMap<object, ExternalView>();
+
+/** What an external agent's mark says when pointed at: what it is, and where its process runs. */
+export function externalNote(ext: ExternalView): string {
+  const where = ext.sandbox
+    ? `Its own process runs in Arbor's sandbox (its agent file asks for one): ${ext.sandbox.label}.`
+    : "Its own process runs outside Arbor's sandbox (its agent file asks for none); commands it runs through Arbor's terminal are sandboxed.";
+  return `An external ACP agent: ${ext.command} runs its loop, and Arbor is its client. Its permission requests come to your inbox and its file changes are its own here. ${where}`;
+}
+
+/** The external agent a Task call started, if it started one. */
+export function childExternal(state: SessionState, child: AgentId | undefined): ExternalView | null {
+  const node = child ? state.agents[child] : undefined;
+  return node ? externalAgent(node) : null;
+}
 
 /** A steering message reaches an agent that has work still ahead of it. */
 export function canMessage(status: AgentStatus): boolean {

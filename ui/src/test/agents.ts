@@ -31,7 +31,7 @@ type Started = Extract<AgentEvent, { type: "agent_started" }>;
 /** What an `agent_started` says of its agent: where it sits and what it runs on. */
 function announced(ev: Started): Pick<
   StoredAgent,
-  "parent_id" | "parent_call_id" | "depth" | "description" | "subagent_type" | "model" | "provider" | "background" | "fork"
+  "parent_id" | "parent_call_id" | "depth" | "description" | "subagent_type" | "model" | "provider" | "background" | "fork" | "external"
 > {
   return {
     parent_id: ev.parent_id,
@@ -43,6 +43,7 @@ function announced(ev: Started): Pick<
     provider: ev.provider,
     background: ev.background,
     fork: ev.fork ?? null,
+    external: ev.external ?? null,
   };
 }
 

@@ -524,6 +524,7 @@ mod tests {
                 background: false,
                 call_seq: None,
                 fork: None,
+                external: None,
             }),
         });
         let rule = ApprovalRule {

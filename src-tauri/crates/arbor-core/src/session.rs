@@ -465,6 +465,7 @@ impl Session {
             background: false,
             call_seq: None,
             fork: None,
+            external: None,
         };
         st.registry.insert(AgentRecord::queued(
             id.clone(),

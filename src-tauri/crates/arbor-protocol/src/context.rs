@@ -133,6 +133,7 @@ mod tests {
             background: false,
             call_seq: None,
             fork: None,
+            external: None,
         };
         let mut a = crate::StoredAgent::new(crate::AgentId("agent-1".into()), &started, 0);
         assert_eq!(a.context_figure(), None);

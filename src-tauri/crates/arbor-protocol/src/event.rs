@@ -272,6 +272,21 @@ pub struct AgentStarted {
     /// from its parent's conversation, system prompt and tools, not from a blank page.
     #[serde(default)]
     pub fork: Option<Fork>,
+    /// Set when another program runs it (an external ACP agent): which, and in what.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub external: Option<ExternalAgent>,
+}
+
+/// An agent another program runs, Arbor being its ACP client.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+pub struct ExternalAgent {
+    /// The command line it was started as (never its environment).
+    pub command: String,
+    /// What its own process runs in; None: outside Arbor's sandbox (its agent file asks for
+    /// none: the agent needs its network and its own config). Commands it runs through
+    /// Arbor's terminal run in the node's sandbox either way.
+    #[serde(default)]
+    pub sandbox: Option<crate::CommandSandbox>,
 }
 
 /// What a forked subagent started from.
@@ -500,6 +515,7 @@ mod tests {
                     background: false,
                     call_seq: None,
                     fork: None,
+                    external: None,
                 }),
                 EventType::AgentStatus => EventKind::AgentStatus(StatusChanged { status: AgentStatus::Running }),
                 EventType::BudgetSet => EventKind::BudgetSet(crate::BudgetSet {

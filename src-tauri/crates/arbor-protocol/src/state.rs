@@ -73,6 +73,7 @@ impl StoredAgent {
             provider: started.provider.clone(),
             background: started.background,
             fork: started.fork,
+            external: started.external.clone(),
             status: AgentStatus::Queued,
             started_at: ts,
             ended_at: None,
@@ -137,6 +138,7 @@ impl StoredAgent {
                 self.provider = started.provider.clone();
                 self.background = started.background;
                 self.fork = started.fork;
+                self.external = started.external.clone();
             }
             EventKind::AgentStatus(change) => {
                 self.status = change.status;

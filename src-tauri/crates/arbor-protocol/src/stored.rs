@@ -153,6 +153,9 @@ pub struct StoredAgent {
     /// Set when it is a fork of its parent.
     #[serde(default)]
     pub fork: Option<crate::Fork>,
+    /// Set when another program runs it (an external ACP agent): which, and in what.
+    #[serde(default)]
+    pub external: Option<crate::ExternalAgent>,
 }
 
 impl StoredAgent {
@@ -169,6 +172,7 @@ impl StoredAgent {
             background: self.background,
             call_seq: None,
             fork: self.fork,
+            external: self.external.clone(),
         }
     }
 }

@@ -159,6 +159,7 @@ fn a_wait_in_progress_counts_as_it_passes() {
             background: false,
             call_seq: None,
             fork: None,
+            external: None,
         })
     };
     let call = |id: &str| {

@@ -191,6 +191,7 @@ fn session_events(id: &SessionId, agents: usize, target: usize, words: &mut Word
                 background: false,
                 call_seq: None,
                 fork: None,
+                external: None,
             }),
         );
         s.push(&a, EventKind::AgentStatus(StatusChanged { status: AgentStatus::Running }));

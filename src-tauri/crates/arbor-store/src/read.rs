@@ -20,7 +20,7 @@ pub(crate) const SESSION_COLUMNS: &str = "id, workspace, first_prompt, provider,
 pub(crate) const AGENT_COLUMNS: &str = "id, parent_id, parent_call_id, depth, description, subagent_type, model, \
      provider, background, status, started_at, ended_at, turns, duration_ms, input_tokens, output_tokens, \
      cache_read_tokens, cache_write_tokens, cost_usd, files_modified, result, error, budget, elapsed_ms, run_started_at, budget_exhausted, \
-     context_used, context_window, fork_messages";
+     context_used, context_window, fork_messages, external";
 
 /// The event types of an agent's transcript (the protocol's list).
 static TRANSCRIPT_TYPES_SQL: std::sync::LazyLock<String> =
@@ -109,6 +109,11 @@ pub(crate) fn agent_row(r: &Row<'_>) -> rusqlite::Result<StoredAgent> {
             .transpose()
             .map_err(|e| conversion(27, e))?,
         fork: r.get::<_, Option<u32>>(28)?.map(|messages| arbor_protocol::Fork { messages }),
+        external: r
+            .get::<_, Option<String>>(29)?
+            .map(|j| serde_json::from_str(&j))
+            .transpose()
+            .map_err(|e| conversion(29, e))?,
     })
 }
 

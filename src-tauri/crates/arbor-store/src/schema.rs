@@ -134,7 +134,7 @@ CREATE INDEX events_skeleton ON events (session_id, seq) WHERE SKELETON_TYPES;
 ";
 
 /// The schema version this build writes and reads.
-pub const SCHEMA_VERSION: u32 = 7;
+pub const SCHEMA_VERSION: u32 = 8;
 
 /// Version 4: agents keep their budget and the wall time of all their runs; sessions say
 /// where they come from (Arbor, or imported from Claude Code).
@@ -165,6 +165,11 @@ const V7: &str = "
 ALTER TABLE sessions ADD COLUMN client TEXT;
 ";
 
+/// Version 8: an agent another program runs (an external ACP agent) keeps which, and in what.
+const V8: &str = "
+ALTER TABLE agents ADD COLUMN external TEXT;
+";
+
 fn steps() -> [String; SCHEMA_VERSION as usize] {
     [
         V1.replace("SKELETON_TYPES", SKELETON_V1),
@@ -175,6 +180,7 @@ fn steps() -> [String; SCHEMA_VERSION as usize] {
         V5.to_string(),
         V6.to_string(),
         V7.to_string(),
+        V8.to_string(),
     ]
 }
 

@@ -362,14 +362,15 @@ fn flush(tx: &Transaction<'_>, path: &Path, batch: Batch) -> Result<(), StoreErr
         let files = serde_json::to_string(&a.files_modified)?;
         let budget = a.budget.as_ref().map(serde_json::to_string).transpose()?;
         let context_window = a.context_window.as_ref().map(serde_json::to_string).transpose()?;
+        let external = a.external.as_ref().map(serde_json::to_string).transpose()?;
         tx.prepare_cached(
             "INSERT OR REPLACE INTO agents (session_id, id, parent_id, parent_call_id, depth, description,
                  subagent_type, model, provider, background, status, started_at, ended_at, turns, duration_ms,
                  input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd,
                  files_modified, result, error, budget, elapsed_ms, run_started_at, budget_exhausted,
-                 context_used, context_window, fork_messages)
+                 context_used, context_window, fork_messages, external)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20,
-                 ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30)",
+                 ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31)",
         )
         .and_then(|mut stmt| {
             stmt.execute(params![
@@ -402,7 +403,8 @@ fn flush(tx: &Transaction<'_>, path: &Path, batch: Batch) -> Result<(), StoreErr
                 a.budget_exhausted.map(|k| k.as_str()),
                 a.context_used,
                 context_window,
-                a.fork.map(|f| f.messages)
+                a.fork.map(|f| f.messages),
+                external
             ])
         })
         .at(path)?;

@@ -8,7 +8,7 @@
 import type { AgentId } from "../../bindings";
 import { useNow } from "../../hooks/useNow";
 import { formatCost, formatDuration, formatTokens, formatTurns, statusLabel } from "../../lib/format";
-import { changeCount, EXTERNAL_AGENT_NOTE, externalAgent, totalElapsedMs, treePath } from "../../store/selectors";
+import { changeCount, externalAgent, externalNote, totalElapsedMs, treePath } from "../../store/selectors";
 import type { AgentNode } from "../../store/session/types";
 import { agentFigures } from "../../store/session/usage";
 import { sessionStore } from "../../store/sessionStore";
@@ -55,8 +55,8 @@ export function OutputHeader({ id, node, showThoughts }: { id: AgentId; node: Ag
               </span>
             ) : null}
             {external ? (
-              <span className="badge external" data-testid="header-external" title={EXTERNAL_AGENT_NOTE}>
-                ACP
+              <span className="badge external" data-testid="header-external" title={externalNote(external)}>
+                ACP{external.sandbox ? " · sandboxed" : " · unsandboxed"}
               </span>
             ) : null}
             {node.model ? ` · ${external ? `runs ${external.command}` : node.model}` : ""}

@@ -5,6 +5,7 @@ import { eventMaker } from "../../test/events";
 import { appState, applyEvents, applyUsage, resetStores, sessionInfo } from "../../test/stores";
 import { agentUsage, figures, standing, usageUpdate } from "../../test/usage";
 import { OutputView } from "./OutputView";
+import { ACP_PROVIDER } from "../../bindings";
 import { withLayout } from "../../test/layout";
 
 vi.mock("../../bindings", async (importOriginal) => ({
@@ -51,6 +52,25 @@ describe("OutputView", () => {
     expect(out.textContent).toContain("main is thinking");
     fireEvent.click(screen.getByText(/Open subagent agent-g/));
     expect(screen.getByTestId("output").textContent).toContain("Write a greeting file");
+  });
+
+  it("says on a Task's card when an external ACP agent runs the child, and where its process runs", () => {
+    const m = eventMaker("s-1");
+    resetStores({ session: sessionInfo() });
+    applyEvents([
+      m.started("agent-main", null, "main"),
+      m.make("agent-main", { type: "tool_call", call_id: "t9", tool_name: "Task", tool_args: { prompt: "edit", description: "Claude edits" } }),
+      m.started("agent-cc", "agent-main", "Claude edits", {
+        parent_call_id: "t9",
+        provider: ACP_PROVIDER,
+        model: "npx @zed-industries/claude-agent-acp",
+        external: { command: "npx @zed-industries/claude-agent-acp", sandbox: null },
+      }),
+    ]);
+    render(<OutputView />);
+    const line = screen.getByTestId("task-external");
+    expect(line.textContent).toContain("npx @zed-industries/claude-agent-acp");
+    expect(line.textContent).toContain("its process outside Arbor's sandbox");
   });
 
   it("shows a subagent's task, tool calls, streamed Bash output and an Edit diff awaiting approval", () => {

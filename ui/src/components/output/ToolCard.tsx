@@ -17,7 +17,7 @@ import { editSummary } from "../../lib/spawnEdit";
 import { decisionOf } from "../../store/approvals";
 import { delegateSimilar } from "../../store/delegate";
 import { bookStore } from "../../store/review";
-import { childrenByCall, toolChangesThings } from "../../store/selectors";
+import { childExternal, childrenByCall, externalNote, toolChangesThings } from "../../store/selectors";
 import type { ToolItem } from "../../store/session/types";
 import { sessionStore } from "../../store/sessionStore";
 import { useStore } from "../../store/store";
@@ -54,6 +54,7 @@ export const ToolCard = memo(function ToolCard({ item, agentId }: { item: ToolIt
     setChosen(v);
   };
   const child = useStore(sessionStore, (s) => (item.toolName === TASK_TOOL ? childrenByCall(s.agents)[item.callId] : undefined));
+  const external = useStore(sessionStore, (s) => childExternal(s, child));
   // A past session under review takes no delegations.
   const canDelegate = useStore(bookStore, (b) => b.review === null) && item.toolName === TASK_TOOL;
   const approval = item.approval;
@@ -127,6 +128,12 @@ export const ToolCard = memo(function ToolCard({ item, agentId }: { item: ToolIt
             </div>
           ) : null}
           <ToolArgs toolName={item.toolName} args={item.args} />
+          {external ? (
+            <div className="tool-external" data-testid="task-external" title={externalNote(external)}>
+              <span className="badge external">ACP</span> runs <code className="mono">{external.command}</code> ·{" "}
+              {external.sandbox ? "its process in Arbor's sandbox" : "its process outside Arbor's sandbox"}
+            </div>
+          ) : null}
           {child ? (
             <div>
               <button type="button" className="btn small" onClick={() => select(child)}>

@@ -16,8 +16,8 @@ import {
   agentStanding,
   agentWorktree,
   changeCount,
-  EXTERNAL_AGENT_NOTE,
   externalAgent,
+  externalNote,
   lastTool,
   rowAgent,
   subtreeSizes,
@@ -145,7 +145,7 @@ export const TreeNode = memo(function TreeNode({ row, selected, focusable, readO
         ) : null}
         {/* So is what runs it: an external ACP agent's program, not Arbor's loop. */}
         {external ? (
-          <span className="badge external" data-testid="tree-external" title={`${EXTERNAL_AGENT_NOTE}\n${external.command}`}>
+          <span className="badge external" data-testid="tree-external" title={externalNote(external)}>
             ACP
           </span>
         ) : null}

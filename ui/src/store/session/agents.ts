@@ -6,7 +6,7 @@
  * agent's status, runs, wall time, turns, end and budget it takes from here,
  * and derives none of them itself.
  */
-import type { AgentId, ContextWindow, Fork, StoredAgent } from "../../bindings";
+import type { AgentId, ContextWindow, ExternalAgent, Fork, StoredAgent } from "../../bindings";
 import { isTerminal } from "./status";
 import type { AgentNode, SessionState } from "./types";
 
@@ -18,6 +18,12 @@ function sameWindow(had: ContextWindow | null, now: ContextWindow | null): Conte
 /** `had` when `now` says the same, so an unchanged node stays the same object. */
 function sameFork(had: Fork | null, now: Fork | null): Fork | null {
   return had !== null && now !== null && had.messages === now.messages ? had : now;
+}
+
+function sameExternal(had: ExternalAgent | null, now: ExternalAgent | null): ExternalAgent | null {
+  return had !== null && now !== null && had.command === now.command && JSON.stringify(had.sandbox) === JSON.stringify(now.sandbox)
+    ? had
+    : now;
 }
 
 /** The node's figures as `agent` has them; the node itself when nothing differs. */
@@ -33,6 +39,8 @@ function settled(node: AgentNode, agent: StoredAgent): AgentNode {
     background: agent.background,
     // Absent from agents stored before forks existed.
     fork: sameFork(node.fork, agent.fork ?? null),
+    // Absent from agents stored before external agents existed; kept while the same.
+    external: sameExternal(node.external, agent.external ?? null),
     startedAt: agent.started_at,
     endedAt: agent.ended_at,
     durationMs: agent.duration_ms,

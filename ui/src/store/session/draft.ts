@@ -154,6 +154,7 @@ function placeholder(id: AgentId, ts: number): AgentNode {
     provider: "",
     background: false,
     fork: null,
+    external: null,
     status: "queued",
     startedAt: ts,
     endedAt: null,

@@ -5,7 +5,7 @@
  * sends beside it (budget standings included). Types only; the reducer lives in
  * reducer.ts, the usage figures' merging in usage.ts.
  */
-import type { AgentChange, AgentEvent, AgentId, AgentStatus, AgentUsage, ApprovalOutcome, ApprovalPreview, ApprovalRule, ApprovalScope, Budget, BudgetKind, BudgetOrigin, BudgetStanding, ContextCompacted, ContextWindow, DecidedBy, FileChanged, Fork, HookRan, McpState, McpToolRef, MessageFrom, SessionId, SpawnEdit, UsageFigures, Value, WorktreeUpdate } from "../../bindings";
+import type { AgentChange, AgentEvent, AgentId, AgentStatus, AgentUsage, ApprovalOutcome, ApprovalPreview, ApprovalRule, ApprovalScope, Budget, BudgetKind, BudgetOrigin, BudgetStanding, ContextCompacted, ContextWindow, DecidedBy, FileChanged, Fork, HookRan, McpState, McpToolRef, MessageFrom, SessionId, SpawnEdit, UsageFigures, Value, WorktreeUpdate, ExternalAgent } from "../../bindings";
 
 export type EventType = AgentEvent["type"];
 export type EventOf<T extends EventType> = Extract<AgentEvent, { type: T }>;
@@ -179,6 +179,8 @@ export interface AgentNode {
   background: boolean;
   /** Set for a fork of its parent: how many of the parent's messages it started from. */
   fork: Fork | null;
+  /** Set when another program runs it (an external ACP agent): which, and in what. */
+  external: ExternalAgent | null;
   /**
    * From here to `wallRunStartedAt`, but `budgetOrigin` and `budgetCarved`: as
    * Rust's one derivation has them (arbor-protocol state.rs `StoredAgent`,

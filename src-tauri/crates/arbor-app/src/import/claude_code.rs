@@ -176,6 +176,7 @@ pub fn convert(session_uuid: &str, main: &File, subagents: &[SubagentFiles]) -> 
             background: meta["requestShape"].as_str() == Some("background"),
             call_seq: None,
             fork: None,
+            external: None,
         };
         // A child never starts before the call that started it.
         for e in &mut read.lane.events {
@@ -498,6 +499,7 @@ fn finish_lane(read: Read, started: Option<AgentStarted>) -> Lane {
         background: false,
         call_seq: None,
         fork: None,
+        external: None,
     });
     let mut out = vec![(first, EventKind::AgentStarted(started))];
     let mut run = Run::default();

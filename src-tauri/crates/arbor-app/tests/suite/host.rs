@@ -383,6 +383,7 @@ fn start_up_offers_the_sessions_the_last_run_left_interrupted() {
         background: false,
         call_seq: None,
         fork: None,
+        external: None,
     };
     store
         .append(&[

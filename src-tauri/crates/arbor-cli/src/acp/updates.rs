@@ -332,6 +332,7 @@ mod tests {
             background: false,
             call_seq: None,
             fork: None,
+            external: None,
         })
     }
 

@@ -463,3 +463,27 @@ async fn stopping_an_acp_agents_subagent_cancels_its_session_only() {
     // Its parent goes on.
     assert_eq!(finished(&events, &node)["status"], "completed");
 }
+
+#[tokio::test]
+async fn an_acp_agents_own_process_runs_in_the_sandbox_only_when_its_file_asks_and_says_which() {
+    for sandboxed in [false, true] {
+        let tree = scripted("escape").await;
+        if sandboxed {
+            let file = tree.path("home/.config/arbor/agents/scripted.md");
+            let text = std::fs::read_to_string(&file).unwrap().replacen("acp:\n", "sandbox: workspace\nacp:\n", 1);
+            std::fs::write(&file, text).unwrap();
+        }
+        let events = tree.run(|_| None).await;
+        let node = node_of(&events);
+        let started = events.iter().find(|e| e["type"] == "agent_started" && e["agent_id"] == node.as_str()).unwrap();
+        assert!(started["external"]["command"].as_str().unwrap().contains("arbor-scripted-acp escape"), "{started}");
+        if sandboxed {
+            assert_eq!(started["external"]["sandbox"]["state"], "sandboxed", "said so: {started}");
+            assert!(!tree.path("escaped.txt").exists(), "its own writes stay in its tree");
+        } else {
+            assert!(started["external"]["sandbox"].is_null(), "said so: outside the sandbox: {started}");
+            assert!(tree.path("escaped.txt").exists(), "outside the sandbox, as said");
+        }
+        assert_eq!(finished(&events, &node)["status"], "completed");
+    }
+}

@@ -87,6 +87,11 @@ pub(crate) fn start(shared: &Arc<Shared>, req: SpawnRequest, plan: Plan) -> Resu
         background: req.background,
         call_seq: req.parent_call_seq,
         fork: spec.fork,
+        // Which program runs it, and whether its process is in the sandbox (the card and the header say).
+        external: spec.external.as_ref().map(|c| arbor_protocol::ExternalAgent {
+            command: c.display(),
+            sandbox: c.sandboxed.then(|| spec.sandbox.describe()),
+        }),
     };
     let (inbox_tx, inbox) = mpsc::unbounded_channel();
     let cancel = parent_cancel.child_token();

@@ -53,6 +53,9 @@ pub struct AcpCommand {
     pub env: std::collections::BTreeMap<String, String>,
     /// Why it may not start (a workspace's file not trusted yet, a `${VAR}` not set); None: it may.
     pub blocked: Option<String>,
+    /// Its own process runs in the agent's sandbox: its file asks for one (`sandbox:`), with
+    /// what the program needs (its network, its config dir). Otherwise it runs outside it.
+    pub sandboxed: bool,
 }
 
 impl AcpCommand {

@@ -398,7 +398,7 @@ impl Fields<'_> {
                 .collect::<Result<_, _>>()?,
             Some(other) => return Err(self.bad("acp", format!("{expected}: `env` is {}", shown(other)))),
         };
-        Ok(Some(super::AcpCommand { command, args, env, blocked: None }))
+        Ok(Some(super::AcpCommand { command, args, env, blocked: None, sandboxed: self.get("sandbox").is_some() }))
     }
 
     /// `hooks`, as a settings file's: what cannot be used is a warning, the rest loads.

@@ -112,7 +112,7 @@ impl Run {
 
     async fn converse_with(&mut self, task: String) -> Outcome {
         let root = self.spec.workspace.root().to_path_buf();
-        let mut child = match process::spawn(&self.command, &root, &self.shared.ctx.hook_env) {
+        let mut child = match process::spawn(&self.command, &root, &self.shared.ctx.hook_env, &self.spec.sandbox) {
             Ok(c) => c,
             Err(e) => return Outcome::ended(AgentStatus::Failed, Some(e)),
         };

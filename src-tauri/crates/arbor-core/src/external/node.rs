@@ -256,6 +256,7 @@ impl Pump {
         let cancel = parent_record.cancel.child_token();
         let depth = parent_record.state.depth + 1;
         let model = parent_record.state.model.clone();
+        let external = parent_record.state.external.clone();
         let id = st.new_agent_id();
         let started = AgentStarted {
             parent_id: Some(parent.clone()),
@@ -268,6 +269,7 @@ impl Pump {
             background: true,
             call_seq: None,
             fork: None,
+            external,
         };
         // Run by its parent's program: only that program starts it (the door will not).
         let spec = Arc::new(AgentSpec { hosted: true, external: None, ..(*self.spec).clone() });

@@ -29,11 +29,26 @@ pub(super) struct Process {
 
 /// Starts `command` in `cwd`, with `base` (the front end's environment, less the providers'
 /// keys) and the command's own variables over it.
-pub(super) fn spawn(command: &AcpCommand, cwd: &Path, base: &[(String, String)]) -> Result<Process, String> {
-    let mut cmd = tokio::process::Command::new(&command.command);
-    cmd.args(&command.args)
-        .current_dir(cwd)
-        .env_clear()
+pub(super) fn spawn(
+    command: &AcpCommand,
+    cwd: &Path,
+    base: &[(String, String)],
+    jail: &crate::sandbox::Jail,
+) -> Result<Process, String> {
+    let mut cmd = if command.sandboxed {
+        // In the agent's sandbox, as its file asked: the shell replaces itself with the program.
+        let line = std::iter::once(command.command.as_str())
+            .chain(command.args.iter().map(String::as_str))
+            .map(super::terminal::quoted)
+            .collect::<Vec<_>>()
+            .join(" ");
+        jail.command(crate::tools::shell(), &format!("exec {line}"), cwd)?
+    } else {
+        let mut c = tokio::process::Command::new(&command.command);
+        c.args(&command.args).current_dir(cwd);
+        c
+    };
+    cmd.env_clear()
         .envs(base.iter().map(|(k, v)| (k.as_str(), v.as_str())))
         .envs(&command.env)
         .stdin(Stdio::piped())

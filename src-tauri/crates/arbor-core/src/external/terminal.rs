@@ -195,7 +195,7 @@ impl Terminals {
 }
 
 /// One word of a command line, quoted for the shell when it needs it.
-fn quoted(word: &str) -> String {
+pub(super) fn quoted(word: &str) -> String {
     let plain = !word.is_empty() && word.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=:@%+,".contains(c));
     if plain { word.to_string() } else { format!("'{}'", word.replace('\'', "'\\''")) }
 }

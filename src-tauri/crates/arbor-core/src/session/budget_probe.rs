@@ -43,6 +43,7 @@ impl BudgetProbe {
                 background: false,
                 call_seq: None,
                 fork: None,
+                external: None,
             };
             let record = crate::registry::AgentRecord::queued(
                 id.clone(),

@@ -147,6 +147,7 @@ async fn an_interrupted_subagent_resumes_with_its_unfinished_calls_closed_and_re
         background: false,
         call_seq: None,
         fork: None,
+        external: None,
     };
     let agent = |id: &AgentId, started: AgentStarted, status, history| {
         let mut state = arbor_protocol::StoredAgent::new(id.clone(), &started, 1);

@@ -307,6 +307,7 @@ async fn a_child_is_announced_with_its_place_in_the_tree_and_every_status_change
                 background: false,
                 call_seq,
                 fork: None,
+                external: None,
             }
         );
         assert_eq!(statuses(&run.events, id), vec![AgentStatus::Queued, AgentStatus::Running, AgentStatus::Completed]);

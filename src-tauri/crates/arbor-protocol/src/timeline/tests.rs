@@ -36,6 +36,7 @@ fn started(parent: Option<&str>) -> EventKind {
         background: false,
         call_seq: None,
         fork: None,
+        external: None,
     })
 }
 

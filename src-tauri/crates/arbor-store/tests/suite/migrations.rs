@@ -14,15 +14,15 @@ fn a_new_file_gets_the_schema_and_reopening_changes_nothing() {
     let path = dir.path().join("nested/dir").join(Store::FILE_NAME);
     let store = Store::open(&path).unwrap();
     assert_eq!(store.path(), path);
-    assert_eq!(SCHEMA_VERSION, 7);
-    assert_eq!(user_version(&path), 7);
+    assert_eq!(SCHEMA_VERSION, 8);
+    assert_eq!(user_version(&path), 8);
     let log = store_synthetic(&store, "sess-1", 1_000, 10);
     let journal: String = raw(&store).query_row("PRAGMA journal_mode", [], |r| r.get(0)).unwrap();
     assert_eq!(journal, "wal");
     drop(store);
 
     let store = Store::open(&path).unwrap();
-    assert_eq!(user_version(&path), 7);
+    assert_eq!(user_version(&path), 8);
     assert_eq!(store.events(&sid("sess-1"), None).unwrap(), log.events);
     assert_eq!(store.search("greedily", 10).unwrap().len(), 3);
 }
@@ -45,6 +45,7 @@ fn a_version_1_file_is_migrated_and_its_skeleton_index_takes_the_new_events() {
          ALTER TABLE agents DROP COLUMN context_used;
          ALTER TABLE agents DROP COLUMN context_window;
          ALTER TABLE agents DROP COLUMN fork_messages;
+         ALTER TABLE agents DROP COLUMN external;
          ALTER TABLE sessions DROP COLUMN source;
          ALTER TABLE sessions DROP COLUMN import_key;
          ALTER TABLE sessions DROP COLUMN client;
@@ -57,7 +58,7 @@ fn a_version_1_file_is_migrated_and_its_skeleton_index_takes_the_new_events() {
     drop(conn);
 
     let store = Store::open(&path).unwrap();
-    assert_eq!(user_version(&path), 7);
+    assert_eq!(user_version(&path), 8);
     let index: String = raw(&store)
         .query_row("SELECT sql FROM sqlite_master WHERE name = 'events_skeleton'", [], |r| r.get(0))
         .unwrap();

@@ -95,6 +95,7 @@ pub fn started(parent: Option<&AgentId>, call: Option<&str>, depth: u32, descrip
         background: false,
         call_seq: None,
         fork: None,
+        external: None,
     })
 }
 

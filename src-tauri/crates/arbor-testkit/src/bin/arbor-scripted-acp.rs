@@ -11,6 +11,7 @@
 //! - `kids`: announces a subagent session (`subagent_update`) that asks to write `kid.md` and
 //!   writes it through the client when allowed, ends it, then answers itself; a cancel of the
 //!   kid's session is noted in `kid-cancelled.txt`;
+//! - `escape`: writes `../escaped.txt` itself (not through the client), then ends;
 //! - `terminal`: runs a command in a client terminal (it writes `made.txt`, tries to write
 //!   outside its folder, and prints whether it sees an API key), and reports its output.
 
@@ -142,6 +143,12 @@ impl Script {
             }
             "terminal" => self.terminal(session, responder, cx).await,
             "kids" => self.kids(session, responder, cx).await,
+            "escape" => {
+                let cwd = self.cwd.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
+                let wrote = std::fs::write(cwd.join("../escaped.txt"), "out");
+                say(&cx, &session, if wrote.is_ok() { "wrote it" } else { "could not write" });
+                let _ = responder.respond(acp::PromptResponse::new(acp::StopReason::EndTurn));
+            }
             "hang" => {
                 say(&cx, &session, "hanging");
                 std::future::pending::<()>().await;
