@@ -260,7 +260,9 @@ async fn drive(
     let setup = async {
         let capabilities = acp::ClientCapabilities::new()
             .fs(acp::FileSystemCapabilities::new().read_text_file(true).write_text_file(true))
-            .terminal(true);
+            .terminal(true)
+            // Its subagent sessions are nodes under it (`subagent_update`).
+            .subagents(acp::SubagentCapabilities::new());
         let init = acp::InitializeRequest::new(agent_client_protocol::schema::ProtocolVersion::V1)
             .client_capabilities(capabilities)
             .client_info(acp::Implementation::new("arbor", env!("CARGO_PKG_VERSION")));
