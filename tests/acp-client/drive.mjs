@@ -5,7 +5,7 @@
 //   node drive.mjs FLOW ARBOR_BIN CWD [SESSION_ID]
 //
 // Flows:
-//   turn    initialize (with subagents), session/new, one prompt, session/list
+//   turn    initialize (with subagents), session/new, two prompts, session/list
 //   cancel  initialize, session/new, a prompt cancelled at its first permission request
 //   cancel-child  the same with a subagent, its own session cancelled at its request
 //   load    initialize, session/load SESSION_ID (the replay), then a prompt that continues it
@@ -73,6 +73,7 @@ const result = await app.connectWith(stream, async (ctx) => {
     const created = await ctx.request("session/new", { cwd, mcpServers });
     out.sessionId = created.sessionId;
     out.stop = await prompt(created.sessionId, "MAIN: write the notes, then have a helper check them");
+    out.stop2 = await prompt(created.sessionId, "And once more");
     out.list = await ctx.request("session/list", { cwd });
   } else if (flow === "cancel") {
     const created = await ctx.request("session/new", { cwd, mcpServers: [] });

@@ -34,6 +34,8 @@ pub enum SessionError {
     Spawn(#[from] SpawnError),
     #[error("the session was shut down")]
     Closed,
+    #[error("agent {0} runs inside its parent's program, which alone gives it work: message its parent")]
+    Hosted(AgentId),
     #[error("a session must be started inside a Tokio runtime (its agents run on it)")]
     NoRuntime,
     #[error("agent {0} has no worktree waiting for a decision (none was made, or it was merged, kept or discarded)")]

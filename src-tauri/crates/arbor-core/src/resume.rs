@@ -129,6 +129,14 @@ fn restored_spec(ctx: &Context, parent: &AgentSpec, parent_provider: &str, a: &S
         budget: None,
         fork: None,
     };
+    // A subagent an external agent announced: its program ran it, and only that program can again.
+    if a.provider == arbor_protocol::ACP_PROVIDER && a.subagent_type.is_none() && a.parent_id.is_some() {
+        return AgentSpec {
+            hosted: true,
+            external: None,
+            ..children::as_parent(parent, a.depth, ctx.limits.subagent_max_turns)
+        };
+    }
     if let Some(fork) = a.fork {
         return children::fork_spec(parent, a.depth, ctx.limits.subagent_max_turns, fork);
     }

@@ -28,8 +28,14 @@ pub enum TurnEnd {
 /// One live session and the prompt turn it is in, if any.
 pub struct Live {
     pub info: SessionInfo,
+    /// Where it works and what the client gave it: to continue it if Arbor closes it.
+    pub place: super::Place,
     turn: Mutex<Option<Turn>>,
     cancelled: AtomicBool,
+    /// Its events still come (false once Arbor closed it, or its runtime stopped).
+    alive: AtomicBool,
+    /// The session's usage so far: a turn's is what it adds.
+    usage: Mutex<Usage>,
 }
 
 struct Turn {
@@ -38,12 +44,24 @@ struct Turn {
 }
 
 impl Live {
-    pub fn new(info: SessionInfo) -> Arc<Self> {
-        Arc::new(Self { info, turn: Mutex::new(None), cancelled: AtomicBool::new(false) })
+    pub fn new(info: SessionInfo, place: super::Place, usage: Usage) -> Arc<Self> {
+        Arc::new(Self {
+            info,
+            place,
+            turn: Mutex::new(None),
+            cancelled: AtomicBool::new(false),
+            alive: AtomicBool::new(true),
+            usage: Mutex::new(usage),
+        })
+    }
+
+    pub fn is_alive(&self) -> bool {
+        self.alive.load(Ordering::SeqCst)
     }
 
     /// Starts a turn; None when one is already running (a client sends one prompt at a time).
-    pub fn begin_turn(&self, usage_before: Usage) -> Option<oneshot::Receiver<TurnEnd>> {
+    pub fn begin_turn(&self) -> Option<oneshot::Receiver<TurnEnd>> {
+        let usage_before = self.usage.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
         let mut turn = self.turn.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         if turn.as_ref().is_some_and(|t| !t.done.is_closed()) {
             return None;
@@ -111,6 +129,7 @@ pub async fn pump(
             }
             _ => {}
         }
+        *live.usage.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = events.states().total_usage();
         // A subagent's result may wake the main agent again: the turn ends when all is quiet.
         if events.states().is_idle()
             && let Some(end) = main_end.take()
@@ -119,6 +138,7 @@ pub async fn pump(
             live.end_turn(|before| TurnEnd::Finished { end, usage: minus(&total, before) });
         }
     }
+    live.alive.store(false, Ordering::SeqCst);
     live.end_turn(|_| TurnEnd::Gone);
 }
 

@@ -29,13 +29,36 @@ enum Entry {
     New(Place),
     /// A stored session loaded or resumed: the next prompt continues it.
     Stored(Place),
+    /// Its first prompt is starting it: a cancel or a close meanwhile is noted here.
+    Starting(Arc<Starting>),
     /// Running in this process.
     Live(Arc<Live>),
 }
 
+/// What happened to a session while its first prompt started it.
+#[derive(Default)]
+pub(super) struct Starting {
+    cancelled: std::sync::atomic::AtomicBool,
+    closed: std::sync::atomic::AtomicBool,
+}
+
+impl Starting {
+    fn new() -> Arc<Self> {
+        Arc::new(Self::default())
+    }
+
+    fn cancelled(&self) -> bool {
+        self.cancelled.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    fn closed(&self) -> bool {
+        self.closed.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
 /// Where a session works and what the client gave it.
 #[derive(Clone)]
-struct Place {
+pub(super) struct Place {
     cwd: PathBuf,
     servers: ClientServers,
 }
@@ -230,7 +253,10 @@ impl Server {
 
     fn refuse_live(&self, id: &SessionId) -> Result<(), Error> {
         match self.sessions().get(id.as_str()) {
-            Some(Entry::Live(_)) => Err(Error::invalid_params().data(format!("session {id} is already open here"))),
+            Some(Entry::Live(l)) if !l.is_alive() => Ok(()),
+            Some(Entry::Live(_) | Entry::Starting(_)) => {
+                Err(Error::invalid_params().data(format!("session {id} is already open here")))
+            }
             _ => Ok(()),
         }
     }
@@ -254,13 +280,17 @@ impl Server {
     }
 
     /// `session/cancel`: the main session's turn stops (its whole tree), or one child's subtree.
-    fn cancel(&self, acp_session: &str) {
+    pub(super) fn cancel(&self, acp_session: &str) {
         let (session, agent) = match acp_session.split_once('/') {
             Some((s, a)) if AgentId::is_valid(a) => (s, Some(AgentId(a.to_string()))),
             _ => (acp_session, None),
         };
         let live = match self.sessions().get(session) {
             Some(Entry::Live(l)) => l.clone(),
+            Some(Entry::Starting(s)) => {
+                s.cancelled.store(true, std::sync::atomic::Ordering::SeqCst);
+                return;
+            }
             _ => return,
         };
         let agent = match agent {
@@ -277,9 +307,15 @@ impl Server {
 
     async fn close(&self, acp_session: &str) -> Result<acp::CloseSessionResponse, Error> {
         let entry = self.sessions().remove(acp_session);
-        if let Some(Entry::Live(live)) = entry {
-            live.mark_cancelled();
-            self.host.close_and_settle(&live.info.session_id).await;
+        match entry {
+            Some(Entry::Live(live)) => {
+                live.mark_cancelled();
+                // Its SessionEnd hooks run off the dispatch loop: other sessions' answers go on.
+                let host = self.host.clone();
+                tokio::spawn(async move { host.close_and_settle(&live.info.session_id).await });
+            }
+            Some(Entry::Starting(s)) => s.closed.store(true, std::sync::atomic::Ordering::SeqCst),
+            _ => {}
         }
         Ok(acp::CloseSessionResponse::new())
     }

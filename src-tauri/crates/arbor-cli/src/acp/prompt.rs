@@ -3,12 +3,12 @@
 //! servers, ids, times).
 
 use super::live::{self, Live, TurnEnd};
-use super::{Entry, Server, app_error};
+use super::{Entry, Server, Starting, app_error};
 use agent_client_protocol::v1::schema as acp;
 use agent_client_protocol::{Client, Error, v1::ConnectionTo};
 use arbor_app::{LaunchSpec, Start};
 use arbor_core::mcp::{McpServerConfig, McpTransport};
-use arbor_protocol::{AgentStatus, Command, SessionId, Usage};
+use arbor_protocol::{AgentStatus, Command, SessionId};
 use std::sync::Arc;
 
 impl Server {
@@ -19,17 +19,42 @@ impl Server {
     ) -> Result<acp::PromptResponse, Error> {
         let text = prompt_text(&req.prompt)?;
         let key = req.session_id.0.to_string();
-        let entry = match self.sessions().get(&key) {
-            Some(Entry::Live(l)) => Ok(l.clone()),
-            Some(Entry::New(p)) => Err((Start::New { prompt: text.clone() }, p.clone(), Some(SessionId(key.clone())))),
-            Some(Entry::Stored(p)) => {
-                Err((Start::Resume { session: SessionId(key.clone()), prompt: Some(text.clone()) }, p.clone(), None))
+        // Decided under the lock: a second prompt, a cancel or a close while the session
+        // starts find it starting.
+        let starting = {
+            let mut sessions = self.sessions();
+            match sessions.get(&key) {
+                // Closed behind the editor's back (Arbor's cap on live sessions): continued again.
+                Some(Entry::Live(l)) if !l.is_alive() => {
+                    let place = l.place.clone();
+                    let start = Start::Resume { session: SessionId(key.clone()), prompt: Some(text.clone()) };
+                    let flag = Starting::new();
+                    sessions.insert(key.clone(), Entry::Starting(flag.clone()));
+                    Err((start, place, None, flag))
+                }
+                Some(Entry::Live(l)) => Ok(l.clone()),
+                Some(Entry::Starting(_)) => {
+                    return Err(Error::invalid_request().data("a prompt is already running in this session"));
+                }
+                Some(Entry::New(p)) => {
+                    let (start, place) = (Start::New { prompt: text.clone() }, p.clone());
+                    let flag = Starting::new();
+                    sessions.insert(key.clone(), Entry::Starting(flag.clone()));
+                    Err((start, place, Some(SessionId(key.clone())), flag))
+                }
+                Some(Entry::Stored(p)) => {
+                    let start = Start::Resume { session: SessionId(key.clone()), prompt: Some(text.clone()) };
+                    let place = p.clone();
+                    let flag = Starting::new();
+                    sessions.insert(key.clone(), Entry::Starting(flag.clone()));
+                    Err((start, place, None, flag))
+                }
+                None => return Err(Error::invalid_params().data(format!("no session {key}: create or load it first"))),
             }
-            None => return Err(Error::invalid_params().data(format!("no session {key}: create or load it first"))),
         };
-        let (live, done) = match entry {
+        let (live, done) = match starting {
             Ok(live) => {
-                let Some(done) = live.begin_turn(Usage::default()) else {
+                let Some(done) = live.begin_turn() else {
                     return Err(Error::invalid_request().data("a prompt is already running in this session"));
                 };
                 if let Err(e) = self.host.send(&live.info.session_id, Command::SendMessage { agent_id: None, text }) {
@@ -37,7 +62,11 @@ impl Server {
                 }
                 (live, done)
             }
-            Err((start, place, id)) => {
+            Err((start, place, id, flag)) => {
+                let back = match &start {
+                    Start::New { .. } => Entry::New(place.clone()),
+                    _ => Entry::Stored(place.clone()),
+                };
                 let mut tuning = self.tuning(&place);
                 tuning.session_id = id;
                 let spec = LaunchSpec {
@@ -47,19 +76,36 @@ impl Server {
                     model: self.args.model.clone(),
                     tuning,
                 };
-                let launched = self.host.launch(spec).await.map_err(app_error)?;
+                let launched = match self.host.launch(spec).await {
+                    Ok(l) => l,
+                    Err(e) => {
+                        // Not started: as it was, unless it was closed meanwhile.
+                        if !flag.closed() {
+                            self.sessions().insert(key.clone(), back);
+                        }
+                        return Err(app_error(e));
+                    }
+                };
                 for w in &launched.info.warnings {
                     tracing::warn!(session = %launched.info.session_id, "{w}");
                 }
-                let live = Live::new(launched.info.clone());
-                let usage_before = launched.events.states().total_usage();
+                let live = Live::new(launched.info.clone(), place, launched.events.states().total_usage());
                 // The turn is registered before any event is forwarded, so its end cannot be missed.
-                let Some(done) = live.begin_turn(usage_before) else {
+                let Some(done) = live.begin_turn() else {
                     return Err(Error::internal_error().data("a new session already had a turn"));
                 };
+                if flag.closed() {
+                    // Closed while it started: it is stored, and ends here.
+                    live.mark_cancelled();
+                    self.host.close_and_settle(&launched.info.session_id).await;
+                    return Ok(acp::PromptResponse::new(acp::StopReason::Cancelled));
+                }
                 self.sessions().insert(key.clone(), Entry::Live(live.clone()));
                 let subagents = self.client().subagents;
                 tokio::spawn(live::pump(self.host.clone(), live.clone(), launched.events, cx, subagents));
+                if flag.cancelled() {
+                    self.cancel(&key);
+                }
                 (live, done)
             }
         };

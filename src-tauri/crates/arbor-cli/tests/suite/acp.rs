@@ -131,6 +131,11 @@ async fn an_editor_drives_arbor_over_acp_with_the_official_sdk() {
     assert!(session.starts_with("sess-"), "{session}");
     assert_eq!(seen["stop"]["stopReason"], "end_turn", "{seen}");
     assert!(seen["stop"]["usage"]["inputTokens"].as_u64().unwrap() > 0, "{}", seen["stop"]);
+    // A second prompt's usage is its own turn's, not the session's so far.
+    assert_eq!(seen["stop2"]["stopReason"], "end_turn", "{}", seen["stop2"]);
+    let (first, second) =
+        (seen["stop"]["usage"]["totalTokens"].as_u64(), seen["stop2"]["usage"]["totalTokens"].as_u64());
+    assert!(second.unwrap() > 0 && second < first, "the turn's own usage: {second:?} after {first:?}");
 
     // The editor's MCP server, given with session/new, served the main agent's call.
     assert!(

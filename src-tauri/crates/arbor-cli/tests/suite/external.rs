@@ -352,7 +352,10 @@ async fn an_acp_agent_that_hangs_is_stopped_and_killed() {
 #[tokio::test]
 async fn an_acp_agents_commands_run_in_arbors_sandbox_through_its_terminal() {
     let tree = scripted("terminal").await;
+    let started = std::time::Instant::now();
     let events = tree.run(|_| None).await;
+    // Its command left `sleep 30` holding its pipes: its exit is known when it exits.
+    assert!(started.elapsed() < Duration::from_secs(20), "waited for what it left behind: {:?}", started.elapsed());
     let node = node_of(&events);
     assert_eq!(finished(&events, &node)["status"], "completed");
     let output = events
@@ -442,6 +445,20 @@ async fn an_acp_agents_subagent_is_a_node_under_it_asking_as_itself() {
     let end = finished(&events, &kid);
     assert_eq!((end["status"].as_str(), end["result"].as_str()), (Some("completed"), Some("kid done")));
     assert_eq!(finished(&events, &node)["result"], "parent done");
+}
+
+#[tokio::test]
+async fn a_question_about_a_call_that_ended_goes_away_before_its_result() {
+    let tree = scripted("abandon").await;
+    // Nobody answers: the agent gives the call up itself.
+    let events = tree.run(|_| None).await;
+    let node = node_of(&events);
+    let resolved = events.iter().position(|e| e["type"] == "approval_resolved" && e["agent_id"] == node.as_str());
+    let output = events.iter().position(|e| e["type"] == "tool_output" && e["call_id"] == "a1");
+    let (resolved, output) = (resolved.expect("the question was withdrawn"), output.expect("the call's result"));
+    assert_eq!(events[resolved]["outcome"], "withdrawn");
+    assert!(resolved < output, "withdrawn before the call's result (run() checks every contract too)");
+    assert_eq!(finished(&events, &node)["result"], "gave up");
 }
 
 #[tokio::test]

@@ -82,6 +82,10 @@ pub(crate) fn deliver_with(
     }
     let mut st = shared.lock();
     let r = st.registry.get(id).ok_or_else(|| SessionError::UnknownAgent(id.clone()))?;
+    // An external agent's own subagent: refused before anything of its record changes.
+    if r.spec.hosted {
+        return Err(SessionError::Hosted(id.clone()));
+    }
     let text = match &r.inbox {
         Some(inbox) => match inbox.send(Inbound { text, announce: announce.from(), context: context.clone() }) {
             Ok(()) => return Ok(()),

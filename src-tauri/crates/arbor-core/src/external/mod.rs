@@ -95,13 +95,41 @@ impl Run {
                 EndStep::Continue(blocks) => {
                     let text = blocks_text(&blocks);
                     crate::agent::append_user(&mut self.history, blocks);
-                    outcome = self.converse_with(text).await;
+                    outcome = self.next_turn(text).await;
                 }
-                // Its children are Arbor's only through it: nothing to wait for.
-                EndStep::Wait => outcome = Outcome::ended(AgentStatus::Completed, None),
+                // Children a person delegated under it still run: their results wake it, or a Stop ends it.
+                EndStep::Wait => {
+                    let woke = tokio::select! {
+                        m = self.inbox.recv() => m,
+                        _ = self.cancel.cancelled() => None,
+                    };
+                    outcome = match woke {
+                        Some(m) => {
+                            if let Some(from) = m.announce {
+                                let said = arbor_protocol::UserMessage::new(m.text.clone(), from);
+                                self.shared.emit(&self.id, arbor_protocol::EventKind::UserMessage(said));
+                            }
+                            let mut blocks = vec![UserBlock::Text { text: m.text }];
+                            blocks.extend(m.context.map(|text| UserBlock::Text { text }));
+                            let text = blocks_text(&blocks);
+                            crate::agent::append_user(&mut self.history, blocks);
+                            self.next_turn(text).await
+                        }
+                        None => Outcome::ended(AgentStatus::Cancelled, None),
+                    };
+                }
             }
         }
         drop(slot);
+    }
+
+    /// Another turn in the same run: in its worktree again when it is isolated (the last one's
+    /// may have been removed, having changed nothing).
+    async fn next_turn(&mut self, text: String) -> Outcome {
+        match crate::agent::ensure_worktree(&self.shared, &self.id, &mut self.spec, &mut self.history).await {
+            Ok(()) => self.converse_with(text).await,
+            Err(e) => Outcome::ended(AgentStatus::Failed, Some(e)),
+        }
     }
 
     /// One run: the process started, `initialize`, `session/new`, the task as a prompt.

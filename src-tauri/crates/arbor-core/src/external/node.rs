@@ -75,6 +75,31 @@ pub(super) enum TerminalAsk {
     Release(acp::ReleaseTerminalRequest, Responder<acp::ReleaseTerminalResponse>),
 }
 
+impl TerminalAsk {
+    /// The session it came from (the node's, or a subagent's).
+    fn session(&self) -> String {
+        let id = match self {
+            Self::Create(r, _) => &r.session_id,
+            Self::Output(r, _) => &r.session_id,
+            Self::Wait(r, _) => &r.session_id,
+            Self::Kill(r, _) => &r.session_id,
+            Self::Release(r, _) => &r.session_id,
+        };
+        id.0.to_string()
+    }
+
+    /// Answers it with `error`.
+    fn refuse(self, error: agent_client_protocol::Error) {
+        let _ = match self {
+            Self::Create(_, r) => r.respond_with_error(error),
+            Self::Output(_, r) => r.respond_with_error(error),
+            Self::Wait(_, r) => r.respond_with_error(error),
+            Self::Kill(_, r) => r.respond_with_error(error),
+            Self::Release(_, r) => r.respond_with_error(error),
+        };
+    }
+}
+
 /// The handle the connection's handlers send to.
 #[derive(Clone)]
 pub(super) struct Node {
@@ -85,7 +110,8 @@ impl Node {
     pub(super) fn new(shared: Arc<Shared>, id: AgentId, spec: Arc<AgentSpec>, cancel: CancellationToken) -> Self {
         let (tx, rx) = mpsc::unbounded_channel();
         let own = Speaker::new(shared.clone(), id, spec.clone(), cancel);
-        let pump = Pump { shared, spec, own, session: None, cx: None, kids: HashMap::new() };
+        let pump =
+            Pump { shared, spec, own, session: None, cx: None, kids: HashMap::new(), done: CancellationToken::new() };
         tokio::spawn(pump.run(rx));
         Self { tx }
     }
@@ -140,6 +166,8 @@ struct Pump {
     session: Option<String>,
     cx: Option<ConnectionTo<Agent>>,
     kids: HashMap<String, Kid>,
+    /// Cancelled when the node's run ends: what watched its subagents stops too.
+    done: CancellationToken,
 }
 
 struct Kid {
@@ -195,7 +223,16 @@ impl Pump {
                     let _ = responder.respond_with_result(wrote);
                 }
                 Msg::Usage(u) => self.own.usage(&u),
-                Msg::Terminal(ask) => self.own.terminal(ask).await,
+                // A subagent's commands are its own: watched for it, stopped with it.
+                Msg::Terminal(ask) => {
+                    let session = ask.session();
+                    match self.speaker(&session) {
+                        Some(s) => s.terminal(ask).await,
+                        None => ask.refuse(
+                            agent_client_protocol::Error::invalid_params().data(format!("no session {session} here")),
+                        ),
+                    }
+                }
                 Msg::Finish(tx) => {
                     // Its subagents end with it (what was left of theirs is theirs), then the node.
                     let kids: Vec<String> = self.kids.keys().cloned().collect();
@@ -203,6 +240,7 @@ impl Pump {
                         self.end_kid(&k, None).await;
                     }
                     let _ = tx.send(self.own.finish().await);
+                    self.done.cancel();
                     return;
                 }
             }
@@ -232,6 +270,11 @@ impl Pump {
         use agent_client_protocol::schema::MaybeUndefined;
         let child = u.session_id.0.to_string();
         if !self.kids.contains_key(&child) {
+            // As many as the session lets a model start: an agent announcing more is not followed.
+            if self.kids.len() >= self.shared.ctx.limits.max_subagents as usize {
+                tracing::warn!(session = %child, "an external agent announced more subagents than the session allows; not shown");
+                return;
+            }
             let Some(parent) = self.speaker(parent_session).map(|s| s.id().clone()) else { return };
             let title = match &u.title {
                 MaybeUndefined::Value(t) if !t.trim().is_empty() => t.clone(),
@@ -280,10 +323,14 @@ impl Pump {
         drop(st);
         shared.set_status(&id, AgentStatus::Running);
         if let Some(cx) = self.cx.clone() {
-            let (session, stop) = (session.to_string(), cancel.clone());
+            let (session, stop, done) = (session.to_string(), cancel.clone(), self.done.clone());
             tokio::spawn(async move {
-                stop.cancelled().await;
-                let _ = cx.send_notification(acp::CancelNotification::new(session));
+                tokio::select! {
+                    _ = stop.cancelled() => {
+                        let _ = cx.send_notification(acp::CancelNotification::new(session));
+                    }
+                    _ = done.cancelled() => {}
+                }
             });
         }
         Some(Speaker::new(shared, id, spec, cancel))

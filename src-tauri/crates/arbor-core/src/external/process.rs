@@ -65,12 +65,18 @@ pub(super) fn spawn(
     let tail = Arc::new(Mutex::new(String::new()));
     let kept = tail.clone();
     tokio::spawn(async move {
-        let mut lines = BufReader::new(stderr).lines();
-        while let Ok(Some(line)) = lines.next_line().await {
-            tracing::debug!(target: "arbor_core::external", "stderr: {line}");
+        // Lines of any bytes, each cut at the tail's size: a progress bar never ends its line.
+        let mut reader = BufReader::new(stderr);
+        loop {
+            let mut line = Vec::new();
+            match (&mut reader).take(STDERR_TAIL as u64).read_until(b'\n', &mut line).await {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {}
+            }
+            let line = String::from_utf8_lossy(&line).into_owned();
+            tracing::debug!(target: "arbor_core::external", "stderr: {}", line.trim_end());
             let mut t = kept.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
             t.push_str(&line);
-            t.push('\n');
             if t.len() > STDERR_TAIL {
                 let mut cut = t.len() - STDERR_TAIL;
                 while !t.is_char_boundary(cut) {

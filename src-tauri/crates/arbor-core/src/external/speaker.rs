@@ -40,6 +40,9 @@ pub(super) struct Speaker {
     counted: f64,
 }
 
+/// The largest file `fs/read_text_file` reads.
+const MAX_READ: u64 = 16 * 1024 * 1024;
+
 #[derive(Default)]
 struct Call {
     /// What the updates said of it so far.
@@ -49,6 +52,8 @@ struct Call {
     announced: bool,
     done: bool,
     watch: Option<Watch>,
+    /// A person being asked about it: stopped (and its request withdrawn) before its result.
+    asking: Option<(CancellationToken, tokio::task::JoinHandle<()>)>,
 }
 
 impl Speaker {
@@ -203,6 +208,14 @@ impl Speaker {
             return;
         }
         call.done = true;
+        // Its result ends any question about it: withdrawn first, so the events keep their order.
+        if let Some((stop, asking)) = call.asking.take() {
+            stop.cancel();
+            let _ = asking.await;
+        }
+        let Some(call) = self.calls.get_mut(call_id) else { return };
+        // What it said of itself is not needed any more: a long run keeps only that it ended.
+        call.fields = acp::ToolCallUpdateFields::new();
         if let Some(watch) = call.watch.take() {
             let found = self.spec.changes.end(watch).await;
             crate::agent::emit_changes(&self.shared, found);
@@ -225,6 +238,11 @@ impl Speaker {
             return;
         }
         let Some(call) = self.calls.get(&call_id) else { return };
+        if call.done {
+            // A question about a call that already ended: nobody is asked.
+            let _ = responder.respond(acp::RequestPermissionResponse::new(acp::RequestPermissionOutcome::Cancelled));
+            return;
+        }
         let (tool, class) = tool_of(&call.fields, call.named.as_deref());
         let fields = call.fields.clone();
         let options = r.options;
@@ -238,11 +256,13 @@ impl Speaker {
                 let _ = responder.respond(choose(&options, false, false));
             }
             Decision::Ask => {
-                let (shared, id, cancel) = (self.shared.clone(), self.id.clone(), self.cancel.clone());
+                let (shared, id, cancel) = (self.shared.clone(), self.id.clone(), self.cancel.child_token());
+                let stop = cancel.clone();
                 let decided = self.decided.clone();
+                let key = call_id.clone();
                 let args = fields.raw_input.clone().unwrap_or_else(|| json!({}));
                 let preview = preview_of(&fields, &args, self.spec.workspace.root());
-                tokio::spawn(async move {
+                let asking = tokio::spawn(async move {
                     let q = Question { call_id: &call_id, tool_name: &tool, tool_args: &args, preview };
                     let answer = match ask_approval(&shared, &id, q, &cancel).await {
                         Some(v) => {
@@ -254,6 +274,9 @@ impl Speaker {
                     };
                     let _ = responder.respond(answer);
                 });
+                if let Some(call) = self.calls.get_mut(&key) {
+                    call.asking = Some((stop, asking));
+                }
             }
         }
     }
@@ -306,6 +329,11 @@ impl Speaker {
         r: &acp::ReadTextFileRequest,
     ) -> Result<acp::ReadTextFileResponse, agent_client_protocol::Error> {
         let path = self.inside(&r.path)?;
+        let size = tokio::fs::metadata(&path).await.map(|m| m.len()).unwrap_or(0);
+        if size > MAX_READ {
+            let why = format!("{} is {size} bytes; Arbor serves text files of at most {MAX_READ}", path.display());
+            return Err(agent_client_protocol::Error::invalid_params().data(why));
+        }
         let text = tokio::fs::read_to_string(&path)
             .await
             .map_err(|e| agent_client_protocol::Error::new(-32002, format!("{}: {e}", path.display())))?;
@@ -480,10 +508,9 @@ fn content_text(content: &[acp::ToolCallContent], terminals: &super::terminal::T
             },
             acp::ToolCallContent::Diff(d) => Some(format!("Edited {}", d.path.display())),
             // A command's output, as its terminal holds it.
-            acp::ToolCallContent::Terminal(t) => Some(match terminals.get(&t.terminal_id.0) {
-                Some(term) => term.text(),
-                None => format!("[terminal {}]", t.terminal_id.0),
-            }),
+            acp::ToolCallContent::Terminal(t) => {
+                Some(terminals.text_of(&t.terminal_id.0).unwrap_or_else(|| format!("[terminal {}]", t.terminal_id.0)))
+            }
             _ => None,
         })
         .collect::<Vec<_>>()

@@ -15,8 +15,12 @@ use std::sync::{Arc, Mutex};
 use tokio::io::AsyncReadExt;
 use tokio::sync::watch;
 
-/// The most output a terminal keeps when the agent names no limit.
+/// The most output a terminal keeps (what the agent asks, never more than this).
 const DEFAULT_LIMIT: usize = 1024 * 1024;
+/// How long what a command started may keep its pipes open after it exits.
+const DRAIN_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
+/// Released terminals whose output a call's result may still show.
+const KEPT_RELEASED: usize = 16;
 
 /// One command's output and end.
 pub(super) struct Terminal {
@@ -75,6 +79,8 @@ impl Terminal {
 pub(super) struct Terminals {
     next: u64,
     open: HashMap<String, Arc<Terminal>>,
+    /// The last output of the latest released ones (a call may show it after the release).
+    released: std::collections::VecDeque<(String, String)>,
 }
 
 impl Terminals {
@@ -83,7 +89,20 @@ impl Terminals {
     }
 
     pub(super) fn release(&mut self, id: &str) -> Option<Arc<Terminal>> {
-        self.open.remove(id)
+        let t = self.open.remove(id)?;
+        if self.released.len() >= KEPT_RELEASED {
+            self.released.pop_front();
+        }
+        self.released.push_back((id.to_string(), t.text()));
+        Some(t)
+    }
+
+    /// A terminal's output, open or released.
+    pub(super) fn text_of(&self, id: &str) -> Option<String> {
+        match self.open.get(id) {
+            Some(t) => Some(t.text()),
+            None => self.released.iter().rev().find(|(k, _)| k == id).map(|(_, text)| text.clone()),
+        }
     }
 
     pub(super) fn kill_all(&mut self) {
@@ -141,7 +160,8 @@ impl Terminals {
                 return Err(invalid(format!("cannot run `{}`: {e}", arbor_protocol::text::quote(&line, 200))));
             }
         };
-        let limit = r.output_byte_limit.and_then(|l| usize::try_from(l).ok()).unwrap_or(DEFAULT_LIMIT).max(1);
+        let limit =
+            r.output_byte_limit.and_then(|l| usize::try_from(l).ok()).unwrap_or(DEFAULT_LIMIT).clamp(1, DEFAULT_LIMIT);
         let (tx, rx) = watch::channel(None);
         let terminal = Arc::new(Terminal {
             output: Mutex::new(Output { text: String::new(), truncated: false, limit }),
@@ -168,14 +188,10 @@ impl Terminals {
             })
         })
         .collect();
-        let (shared, spec) = (shared.clone(), spec.clone());
+        let (shared, spec, pgid) = (shared.clone(), spec.clone(), terminal.pgid);
         tokio::spawn(async move {
             let status = child.wait().await;
-            for r in readers {
-                let _ = r.await;
-            }
-            let found = spec.changes.end(watch_changes).await;
-            crate::agent::emit_changes(&shared, found);
+            // Its end is known as it exits, whatever it started that still holds its pipes.
             let exit = match status {
                 Ok(s) => {
                     use std::os::unix::process::ExitStatusExt;
@@ -186,6 +202,12 @@ impl Terminals {
                 Err(_) => acp::TerminalExitStatus::new(),
             };
             let _ = tx.send(Some(exit));
+            let drained = tokio::time::timeout(DRAIN_GRACE, futures::future::join_all(readers)).await;
+            if drained.is_err() {
+                crate::process::signal_group(pgid, crate::process::Signal::KILL);
+            }
+            let found = spec.changes.end(watch_changes).await;
+            crate::agent::emit_changes(&shared, found);
         });
         self.next += 1;
         let tid = format!("term-{}", self.next);

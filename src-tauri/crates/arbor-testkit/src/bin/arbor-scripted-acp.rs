@@ -11,6 +11,8 @@
 //! - `kids`: announces a subagent session (`subagent_update`) that asks to write `kid.md` and
 //!   writes it through the client when allowed, ends it, then answers itself; a cancel of the
 //!   kid's session is noted in `kid-cancelled.txt`;
+//! - `abandon`: asks to write, and without waiting for the answer ends that call as failed
+//!   and its turn (the question must go away before the call's result);
 //! - `escape`: writes `../escaped.txt` itself (not through the client), then ends;
 //! - `terminal`: runs a command in a client terminal (it writes `made.txt`, tries to write
 //!   outside its folder, and prints whether it sees an API key), and reports its output.
@@ -143,6 +145,26 @@ impl Script {
             }
             "terminal" => self.terminal(session, responder, cx).await,
             "kids" => self.kids(session, responder, cx).await,
+            "abandon" => {
+                let fields = acp::ToolCallUpdateFields::new()
+                    .title("Write gone.md")
+                    .kind(acp::ToolKind::Edit)
+                    .raw_input(serde_json::json!({"file_path": "gone.md", "content": "x"}));
+                let ask = acp::RequestPermissionRequest::new(
+                    session.clone(),
+                    acp::ToolCallUpdate::new("a1", fields),
+                    options(),
+                );
+                // Asked, and not waited for.
+                let pending = cx.send_request(ask);
+                tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+                let failed = acp::ToolCallUpdateFields::new().status(acp::ToolCallStatus::Failed);
+                let update = acp::SessionUpdate::ToolCallUpdate(acp::ToolCallUpdate::new("a1", failed));
+                let _ = cx.send_notification(acp::SessionNotification::new(session.clone(), update));
+                say(&cx, &session, "gave up");
+                let _ = responder.respond(acp::PromptResponse::new(acp::StopReason::EndTurn));
+                drop(pending);
+            }
             "escape" => {
                 let cwd = self.cwd.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
                 let wrote = std::fs::write(cwd.join("../escaped.txt"), "out");
@@ -235,7 +257,7 @@ impl Script {
         cx: ConnectionTo<Client>,
     ) {
         let line = "echo made > made.txt; touch ../outside.txt 2>/dev/null || echo outside-refused; \
-                    echo \"key: ${ANTHROPIC_API_KEY:-none}\"; echo from-terminal";
+                    echo \"key: ${ANTHROPIC_API_KEY:-none}\"; sleep 30 & echo from-terminal";
         let call = acp::ToolCall::new("t1", "Run a command")
             .kind(acp::ToolKind::Execute)
             .raw_input(serde_json::json!({"command": line}));
