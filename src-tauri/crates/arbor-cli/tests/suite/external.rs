@@ -486,8 +486,16 @@ async fn an_acp_agents_own_process_runs_in_the_sandbox_only_when_its_file_asks_a
     for sandboxed in [false, true] {
         let tree = scripted("escape").await;
         if sandboxed {
+            // The program must be visible inside the sandbox, whose /tmp is its own (a build
+            // under /tmp, as CI's fresh clone is, is not): a copy in the working tree is.
+            let inside = tree.path("ws/.agent/arbor-scripted-acp");
+            std::fs::create_dir_all(inside.parent().unwrap()).unwrap();
+            std::fs::copy(scripted_acp(), &inside).unwrap();
             let file = tree.path("home/.config/arbor/agents/scripted.md");
-            let text = std::fs::read_to_string(&file).unwrap().replacen("acp:\n", "sandbox: workspace\nacp:\n", 1);
+            let text = std::fs::read_to_string(&file)
+                .unwrap()
+                .replacen("acp:\n", "sandbox: workspace\nacp:\n", 1)
+                .replace(&scripted_acp().display().to_string(), &inside.display().to_string());
             std::fs::write(&file, text).unwrap();
         }
         let events = tree.run(|_| None).await;
