@@ -406,6 +406,11 @@ impl Usage {
     pub fn total_tokens(&self) -> u64 {
         self.input_tokens + self.output_tokens + self.cache_read_tokens + self.cache_write_tokens
     }
+
+    /// What the request put in the model's window: its input, cache included.
+    pub fn context_tokens(&self) -> u64 {
+        self.input_tokens + self.cache_read_tokens + self.cache_write_tokens
+    }
 }
 
 /// A row of another tool's transcript (an attachment, a row kind Arbor does not know) as it was.

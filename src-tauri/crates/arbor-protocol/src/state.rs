@@ -163,7 +163,7 @@ impl StoredAgent {
             EventKind::Usage(u) => {
                 self.usage.add(u);
                 self.turns += 1;
-                self.context_used = u.input_tokens + u.cache_read_tokens + u.cache_write_tokens;
+                self.context_used = u.context_tokens();
             }
             EventKind::ContextWindow(w) => self.context_window = Some(*w),
             EventKind::ContextCompacted(c) => {

@@ -176,8 +176,12 @@ impl Ask {
         let r = &self.request;
         let who = r.agent_path.join(" › ");
         let tool = &r.tool_name;
+        let mcp = match &r.preview {
+            Some(arbor_protocol::ApprovalPreview::Mcp { server, tool }) => Some((server.as_str(), tool.as_str())),
+            _ => None,
+        };
         let fields = acp::ToolCallUpdateFields::new()
-            .title(format!("{who}: {}", title(tool, &r.tool_args)))
+            .title(format!("{who}: {}", title(tool, &r.tool_args, mcp)))
             .kind(kind(tool))
             .status(acp::ToolCallStatus::Pending)
             .raw_input(r.tool_args.clone())

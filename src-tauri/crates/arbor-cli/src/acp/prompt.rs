@@ -8,7 +8,7 @@ use agent_client_protocol::v1::schema as acp;
 use agent_client_protocol::{Client, Error, v1::ConnectionTo};
 use arbor_app::{LaunchSpec, Start};
 use arbor_core::mcp::{McpServerConfig, McpTransport};
-use arbor_protocol::{AgentStatus, Command, SessionId};
+use arbor_protocol::{Command, SessionId};
 use std::sync::Arc;
 
 impl Server {
@@ -23,34 +23,25 @@ impl Server {
         // starts find it starting.
         let starting = {
             let mut sessions = self.sessions();
-            match sessions.get(&key) {
+            let resume = || Start::Resume { session: SessionId(key.clone()), prompt: Some(text.clone()) };
+            let found = match sessions.get(&key) {
+                Some(Entry::Live(l)) if l.is_alive() => Ok(l.clone()),
                 // Closed behind the editor's back (Arbor's cap on live sessions): continued again.
-                Some(Entry::Live(l)) if !l.is_alive() => {
-                    let place = l.place.clone();
-                    let start = Start::Resume { session: SessionId(key.clone()), prompt: Some(text.clone()) };
-                    let flag = Starting::new();
-                    sessions.insert(key.clone(), Entry::Starting(flag.clone()));
-                    Err((start, place, None, flag))
-                }
-                Some(Entry::Live(l)) => Ok(l.clone()),
+                Some(Entry::Live(l)) => Err((resume(), l.place.clone(), None)),
                 Some(Entry::Starting(_)) => {
                     return Err(Error::invalid_request().data("a prompt is already running in this session"));
                 }
                 Some(Entry::New(p)) => {
-                    let (start, place) = (Start::New { prompt: text.clone() }, p.clone());
-                    let flag = Starting::new();
-                    sessions.insert(key.clone(), Entry::Starting(flag.clone()));
-                    Err((start, place, Some(SessionId(key.clone())), flag))
+                    Err((Start::New { prompt: text.clone() }, p.clone(), Some(SessionId(key.clone()))))
                 }
-                Some(Entry::Stored(p)) => {
-                    let start = Start::Resume { session: SessionId(key.clone()), prompt: Some(text.clone()) };
-                    let place = p.clone();
-                    let flag = Starting::new();
-                    sessions.insert(key.clone(), Entry::Starting(flag.clone()));
-                    Err((start, place, None, flag))
-                }
+                Some(Entry::Stored(p)) => Err((resume(), p.clone(), None)),
                 None => return Err(Error::invalid_params().data(format!("no session {key}: create or load it first"))),
-            }
+            };
+            found.map_err(|(start, place, id)| {
+                let flag = Starting::new();
+                sessions.insert(key.clone(), Entry::Starting(flag.clone()));
+                (start, place, id, flag)
+            })
         };
         let (live, done) = match starting {
             Ok(live) => {
@@ -121,18 +112,11 @@ fn respond(live: &Arc<Live>, end: TurnEnd) -> Result<acp::PromptResponse, Error>
     }
     match end {
         TurnEnd::Finished { end, usage } => {
-            let reason = match end.status {
-                AgentStatus::MaxTurns | AgentStatus::BudgetExhausted => acp::StopReason::MaxTurnRequests,
-                AgentStatus::Truncated => acp::StopReason::MaxTokens,
-                AgentStatus::Cancelled | AgentStatus::Interrupted => acp::StopReason::Cancelled,
-                AgentStatus::Failed => {
-                    let why = end.error.unwrap_or_else(|| "the main agent failed".into());
-                    return Err(Error::new(-32603, why));
-                }
-                _ => acp::StopReason::EndTurn,
+            let Some(reason) = super::updates::stop_reason(end.status) else {
+                let why = end.error.unwrap_or_else(|| "the main agent failed".into());
+                return Err(Error::new(-32603, why));
             };
-            let total = usage.input_tokens + usage.output_tokens + usage.cache_read_tokens + usage.cache_write_tokens;
-            let figures = acp::Usage::new(total, usage.input_tokens, usage.output_tokens)
+            let figures = acp::Usage::new(usage.total_tokens(), usage.input_tokens, usage.output_tokens)
                 .cached_read_tokens(usage.cache_read_tokens)
                 .cached_write_tokens(usage.cache_write_tokens);
             Ok(acp::PromptResponse::new(reason).usage(figures))

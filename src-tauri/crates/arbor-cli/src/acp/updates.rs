@@ -137,7 +137,8 @@ impl Translator {
                 if !diff.is_empty() {
                     self.diffs.insert(c.call_id.clone(), diff.clone());
                 }
-                let call = acp::ToolCall::new(c.call_id.clone(), title(&c.tool_name, &c.tool_args))
+                let mcp = c.mcp.as_ref().map(|m| (m.server.as_str(), m.tool.as_str()));
+                let call = acp::ToolCall::new(c.call_id.clone(), title(&c.tool_name, &c.tool_args, mcp))
                     .kind(kind(&c.tool_name))
                     .status(acp::ToolCallStatus::Pending)
                     .locations(locations(&c.tool_args))
@@ -147,11 +148,8 @@ impl Translator {
             }
             EventKind::ApprovalRequest(r) => {
                 // The preview has the whole file before and after: a truer diff than the arguments.
-                if let Some(ApprovalPreview::File { path, before, after: Some(after), .. }) = &r.preview {
-                    let diff = vec![acp::ToolCallContent::Diff(
-                        acp::Diff::new(path.clone(), after.clone()).old_text(before.clone()),
-                    )];
-                    self.diffs.insert(r.call_id.clone(), diff);
+                if let Some(ApprovalPreview::File { .. }) = &r.preview {
+                    self.diffs.insert(r.call_id.clone(), diff_of(&r.tool_name, &r.tool_args, r.preview.as_ref()));
                 }
             }
             EventKind::ToolOutputChunk(c) => {
@@ -183,8 +181,8 @@ impl Translator {
             EventKind::ContextWindow(w) if is_main => self.window = Some(w.tokens),
             EventKind::Usage(u) if is_main => {
                 if let Some(size) = self.window {
-                    let used = u.input_tokens + u.cache_read_tokens + u.cache_write_tokens + u.output_tokens;
-                    let mut update = acp::UsageUpdate::new(used, size);
+                    // In use as Arbor's own figure has it (the agent's `context_used`).
+                    let mut update = acp::UsageUpdate::new(u.context_tokens(), size);
                     if let Some(cost) = u.cost_usd {
                         update = update.cost(acp::Cost::new(cost, "USD"));
                     }
@@ -241,20 +239,16 @@ fn text_content(text: &str) -> acp::ToolCallContent {
 
 /// Keeps the last [`OUTPUT_TAIL`] bytes (on a character boundary), marked as cut.
 fn keep_tail(s: &mut String) {
-    if s.len() <= OUTPUT_TAIL {
-        return;
+    let cut = arbor_protocol::text::keep_last(s, OUTPUT_TAIL);
+    if cut > 0 {
+        *s = format!("… [{cut} earlier bytes left out]\n{s}");
     }
-    let mut cut = s.len() - OUTPUT_TAIL;
-    while !s.is_char_boundary(cut) {
-        cut += 1;
-    }
-    let kept = format!("… [{cut} earlier bytes left out]\n{}", &s[cut..]);
-    *s = kept;
 }
 
 /// A tool call's one-line title, as the terminal prints it.
-pub fn title(tool: &str, args: &Value) -> String {
-    match tool.strip_prefix("mcp__").and_then(|t| t.split_once("__")) {
+/// An MCP tool's call names its server and tool (as its event says: `mcp`, or the approval's preview).
+pub fn title(tool: &str, args: &Value, mcp: Option<(&str, &str)>) -> String {
+    match mcp {
         Some((server, name)) => format!("{server} · {name} {}", summarize_args(tool, args)),
         None => format!("{tool} {}", summarize_args(tool, args)),
     }
@@ -297,16 +291,28 @@ pub fn diff_of(tool: &str, args: &Value, preview: Option<&ApprovalPreview>) -> V
     }
 }
 
+/// How an agent's end reads as ACP's stop reason: one rule for a prompt's end and a child's
+/// idle state. None: it failed (an error, with its message).
+pub fn stop_reason(status: AgentStatus) -> Option<acp::StopReason> {
+    Some(match status {
+        AgentStatus::MaxTurns | AgentStatus::BudgetExhausted => acp::StopReason::MaxTurnRequests,
+        AgentStatus::Truncated => acp::StopReason::MaxTokens,
+        AgentStatus::Cancelled | AgentStatus::Interrupted => acp::StopReason::Cancelled,
+        AgentStatus::Failed => return None,
+        _ => acp::StopReason::EndTurn,
+    })
+}
+
 /// Why a child's run ended, as ACP's idle state says it.
 fn idle_reason(status: AgentStatus, error: Option<&str>) -> acp::IdleStopReason {
-    match status {
-        AgentStatus::MaxTurns | AgentStatus::BudgetExhausted => acp::IdleStopReason::MaxTurnRequests,
-        AgentStatus::Truncated => acp::IdleStopReason::MaxTokens,
-        AgentStatus::Cancelled | AgentStatus::Interrupted => acp::IdleStopReason::Cancelled,
-        AgentStatus::Failed => acp::IdleStopReason::Error(
+    match stop_reason(status) {
+        Some(acp::StopReason::MaxTurnRequests) => acp::IdleStopReason::MaxTurnRequests,
+        Some(acp::StopReason::MaxTokens) => acp::IdleStopReason::MaxTokens,
+        Some(acp::StopReason::Cancelled) => acp::IdleStopReason::Cancelled,
+        Some(_) => acp::IdleStopReason::EndTurn,
+        None => acp::IdleStopReason::Error(
             acp::ErrorStopReason::new().error(acp::Error::new(-32603, error.unwrap_or("the agent failed").to_string())),
         ),
-        _ => acp::IdleStopReason::EndTurn,
     }
 }
 

@@ -126,21 +126,7 @@ pub(crate) fn start(shared: &Arc<Shared>, req: SpawnRequest, plan: Plan) -> Resu
 /// its tools, or the external program its type names. The session installs this
 /// as its door ([`crate::shared::Context::door`]), so whatever starts a run (a
 /// delivery, a resume) goes through here without knowing the kinds of child.
-pub(crate) fn run(shared: &Arc<Shared>, mut run: RunStart) {
-    if run.spec.hosted {
-        // An external agent's own subagent: only its program can give it more to do.
-        let finished = AgentFinished {
-            status: AgentStatus::Failed,
-            result: String::new(),
-            error: Some("it runs inside its parent's program, which alone starts its work: message its parent".into()),
-            turns: 0,
-            duration_ms: 0,
-            files_modified: Vec::new(),
-            stopped_by: None,
-        };
-        crate::agent::lifecycle::end_run(shared, &run.id, finished, &mut run.inbox, None);
-        return;
-    }
+pub(crate) fn run(shared: &Arc<Shared>, run: RunStart) {
     match run.spec.external.clone() {
         Some(command) => crate::external::launch(shared, run, command),
         None => {

@@ -77,13 +77,7 @@ pub(super) fn spawn(
             tracing::debug!(target: "arbor_core::external", "stderr: {}", line.trim_end());
             let mut t = kept.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
             t.push_str(&line);
-            if t.len() > STDERR_TAIL {
-                let mut cut = t.len() - STDERR_TAIL;
-                while !t.is_char_boundary(cut) {
-                    cut += 1;
-                }
-                t.drain(..cut);
-            }
+            arbor_protocol::text::keep_last(&mut t, STDERR_TAIL);
         }
     });
     Ok(Process { child, pgid, stdio: Some((stdin, stdout)), stderr: tail })

@@ -151,7 +151,7 @@ impl Speaker {
             }
             acp::SessionUpdate::UsageUpdate(u) => {
                 if let Some(cost) = u.cost.filter(|c| c.currency.eq_ignore_ascii_case("USD")) {
-                    self.cost_seen(cost.amount);
+                    self.cost = Some(cost.amount);
                 }
             }
             _ => {}
@@ -377,10 +377,6 @@ impl Speaker {
             .workspace
             .resolve(&path.to_string_lossy())
             .map_err(|e| agent_client_protocol::Error::invalid_params().data(e.to_string()))
-    }
-
-    fn cost_seen(&mut self, total: f64) {
-        self.cost = Some(total);
     }
 
     /// The turn's tokens (and the cost it added, when it reports one): they count toward budgets.

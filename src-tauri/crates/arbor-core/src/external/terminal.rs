@@ -39,12 +39,7 @@ impl Output {
     /// Appends, dropping the oldest text past the limit (on a character boundary).
     fn push(&mut self, s: &str) {
         self.text.push_str(s);
-        if self.text.len() > self.limit {
-            let mut cut = self.text.len() - self.limit;
-            while !self.text.is_char_boundary(cut) {
-                cut += 1;
-            }
-            self.text.drain(..cut);
+        if arbor_protocol::text::keep_last(&mut self.text, self.limit) > 0 {
             self.truncated = true;
         }
     }
