@@ -149,6 +149,25 @@ describe("TimelineView", () => {
     expect(document.querySelector(".timeline-legend")?.textContent).toContain("Compacting");
   });
 
+  it("paints a compaction of a few milliseconds on whole pixels, in its own colour", () => {
+    seedSession();
+    applyFrames("s-1", [
+      timelineUpdate(
+        [
+          ["agent-b", 2, seg("compaction", 2900.3, 2901.1, { seq: 31 })],
+          ["agent-b", 3, seg("model", 2901.1, 3400, { seq: 32 })],
+        ],
+        [],
+        null,
+      ),
+    ]);
+    render(<TimelineView />);
+    const [compaction] = inRow(3, COMPACTION);
+    // A sliver between two pixels would be blended with the row behind it.
+    expect(compaction).toBeTruthy();
+    expect(Number.isInteger(compaction?.x) && compaction?.w === 1).toBe(true);
+  });
+
   it("jumps to a segment's event in its agent's output when it is clicked", () => {
     seedSession();
     render(<TimelineView />);

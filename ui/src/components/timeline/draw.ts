@@ -121,9 +121,14 @@ function paintLane(
     if (!s) continue;
     const end = segmentEnd(s, now);
     if (end < t0) continue;
-    const x0 = Math.max(-2, timeToX(s.start, f.vp));
-    // At least a pixel wide: a short call still shows.
-    const x1 = Math.max(x0 + 1, Math.min(f.width + 2, timeToX(end, f.vp)));
+    const exact0 = Math.max(-2, timeToX(s.start, f.vp));
+    const exact1 = Math.min(f.width + 2, timeToX(end, f.vp));
+    // At least a pixel wide: a short call still shows. A sliver that narrow sits on whole
+    // pixels, so it shows in its own colour (across two pixels it would be blended with the
+    // row behind it); wider ones keep their exact place.
+    const sliver = exact1 - exact0 < 2;
+    const x0 = sliver ? Math.round(exact0) : exact0;
+    const x1 = sliver ? x0 + Math.max(1, Math.round(exact1 - exact0)) : exact1;
     switch (s.kind) {
       case "queued":
         base = extend(base, x0, x1, p.hatch ?? p.queued, BASE_BAND);
