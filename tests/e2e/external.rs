@@ -72,6 +72,15 @@ async fn an_external_acp_agent_is_a_node_with_its_approvals_in_the_inbox() {
     app.node("Scripted agent writes").await.click().await.unwrap();
     let output = app.wait_text("[data-testid=output]", "scripted done").await;
     assert!(output.contains("Write") && output.contains("created out.md"), "the call and its change: {output}");
+    // Its plan, as it last stated each one: both steps done by its end.
+    let plans = app.all("[data-testid=plan]").await;
+    let last = plans.last().expect("the agent's plan shows in its output");
+    let mut marks = Vec::new();
+    for step in last.find_all(Locator::Css("li")).await.unwrap() {
+        marks.push((app.text_of(&step).await, step.attr("data-status").await.unwrap().unwrap_or_default()));
+    }
+    let done = |s: &str| (s.to_string(), "completed".to_string());
+    assert_eq!(marks, vec![done("Write out.md"), done("Check out.md")]);
     let header = app.find("[data-testid=header-external]").await;
     assert_eq!(app.text_of(&header).await, "ACP · unsandboxed", "what its process runs in, said");
     app.screenshot("external-node-1440").await;

@@ -103,7 +103,7 @@ export const CHARS_PER_TOKEN = 4 as const;
 
 export const DELEGATION_PERMISSION_MODES = ["default","plan","dontAsk"] as const;
 
-export const EVENT_TYPES = ["agent_started","agent_status","user_message","thoughts_chunk","thoughts","response_chunk","response","tool_input_chunk","tool_call","tool_output_chunk","tool_output","approval_request","approval_stale","approval_resolved","rule_revoked","usage","task_notification","mcp_status","file_changed","worktree","budget_set","budget_warning","imported_entry","context_window","context_compacted","hook_ran","agent_finished"] as const;
+export const EVENT_TYPES = ["agent_started","agent_status","user_message","thoughts_chunk","thoughts","response_chunk","response","tool_input_chunk","tool_call","tool_output_chunk","tool_output","approval_request","approval_stale","approval_resolved","rule_revoked","usage","task_notification","mcp_status","file_changed","worktree","budget_set","budget_warning","imported_entry","context_window","context_compacted","hook_ran","plan","agent_finished"] as const;
 
 export const GENERAL_PURPOSE = "general-purpose" as const;
 
@@ -139,7 +139,7 @@ export const TERMINAL_AGENT_STATUSES = ["completed","failed","cancelled","max_tu
 
 export const TOOL_CLASSES = ["read_only","mutating","delegation"] as const;
 
-export const TRANSCRIPT_EVENT_TYPES = ["user_message","thoughts","response","tool_call","tool_output","thoughts_chunk","response_chunk","tool_input_chunk","tool_output_chunk","mcp_status","file_changed","imported_entry","context_compacted","hook_ran"] as const;
+export const TRANSCRIPT_EVENT_TYPES = ["user_message","thoughts","response","tool_call","tool_output","thoughts_chunk","response_chunk","tool_input_chunk","tool_output_chunk","mcp_status","file_changed","imported_entry","context_compacted","hook_ran","plan"] as const;
 
 /* Types */
 /**  One change and the agent it is attributed to. */
@@ -758,7 +758,11 @@ export type EventKind = {
 /**  A hook command ran (Claude Code's hooks, from settings or an agent file), and what it decided. */
 {
 	type: "hook_ran",
-} & HookRan | {
+} & HookRan | 
+/**  The agent's plan, whole, replacing the one before (an external ACP agent's). */
+{
+	type: "plan",
+} & Plan | {
 	type: "agent_finished",
 } & AgentFinished;
 
@@ -1123,6 +1127,22 @@ export type PermissionMode =
 "plan" | 
 /**  Whatever would ask is refused instead. */
 "dontAsk";
+
+/**  The whole plan, as the agent last stated it. */
+export type Plan = {
+	entries: PlanEntry[],
+};
+
+export type PlanEntry = {
+	/**  What this step is, in the agent's words. */
+	content: string,
+	priority: PlanPriority,
+	status: PlanStatus,
+};
+
+export type PlanPriority = "high" | "medium" | "low";
+
+export type PlanStatus = "pending" | "in_progress" | "completed";
 
 /**
  *  The two wire formats: Anthropic Messages, and OpenAI Chat Completions (which

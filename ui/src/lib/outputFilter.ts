@@ -73,6 +73,7 @@ export function kindsOf(item: OutputItem): readonly OutputKind[] {
     case "notification":
     case "budget":
     case "compacted":
+    case "plan":
       return NONE;
   }
 }

@@ -315,6 +315,13 @@ impl Printer {
                 };
                 self.line(id, &format!("{style}↪ {}{style:#}", one_line(&h.describe(), 300)));
             }
+            EventKind::Plan(p) => {
+                let (done, all) = p.progress();
+                self.line(id, &format!("{DIM}☰ plan, {done} of {all} done{DIM:#}"));
+                for e in &p.entries {
+                    self.line(id, &format!("{DIM}  {} {}{DIM:#}", e.status.mark(), one_line(&e.content, 200)));
+                }
+            }
             EventKind::ContextCompacted(c) => {
                 self.line(id, &format!("{ASK}⋯ context compacted{ASK:#} {DIM}{}{DIM:#}", c.describe()));
                 let (step, _) = self.context_step(id);

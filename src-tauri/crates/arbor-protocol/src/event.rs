@@ -68,6 +68,8 @@ pub enum EventKind {
     ContextCompacted(crate::ContextCompacted),
     /// A hook command ran (Claude Code's hooks, from settings or an agent file), and what it decided.
     HookRan(crate::HookRan),
+    /// The agent's plan, whole, replacing the one before (an external ACP agent's).
+    Plan(crate::Plan),
     AgentFinished(AgentFinished),
 }
 
@@ -102,11 +104,12 @@ pub enum EventType {
     ContextWindow,
     ContextCompacted,
     HookRan,
+    Plan,
     AgentFinished,
 }
 
 impl EventType {
-    pub const ALL: [EventType; 27] = [
+    pub const ALL: [EventType; 28] = [
         Self::AgentStarted,
         Self::AgentStatus,
         Self::UserMessage,
@@ -133,13 +136,14 @@ impl EventType {
         Self::ContextWindow,
         Self::ContextCompacted,
         Self::HookRan,
+        Self::Plan,
         Self::AgentFinished,
     ];
 
     /// The events of an agent's transcript (a page of it in review, an export).
     /// Chunks are listed too: those no aggregate event repeated are what an
     /// interrupted stream left.
-    pub const TRANSCRIPT: [EventType; 14] = [
+    pub const TRANSCRIPT: [EventType; 15] = [
         Self::UserMessage,
         Self::Thoughts,
         Self::Response,
@@ -154,6 +158,7 @@ impl EventType {
         Self::ImportedEntry,
         Self::ContextCompacted,
         Self::HookRan,
+        Self::Plan,
     ];
 
     /// The events a session's tree is built from (every agent's, whichever is selected).
@@ -207,6 +212,7 @@ impl EventKind {
             Self::ContextWindow(_) => EventType::ContextWindow,
             Self::ContextCompacted(_) => EventType::ContextCompacted,
             Self::HookRan(_) => EventType::HookRan,
+            Self::Plan(_) => EventType::Plan,
             Self::AgentFinished(_) => EventType::AgentFinished,
         }
     }
@@ -562,6 +568,13 @@ mod tests {
                     duration_ms: 12,
                     decision: crate::HookDecision::Deny,
                     message: Some("rm -rf is not allowed".into()),
+                }),
+                EventType::Plan => EventKind::Plan(crate::Plan {
+                    entries: vec![crate::PlanEntry {
+                        content: "Read the notes".into(),
+                        priority: crate::PlanPriority::High,
+                        status: crate::PlanStatus::InProgress,
+                    }],
                 }),
                 EventType::Worktree => EventKind::Worktree(crate::WorktreeUpdate {
                     state: crate::WorktreeState::Ready,

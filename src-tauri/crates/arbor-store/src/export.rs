@@ -363,6 +363,17 @@ fn event(out: &mut String, ev: &AgentEvent, section: &Section<'_>, at: Nesting) 
         EventKind::HookRan(h) => {
             let _ = writeln!(out, "*Hook:* {}\n", h.describe());
         }
+        EventKind::Plan(p) => {
+            let (done, all) = p.progress();
+            let _ = writeln!(out, "*Plan* ({done} of {all} done):\n");
+            for e in &p.entries {
+                let mark = if e.status == arbor_protocol::PlanStatus::Completed { "x" } else { " " };
+                let now = if e.status == arbor_protocol::PlanStatus::InProgress { " *(in progress)*" } else { "" };
+                let step = e.content.split_whitespace().collect::<Vec<_>>().join(" ");
+                let _ = writeln!(out, "- [{mark}] {step}{now}");
+            }
+            let _ = writeln!(out);
+        }
         EventKind::ImportedEntry(e) => {
             let _ = writeln!(
                 out,

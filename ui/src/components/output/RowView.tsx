@@ -4,7 +4,7 @@
  * thinking, a part of a response (Markdown; a long response is several rows,
  * see lib/responseParts.ts), a tool call, a background task's
  * notification, an MCP connection line, a file change line, a budget
- * warning, a row of an imported transcript, a hook's run, or the result.
+ * warning, a row of an imported transcript, a hook's run, the agent's plan, or the result.
  */
 import { memo } from "react";
 import type { AgentId } from "../../bindings";
@@ -17,6 +17,7 @@ import { CompactionRow } from "./CompactionRow";
 import { HookRow } from "./HookRow";
 import { McpStatusRow } from "./McpStatusRow";
 import { NotificationRow } from "./NotificationRow";
+import { PlanCard } from "./PlanCard";
 import { ResultCard } from "./ResultCard";
 import { ThinkingBlock } from "./ThinkingBlock";
 import { ToolCard } from "./ToolCard";
@@ -73,6 +74,8 @@ export const RowView = memo(function RowView({ row, agentId }: { row: Exclude<Ro
       return <CompactionRow item={row} agentId={agentId} />;
     case "hook":
       return <HookRow ran={row.ran} />;
+    case "plan":
+      return <PlanCard plan={row.plan} />;
     case "finished":
       return <ResultCard item={row} agentId={agentId} />;
   }

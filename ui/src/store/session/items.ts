@@ -2,7 +2,7 @@
  * Building an agent's output items from its events: streamed thinking and
  * responses, tool calls with their output and approval state, background
  * task notifications, MCP connection lines, file change lines, budget
- * warnings, rows of an imported transcript and the final result; and the
+ * warnings, rows of an imported transcript, plans and the final result; and the
  * agent's worktree state. Each function changes the batch's draft only (see
  * draft.ts).
  */
@@ -11,7 +11,7 @@ import type { AgentEvent, ContextCompacted, DecidedBy, HookRan, McpToolRef, Valu
 import { fileChangedOf, worktreeUpdateOf } from "../../lib/changes";
 import type { Draft } from "./draft";
 import { toolSummary } from "./toolSummary";
-import type { AgentNode, EventOf, FinishedItem, ToolApproval, ToolItem } from "./types";
+import type { AgentNode, EventOf, FinishedItem, PlanItem, ToolApproval, ToolItem } from "./types";
 
 /**
  * Appends streamed text to the agent's open thinking or response item, or
@@ -289,4 +289,19 @@ export function addHookRun(d: Draft, node: AgentNode, ev: EventOf<"hook_ran">): 
     return;
   }
   d.push(node, { kind: "hook", key: `e${ev.seq}`, ran, ts: ev.ts });
+}
+
+/**
+ * The agent's plan: each is the whole list (ACP's rule). One that follows the
+ * previous plan with nothing between updates that card; else it is a new card
+ * where it came, so the output keeps how the plan moved along with the work.
+ */
+export function addPlan(d: Draft, node: AgentNode, ev: EventOf<"plan">): void {
+  const item: PlanItem = { kind: "plan", key: `e${ev.seq}`, plan: { entries: ev.entries }, ts: ev.ts };
+  const last = node.items.length - 1;
+  if (node.items[last]?.kind === "plan") {
+    d.items(node)[last] = { ...item, key: node.items[last].key };
+    return;
+  }
+  d.push(node, item);
 }

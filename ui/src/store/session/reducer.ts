@@ -17,6 +17,7 @@ import {
   addImportedEntry,
   addCompaction,
   addHookRun,
+  addPlan,
   addNotification,
   addChange,
   addToolCall,
@@ -188,6 +189,9 @@ function apply(d: Draft, ev: AgentEvent): void {
       break;
     case "hook_ran":
       addHookRun(d, node, ev);
+      break;
+    case "plan":
+      addPlan(d, node, ev);
       break;
     case "context_window":
       // How full its context is, and its window, come from Rust with the agent (agents.ts).

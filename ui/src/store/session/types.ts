@@ -5,7 +5,7 @@
  * sends beside it (budget standings included). Types only; the reducer lives in
  * reducer.ts, the usage figures' merging in usage.ts.
  */
-import type { AgentChange, AgentEvent, AgentId, AgentStatus, AgentUsage, ApprovalOutcome, ApprovalPreview, ApprovalRule, ApprovalScope, Budget, BudgetKind, BudgetOrigin, BudgetStanding, ContextCompacted, ContextWindow, DecidedBy, FileChanged, Fork, HookRan, McpState, McpToolRef, MessageFrom, SessionId, SpawnEdit, UsageFigures, Value, WorktreeUpdate, ExternalAgent } from "../../bindings";
+import type { AgentChange, AgentEvent, AgentId, AgentStatus, AgentUsage, ApprovalOutcome, ApprovalPreview, ApprovalRule, ApprovalScope, Budget, BudgetKind, BudgetOrigin, BudgetStanding, ContextCompacted, ContextWindow, DecidedBy, FileChanged, Fork, HookRan, McpState, Plan, McpToolRef, MessageFrom, SessionId, SpawnEdit, UsageFigures, Value, WorktreeUpdate, ExternalAgent } from "../../bindings";
 
 export type EventType = AgentEvent["type"];
 export type EventOf<T extends EventType> = Extract<AgentEvent, { type: T }>;
@@ -31,7 +31,16 @@ export type OutputItem =
   | ImportedItem
   | CompactedItem
   | HookItem
+  | PlanItem
   | FinishedItem;
+
+/** The agent's plan as it stated it (an external ACP agent's), its steps and how far each got. */
+export interface PlanItem {
+  kind: "plan";
+  key: string;
+  plan: Plan;
+  ts: number;
+}
 
 /** A hook command that ran for the agent (Claude Code's hooks), and what it decided. */
 export interface HookItem {

@@ -178,6 +178,7 @@ impl Translator {
                     acp::SessionUpdate::ToolCallUpdate(acp::ToolCallUpdate::new(o.call_id.clone(), fields)),
                 ));
             }
+            EventKind::Plan(p) => out.push(note(&route, acp::SessionUpdate::Plan(plan_of(p)))),
             EventKind::ContextWindow(w) if is_main => self.window = Some(w.tokens),
             EventKind::Usage(u) if is_main => {
                 if let Some(size) = self.window {
@@ -316,6 +317,29 @@ fn idle_reason(status: AgentStatus, error: Option<&str>) -> acp::IdleStopReason 
     }
 }
 
+/// A plan as ACP sends it: the whole list each time, as Arbor keeps it.
+fn plan_of(p: &arbor_protocol::Plan) -> acp::Plan {
+    use arbor_protocol::{PlanPriority, PlanStatus};
+    let entries = p
+        .entries
+        .iter()
+        .map(|e| {
+            let priority = match e.priority {
+                PlanPriority::High => acp::PlanEntryPriority::High,
+                PlanPriority::Medium => acp::PlanEntryPriority::Medium,
+                PlanPriority::Low => acp::PlanEntryPriority::Low,
+            };
+            let status = match e.status {
+                PlanStatus::Pending => acp::PlanEntryStatus::Pending,
+                PlanStatus::InProgress => acp::PlanEntryStatus::InProgress,
+                PlanStatus::Completed => acp::PlanEntryStatus::Completed,
+            };
+            acp::PlanEntry::new(e.content.clone(), priority, status)
+        })
+        .collect();
+    acp::Plan::new(entries)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -346,6 +370,26 @@ mod tests {
         n.iter()
             .map(|n| serde_json::to_value(&n.update).unwrap()["sessionUpdate"].as_str().unwrap().to_string())
             .collect()
+    }
+
+    #[test]
+    fn a_plan_goes_to_the_client_whole_under_its_agents_session() {
+        use arbor_protocol::{Plan, PlanEntry, PlanPriority, PlanStatus};
+        let mut t = Translator::new("sess-1", AgentId("agent-main".into()), true, false);
+        t.translate(&ev("agent-kid", started("agent-main")));
+        let step = |content: &str, status| PlanEntry { content: content.into(), priority: PlanPriority::Low, status };
+        let plan = Plan { entries: vec![step("Read", PlanStatus::Completed), step("Write", PlanStatus::InProgress)] };
+        let sent = t.translate(&ev("agent-kid", EventKind::Plan(plan)));
+        assert_eq!(kinds(&sent), ["plan"]);
+        assert_eq!(sent[0].session_id.0.as_ref(), "sess-1/agent-kid");
+        let wire = serde_json::to_value(&sent[0].update).unwrap();
+        assert_eq!(
+            wire["entries"],
+            json!([
+                {"content": "Read", "priority": "low", "status": "completed"},
+                {"content": "Write", "priority": "low", "status": "in_progress"}
+            ])
+        );
     }
 
     #[test]

@@ -283,6 +283,28 @@ async fn a_scripted_acp_agent_writes_through_arbors_fs_and_reports_its_usage() {
     );
     let usage = events.iter().find(|e| e["type"] == "usage" && e["agent_id"] == node.as_str()).unwrap();
     assert_eq!((usage["input_tokens"].as_u64(), usage["output_tokens"].as_u64()), (Some(10), Some(5)));
+    // Its plan is the node's, whole each time, where it came in its stream.
+    let mine = |t: &str| events.iter().position(|e| e["type"] == t && e["agent_id"] == node.as_str());
+    let plans: Vec<Vec<(String, String)>> = events
+        .iter()
+        .filter(|e| e["type"] == "plan" && e["agent_id"] == node.as_str())
+        .map(|e| {
+            let entries = e["entries"].as_array().expect("a plan lists its steps");
+            entries
+                .iter()
+                .map(|s| (s["content"].as_str().unwrap().into(), s["status"].as_str().unwrap().into()))
+                .collect()
+        })
+        .collect();
+    let step = |c: &str, s: &str| (c.to_string(), s.to_string());
+    assert_eq!(
+        plans,
+        vec![
+            vec![step("Write out.md", "in_progress"), step("Check out.md", "pending")],
+            vec![step("Write out.md", "completed"), step("Check out.md", "completed")],
+        ]
+    );
+    assert!(mine("plan") < mine("tool_call"), "the first plan came before the Write, as the agent sent it");
 }
 
 #[tokio::test]

@@ -149,6 +149,11 @@ impl Speaker {
                     self.complete(&u.tool_call_id.0, out, status == acp::ToolCallStatus::Failed).await;
                 }
             }
+            acp::SessionUpdate::Plan(p) => {
+                // Where it stands in its message: what streamed before the plan is said first.
+                self.flush();
+                self.emit(EventKind::Plan(plan_of(&p)));
+            }
             acp::SessionUpdate::UsageUpdate(u) => {
                 if let Some(cost) = u.cost.filter(|c| c.currency.eq_ignore_ascii_case("USD")) {
                     self.cost = Some(cost.amount);
@@ -394,6 +399,34 @@ impl Speaker {
         }));
     }
 }
+
+/// The agent's plan as Arbor's event; a priority or status newer than this schema reads as the plainest.
+fn plan_of(p: &acp::Plan) -> arbor_protocol::Plan {
+    use arbor_protocol::{PlanEntry, PlanPriority, PlanStatus};
+    let entries = p
+        .entries
+        .iter()
+        .map(|e| PlanEntry {
+            content: arbor_protocol::text::quote(&e.content, MAX_STEP),
+            priority: match e.priority {
+                acp::PlanEntryPriority::High => PlanPriority::High,
+                acp::PlanEntryPriority::Low => PlanPriority::Low,
+                _ => PlanPriority::Medium,
+            },
+            status: match e.status {
+                acp::PlanEntryStatus::InProgress => PlanStatus::InProgress,
+                acp::PlanEntryStatus::Completed => PlanStatus::Completed,
+                _ => PlanStatus::Pending,
+            },
+        })
+        .take(MAX_STEPS)
+        .collect();
+    arbor_protocol::Plan { entries }
+}
+
+/// A plan's steps and a step's length kept: an agent's plan is a list to read, not a file.
+const MAX_STEPS: usize = 200;
+const MAX_STEP: usize = 2_000;
 
 /// What a later update says of a call, over what the earlier ones said.
 fn merge(into: &mut acp::ToolCallUpdateFields, from: &acp::ToolCallUpdateFields) {

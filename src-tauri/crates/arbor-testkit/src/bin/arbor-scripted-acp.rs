@@ -127,6 +127,27 @@ fn say(cx: &ConnectionTo<Client>, session: &acp::SessionId, text: &str) {
     ));
 }
 
+/// Its plan: writing out.md, then checking it; `done` steps so far.
+fn plan(cx: &ConnectionTo<Client>, session: &acp::SessionId, done: usize) {
+    let steps = ["Write out.md", "Check out.md"];
+    let entries = steps
+        .iter()
+        .enumerate()
+        .map(|(i, step)| {
+            let status = match i.cmp(&done) {
+                std::cmp::Ordering::Less => acp::PlanEntryStatus::Completed,
+                std::cmp::Ordering::Equal => acp::PlanEntryStatus::InProgress,
+                std::cmp::Ordering::Greater => acp::PlanEntryStatus::Pending,
+            };
+            acp::PlanEntry::new(*step, acp::PlanEntryPriority::High, status)
+        })
+        .collect();
+    let _ = cx.send_notification(acp::SessionNotification::new(
+        session.clone(),
+        acp::SessionUpdate::Plan(acp::Plan::new(entries)),
+    ));
+}
+
 fn options() -> Vec<acp::PermissionOption> {
     vec![
         acp::PermissionOption::new("allow", "Allow", acp::PermissionOptionKind::AllowOnce),
@@ -290,6 +311,7 @@ impl Script {
         responder: Responder<acp::PromptResponse>,
         cx: ConnectionTo<Client>,
     ) {
+        plan(&cx, &session, 0);
         say(&cx, &session, "writing out.md");
         let path = self.cwd.lock().unwrap_or_else(std::sync::PoisonError::into_inner).join("out.md");
         let fields = acp::ToolCallUpdateFields::new()
@@ -327,6 +349,7 @@ impl Script {
             session.clone(),
             acp::SessionUpdate::ToolCallUpdate(acp::ToolCallUpdate::new("w1", done)),
         ));
+        plan(&cx, &session, 2);
         say(&cx, &session, "scripted done");
         let _ = responder.respond(acp::PromptResponse::new(acp::StopReason::EndTurn).usage(acp::Usage::new(15, 10, 5)));
     }
