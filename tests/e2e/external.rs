@@ -58,7 +58,15 @@ async fn an_external_acp_agent_is_a_node_with_its_approvals_in_the_inbox() {
     );
     assert!(!app.file("out.md").exists());
     app.screenshot("external-approval").await;
-    card.find(Locator::Css("[data-testid=approve]")).await.unwrap().click().await.unwrap();
+    // Its own answers, in its words, in place of Arbor's scopes.
+    let options = card.find_all(Locator::Css("[data-testid=agent-option]")).await.unwrap();
+    let mut names = Vec::new();
+    for o in &options {
+        names.push(app.text_of(o).await.trim().to_string());
+    }
+    assert_eq!(names, ["Allow", "Reject"]);
+    assert!(card.find(Locator::Css("[data-testid=approval-scope]")).await.is_err(), "no scope options");
+    options[0].click().await.unwrap();
 
     app.node_status("Scripted agent writes", "completed").await;
     app.node_status("main", "completed").await;
@@ -77,7 +85,8 @@ async fn an_external_acp_agent_is_a_node_with_its_approvals_in_the_inbox() {
     let last = plans.last().expect("the agent's plan shows in its output");
     let mut marks = Vec::new();
     for step in last.find_all(Locator::Css("li")).await.unwrap() {
-        marks.push((app.text_of(&step).await, step.attr("data-status").await.unwrap().unwrap_or_default()));
+        let text = step.find(Locator::Css(".plan-text")).await.unwrap();
+        marks.push((app.text_of(&text).await, step.attr("data-status").await.unwrap().unwrap_or_default()));
     }
     let done = |s: &str| (s.to_string(), "completed".to_string());
     assert_eq!(marks, vec![done("Write out.md"), done("Check out.md")]);

@@ -153,6 +153,7 @@ pub fn big_session(data_dir: &Path, agents: usize, events: usize) -> (SessionId,
                             tool_args: serde_json::json!({}),
                             agent_path: vec!["main".into(), "Worker".into()],
                             preview: None,
+                            options: Vec::new(),
                         }),
                     );
                     log.push(id, c, status(AgentStatus::WaitingApproval));

@@ -178,6 +178,17 @@ export type AgentFinished = {
 /**  `agent-` followed by 4 to 8 lowercase hex digits, unique within a session. */
 export type AgentId = string;
 
+/**
+ *  One answer an external agent offers for its permission request: its own label, and
+ *  what choosing it means in Arbor's terms. An "always" answer is this agent's rule in
+ *  Arbor too, so a later request it covers is answered without asking.
+ */
+export type AgentOption = {
+	name: string,
+	approved: boolean,
+	scope: ApprovalScope,
+};
+
 export type AgentStarted = {
 	/**  None for the main agent. */
 	parent_id: AgentId | null,
@@ -332,6 +343,11 @@ export type ApprovalRequest = {
 	agent_path: string[],
 	/**  What the call would do, as the runtime saw it when it asked. */
 	preview?: ApprovalPreview | null,
+	/**
+	 *  The answers an external ACP agent offers, in its own words (empty for Arbor's own
+	 *  agents, whose card offers Arbor's scopes). Choosing one answers as any approval.
+	 */
+	options?: AgentOption[],
 };
 
 export type ApprovalResolved = {

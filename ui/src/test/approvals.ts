@@ -1,6 +1,7 @@
 /** Builders of approval events for tests: requests with previews, answers by a person or a rule, rules, revocations. */
 import type {
   AgentEvent,
+  AgentOption,
   AgentId,
   ApprovalOutcome,
   ApprovalPreview,
@@ -20,6 +21,8 @@ export interface RequestSpec {
   args?: Value;
   path?: string[];
   preview?: ApprovalPreview | null;
+  /** An external agent's own answers. */
+  options?: AgentOption[];
 }
 
 /** A tool_call and its approval_request (call id `c-<id>`). */
@@ -37,6 +40,7 @@ export function askFor(make: Make, agentId: AgentId, requestId: string, spec: Re
       tool_args: args,
       agent_path: spec.path ?? ["main"],
       preview: spec.preview ?? null,
+      options: spec.options ?? [],
     }),
   ];
 }

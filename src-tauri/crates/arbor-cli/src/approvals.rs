@@ -224,6 +224,29 @@ fn prompt(printer: &mut Printer, req: &ApprovalRequest, agent: &AgentId) {
         "  allow {tool} for {} ({agent})? [y] just this call · [n] no (n <reason>: tell it why) · [a] {tool} for “{who}” · [t] {tool} for “{who}” and all its subagents · [s] {tool} anywhere in this session",
         req.agent_path.join(" › "),
     ));
+    if let Some(own) = own_answers(req) {
+        printer.note(&own);
+    }
+}
+
+/// An external agent's own answers, each with the key that gives it; None for Arbor's agents.
+fn own_answers(req: &ApprovalRequest) -> Option<String> {
+    let keyed: Vec<String> = req
+        .options
+        .iter()
+        .filter_map(|o| {
+            let key = match (o.approved, o.scope) {
+                (true, ApprovalScope::Once) => "y",
+                (false, ApprovalScope::Once) => "n",
+                (true, ApprovalScope::Agent) => "a",
+                (true, ApprovalScope::Subtree) => "t",
+                (true, ApprovalScope::Session) => "s",
+                _ => return None,
+            };
+            Some(format!("“{}” [{key}]", o.name))
+        })
+        .collect();
+    (!keyed.is_empty()).then(|| format!("  its own answers: {}", keyed.join(" · ")))
 }
 
 /// A typed answer (`y`, `n`, `n <reason>`, `a`, `t`, `s`), or None when it is not one.
@@ -351,6 +374,7 @@ mod tests {
             tool_args: serde_json::json!({}),
             agent_path: vec!["main".into()],
             preview: None,
+            options: Vec::new(),
         };
         let agent = AgentId("agent-0001".into());
         let mut a = Answerer { mode: Mode::Prompt, lines: None, queue: VecDeque::new(), stdin_closed: false };
@@ -365,6 +389,32 @@ mod tests {
         assert_eq!(left, vec!["r3"]);
         a.on_resolved("unknown", &mut printer);
         assert_eq!(a.queue.len(), 1);
+    }
+
+    #[test]
+    fn an_external_agents_own_answers_are_listed_with_the_keys_that_give_them() {
+        let option = |name: &str, approved, scope| arbor_protocol::AgentOption { name: name.into(), approved, scope };
+        let mut req = ApprovalRequest {
+            request_id: "r".into(),
+            call_id: "c".into(),
+            tool_name: "Write".into(),
+            tool_args: serde_json::json!({}),
+            agent_path: vec!["main".into()],
+            preview: None,
+            options: Vec::new(),
+        };
+        assert_eq!(own_answers(&req), None, "Arbor's own agents: only Arbor's answers");
+        req.options = vec![
+            option("Always Allow", true, ApprovalScope::Agent),
+            option("Allow", true, ApprovalScope::Once),
+            option("Reject", false, ApprovalScope::Once),
+            option("Never", false, ApprovalScope::Agent),
+        ];
+        assert_eq!(
+            own_answers(&req).as_deref(),
+            Some("  its own answers: “Always Allow” [a] · “Allow” [y] · “Reject” [n]"),
+            "an answer no key gives is left out"
+        );
     }
 
     #[test]

@@ -19,6 +19,20 @@ pub struct ApprovalRequest {
     /// What the call would do, as the runtime saw it when it asked.
     #[serde(default)]
     pub preview: Option<ApprovalPreview>,
+    /// The answers an external ACP agent offers, in its own words (empty for Arbor's own
+    /// agents, whose card offers Arbor's scopes). Choosing one answers as any approval.
+    #[serde(default)]
+    pub options: Vec<AgentOption>,
+}
+
+/// One answer an external agent offers for its permission request: its own label, and
+/// what choosing it means in Arbor's terms. An "always" answer is this agent's rule in
+/// Arbor too, so a later request it covers is answered without asking.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+pub struct AgentOption {
+    pub name: String,
+    pub approved: bool,
+    pub scope: ApprovalScope,
 }
 
 /// What a call would do, for the person deciding.

@@ -632,6 +632,7 @@ mod tests {
                     tool_args: json!({}),
                     agent_path: vec!["main".into()],
                     preview: None,
+                    options: Vec::new(),
                 }),
                 EventType::ApprovalStale => EventKind::ApprovalStale(ApprovalStale {
                     request_id: "r".into(),

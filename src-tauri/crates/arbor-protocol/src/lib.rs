@@ -27,8 +27,8 @@ pub mod wire;
 pub mod worktree;
 
 pub use approval::{
-    ActiveRules, ApprovalPreview, ApprovalRequest, ApprovalResolved, ApprovalRule, ApprovalStale, DecidedBy,
-    RuleRevoked, SpawnEdit, SpawnPlan,
+    ActiveRules, AgentOption, ApprovalPreview, ApprovalRequest, ApprovalResolved, ApprovalRule, ApprovalStale,
+    DecidedBy, RuleRevoked, SpawnEdit, SpawnPlan,
 };
 pub use budget::{Budget, BudgetKind, BudgetOrigin, BudgetSet, BudgetStanding, BudgetUse, BudgetWarning};
 pub use change::{ChangeKind, FileChanged, Kept, RevertConflict, RevertOutcome};

@@ -178,6 +178,7 @@ fn a_wait_in_progress_counts_as_it_passes() {
             tool_args: serde_json::json!({}),
             agent_path: Vec::new(),
             preview: None,
+            options: Vec::new(),
         })
     };
     let answer = |id: &str| {

@@ -240,3 +240,30 @@ describe("a spawn's card", () => {
     expect(sendCommand).toHaveBeenCalledWith({ type: "resolve_approval", request_id: "r1", approved: false, scope: "once", reason: "too broad" });
   });
 });
+
+describe("an external agent's request", () => {
+  it("offers the agent's own answers in its words instead of Arbor's scopes, and each answers as Rust says it is", async () => {
+    applyEvents(
+      askFor(e.make, "agent-u", "r1", {
+        path: ["main", "Update changelog"],
+        options: [
+          { name: "Always Allow", approved: true, scope: "agent" },
+          { name: "Allow", approved: true, scope: "once" },
+          { name: "Reject", approved: false, scope: "once" },
+        ],
+      }),
+    );
+    render(<ApprovalInbox />);
+    const card = screen.getByTestId("approval");
+    const options = within(card).getAllByTestId("agent-option");
+    expect(options.map((b) => b.textContent?.trim())).toEqual(["Always Allow", "Allow", "Reject"]);
+    expect(options[0]?.title).toBe("Allow: Write for “Update changelog”");
+    expect(within(card).queryByTestId("approval-scope")).toBeNull();
+    expect(within(card).queryByTestId("deny-with-reason")).toBeNull();
+    await act(async () => {
+      fireEvent.click(options[0] as HTMLElement);
+      await Promise.resolve();
+    });
+    expect(sendCommand).toHaveBeenCalledWith({ type: "resolve_approval", request_id: "r1", approved: true, scope: "agent" });
+  });
+});

@@ -3,7 +3,8 @@
  * and which session, when the window runs more than one or shows another), what the call would do
  * (ApprovalPreview, or a spawn's form), a warning when the previewed file
  * changed on disk, and the answers: the scope options, Approve, Deny, deny
- * with a reason, and "approve all" when the agent waits on more than one.
+ * with a reason (an external agent's own answers instead, AgentAnswers), and
+ * "approve all" when the agent waits on more than one.
  * The card is focusable: the inbox's keys act on the focused one. Answering
  * sends only that answer; the card stays, marked "sending…", until
  * approval_resolved confirms it.
@@ -21,6 +22,7 @@ import { useStore } from "../../store/store";
 import { uiStore } from "../../store/ui";
 import { IconAlert, IconCheck, IconTool, IconX } from "../icons";
 import { ToolName } from "../ToolName";
+import { AgentAnswers } from "./AgentAnswers";
 import { ApprovalPreview } from "./ApprovalPreview";
 import { DenyReason } from "./DenyReason";
 import { ScopeOptions } from "./ScopeOptions";
@@ -122,43 +124,55 @@ export const ApprovalCard = memo(function ApprovalCard({
           )}
         </div>
         <div className="approval-actions">
-          <ScopeOptions names={names} scope={draft.scope} disabled={sending} onChoose={(scope) => patchDraft(id, { scope })} />
-          {draft.reasonOpen ? (
-            <DenyReason
-              reason={draft.reason}
-              disabled={sending}
-              onChange={(reason) => patchDraft(id, { reason })}
-              onSend={() => void denyWithReason(id)}
-              onClose={() => {
-                patchDraft(id, { reasonOpen: false });
-                ref.current?.focus();
-              }}
+          {approval.options.length > 0 ? (
+            // An external agent's request: its own answers (it takes no reason with a refusal).
+            <AgentAnswers
+              options={approval.options}
+              names={names}
+              sending={sending}
+              onAnswer={(o) => void answer(id, o.approved, o.scope)}
             />
-          ) : null}
-          <div className="approval-buttons">
-            <button
-              type="button"
-              className="btn danger"
-              data-testid="deny"
-              disabled={sending}
-              onClick={() => void answer(id, false)}
-            >
-              <IconX size={12} /> Deny
-            </button>
-            <button
-              type="button"
-              className="btn approve"
-              data-testid="approve"
-              disabled={sending || problem !== null}
-              title={problem ?? undefined}
-              onClick={() => void answer(id, true)}
-            >
-              <IconCheck size={12} /> {sending ? "Sending…" : "Approve"}
-            </button>
-          </div>
-          {!draft.reasonOpen || waiting >= 2 ? (
+          ) : (
+            <>
+              <ScopeOptions names={names} scope={draft.scope} disabled={sending} onChoose={(scope) => patchDraft(id, { scope })} />
+              {draft.reasonOpen ? (
+                <DenyReason
+                  reason={draft.reason}
+                  disabled={sending}
+                  onChange={(reason) => patchDraft(id, { reason })}
+                  onSend={() => void denyWithReason(id)}
+                  onClose={() => {
+                    patchDraft(id, { reasonOpen: false });
+                    ref.current?.focus();
+                  }}
+                />
+              ) : null}
+              <div className="approval-buttons">
+                <button
+                  type="button"
+                  className="btn danger"
+                  data-testid="deny"
+                  disabled={sending}
+                  onClick={() => void answer(id, false)}
+                >
+                  <IconX size={12} /> Deny
+                </button>
+                <button
+                  type="button"
+                  className="btn approve"
+                  data-testid="approve"
+                  disabled={sending || problem !== null}
+                  title={problem ?? undefined}
+                  onClick={() => void answer(id, true)}
+                >
+                  <IconCheck size={12} /> {sending ? "Sending…" : "Approve"}
+                </button>
+              </div>
+            </>
+          )}
+          {(approval.options.length === 0 && !draft.reasonOpen) || waiting >= 2 ? (
             <div className="approval-more">
-              {draft.reasonOpen ? null : (
+              {draft.reasonOpen || approval.options.length > 0 ? null : (
                 <button
                   type="button"
                   className="btn ghost small"

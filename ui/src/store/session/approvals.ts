@@ -22,6 +22,7 @@ export function addRequest(d: Draft, node: AgentNode, ev: EventOf<"approval_requ
     scope: null,
     // Absent from requests stored before previews: the card falls back to the arguments.
     preview: ev.preview ?? null,
+    options: ev.options ?? [],
     stale: null,
     decidedBy: null,
     reason: null,

@@ -5,7 +5,7 @@
  * sends beside it (budget standings included). Types only; the reducer lives in
  * reducer.ts, the usage figures' merging in usage.ts.
  */
-import type { AgentChange, AgentEvent, AgentId, AgentStatus, AgentUsage, ApprovalOutcome, ApprovalPreview, ApprovalRule, ApprovalScope, Budget, BudgetKind, BudgetOrigin, BudgetStanding, ContextCompacted, ContextWindow, DecidedBy, FileChanged, Fork, HookRan, McpState, Plan, McpToolRef, MessageFrom, SessionId, SpawnEdit, UsageFigures, Value, WorktreeUpdate, ExternalAgent } from "../../bindings";
+import type { AgentChange, AgentOption, AgentEvent, AgentId, AgentStatus, AgentUsage, ApprovalOutcome, ApprovalPreview, ApprovalRule, ApprovalScope, Budget, BudgetKind, BudgetOrigin, BudgetStanding, ContextCompacted, ContextWindow, DecidedBy, FileChanged, Fork, HookRan, McpState, Plan, McpToolRef, MessageFrom, SessionId, SpawnEdit, UsageFigures, Value, WorktreeUpdate, ExternalAgent } from "../../bindings";
 
 export type EventType = AgentEvent["type"];
 export type EventOf<T extends EventType> = Extract<AgentEvent, { type: T }>;
@@ -254,6 +254,8 @@ export interface Approval {
   scope: ApprovalScope | null;
   /** What the call would do, as the runtime saw it when it asked; null for requests stored before previews. */
   preview: ApprovalPreview | null;
+  /** An external agent's own answers, in its words (empty: the card offers Arbor's scopes). */
+  options: AgentOption[];
   /** Set when the previewed file changed on disk while the request waited: Rust's words for it. */
   stale: string | null;
   /** Who answered (a person or a rule); null while pending, and when withdrawn. */

@@ -186,20 +186,7 @@ impl Ask {
             .status(acp::ToolCallStatus::Pending)
             .raw_input(r.tool_args.clone())
             .content(diff_of(tool, &r.tool_args, r.preview.as_ref()));
-        let options = vec![
-            acp::PermissionOption::new(ALLOW_ONCE, "Allow once", acp::PermissionOptionKind::AllowOnce),
-            acp::PermissionOption::new(
-                ALLOW_ALWAYS,
-                format!("Always allow {tool} for {who}"),
-                acp::PermissionOptionKind::AllowAlways,
-            ),
-            acp::PermissionOption::new(REJECT_ONCE, "Reject", acp::PermissionOptionKind::RejectOnce),
-            acp::PermissionOption::new(
-                REJECT_ALWAYS,
-                format!("Always reject {tool} for {who}"),
-                acp::PermissionOptionKind::RejectAlways,
-            ),
-        ];
+        let options = options_of(r, &who);
         let ask = acp::RequestPermissionRequest::new(
             self.route.clone(),
             acp::ToolCallUpdate::new(r.call_id.clone(), fields),
@@ -220,6 +207,33 @@ impl Ask {
     }
 }
 
+/// The options the client offers: an external agent's own answers in its words, else Arbor's
+/// four; each id says the answer it is (`answer_of`).
+fn options_of(r: &ApprovalRequest, who: &str) -> Vec<acp::PermissionOption> {
+    use acp::PermissionOptionKind as K;
+    let tool = &r.tool_name;
+    if r.options.is_empty() {
+        return vec![
+            acp::PermissionOption::new(ALLOW_ONCE, "Allow once", K::AllowOnce),
+            acp::PermissionOption::new(ALLOW_ALWAYS, format!("Always allow {tool} for {who}"), K::AllowAlways),
+            acp::PermissionOption::new(REJECT_ONCE, "Reject", K::RejectOnce),
+            acp::PermissionOption::new(REJECT_ALWAYS, format!("Always reject {tool} for {who}"), K::RejectAlways),
+        ];
+    }
+    r.options
+        .iter()
+        .map(|o| {
+            let (id, kind) = match (o.approved, o.scope == ApprovalScope::Once) {
+                (true, true) => (ALLOW_ONCE, K::AllowOnce),
+                (true, false) => (ALLOW_ALWAYS, K::AllowAlways),
+                (false, true) => (REJECT_ONCE, K::RejectOnce),
+                (false, false) => (REJECT_ALWAYS, K::RejectAlways),
+            };
+            acp::PermissionOption::new(id, o.name.clone(), kind)
+        })
+        .collect()
+}
+
 /// The client's choice as Arbor's answer: "always" is a rule for this agent.
 pub fn answer_of(request_id: &str, outcome: &acp::RequestPermissionOutcome) -> ApprovalAnswer {
     let chosen = match outcome {
@@ -237,4 +251,44 @@ pub fn answer_of(request_id: &str, outcome: &acp::RequestPermissionOutcome) -> A
         answer.reason = Some("the turn was cancelled in the editor".into());
     }
     answer
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request(options: Vec<arbor_protocol::AgentOption>) -> ApprovalRequest {
+        ApprovalRequest {
+            request_id: "r".into(),
+            call_id: "c".into(),
+            tool_name: "Write".into(),
+            tool_args: serde_json::json!({}),
+            agent_path: vec!["main".into(), "Claude".into()],
+            preview: None,
+            options,
+        }
+    }
+
+    #[test]
+    fn the_editor_is_offered_an_external_agents_own_answers_and_each_comes_back_as_itself() {
+        let option = |name: &str, approved, scope| arbor_protocol::AgentOption { name: name.into(), approved, scope };
+        let r = request(vec![
+            option("Always Allow", true, ApprovalScope::Agent),
+            option("Allow", true, ApprovalScope::Once),
+            option("Reject", false, ApprovalScope::Once),
+        ]);
+        let offered = options_of(&r, "main › Claude");
+        let names: Vec<&str> = offered.iter().map(|o| o.name.as_str()).collect();
+        assert_eq!(names, ["Always Allow", "Allow", "Reject"]);
+        for (o, want) in offered.iter().zip(&r.options) {
+            let chosen =
+                acp::RequestPermissionOutcome::Selected(acp::SelectedPermissionOutcome::new(o.option_id.clone()));
+            let a = answer_of("r", &chosen);
+            assert_eq!((a.approved, a.scope), (want.approved, want.scope), "{}", o.name);
+        }
+        // Arbor's own agents: Arbor's four answers.
+        let ours = options_of(&request(Vec::new()), "main");
+        assert_eq!(ours.len(), 4);
+        assert_eq!(ours[1].name, "Always allow Write for main");
+    }
 }

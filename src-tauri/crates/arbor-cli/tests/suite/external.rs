@@ -168,6 +168,17 @@ async fn claude_code_runs_as_a_node_asks_in_arbors_inbox_and_its_write_is_its_ow
     assert_eq!(request["agent_path"], json!(["main", "Claude writes"]));
     assert_eq!(request["preview"]["kind"], "file", "{request}");
     assert_eq!(request["preview"]["after"], "from claude code");
+    let offered: Vec<(&str, bool, &str)> = request["options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| (o["name"].as_str().unwrap(), o["approved"].as_bool().unwrap(), o["scope"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        offered,
+        [("Always Allow", true, "agent"), ("Allow", true, "once"), ("Reject", false, "once")],
+        "Claude Code's own answers"
+    );
     assert_eq!(std::fs::read_to_string(&cc).unwrap(), "from claude code");
     // The change is the node's; its output streamed into it; its usage counts.
     assert!(
@@ -272,6 +283,15 @@ async fn a_scripted_acp_agent_writes_through_arbors_fs_and_reports_its_usage() {
         .await;
     let node = node_of(&events);
     assert_eq!(std::fs::read_to_string(tree.path("ws/out.md")).unwrap(), "scripted");
+    // The card offers the agent's own answers, in its words, each as the answer it is in Arbor.
+    let asked = events.iter().find(|e| e["type"] == "approval_request").expect("its Write asked");
+    assert_eq!(
+        asked["options"],
+        json!([
+            {"name": "Allow", "approved": true, "scope": "once"},
+            {"name": "Reject", "approved": false, "scope": "once"}
+        ])
+    );
     assert!(
         events.iter().any(|e| e["type"] == "file_changed" && e["agent_id"] == node.as_str() && e["path"] == "out.md")
     );

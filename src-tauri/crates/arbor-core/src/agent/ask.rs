@@ -23,6 +23,8 @@ pub(crate) struct Question<'a> {
     pub tool_name: &'a str,
     pub tool_args: &'a Value,
     pub preview: Option<Preview>,
+    /// An external agent's own answers (empty: Arbor's scopes).
+    pub options: Vec<arbor_protocol::AgentOption>,
 }
 
 /// Asks the person and waits for the answer (or a standing rule's). None when
@@ -70,6 +72,7 @@ pub(crate) async fn ask_approval(
                 tool_args: q.tool_args.clone(),
                 agent_path,
                 preview,
+                options: q.options,
             }),
         );
         approval_wait(&mut st, agent_id, 1);

@@ -260,7 +260,13 @@ async fn run_one(cx: CallContext, tool: Result<Arc<dyn crate::tools::Tool>, Stri
             }
             Asked::Person => {
                 let preview = tool.preview(&call.input, &ctx).await;
-                let question = Question { call_id: &call.id, tool_name: &call.name, tool_args: &call.input, preview };
+                let question = Question {
+                    call_id: &call.id,
+                    tool_name: &call.name,
+                    tool_args: &call.input,
+                    preview,
+                    options: Vec::new(),
+                };
                 let Some(verdict) = super::ask::ask_approval(&shared, &agent_id, question, &cancel).await else {
                     // Closed, not stopped: the question stands, for when the session is continued.
                     if shared.interrupting(&agent_id) {

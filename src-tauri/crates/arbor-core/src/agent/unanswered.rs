@@ -177,6 +177,7 @@ mod tests {
                 tool_args: json!({}),
                 agent_path: Vec::new(),
                 preview: None,
+                options: Vec::new(),
             }),
         )
     }

@@ -85,6 +85,7 @@ fn queue_turns_calls_and_waits_for_people_become_segments() {
             tool_args: serde_json::json!({}),
             agent_path: vec!["main".into(), "d".into()],
             preview: None,
+            options: Vec::new(),
         }),
     );
     log.at(260, "kid", status(AgentStatus::WaitingApproval));

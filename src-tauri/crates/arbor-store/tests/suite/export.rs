@@ -97,6 +97,7 @@ fn the_markdown_export_records_every_decision_with_its_scope_and_origin() {
             tool_args: serde_json::json!({}),
             agent_path: vec!["main".into()],
             preview: None,
+            options: Vec::new(),
         })
     };
     let resolved = |id: &str, outcome, by, rule: Option<ApprovalRule>, reason: Option<&str>| {

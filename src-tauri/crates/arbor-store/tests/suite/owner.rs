@@ -88,6 +88,7 @@ fn recovery_withdraws_the_requests_a_dead_owner_left_waiting() {
             tool_args: json!({"file_path": "a.txt", "content": "x"}),
             agent_path: Vec::new(),
             preview: None,
+            options: Vec::new(),
         }),
     );
     log.push(&m, status(AgentStatus::WaitingApproval));

@@ -162,6 +162,7 @@ fn approvals_are_part_of_the_skeleton() {
             tool_args: json!({}),
             agent_path: vec!["main".into()],
             preview: None,
+            options: Vec::new(),
         }),
     );
     log.push(
