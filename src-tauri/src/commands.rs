@@ -139,6 +139,30 @@ pub fn agent_catalog(host: State<'_, Host>, workspace: Option<String>) -> Catalo
     host.catalog(workspace)
 }
 
+/// The external ACP agents Settings offers to add, with the commands that start them.
+#[tauri::command]
+#[specta::specta]
+pub fn acp_presets() -> Vec<arbor_app::acp_agents::AcpPreset> {
+    arbor_app::acp_agents::presets()
+}
+
+/// Adds an external ACP agent as the user's own agent file: the type as the catalog lists it.
+#[tauri::command]
+#[specta::specta]
+pub fn add_acp_agent(
+    host: State<'_, Host>,
+    agent: arbor_app::acp_agents::NewAcpAgent,
+) -> Result<arbor_app::catalog::AgentTypeInfo> {
+    host.add_acp_agent(agent)
+}
+
+/// Removes an external ACP agent the user added (its agent file).
+#[tauri::command]
+#[specta::specta]
+pub fn remove_acp_agent(host: State<'_, Host>, name: String) -> Result<()> {
+    host.remove_acp_agent(&name)
+}
+
 /// The MCP servers a session in `workspace` would have, with their state and
 /// tools; servers not listed yet are started once to list them (all when `fresh`).
 #[tauri::command]

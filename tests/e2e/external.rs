@@ -78,8 +78,9 @@ async fn an_external_acp_agent_is_a_node_with_its_approvals_in_the_inbox() {
 
     // Its own output: what it said, its call, its result; the header says what runs it.
     app.node("Scripted agent writes").await.click().await.unwrap();
-    let output = app.wait_text("[data-testid=output]", "scripted done").await;
-    assert!(output.contains("Write") && output.contains("created out.md"), "the call and its change: {output}");
+    // Its own output, not the main agent's (whose Task card quotes the result too): its change line.
+    let output = app.wait_text("[data-testid=output]", "created out.md").await;
+    assert!(output.contains("Write") && output.contains("scripted done"), "the call and its result: {output}");
     // Its plan, as it last stated each one: both steps done by its end.
     let plans = app.all("[data-testid=plan]").await;
     let last = plans.last().expect("the agent's plan shows in its output");
@@ -95,5 +96,53 @@ async fn an_external_acp_agent_is_a_node_with_its_approvals_in_the_inbox() {
     app.screenshot("external-node-1440").await;
     app.resize(1024, 700).await;
     app.screenshot("external-node-1024").await;
+    app.close().await;
+}
+
+/// An ACP agent added in Settings (the user's agent file, written by Rust through the
+/// app's own command) is offered to the main agent and runs as a node of the tree.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(feature = "custom-protocol"),
+    ignore = "needs the UI embedded: run with --features custom-protocol (scripts/test.sh does)"
+)]
+async fn an_acp_agent_added_in_settings_runs_as_a_node() {
+    let scenario = json!({"rules": [{"match": {}, "repeat_last": true, "turns": [
+        {"tool_calls": [{"name": "Task", "input": {
+            "description": "Added agent writes", "prompt": "write out.md", "subagent_type": "added"}}]},
+        {"text": "ADDED-DONE"}
+    ]}]});
+    let server = ScriptedServer::start(Scenario::from_json(&scenario.to_string()).unwrap()).await.unwrap();
+    let app = App::launch_scripted(&server).await;
+    app.resize(1024, 700).await;
+    app.click("[data-testid=open-settings]").await;
+    app.client
+        .execute("document.querySelector('[data-testid=acp-agents]').scrollIntoView({block: 'start'})", vec![])
+        .await
+        .unwrap();
+    // The presets Rust offers, and what one fills in.
+    app.wait_text("[data-testid=acp-preset]", "Claude Code").await;
+    app.find("[data-testid=acp-name]").await.send_keys("added").await.unwrap();
+    app.find("[data-testid=acp-description]").await.send_keys("Writes what it is told.").await.unwrap();
+    app.find("[data-testid=acp-command]").await.send_keys(&scripted_acp().display().to_string()).await.unwrap();
+    app.find("[data-testid=acp-args]").await.send_keys("ok").await.unwrap();
+    app.click("[data-testid=acp-add]").await;
+    let said = app.wait_text("[data-testid=acp-message]", "Added").await;
+    assert!(said.contains("arbor-scripted-acp ok"), "{said}");
+    let row = app.wait_text("[data-testid=acp-agent][data-name=added]", "arbor-scripted-acp").await;
+    assert!(row.contains("user config"), "{row}");
+    let file = app.workspace.parent().unwrap().join("config/agents/added.md");
+    assert!(file.is_file(), "the user's own agent file");
+    app.screenshot("settings-acp-agents-1024").await;
+    app.click("[data-testid=settings-back]").await;
+
+    app.send_prompt("Have the added agent write out.md").await;
+    let node = app.node("Added agent writes").await;
+    node.find(Locator::Css("[data-testid=tree-external]")).await.unwrap();
+    app.wait_cards(1).await;
+    let card = app.approval_cards().await.remove(0);
+    card.find(Locator::Css("[data-testid=agent-option]")).await.unwrap().click().await.unwrap();
+    app.node_status("Added agent writes", "completed").await;
+    assert_eq!(std::fs::read_to_string(app.file("out.md")).unwrap(), "scripted");
     app.close().await;
 }

@@ -425,6 +425,9 @@ impl App {
         // What is on screen once the page has painted its latest state.
         let _ =
             self.client.execute_async("requestAnimationFrame(() => requestAnimationFrame(arguments[0]))", vec![]).await;
+        // The page's frame is painted; the window's copy on the display can trail it (software
+        // painting under Xvfb): a screenshot taken at once showed the page a few steps back.
+        tokio::time::sleep(std::time::Duration::from_millis(250)).await;
         let framebuffer = self._dir.path().join("Xvfb_screen0");
         let png = crate::xwd::png_of(&framebuffer).unwrap_or_else(|| {
             panic!("screenshot {name}: cannot read the display's framebuffer {}", framebuffer.display())

@@ -27,6 +27,12 @@ export const commands = {
 	clearApiKey: (provider: ProviderKind) => typedError<AppState, AppError>(__TAURI_INVOKE("clear_api_key", { provider })),
 	/**  The subagent types found for a workspace, and the files that failed to load. */
 	agentCatalog: (workspace: string | null) => __TAURI_INVOKE<CatalogReport>("agent_catalog", { workspace }),
+	/**  The external ACP agents Settings offers to add, with the commands that start them. */
+	acpPresets: () => __TAURI_INVOKE<AcpPreset[]>("acp_presets"),
+	/**  Adds an external ACP agent as the user's own agent file: the type as the catalog lists it. */
+	addAcpAgent: (agent: NewAcpAgent) => typedError<AgentTypeInfo, AppError>(__TAURI_INVOKE("add_acp_agent", { agent })),
+	/**  Removes an external ACP agent the user added (its agent file). */
+	removeAcpAgent: (name: string) => typedError<null, AppError>(__TAURI_INVOKE("remove_acp_agent", { name })),
 	/**
 	 *  The MCP servers a session in `workspace` would have, with their state and
 	 *  tools; servers not listed yet are started once to list them (all when `fresh`).
@@ -142,6 +148,19 @@ export const TOOL_CLASSES = ["read_only","mutating","delegation"] as const;
 export const TRANSCRIPT_EVENT_TYPES = ["user_message","thoughts","response","tool_call","tool_output","thoughts_chunk","response_chunk","tool_input_chunk","tool_output_chunk","mcp_status","file_changed","imported_entry","context_compacted","hook_ran","plan"] as const;
 
 /* Types */
+/**  An ACP agent people commonly run, and the command that starts it. */
+export type AcpPreset = {
+	/**  What the person picks. */
+	label: string,
+	/**  The agent type's name (what a Task call's `subagent_type` names). */
+	name: string,
+	description: string,
+	command: string,
+	args: string[],
+	/**  What the person needs for it to run. */
+	needs: string,
+};
+
 /**  One change and the agent it is attributed to. */
 export type AgentChange = {
 	seq: number,
@@ -233,6 +252,10 @@ export type AgentTypeInfo = {
 	provider: string | null,
 	source: string,
 	file: string | null,
+	/**  The command an external ACP agent of this type runs (never its environment); None: Arbor's own loop. */
+	acp: string | null,
+	/**  From the user's own file (their config folder), which Settings may remove; not a workspace's. */
+	user: boolean,
 };
 
 /**  One agent's usage: its own model responses, and its whole subtree's. */
@@ -1111,6 +1134,14 @@ export type MessageFrom =
 "parent" | 
 /**  Arbor itself: the request to carry on when a run is resumed or a budget raised. */
 "arbor";
+
+/**  An ACP agent to add, as the Settings form has it. */
+export type NewAcpAgent = {
+	name: string,
+	description: string,
+	command: string,
+	args: string[],
+};
 
 /**  A stored session opened for review: enough for its first screen. */
 export type PastSession = {

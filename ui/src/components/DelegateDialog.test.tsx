@@ -28,8 +28,8 @@ vi.mock("../bindings", async (importOriginal) => ({
 }));
 
 const types = [
-  { name: "tester", description: "Writes and runs tests", model: "claude-haiku", provider: null, source: "project", file: "/w/.claude/agents/tester.md" },
-  { name: "general-purpose", description: "dup", model: null, provider: null, source: "built-in", file: null },
+  { name: "tester", description: "Writes and runs tests", model: "claude-haiku", provider: null, source: "project", file: "/w/.claude/agents/tester.md", acp: null, user: false },
+  { name: "general-purpose", description: "dup", model: null, provider: null, source: "built-in", file: null, acp: null, user: false },
 ];
 
 /** The session's event maker, so later events follow on in sequence. */

@@ -33,6 +33,8 @@ const type = (name: string, description: string): AgentTypeInfo => ({
   provider: null,
   source: "workspace .claude/agents",
   file: `/work/demo/.claude/agents/${name}.md`,
+  acp: null,
+  user: false,
 });
 const tester = type("tester", "Writes and runs tests");
 const reviewer = type("reviewer", "Reviews a diff");

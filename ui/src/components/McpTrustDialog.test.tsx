@@ -153,7 +153,7 @@ describe("starting in a workspace with an untrusted .mcp.json", () => {
   it("starts the main agent as the type chosen for this workspace, and as Arbor's own for another", async () => {
     commands.workspaceMcp.mockResolvedValue(null);
     setFoundTypes("/home/me/proj", [
-      { name: "code-reviewer", description: "d", model: null, provider: null, source: "workspace (.claude)", file: null },
+      { name: "code-reviewer", description: "d", model: null, provider: null, source: "workspace (.claude)", file: null, acp: null, user: false },
     ]);
     act(() => uiStore.set((s) => ({ ...s, agentType: "code-reviewer" })));
     show();

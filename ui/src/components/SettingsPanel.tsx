@@ -3,7 +3,8 @@
  * base URLs and default models, the default provider, limits, the approval
  * policy per tool (with "Ask before starting subagents", the Task tool's
  * policy, offered first), budgets (BudgetSettings), the command sandbox
- * (SandboxSettings), the agent definitions found for the workspace, and its
+ * (SandboxSettings), the agent definitions found for the workspace, the
+ * external ACP agents (AcpAgents), and its
  * MCP tool servers.
  */
 import { useEffect, useState } from "react";
@@ -28,6 +29,7 @@ import { IconAlert, IconCheck, IconX } from "./icons";
 import { ActiveRules } from "./ActiveRules";
 import { BudgetSettingsCard } from "./BudgetSettings";
 import { ContextSettingsCard } from "./ContextSettings";
+import { AcpAgents } from "./AcpAgents";
 import { McpServers } from "./McpServers";
 import { SandboxSettingsCard } from "./SandboxSettings";
 
@@ -288,6 +290,8 @@ export function SettingsPanel() {
         <ActiveRules card />
 
         <Catalog workspace={workspace} />
+
+        <AcpAgents workspace={workspace} />
 
         <McpServers workspace={workspace} />
 

@@ -132,7 +132,7 @@ describe("what the top bar says runs", () => {
 });
 
 function agentTypeInfo(name: string): AgentTypeInfo {
-  return { name, description: `${name}, for tests`, model: null, provider: null, source: "workspace (.claude)", file: null };
+  return { name, description: `${name}, for tests`, model: null, provider: null, source: "workspace (.claude)", file: null, acp: null, user: false };
 }
 
 describe("the main agent's type", () => {

@@ -10,6 +10,8 @@ const type = (name: string, description = name, model: string | null = null): Ag
   provider: null,
   source: "user config",
   file: null,
+  acp: null,
+  user: true,
 });
 
 describe("typeOptions", () => {

@@ -31,6 +31,10 @@ pub struct AgentTypeInfo {
     pub provider: Option<String>,
     pub source: String,
     pub file: Option<String>,
+    /// The command an external ACP agent of this type runs (never its environment); None: Arbor's own loop.
+    pub acp: Option<String>,
+    /// From the user's own file (their config folder), which Settings may remove; not a workspace's.
+    pub user: bool,
 }
 
 impl AgentTypeInfo {
@@ -42,6 +46,8 @@ impl AgentTypeInfo {
             provider: d.provider.clone(),
             source: source_name(d.source).to_string(),
             file: d.file.as_ref().map(|f| f.display().to_string()),
+            acp: d.acp.as_ref().map(|a| a.display()),
+            user: d.source == Some(DefinitionSource::User),
         }
     }
 }

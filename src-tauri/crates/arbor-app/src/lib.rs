@@ -4,6 +4,7 @@
 //! terminal here: `src-tauri` wraps it in thin commands, the CLI in thin
 //! subcommands, and neither builds a session, a provider or a recorder itself.
 
+pub mod acp_agents;
 pub mod batch;
 pub mod catalog;
 pub mod changes;

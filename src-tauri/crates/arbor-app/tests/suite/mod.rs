@@ -1,3 +1,4 @@
+mod acp_agents;
 mod host;
 mod import;
 mod live;
