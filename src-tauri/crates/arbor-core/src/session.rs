@@ -433,17 +433,18 @@ impl Session {
             budget: request.budget,
             fork: None,
         };
-        let mut plan = children::plan(&self.shared, &req)?;
+        let children = children::Children::of(&self.shared, &req.parent);
+        let mut plan = children.plan(&req)?;
         // Narrowed as the person chose: fewer tools, a stricter mode.
         let edit = SpawnEdit { tools: request.tools, ..SpawnEdit::default() };
-        plan.apply(&self.shared, &mut req, &edit);
+        children.edit(&mut plan, &mut req, &edit);
         if let Some(mode) = request.permission_mode {
             plan.tighten(mode);
         }
         if let Some(sandbox) = request.sandbox.as_ref().filter(|s| !s.is_empty()) {
             plan.choose_sandbox(sandbox);
         }
-        let spawned = children::start(&self.shared, req, plan)?;
+        let spawned = children.spawn(req, plan)?;
         Ok(spawned.id)
     }
 

@@ -2,11 +2,16 @@
 //! person's Delegate… alike are planned (`spec`), registered and announced here,
 //! and every run of any agent (a new child, a next prompt, a resume, a result
 //! waking an idle parent) starts through [`run`], behind which Arbor's own loop and
-//! an external ACP agent are two kinds of child. The tools a model manages its
-//! children with are in [`tools`]; how a child's end reads is in [`crate::results`].
+//! an external ACP agent are two kinds of child. A parent reaches its children only
+//! through its [`Children`] handle (plan, spawn, wait, stop, list), which the tools a
+//! model manages them with ([`tools`]) and a person's Delegate… hold; how a child's
+//! end reads is in [`crate::results`].
 
+mod handle;
 mod spec;
 mod tools;
+
+pub(crate) use handle::Children;
 
 use crate::definitions::{AgentDefinition, GENERAL_PURPOSE};
 use crate::error::SpawnError;
@@ -22,7 +27,8 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use tokio::sync::{mpsc, watch};
 
-pub(crate) use spec::{Plan, as_parent, child_spec, fork_spec, plan};
+use spec::plan;
+pub(crate) use spec::{Plan, as_parent, child_spec, fork_spec};
 
 /// A child to start.
 pub(crate) struct SpawnRequest {
@@ -56,7 +62,7 @@ pub(crate) struct Spawned {
 }
 
 /// Registers and starts the child `plan` describes.
-pub(crate) fn start(shared: &Arc<Shared>, req: SpawnRequest, plan: Plan) -> Result<Spawned, SpawnError> {
+fn start(shared: &Arc<Shared>, req: SpawnRequest, plan: Plan) -> Result<Spawned, SpawnError> {
     let ctx = &shared.ctx;
     let Plan { subagent_type, spec, provider_name, depth, budget: (wanted, origin) } = plan;
     let mut st = shared.lock();

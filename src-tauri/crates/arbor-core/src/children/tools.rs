@@ -2,6 +2,7 @@
 //! (start one and, in the foreground, wait for its result), TaskOutput, TaskStop
 //! and ListAgents. Each agent gets its own instances, bound to it.
 
+use super::handle::{Children, Stopped, Waited};
 use super::{Plan, SpawnRequest};
 use crate::delegation::{LIST_AGENTS, TASK, TASK_OUTPUT, TASK_STOP};
 use crate::results::result_for_model;
@@ -14,76 +15,30 @@ use serde::Deserialize;
 use serde_json::Value;
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::sync::watch;
 
 /// TaskOutput waits this long by default, and never longer than the maximum.
 const DEFAULT_WAIT_MS: u64 = 30_000;
 const MAX_WAIT_MS: u64 = 600_000;
-/// TaskStop waits this long for the stopped agent to wind down before it answers.
-const STOP_WAIT: Duration = Duration::from_secs(5);
 
-/// Adds the four tools, bound to agent `id`.
+/// Adds the four tools, each holding agent `id`'s handle on its children.
 pub(crate) fn add_tools(tools: &mut ToolRegistry, shared: &Arc<Shared>, id: &AgentId) {
-    let bound = || Bound { shared: shared.clone(), agent: id.clone() };
-    tools.insert(Arc::new(TaskTool(bound())));
-    tools.insert(Arc::new(TaskOutputTool(bound())));
-    tools.insert(Arc::new(TaskStopTool(bound())));
-    tools.insert(Arc::new(ListAgentsTool(bound())));
+    let children = Children::of(shared, id);
+    tools.insert(Arc::new(TaskTool(children.clone())));
+    tools.insert(Arc::new(TaskOutputTool(children.clone())));
+    tools.insert(Arc::new(TaskStopTool(children.clone())));
+    tools.insert(Arc::new(ListAgentsTool(children)));
 }
 
-/// The session and the agent a tool instance belongs to.
-struct Bound {
-    shared: Arc<Shared>,
-    agent: AgentId,
+/// A child's end as its parent's model reads it, with what the runtime noted of it.
+fn result(children: &Children, id: &AgentId, finished: &AgentFinished) -> ToolResult {
+    let (mut text, is_error) = result_for_model(id, finished, children.result_chars());
+    if let Some(note) = children.note(id) {
+        text = format!("{text}\n\n{note}");
+    }
+    ToolResult { content: text, is_error, files_modified: Vec::new() }
 }
 
-impl Bound {
-    /// Waits for an agent's run to end; None if the record went away.
-    async fn finished(outcome: &mut watch::Receiver<Option<AgentFinished>>) -> Option<AgentFinished> {
-        outcome.wait_for(Option::is_some).await.ok().and_then(|f| f.clone())
-    }
-
-    fn result(&self, id: &AgentId, finished: &AgentFinished) -> ToolResult {
-        let (mut text, is_error) = result_for_model(id, finished, self.shared.ctx.limits.result_chars);
-        if let Some(note) = self.shared.registry().get(id).and_then(|r| r.note.clone()) {
-            text = format!("{text}\n\n{note}");
-        }
-        ToolResult { content: text, is_error, files_modified: Vec::new() }
-    }
-
-    /// The description of one of this agent's subagents (or theirs) and a watch on
-    /// its end, or the error the model reads. Only descendants: waiting on an
-    /// ancestor would wait on ourselves, and stopping one is not ours to do.
-    fn own_subagent(&self, raw_id: &str) -> Result<(AgentId, String, Watch), ToolResult> {
-        let id = &AgentId(raw_id.trim().to_string());
-        if *id == self.agent {
-            return Err(ToolResult::error(format!("{id} is you; give the id of a subagent (see ListAgents).")));
-        }
-        let reg = self.shared.registry();
-        let Some(r) = reg.get(id) else {
-            return Err(ToolResult::error(format!(
-                "No agent {id} in this session. ListAgents lists the session's agents and their ids."
-            )));
-        };
-        if !reg.ancestors(id).contains(&self.agent) {
-            return Err(ToolResult::error(format!(
-                "{id} is not one of your subagents; you can only reach agents you started, and theirs."
-            )));
-        }
-        Ok((id.clone(), r.state.description.clone(), r.outcome.subscribe()))
-    }
-
-    fn set_collected(&self, id: &AgentId, collected: bool) {
-        if let Some(r) = self.shared.registry().get_mut(id) {
-            r.collected = collected;
-        }
-    }
-}
-
-/// A watch on an agent's end.
-type Watch = watch::Receiver<Option<AgentFinished>>;
-
-struct TaskTool(Bound);
+struct TaskTool(Children);
 
 /// Optional fields are parsed leniently (a missing prompt gets a clear answer
 /// rather than a serde error); the schema still requires what the model must send.
@@ -159,7 +114,7 @@ impl TaskTool {
     /// Reads the call's input and plans its child, once per call.
     fn prepare(&self, input: Value, ctx: &ToolContext) -> Prepared {
         let request = self.request(input, ctx)?;
-        let plan = super::plan(&self.0.shared, &request).map_err(|e| ToolResult::error(e.to_string()))?;
+        let plan = self.0.plan(&request).map_err(|e| ToolResult::error(e.to_string()))?;
         Ok((request, plan))
     }
 
@@ -190,7 +145,7 @@ impl TaskTool {
             max_subagents: None,
         };
         Ok(SpawnRequest {
-            parent: self.0.agent.clone(),
+            parent: self.0.parent().clone(),
             parent_call_id: Some(ctx.call_id.clone()),
             parent_call_seq: ctx.call_seq,
             prompt: input.prompt.unwrap_or_default(),
@@ -214,7 +169,7 @@ impl Tool for TaskTool {
     }
 
     fn description(&self) -> &str {
-        &self.0.shared.ctx.task_description
+        self.0.task_description()
     }
 
     fn input_schema(&self) -> Value {
@@ -227,7 +182,7 @@ impl Tool for TaskTool {
 
     async fn preview(&self, input: &Value, ctx: &ToolContext) -> Option<Preview> {
         let prepared = self.prepare(input.clone(), ctx);
-        let shown = prepared.as_ref().ok().map(|(request, plan)| plan.summary(&self.0.shared, request));
+        let shown = prepared.as_ref().ok().map(|(request, plan)| self.0.summary(plan, request));
         // Read and planned once: the call, after the person's answer, starts what was shown.
         ctx.prepared.put(prepared);
         Some(ApprovalPreview::Spawn(shown?).into())
@@ -245,9 +200,9 @@ impl Tool for TaskTool {
         let background = request.background;
         // What a person edited in the spawn card is what the child gets.
         if let Some(edit) = &ctx.edit {
-            plan.apply(&self.0.shared, &mut request, edit);
+            self.0.edit(&mut plan, &mut request, edit);
         }
-        let mut spawned = match super::start(&self.0.shared, request, plan) {
+        let mut spawned = match self.0.spawn(request, plan) {
             Ok(s) => s,
             Err(e) => return ToolResult::error(e.to_string()),
         };
@@ -260,14 +215,14 @@ impl Tool for TaskTool {
             ));
         }
         // The child hangs under this agent's cancellation, so a stop reaches it and it ends promptly.
-        match Bound::finished(&mut spawned.outcome).await {
-            Some(f) => self.0.result(&id, &f),
+        match self.0.finished(&mut spawned).await {
+            Some(f) => result(&self.0, &id, &f),
             None => ToolResult::error(format!("Subagent error: {id} vanished from the session")),
         }
     }
 }
 
-struct TaskOutputTool(Bound);
+struct TaskOutputTool(Children);
 
 #[derive(Deserialize, JsonSchema)]
 struct TaskOutputInput {
@@ -305,54 +260,35 @@ impl Tool for TaskOutputTool {
             Ok(i) => i,
             Err(e) => return e,
         };
-        let (id, description, mut outcome) = match self.0.own_subagent(&input.task_id) {
+        let mut child = match self.0.child(&input.task_id) {
             Ok(found) => found,
-            Err(e) => return e,
+            Err(e) => return ToolResult::error(e),
         };
-        let done = outcome.borrow().clone();
-        if let Some(f) = done {
-            self.0.set_collected(&id, true);
-            return self.0.result(&id, &f);
+        let (id, description) = (child.id.clone(), child.description.clone());
+        if let Some(f) = self.0.collect(&child) {
+            return result(&self.0, &id, &f);
         }
         if !input.block.unwrap_or(true) {
-            let status = self.0.shared.registry().get(&id).map(|r| r.state.status.as_str()).unwrap_or("gone");
+            let status = self.0.status(&id);
             return ToolResult::ok(format!(
                 "{id} (\"{description}\") is still {status}. Call TaskOutput again later, or with block: true to wait."
             ));
         }
-        // While we wait, its end must not also arrive as a notification.
-        self.0.set_collected(&id, true);
         let wait = Duration::from_millis(input.timeout_ms.unwrap_or(DEFAULT_WAIT_MS).min(MAX_WAIT_MS));
-        tokio::select! {
-            f = Bound::finished(&mut outcome) => if let Some(f) = f {
-                return self.0.result(&id, &f);
-            },
-            _ = tokio::time::sleep(wait) => {}
-            _ = ctx.cancel.cancelled() => {}
+        match self.0.wait(&mut child, wait, &ctx.cancel).await {
+            Waited::Finished(f) => result(&self.0, &id, &f),
+            Waited::Gone => ToolResult::error(format!("No agent {id} in this session.")),
+            Waited::Cancelled => ToolResult::error("Cancelled while waiting for the subagent."),
+            Waited::Running(status) => ToolResult::ok(format!(
+                "Timed out after {} ms: {id} (\"{description}\") is still {status}. Its result will arrive as a task \
+                 notification; call TaskOutput again to keep waiting.",
+                wait.as_millis()
+            )),
         }
-        // Decided under the lock a finishing agent takes: either it ended just now
-        // (answer with it) or its notification will follow.
-        let mut reg = self.0.shared.registry();
-        let Some(r) = reg.get_mut(&id) else {
-            return ToolResult::error(format!("No agent {id} in this session."));
-        };
-        if let Some(f) = r.outcome.borrow().clone() {
-            return self.0.result(&id, &f);
-        }
-        r.collected = false;
-        let status = r.state.status.as_str();
-        if ctx.cancel.is_cancelled() {
-            return ToolResult::error("Cancelled while waiting for the subagent.");
-        }
-        ToolResult::ok(format!(
-            "Timed out after {} ms: {id} (\"{description}\") is still {status}. Its result will arrive as a task \
-             notification; call TaskOutput again to keep waiting.",
-            wait.as_millis()
-        ))
     }
 }
 
-struct TaskStopTool(Bound);
+struct TaskStopTool(Children);
 
 #[derive(Deserialize, JsonSchema)]
 struct TaskStopInput {
@@ -388,35 +324,29 @@ impl Tool for TaskStopTool {
             Ok(i) => i,
             Err(e) => return e,
         };
-        let (id, description, mut outcome) = match self.0.own_subagent(&input.task_id) {
+        let mut child = match self.0.child(&input.task_id) {
             Ok(found) => found,
-            Err(e) => return e,
+            Err(e) => return ToolResult::error(e),
         };
-        let subtree = {
-            let mut reg = self.0.shared.registry();
-            let Some(r) = reg.get_mut(&id) else { return ToolResult::error(format!("No agent {id} in this session.")) };
-            if r.state.status.is_terminal() {
-                return ToolResult::ok(format!(
-                    "{id} (\"{description}\") had already finished ({}); nothing to stop.",
-                    r.state.status.as_str()
-                ));
+        let (id, description) = (child.id.clone(), child.description.clone());
+        match self.0.stop(&mut child).await {
+            Err(e) => ToolResult::error(e),
+            Ok(Stopped::AlreadyEnded(status)) => {
+                ToolResult::ok(format!("{id} (\"{description}\") had already finished ({status}); nothing to stop."))
             }
-            // The caller knows it stopped; a notification saying so would be noise.
-            r.collected = true;
-            reg.subtree(&id).len()
-        };
-        self.0.shared.cancel_subtree(&id, arbor_protocol::StoppedBy::Parent);
-        let _ = tokio::time::timeout(STOP_WAIT, Bound::finished(&mut outcome)).await;
-        let others = match subtree - 1 {
-            0 => String::new(),
-            1 => " and the 1 agent it started".to_string(),
-            n => format!(" and the {n} agents it started"),
-        };
-        ToolResult::ok(format!("Stopped {id} (\"{description}\"){others}."))
+            Ok(Stopped::Stopped { others }) => {
+                let others = match others {
+                    0 => String::new(),
+                    1 => " and the 1 agent it started".to_string(),
+                    n => format!(" and the {n} agents it started"),
+                };
+                ToolResult::ok(format!("Stopped {id} (\"{description}\"){others}."))
+            }
+        }
     }
 }
 
-struct ListAgentsTool(Bound);
+struct ListAgentsTool(Children);
 
 #[async_trait]
 impl Tool for ListAgentsTool {
@@ -438,22 +368,20 @@ impl Tool for ListAgentsTool {
     }
 
     async fn call(&self, _input: Value, _ctx: &ToolContext) -> ToolResult {
-        let reg = self.0.shared.registry();
-        let all = reg.all();
+        let all = self.0.list();
         let mut out = format!("{} agents in this session:\n", all.len());
-        for r in all {
-            let s = &r.state;
-            let parent = s.parent_id.as_ref().map_or_else(|| "none (main agent)".to_string(), |p| p.to_string());
-            let you = if r.state.id == self.0.agent { " (you)" } else { "" };
-            let bg = if s.background { ", background" } else { "" };
+        for a in all {
+            let parent = a.parent.as_ref().map_or_else(|| "none (main agent)".to_string(), |p| p.to_string());
+            let you = if a.you { " (you)" } else { "" };
+            let bg = if a.background { ", background" } else { "" };
             out.push_str(&format!(
                 "- {}{you}: {} · type {} · \"{}\" · parent {parent} · depth {} · {} turns{bg}\n",
-                r.state.id,
-                r.state.status.as_str(),
-                s.subagent_type.as_deref().unwrap_or("main"),
-                s.description,
-                s.depth,
-                r.state.turns,
+                a.id,
+                a.status,
+                a.subagent_type.as_deref().unwrap_or("main"),
+                a.description,
+                a.depth,
+                a.turns,
             ));
         }
         ToolResult::ok(out.trim_end().to_string())

@@ -156,3 +156,21 @@ fn the_agent_loop_reaches_children_only_through_the_door() {
     let children = edges.get("children").cloned().unwrap_or_default();
     assert!(children.contains_key("agent") && children.contains_key("external"), "{children:?}");
 }
+
+/// The subagent tools and a person's Delegate… hold one narrow handle on an agent's
+/// children (plan, spawn, wait, stop, list): none of them reads the registry, starts a
+/// child or plans one but through it.
+#[test]
+fn children_are_managed_only_through_their_handle() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let read = |rel: &str| code(&std::fs::read_to_string(src.join(rel)).unwrap());
+    let tools = read("children/tools.rs");
+    for reach in ["registry(", "shared.", "super::start", "super::plan", "cancel_subtree"] {
+        assert!(!tools.contains(reach), "children/tools.rs reaches past the handle: `{reach}`");
+    }
+    let session = read("session.rs");
+    for reach in ["children::start", "children::plan(", "plan.apply("] {
+        assert!(!session.contains(reach), "Session::delegate reaches past the handle: `{reach}`");
+    }
+    assert!(session.contains("Children::of") && tools.contains("Children::of"), "both hold the handle");
+}
