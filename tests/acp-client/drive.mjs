@@ -9,10 +9,12 @@
 //   cancel  initialize, session/new, a prompt cancelled at its first permission request
 //   cancel-child  the same with a subagent, its own session cancelled at its request
 //   load    initialize, session/load SESSION_ID (the replay), then a prompt that continues it
+//   twice   initialize, session/new, a prompt whose two Writes ask at once
 //
 // Permission requests are answered from ACP_ANSWERS (a JSON list of option ids, in
 // order; "cancel" sends session/cancel for the main session and answers "cancelled",
-// "cancel-child" the same for the asking (child) session); the turn flow's
+// "cancel-child" the same for the asking (child) session; "hold" answers only when Arbor
+// withdraws the request with `$/cancel_request`, recorded in `withdrawn`); the turn flow's
 // session gets the MCP servers in ACP_MCP (a JSON list, as session/new takes them).
 
 import { spawn } from "node:child_process";
@@ -22,7 +24,7 @@ import { ClientApp, ndJsonStream } from "@agentclientprotocol/sdk/unstable";
 const [flow, arbor, cwd, sessionArg] = process.argv.slice(2);
 const answers = JSON.parse(process.env.ACP_ANSWERS ?? "[]");
 const mcpServers = JSON.parse(process.env.ACP_MCP ?? "[]");
-const seen = { updates: [], permissions: [], errors: [] };
+const seen = { updates: [], permissions: [], errors: [], withdrawn: [] };
 let answered = 0;
 
 const child = spawn(arbor, ["acp"], { stdio: ["pipe", "pipe", "inherit"] });
@@ -32,9 +34,15 @@ const app = new ClientApp({ name: "arbor-test-client" })
   .onNotification("session/update", ({ params }) => {
     seen.updates.push(params);
   })
-  .onRequest("session/request_permission", async ({ params, agent }) => {
+  .onRequest("session/request_permission", async ({ params, agent, signal }) => {
     seen.permissions.push({ params, afterUpdates: seen.updates.length });
     const choice = answers[answered++] ?? "reject_once";
+    if (choice === "hold") {
+      // Left open, as a person who has not answered yet: only Arbor's withdrawal ends it.
+      await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
+      seen.withdrawn.push(params.toolCall.toolCallId);
+      return { outcome: { outcome: "cancelled" } };
+    }
     if (choice === "cancel") {
       const main = params.sessionId.split("/")[0];
       await agent.notify("session/cancel", { sessionId: main });
@@ -83,6 +91,12 @@ const result = await app.connectWith(stream, async (ctx) => {
     const created = await ctx.request("session/new", { cwd, mcpServers: [] });
     out.sessionId = created.sessionId;
     out.stop = await prompt(created.sessionId, "KID: have a helper write a file");
+  } else if (flow === "twice") {
+    const created = await ctx.request("session/new", { cwd, mcpServers: [] });
+    out.sessionId = created.sessionId;
+    out.stop = await prompt(created.sessionId, "TWICE: write two files");
+    // Withdrawn while the turn ran, not by the connection closing afterwards.
+    out.withdrawnInTurn = [...seen.withdrawn];
   } else if (flow === "load") {
     out.load = await ctx.request("session/load", { sessionId: sessionArg, cwd, mcpServers: [] });
     out.replayed = seen.updates.length;

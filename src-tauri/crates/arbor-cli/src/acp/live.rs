@@ -102,6 +102,8 @@ pub async fn pump(
     let main = live.info.main_agent_id.clone();
     let mut translator = Translator::new(&session, main.clone(), subagents, false);
     let mut main_end = None;
+    // The requests the client is being asked, each told when it is resolved otherwise.
+    let mut asking: std::collections::HashMap<String, oneshot::Sender<()>> = std::collections::HashMap::new();
     while let Some(ev) = events.recv().await {
         for update in translator.translate(&ev) {
             if let Err(e) = cx.send_notification(update) {
@@ -110,14 +112,22 @@ pub async fn pump(
         }
         match &ev.kind {
             EventKind::ApprovalRequest(r) => {
+                let (settled, resolved) = oneshot::channel();
+                asking.insert(r.request_id.clone(), settled);
                 let ask = Ask {
                     host: host.clone(),
                     cx: cx.clone(),
                     route: translator.route(&ev.agent_id),
                     request: r.clone(),
                     session: live.info.session_id.clone(),
+                    resolved,
                 };
                 tokio::spawn(ask.run());
+            }
+            EventKind::ApprovalResolved(r) => {
+                if let Some(settled) = asking.remove(&r.request_id) {
+                    let _ = settled.send(());
+                }
             }
             EventKind::AgentFinished(f) if ev.agent_id == main => main_end = Some(f.clone()),
             EventKind::HookRan(h)
@@ -169,6 +179,8 @@ struct Ask {
     route: String,
     request: ApprovalRequest,
     session: arbor_protocol::SessionId,
+    /// Told when the request is resolved (by the client's answer, a rule, a Stop).
+    resolved: oneshot::Receiver<()>,
 }
 
 impl Ask {
@@ -192,7 +204,17 @@ impl Ask {
             acp::ToolCallUpdate::new(r.call_id.clone(), fields),
             options,
         );
-        let answer = match self.cx.send_request(ask).block_task().await {
+        let asked = self.cx.send_request(ask).block_task();
+        let response = tokio::select! {
+            response = asked => response,
+            // Resolved otherwise (a rule another answer set, a Stop, its session closing): the
+            // question is dropped, and dropping it sends the client `$/cancel_request` for it.
+            Ok(()) = self.resolved => {
+                tracing::info!(request = %r.request_id, "permission request withdrawn from the ACP client");
+                return;
+            }
+        };
+        let answer = match response {
             Ok(response) => answer_of(&r.request_id, &response.outcome),
             Err(e) => {
                 // The request waits in the session, to be answered when it is continued.

@@ -25,6 +25,13 @@ fn scenario() -> String {
                 "description": "Write kid", "prompt": "CHILD2: write kid.md", "subagent_type": "general-purpose"}}]},
             {"text": "went on without it"}
         ]},
+        {"match": {"first_user_contains": "TWICE:"}, "repeat_last": true, "turns": [
+            {"tool_calls": [
+                {"name": "Write", "input": {"file_path": "one.md", "content": "one"}},
+                {"name": "Write", "input": {"file_path": "two.md", "content": "two"}}
+            ]},
+            {"text": "both written"}
+        ]},
         {"match": {"first_user_contains": "CANCEL:"}, "repeat_last": true, "turns": [
             {"tool_calls": [{"name": "Write", "input": {"file_path": "cancel.md", "content": "never"}}]},
             {"text": "not reached"}
@@ -264,5 +271,19 @@ async fn an_editor_drives_arbor_over_acp_with_the_official_sdk() {
         .collect();
     assert!(said.contains("went on without it"), "{said}");
     assert!(!editor.ws().join("kid.md").exists());
+
+    // Two Writes ask at once; "always" for the first is a rule that answers the second, so
+    // Arbor withdraws the question it left open in the editor (`$/cancel_request`).
+    let twice = editor.drive("twice", &["allow_always", "hold"], None).await;
+    assert_eq!(twice["stop"]["stopReason"], "end_turn", "{twice}");
+    let asked: Vec<&str> = twice["permissions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["params"]["toolCall"]["toolCallId"].as_str().unwrap())
+        .collect();
+    assert_eq!(asked.len(), 2, "both asked before either was answered: {twice}");
+    assert_eq!(twice["withdrawnInTurn"], json!([asked[1]]), "the open question was withdrawn in the turn: {twice}");
+    assert_eq!(std::fs::read_to_string(editor.ws().join("two.md")).unwrap(), "two", "the rule let it run");
     server.shutdown().await;
 }
