@@ -138,7 +138,9 @@ impl Run {
         self.converse_with(task).await
     }
 
-    async fn converse_with(&mut self, task: String) -> Outcome {
+    async fn converse_with(&mut self, message: String) -> Outcome {
+        // Each run starts the program and a session anew: what was said before goes with it.
+        let task = with_earlier(&self.history, message);
         let root = self.spec.workspace.root().to_path_buf();
         let mut child = match process::spawn(&self.command, &root, &self.shared.ctx.hook_env, &self.spec.sandbox) {
             Ok(c) => c,
@@ -336,6 +338,41 @@ impl Outcome {
     }
 }
 
+/// How much of its earlier conversations a new session of the agent is given (its end kept).
+const MAX_EARLIER: usize = 64 * 1024;
+
+/// The prompt a new session of the agent starts from: `message`, after what was said in its
+/// earlier sessions of this task (its task, its answers, a person's messages), when there were
+/// any. Without it, a message to the node or a resume would reach an agent that knows nothing.
+fn with_earlier(history: &[Message], message: String) -> String {
+    let last_user = history.iter().rposition(|m| matches!(m, Message::User { .. })).unwrap_or(0);
+    let said: Vec<String> = history[..last_user]
+        .iter()
+        .filter_map(|m| match m {
+            Message::User { content } => Some(format!("[Told to you]\n{}", blocks_text(content))),
+            Message::Assistant { content } => {
+                let text: Vec<&str> = content
+                    .iter()
+                    .filter_map(|b| match b {
+                        arbor_protocol::AssistantBlock::Text { text } => Some(text.as_str()),
+                        _ => None,
+                    })
+                    .collect();
+                (!text.is_empty()).then(|| format!("[Your answer]\n{}", text.join("\n")))
+            }
+        })
+        .collect();
+    if said.is_empty() {
+        return message;
+    }
+    let mut earlier = said.join("\n\n");
+    let dropped = arbor_protocol::text::keep_last(&mut earlier, MAX_EARLIER);
+    let cut = if dropped > 0 { format!("[{dropped} earlier bytes left out]\n") } else { String::new() };
+    format!(
+        "This continues your earlier work on this task in a new session. What was said before:\n\n{cut}{earlier}\n\n---\n\n{message}"
+    )
+}
+
 fn last_user_text(history: &[Message]) -> String {
     history
         .iter()
@@ -356,4 +393,39 @@ fn blocks_text(blocks: &[UserBlock]) -> String {
         })
         .collect::<Vec<_>>()
         .join("\n\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arbor_protocol::AssistantBlock;
+
+    fn user(text: &str) -> Message {
+        Message::User { content: vec![UserBlock::Text { text: text.into() }] }
+    }
+
+    fn answer(text: &str) -> Message {
+        Message::Assistant { content: vec![AssistantBlock::Text { text: text.into() }] }
+    }
+
+    #[test]
+    fn a_new_session_of_the_agent_is_told_what_was_said_before() {
+        // Its first run: the task alone.
+        assert_eq!(with_earlier(&[user("write out.md")], "write out.md".into()), "write out.md");
+        // A person's message after it answered: its task and answer come first.
+        let history = [user("write out.md"), answer("wrote it"), user("now add a title")];
+        let prompt = with_earlier(&history, "now add a title".into());
+        let (before, now) = prompt.split_once("\n\n---\n\n").expect("the earlier part, then the message");
+        assert!(
+            before.contains("[Told to you]\nwrite out.md") && before.contains("[Your answer]\nwrote it"),
+            "{before}"
+        );
+        assert!(!before.contains("now add a title"), "the message itself is not repeated: {before}");
+        assert_eq!(now, "now add a title");
+        // A long past keeps its end, and says how much was left out.
+        let long = [user(&"x".repeat(200_000)), answer("the end"), user("go on")];
+        let prompt = with_earlier(&long, "go on".into());
+        assert!(prompt.len() < MAX_EARLIER + 1_000, "{}", prompt.len());
+        assert!(prompt.contains("earlier bytes left out") && prompt.contains("the end"));
+    }
 }
