@@ -59,6 +59,14 @@ export function OutputHeader({ id, node, showThoughts }: { id: AgentId; node: Ag
                 ACP{external.sandbox ? " · sandboxed" : " · unsandboxed"}
               </span>
             ) : null}
+            {external && tokens === 0 ? (
+              <span
+                data-testid="header-no-usage"
+                title="This agent has reported no token usage: its tokens and cost are not counted toward budgets; a duration budget still holds."
+              >
+                {" · no usage reported"}
+              </span>
+            ) : null}
             {node.model ? ` · ${external ? `runs ${external.command}` : node.model}` : ""}
             {node.subagentType ? ` · ${node.subagentType}` : ""}
             {" · "}

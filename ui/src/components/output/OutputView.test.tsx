@@ -73,6 +73,27 @@ describe("OutputView", () => {
     expect(line.textContent).toContain("its process outside Arbor's sandbox");
   });
 
+  it("says when an external agent has reported no usage (budgets cannot count its tokens), until it reports some", () => {
+    const m = eventMaker("s-1");
+    resetStores({ session: sessionInfo() });
+    applyEvents([
+      m.started("agent-main", null, "main"),
+      m.started("agent-cc", "agent-main", "Claude edits", {
+        provider: ACP_PROVIDER,
+        model: "npx @zed-industries/claude-agent-acp",
+        external: { command: "npx @zed-industries/claude-agent-acp", sandbox: null },
+      }),
+    ]);
+    act(() => select("agent-cc"));
+    render(<OutputView />);
+    expect(screen.getByTestId("header-no-usage").title).toContain("not counted toward budgets");
+    act(() => applyUsage(usageUpdate([agentUsage("agent-cc", figures(800, 0.01), figures(800, 0.01))], figures(800, 0.01))));
+    expect(screen.queryByTestId("header-no-usage")).toBeNull();
+    // Arbor's own agents always report theirs: no such note.
+    act(() => select("agent-main"));
+    expect(screen.queryByTestId("header-no-usage")).toBeNull();
+  });
+
   it("shows a subagent's task, tool calls, streamed Bash output and an Edit diff awaiting approval", () => {
     act(() => select("agent-g"));
     render(<OutputView />);

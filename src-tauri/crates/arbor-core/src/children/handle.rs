@@ -170,7 +170,7 @@ impl Children {
         };
         self.shared.cancel_subtree(&child.id, StoppedBy::Parent);
         let _ = tokio::time::timeout(STOP_WAIT, child.outcome.wait_for(Option::is_some)).await;
-        Ok(Stopped::Stopped { others: subtree - 1 })
+        Ok(Stopped::Stopped { others: subtree.saturating_sub(1) })
     }
 
     /// Every agent of the session, in the registry's order.
