@@ -554,3 +554,39 @@ async fn an_acp_agents_own_process_runs_in_the_sandbox_only_when_its_file_asks_a
         assert_eq!(finished(&events, &node)["status"], "completed");
     }
 }
+
+/// A message to an external node while it works is its next run: a new session of the
+/// program, told what it was asked and what it answered before the message.
+#[tokio::test]
+async fn a_message_to_an_external_node_reaches_it_with_what_was_said_before() {
+    let tree = scripted("echo").await;
+    let mut node: Option<String> = None;
+    let mut sent = false;
+    let events = tree
+        .run(|e| {
+            if e["type"] == "agent_started" && e["provider"] == "acp" {
+                node = e["agent_id"].as_str().map(str::to_string);
+            }
+            let first_words = e["type"] == "response_chunk" && e["agent_id"].as_str() == node.as_deref();
+            if first_words && !sent {
+                sent = true;
+                return Some(json!({"type": "message", "agent_id": node, "text": "FOLLOW-UP: add a title"}));
+            }
+            None
+        })
+        .await;
+    let node = node_of(&events);
+    let said: Vec<&str> = events
+        .iter()
+        .filter(|e| e["type"] == "response" && e["agent_id"] == node.as_str())
+        .filter_map(|e| e["content"].as_str())
+        .collect();
+    assert_eq!(said.len(), 2, "two runs, one per message: {said:?}");
+    assert_eq!(said[0], "got: CC-TASK: do it", "its first run: the task alone");
+    let (before, now) = said[1].split_once("\n\n---\n\n").expect("the earlier part, then the message");
+    assert!(
+        before.contains("[Told to you]\nCC-TASK: do it") && before.contains("[Your answer]\ngot: CC-TASK: do it"),
+        "{before}"
+    );
+    assert_eq!(now, "FOLLOW-UP: add a title");
+}

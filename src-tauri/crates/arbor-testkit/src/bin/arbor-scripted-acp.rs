@@ -16,6 +16,7 @@
 //! - `escape`: writes `../escaped.txt` itself (not through the client), then ends;
 //! - `terminal`: runs a command in a client terminal (it writes `made.txt`, tries to write
 //!   outside its folder, and prints whether it sees an API key), and reports its output.
+//! - `echo`: says back the prompt it was given ("got: …"), then ends its turn after 1.5 s.
 
 // A test binary speaking to its client: stderr is where its last words go.
 #![allow(clippy::print_stderr)]
@@ -34,6 +35,8 @@ struct Script {
     cwd: Arc<Mutex<PathBuf>>,
     cancelled: Arc<Notify>,
     out: mpsc::UnboundedSender<String>,
+    /// The text of the prompt being answered (`echo` says it back).
+    prompt: Arc<Mutex<String>>,
 }
 
 fn main() -> ExitCode {
@@ -56,7 +59,13 @@ async fn serve(mode: String) -> ExitCode {
             }
         }
     });
-    let script = Script { mode, cwd: Arc::default(), cancelled: Arc::new(Notify::new()), out: out.clone() };
+    let script = Script {
+        mode,
+        cwd: Arc::default(),
+        cancelled: Arc::new(Notify::new()),
+        out: out.clone(),
+        prompt: Arc::default(),
+    };
     let sink = futures::sink::unfold(out, async |out: mpsc::UnboundedSender<String>, line: String| {
         out.send(line).map_err(|_| std::io::Error::other("stdout is gone"))?;
         Ok::<_, std::io::Error>(out)
@@ -100,6 +109,15 @@ async fn serve(mode: String) -> ExitCode {
         )
         .on_receive_request(
             async move |r: acp::PromptRequest, responder: Responder<acp::PromptResponse>, cx: ConnectionTo<Client>| {
+                let text: Vec<String> = r
+                    .prompt
+                    .iter()
+                    .filter_map(|b| match b {
+                        acp::ContentBlock::Text(t) => Some(t.text.clone()),
+                        _ => None,
+                    })
+                    .collect();
+                *s3.prompt.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = text.join("\n");
                 tokio::spawn(s3.clone().turn(r.session_id, responder, cx));
                 Ok(())
             },
@@ -165,6 +183,13 @@ impl Script {
                 std::process::exit(3);
             }
             "terminal" => self.terminal(session, responder, cx).await,
+            "echo" => {
+                // Says back what it was prompted with, then takes a moment (a message may come meanwhile).
+                let prompt = self.prompt.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
+                say(&cx, &session, &format!("got: {prompt}"));
+                tokio::time::sleep(std::time::Duration::from_millis(1_500)).await;
+                let _ = responder.respond(acp::PromptResponse::new(acp::StopReason::EndTurn));
+            }
             "kids" => self.kids(session, responder, cx).await,
             "abandon" => {
                 let fields = acp::ToolCallUpdateFields::new()
