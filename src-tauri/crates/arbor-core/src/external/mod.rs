@@ -7,6 +7,7 @@
 //! its result.
 
 mod node;
+mod options;
 mod process;
 mod speaker;
 mod terminal;
