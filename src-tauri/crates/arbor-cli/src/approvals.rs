@@ -229,20 +229,22 @@ fn prompt(printer: &mut Printer, req: &ApprovalRequest, agent: &AgentId) {
     }
 }
 
+/// The answers a person types: each key, the words that mean the same, and the answer.
+const KEYS: [(&str, &[&str], bool, ApprovalScope); 5] = [
+    ("y", &["yes"], true, ApprovalScope::Once),
+    ("n", &["no"], false, ApprovalScope::Once),
+    ("a", &["agent", "always"], true, ApprovalScope::Agent),
+    ("t", &["tree"], true, ApprovalScope::Subtree),
+    ("s", &["session"], true, ApprovalScope::Session),
+];
+
 /// An external agent's own answers, each with the key that gives it; None for Arbor's agents.
 fn own_answers(req: &ApprovalRequest) -> Option<String> {
     let keyed: Vec<String> = req
         .options
         .iter()
         .filter_map(|o| {
-            let key = match (o.approved, o.scope) {
-                (true, ApprovalScope::Once) => "y",
-                (false, ApprovalScope::Once) => "n",
-                (true, ApprovalScope::Agent) => "a",
-                (true, ApprovalScope::Subtree) => "t",
-                (true, ApprovalScope::Session) => "s",
-                _ => return None,
-            };
+            let (key, ..) = KEYS.iter().find(|(_, _, approved, scope)| *approved == o.approved && *scope == o.scope)?;
             Some(format!("“{}” [{key}]", o.name))
         })
         .collect();
@@ -255,14 +257,9 @@ fn typed_answer(line: &str, request_id: &str) -> Option<ApprovalAnswer> {
     let line = line.trim();
     let (word, rest) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
     let rest = rest.trim();
-    let (approved, scope) = match word.to_lowercase().as_str() {
-        "y" | "yes" => (true, ApprovalScope::Once),
-        "n" | "no" => (false, ApprovalScope::Once),
-        "a" | "agent" | "always" => (true, ApprovalScope::Agent),
-        "t" | "tree" => (true, ApprovalScope::Subtree),
-        "s" | "session" => (true, ApprovalScope::Session),
-        _ => return None,
-    };
+    let word = word.to_lowercase();
+    let &(_, _, approved, scope) =
+        KEYS.iter().find(|(key, words, ..)| *key == word || words.contains(&word.as_str()))?;
     // Only a denial carries a reason; anything else after the letter is a typo.
     if !rest.is_empty() && approved {
         return None;
@@ -365,9 +362,9 @@ mod tests {
     use arbor_testkit::fuzz::{fuzz, json_value, key};
     use proptest::prelude::*;
 
-    #[test]
-    fn a_request_answered_elsewhere_leaves_the_prompt_queue() {
-        let req = |id: &str| ApprovalRequest {
+    /// A Write request from the main agent, with no options of its own.
+    fn request(id: &str) -> ApprovalRequest {
+        ApprovalRequest {
             request_id: id.into(),
             call_id: "c".into(),
             tool_name: "Write".into(),
@@ -375,11 +372,15 @@ mod tests {
             agent_path: vec!["main".into()],
             preview: None,
             options: Vec::new(),
-        };
+        }
+    }
+
+    #[test]
+    fn a_request_answered_elsewhere_leaves_the_prompt_queue() {
         let agent = AgentId("agent-0001".into());
         let mut a = Answerer { mode: Mode::Prompt, lines: None, queue: VecDeque::new(), stdin_closed: false };
         for id in ["r1", "r2", "r3"] {
-            a.queue.push_back((req(id), agent.clone()));
+            a.queue.push_back((request(id), agent.clone()));
         }
         let mut printer = Printer::new(true);
         // A rule set by the answer to r1 answered r2: the person is never asked about it.
@@ -394,15 +395,7 @@ mod tests {
     #[test]
     fn an_external_agents_own_answers_are_listed_with_the_keys_that_give_them() {
         let option = |name: &str, approved, scope| arbor_protocol::AgentOption { name: name.into(), approved, scope };
-        let mut req = ApprovalRequest {
-            request_id: "r".into(),
-            call_id: "c".into(),
-            tool_name: "Write".into(),
-            tool_args: serde_json::json!({}),
-            agent_path: vec!["main".into()],
-            preview: None,
-            options: Vec::new(),
-        };
+        let mut req = request("r");
         assert_eq!(own_answers(&req), None, "Arbor's own agents: only Arbor's answers");
         req.options = vec![
             option("Always Allow", true, ApprovalScope::Agent),

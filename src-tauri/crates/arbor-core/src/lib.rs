@@ -43,6 +43,8 @@ pub use definitions::AgentDefinition;
 pub use delegation::choosable_tools as subagents_tools;
 pub use error::{SessionError, SpawnError};
 pub use events::EventStream;
+/// How an ACP permission option reads as an Arbor answer, both ways (external agents, `arbor acp`).
+pub use external::options::{answer_of_kind, kind_of_answer};
 pub use journal::Journal;
 pub use results::describe as describe_task;
 pub use resume::{ResumeState, ResumedAgent};

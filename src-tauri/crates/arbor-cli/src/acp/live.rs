@@ -166,12 +166,6 @@ fn minus(total: &Usage, before: &Usage) -> Usage {
     }
 }
 
-/// The options every permission request offers, mapped to Arbor's answers.
-const ALLOW_ONCE: &str = "allow_once";
-const ALLOW_ALWAYS: &str = "allow_always";
-const REJECT_ONCE: &str = "reject_once";
-const REJECT_ALWAYS: &str = "reject_always";
-
 /// One approval asked of the client.
 struct Ask {
     host: Arc<Host>,
@@ -230,46 +224,37 @@ impl Ask {
 }
 
 /// The options the client offers: an external agent's own answers in its words, else Arbor's
-/// four; each id says the answer it is (`answer_of`).
+/// four. Each option's id is its kind's wire name (`allow_once`, …), which `answer_of` reads back.
 fn options_of(r: &ApprovalRequest, who: &str) -> Vec<acp::PermissionOption> {
-    use acp::PermissionOptionKind as K;
-    let tool = &r.tool_name;
+    let option = |approved: bool, scope: ApprovalScope, name: String| {
+        let kind = arbor_core::kind_of_answer(approved, scope);
+        acp::PermissionOption::new(arbor_protocol::wire::name(&kind), name, kind)
+    };
     if r.options.is_empty() {
+        let tool = &r.tool_name;
         return vec![
-            acp::PermissionOption::new(ALLOW_ONCE, "Allow once", K::AllowOnce),
-            acp::PermissionOption::new(ALLOW_ALWAYS, format!("Always allow {tool} for {who}"), K::AllowAlways),
-            acp::PermissionOption::new(REJECT_ONCE, "Reject", K::RejectOnce),
-            acp::PermissionOption::new(REJECT_ALWAYS, format!("Always reject {tool} for {who}"), K::RejectAlways),
+            option(true, ApprovalScope::Once, "Allow once".into()),
+            option(true, ApprovalScope::Agent, format!("Always allow {tool} for {who}")),
+            option(false, ApprovalScope::Once, "Reject".into()),
+            option(false, ApprovalScope::Agent, format!("Always reject {tool} for {who}")),
         ];
     }
-    r.options
-        .iter()
-        .map(|o| {
-            let (id, kind) = match (o.approved, o.scope == ApprovalScope::Once) {
-                (true, true) => (ALLOW_ONCE, K::AllowOnce),
-                (true, false) => (ALLOW_ALWAYS, K::AllowAlways),
-                (false, true) => (REJECT_ONCE, K::RejectOnce),
-                (false, false) => (REJECT_ALWAYS, K::RejectAlways),
-            };
-            acp::PermissionOption::new(id, o.name.clone(), kind)
-        })
-        .collect()
+    r.options.iter().map(|o| option(o.approved, o.scope, o.name.clone())).collect()
 }
 
-/// The client's choice as Arbor's answer: "always" is a rule for this agent.
+/// The client's choice as Arbor's answer: "always" is a rule for this agent; anything else
+/// (a cancel, an id it did not offer) denies once.
 pub fn answer_of(request_id: &str, outcome: &acp::RequestPermissionOutcome) -> ApprovalAnswer {
     let chosen = match outcome {
-        acp::RequestPermissionOutcome::Selected(s) => s.option_id.0.to_string(),
-        _ => String::new(),
+        acp::RequestPermissionOutcome::Selected(s) => Some(s.option_id.0.to_string()),
+        _ => None,
     };
-    let (approved, scope) = match chosen.as_str() {
-        ALLOW_ONCE => (true, ApprovalScope::Once),
-        ALLOW_ALWAYS => (true, ApprovalScope::Agent),
-        REJECT_ALWAYS => (false, ApprovalScope::Agent),
-        _ => (false, ApprovalScope::Once),
-    };
+    let kind = chosen
+        .as_ref()
+        .and_then(|id| serde_json::from_value::<acp::PermissionOptionKind>(serde_json::Value::from(id.as_str())).ok());
+    let (approved, scope) = kind.as_ref().and_then(arbor_core::answer_of_kind).unwrap_or((false, ApprovalScope::Once));
     let mut answer = ApprovalAnswer::new(request_id, approved, scope);
-    if chosen.is_empty() {
+    if chosen.is_none() {
         answer.reason = Some("the turn was cancelled in the editor".into());
     }
     answer

@@ -7,7 +7,7 @@
 //! its result.
 
 mod node;
-mod options;
+pub(crate) mod options;
 mod process;
 mod speaker;
 mod terminal;

@@ -3,22 +3,39 @@
 //! Arbor's terms, and the one an answer picks to send back.
 
 use agent_client_protocol::v1::schema as acp;
+use arbor_protocol::ApprovalScope;
+
+/// What an ACP permission option of `kind` is in Arbor's terms: approved or not, and how far
+/// it reaches ("always" is that agent's rule: `agent`). None for a kind newer than this schema.
+pub fn answer_of_kind(kind: &acp::PermissionOptionKind) -> Option<(bool, ApprovalScope)> {
+    use acp::PermissionOptionKind as K;
+    match kind {
+        K::AllowOnce => Some((true, ApprovalScope::Once)),
+        K::AllowAlways => Some((true, ApprovalScope::Agent)),
+        K::RejectOnce => Some((false, ApprovalScope::Once)),
+        K::RejectAlways => Some((false, ApprovalScope::Agent)),
+        _ => None,
+    }
+}
+
+/// The ACP option kind an Arbor answer is: any scope wider than `once` is "always".
+pub fn kind_of_answer(approved: bool, scope: ApprovalScope) -> acp::PermissionOptionKind {
+    use acp::PermissionOptionKind as K;
+    match (approved, scope == ApprovalScope::Once) {
+        (true, true) => K::AllowOnce,
+        (true, false) => K::AllowAlways,
+        (false, true) => K::RejectOnce,
+        (false, false) => K::RejectAlways,
+    }
+}
 
 /// The agent's options as the card offers them: its own words, each with the answer it
 /// is in Arbor's terms (the one `choose` maps back to it). Of two options that answer the
 /// same, the first is offered, as `choose` would pick it; a kind newer than this schema is left out.
 pub(super) fn offered(options: &[acp::PermissionOption]) -> Vec<arbor_protocol::AgentOption> {
-    use acp::PermissionOptionKind as K;
-    use arbor_protocol::ApprovalScope::{Agent, Once};
     let mut out: Vec<arbor_protocol::AgentOption> = Vec::new();
     for o in options {
-        let (approved, scope) = match o.kind {
-            K::AllowOnce => (true, Once),
-            K::AllowAlways => (true, Agent),
-            K::RejectOnce => (false, Once),
-            K::RejectAlways => (false, Agent),
-            _ => continue,
-        };
+        let Some((approved, scope)) = answer_of_kind(&o.kind) else { continue };
         if out.iter().any(|x| x.approved == approved && x.scope == scope) {
             continue;
         }
@@ -31,19 +48,15 @@ pub(super) fn offered(options: &[acp::PermissionOption]) -> Vec<arbor_protocol::
 /// An option's label kept: a button, not a paragraph.
 const MAX_OPTION: usize = 80;
 
-/// The agent's option for an answer: "always" when asked and offered, else once.
+/// The agent's option for an answer: its kind when offered (a scoped answer is "always"),
+/// else the same answer's other reach.
 pub(super) fn choose(
     options: &[acp::PermissionOption],
     approved: bool,
-    always: bool,
+    scope: ApprovalScope,
 ) -> acp::RequestPermissionResponse {
-    use acp::PermissionOptionKind as K;
-    let wanted: &[K] = match (approved, always) {
-        (true, true) => &[K::AllowAlways, K::AllowOnce],
-        (true, false) => &[K::AllowOnce, K::AllowAlways],
-        (false, true) => &[K::RejectAlways, K::RejectOnce],
-        (false, false) => &[K::RejectOnce, K::RejectAlways],
-    };
+    let other = if scope == ApprovalScope::Once { ApprovalScope::Agent } else { ApprovalScope::Once };
+    let wanted = [kind_of_answer(approved, scope), kind_of_answer(approved, other)];
     let chosen = wanted.iter().find_map(|k| options.iter().find(|o| o.kind == *k));
     match chosen {
         Some(o) => acp::RequestPermissionResponse::new(acp::RequestPermissionOutcome::Selected(
@@ -74,19 +87,13 @@ mod tests {
         assert_eq!((shown[0].name.as_str(), shown[1].name.as_str()), ("Always Allow", "Allow"));
         assert!(shown[2].name.len() < 120, "a long label is cut: {}", shown[2].name);
         // Choosing an offered answer sends that very option back.
-        let picked = |o: &arbor_protocol::AgentOption| match choose(
-            &options,
-            o.approved,
-            o.scope != ApprovalScope::Once,
-        )
-        .outcome
-        {
+        let picked = |o: &arbor_protocol::AgentOption| match choose(&options, o.approved, o.scope).outcome {
             acp::RequestPermissionOutcome::Selected(s) => s.option_id.0.to_string(),
             _ => "cancelled".into(),
         };
         assert_eq!(shown.iter().map(picked).collect::<Vec<_>>(), ["always", "allow", "reject"]);
         // An answer it offered no way to give is withdrawn, not given as something else.
-        let none = choose(&options[1..2], false, false).outcome;
+        let none = choose(&options[1..2], false, ApprovalScope::Once).outcome;
         assert!(matches!(none, acp::RequestPermissionOutcome::Cancelled));
     }
 }

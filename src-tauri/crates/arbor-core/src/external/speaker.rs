@@ -255,11 +255,11 @@ impl Speaker {
         match self.spec.policy.decide(&tool, class) {
             Decision::Allow => {
                 self.decided.lock().insert(call_id, arbor_protocol::DecidedBy::Policy);
-                let _ = responder.respond(choose(&options, true, false));
+                let _ = responder.respond(choose(&options, true, arbor_protocol::ApprovalScope::Once));
             }
             Decision::Deny => {
                 self.decided.lock().insert(call_id, arbor_protocol::DecidedBy::Policy);
-                let _ = responder.respond(choose(&options, false, false));
+                let _ = responder.respond(choose(&options, false, arbor_protocol::ApprovalScope::Once));
             }
             Decision::Ask => {
                 let (shared, id, cancel) = (self.shared.clone(), self.id.clone(), self.cancel.child_token());
@@ -276,7 +276,7 @@ impl Speaker {
                         Some(v) => {
                             // Known before the agent hears the answer, so before the call's result.
                             decided.lock().insert(call_id.clone(), v.by.clone());
-                            choose(&options, v.approved, v.scope != arbor_protocol::ApprovalScope::Once)
+                            choose(&options, v.approved, v.scope)
                         }
                         None => acp::RequestPermissionResponse::new(acp::RequestPermissionOutcome::Cancelled),
                     };
