@@ -5,7 +5,8 @@
 use serde::Serialize;
 
 /// The serde name of a unit variant (`"waiting_approval"` for `WaitingApproval`).
-/// Only for the protocol's unit enums, each of which a test walks in full.
+/// Only for unit enums whose names a test pins: the protocol's own (each walked in full), and
+/// ACP's permission option kinds (`arbor acp`'s option ids).
 pub fn name<T: Serialize>(value: &T) -> &'static str {
     serde_variant::to_variant_name(value).unwrap_or("unknown")
 }

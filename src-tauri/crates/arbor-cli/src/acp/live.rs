@@ -295,7 +295,8 @@ mod tests {
         }
         // Arbor's own agents: Arbor's four answers.
         let ours = options_of(&request(Vec::new()), "main");
-        assert_eq!(ours.len(), 4);
+        let ids: Vec<&str> = ours.iter().map(|o| o.option_id.0.as_ref()).collect();
+        assert_eq!(ids, ["allow_once", "allow_always", "reject_once", "reject_always"], "ACP's own kind names");
         assert_eq!(ours[1].name, "Always allow Write for main");
     }
 }
