@@ -28,8 +28,12 @@ const AGENTS: usize = 200;
 /// 16-character chunk every 3 ms, is ~15,000 chunks a second from the model.
 const PARALLEL: usize = 15;
 const CHUNK_MS: u64 = 3;
-/// Characters each subagent streams: 3,000 chunks, 9 s each.
-const CHARS: usize = 48_000;
+/// Bursts typed per typing figure.
+const BURSTS: usize = 3;
+/// Where a keystroke's wait went (`inputParts` in ui/src/lib/perf.ts).
+const INPUT_PARTS: [&str; 3] = ["queued", "toFrame", "render"];
+/// Characters each subagent streams: 4,000 chunks, 12 s each (the stream lasts past the last typing).
+const CHARS: usize = 64_000;
 
 /// The subagents of session `s`: 67, 67 and 66.
 fn agents_of(s: usize) -> usize {
@@ -79,6 +83,7 @@ pub async fn three_sessions(bin: &Path, server: &ScriptedServer) {
     let app = App::launch_with(bin, &env, Some(&settings)).await;
     app.client.execute("localStorage.setItem('arborPerf', '1'); location.reload();", vec![]).await.ok();
     tokio::time::sleep(Duration::from_millis(800)).await;
+    super::bench_speed::inject_css(&app).await;
     // The same burst typed with nothing running: WebDriver's own pace, what "caught up" is measured against.
     let burst = "The quick brown fox jumps over the lazy dog while three sessions stream 0123456789";
     let (inputs, caught_up) = type_into(&app, "[data-testid=prompt-input]", burst, "sessions-typing-idle").await;
@@ -194,17 +199,35 @@ pub async fn three_sessions(bin: &Path, server: &ScriptedServer) {
         app.all("[data-testid=tree-node]").await[row].click().await.unwrap();
         tokio::time::sleep(Duration::from_millis(500)).await;
         let mark = (server.events_sent(), Instant::now());
-        let (inputs, caught_up) = type_into(&app, "[data-testid=prompt-input]", burst, "sessions-typing").await;
-        println!("  typing in the prompt box, {shown} (the model sent {:.0} chunks/s):", load(mark));
-        println!("    {}", summary("keystroke to painted character (ms)", inputs));
-        println!("    a {}-character burst caught up {caught_up:.0} ms after the first key", burst.len());
-        println!("    {}", summary("frame interval meanwhile (ms)", super::bench_speed::probe(&app, "frames").await));
-        clear_prompt(&app).await;
+        super::bench_speed::bench_report(&app, "before typing").await;
+        let figures = type_bursts(&app, burst).await;
+        println!("  typing in the prompt box, {shown}, {BURSTS} bursts (the model sent {:.0} chunks/s):", load(mark));
+        println!("{figures}");
+        super::bench_speed::bench_report(&app, "while typing").await;
     }
     app.screenshot("three-sessions").await;
 
     // The rest of the stream, then the three sessions live and idle.
     until_quiet(&app, Duration::from_secs(2), Duration::from_secs(240)).await;
+    // The same page with nothing streaming: what typing costs in it alone.
+    super::bench_speed::bench_report(&app, "before typing").await;
+    println!("  typing in the prompt box once the stream has ended, {BURSTS} bursts:");
+    println!("{}", type_bursts(&app, burst).await);
+    super::bench_speed::bench_report(&app, "while typing").await;
+    // What-ifs on the still page, each measured the same way (`||` between style sheets).
+    for css in std::env::var("ARBOR_BENCH_QUIET_CSS").unwrap_or_default().split("||").filter(|c| !c.trim().is_empty()) {
+        app.client
+            .execute(
+                "const s = document.createElement('style'); s.id = 'bench-what-if'; s.textContent = arguments[0]; document.head.appendChild(s);",
+                vec![Value::String(css.to_string())],
+            )
+            .await
+            .unwrap();
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        println!("  the same, with {css}:");
+        println!("{}", type_bursts(&app, burst).await);
+        app.client.execute("document.getElementById('bench-what-if')?.remove();", vec![]).await.unwrap();
+    }
     let chunks = server.events_sent() - sent_at_start;
     let stored = stored_events(&app);
     println!(
@@ -225,4 +248,33 @@ fn stored_events(app: &App) -> u64 {
     let Ok(store) = arbor_store::Store::open(&app.store_path()) else { return 0 };
     let query = arbor_store::SessionQuery { limit: 0, ..Default::default() };
     store.sessions(&query).unwrap_or_default().iter().filter_map(|s| store.last_seq(&s.id).ok()).sum()
+}
+
+/// `BURSTS` bursts typed in the prompt box, their keys pooled (a p95 of one burst's 82 keys
+/// is its fifth-slowest key): the latency, where it went, when each burst caught up, frames.
+async fn type_bursts(app: &App, burst: &str) -> String {
+    let (mut inputs, mut caught, mut frames) = (Vec::new(), Vec::new(), Vec::new());
+    let mut parts = [Vec::new(), Vec::new(), Vec::new()];
+    for _ in 0..BURSTS {
+        let (keys, caught_up) = type_into(app, "[data-testid=prompt-input]", burst, "sessions-typing").await;
+        inputs.extend(keys);
+        for (part, name) in parts.iter_mut().zip(INPUT_PARTS) {
+            part.extend(super::bench_speed::probe(app, &format!("inputParts?.{name}")).await);
+        }
+        caught.push(format!("{caught_up:.0}"));
+        frames.extend(super::bench_speed::probe(app, "frames").await);
+        clear_prompt(app).await;
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+    let mut out = vec![format!("    {}", summary("keystroke to painted character (ms)", inputs))];
+    for (part, name) in parts.into_iter().zip(INPUT_PARTS) {
+        out.push(format!("      of which {}", summary(&format!("{name} (ms)"), part)));
+    }
+    out.push(format!(
+        "    each {}-character burst caught up {} ms after its first key",
+        burst.len(),
+        caught.join(", ")
+    ));
+    out.push(format!("    {}", summary("frame interval meanwhile (ms)", frames)));
+    out.join("\n")
 }

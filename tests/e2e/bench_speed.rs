@@ -184,11 +184,41 @@ pub async fn until_quiet(app: &App, quiet: Duration, limit: Duration) {
     }
 }
 
+/// What-ifs measured on the same build, with no rebuild: `ARBOR_BENCH_CSS`, when set,
+/// is added to the page as a style sheet (say, every animation still), and
+/// `ARBOR_BENCH_JS` is run in it (say, counting the commands it invokes into
+/// `window.__benchReport`, which [`bench_report`] prints).
+pub async fn inject_css(app: &App) {
+    if let Ok(css) = std::env::var("ARBOR_BENCH_CSS") {
+        println!("  (ARBOR_BENCH_CSS added to the page: {css})");
+        app.client
+            .execute(
+                "const s = document.createElement('style'); s.textContent = arguments[0]; document.head.appendChild(s);",
+                vec![Value::String(css)],
+            )
+            .await
+            .unwrap();
+    }
+    if let Ok(js) = std::env::var("ARBOR_BENCH_JS") {
+        println!("  (ARBOR_BENCH_JS run in the page: {js})");
+        app.client.execute(&js, vec![]).await.unwrap();
+    }
+}
+
+/// `window.__benchReport`, as JSON, when an `ARBOR_BENCH_JS` what-if left one.
+pub async fn bench_report(app: &App, label: &str) {
+    if std::env::var_os("ARBOR_BENCH_JS").is_none() {
+        return;
+    }
+    let v = app.client.execute("const r = window.__benchReport ?? null; window.__benchReport = r && (Array.isArray(r) ? [] : {}); return r;", vec![]).await.unwrap_or(Value::Null);
+    println!("  (window.__benchReport {label}: {v})");
+}
+
 pub async fn reset_probe(app: &App) {
     app.client
         // A build from before the input probe has no `inputs`: its figures come out empty.
         .execute(
-            "const p = window.__arborPerf; p.frames.length = 0; p.work.length = 0; if (p.inputs) p.inputs.length = 0; if (p.spent) p.spent = {};",
+            "const p = window.__arborPerf; p.frames.length = 0; p.work.length = 0; if (p.inputs) p.inputs.length = 0; if (p.inputParts) for (const l of Object.values(p.inputParts)) l.length = 0; if (p.spent) p.spent = {};",
             vec![],
         )
         .await

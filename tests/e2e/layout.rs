@@ -62,6 +62,25 @@ fn figures_in_sight(m: &serde_json::Value, theme: &str, width: u32) {
     }
 }
 
+/// The fields people type drafts into are laid out alone (a keystroke lays out and paints the
+/// field, not the page: docs/speed.md), and show the rows they were given, whole.
+async fn drafts_hold_their_rows(app: &App, theme: &str) {
+    let drafts = app
+        .client
+        .execute(
+            "return ['prompt-input', 'delegate-prompt'].map(id => {                const el = document.querySelector(`[data-testid=${id}]`), cs = getComputedStyle(el);                const inner = el.clientHeight - parseFloat(cs.paddingTop) - parseFloat(cs.paddingBottom);                return { id, contain: cs.contain, rows: el.rows, lines: inner / parseFloat(cs.lineHeight) }; });",
+            vec![],
+        )
+        .await
+        .unwrap();
+    for d in drafts.as_array().unwrap() {
+        let contain = d["contain"].as_str().unwrap_or_default();
+        assert!(contain.contains("strict") || contain.contains("size"), "{theme}: a draft is laid out alone: {d}");
+        let (rows, lines) = (d["rows"].as_f64().unwrap(), d["lines"].as_f64().unwrap());
+        assert!((lines - rows).abs() < 0.1, "{theme}: a draft shows its rows whole: {d}");
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[cfg_attr(
     not(feature = "custom-protocol"),
@@ -136,6 +155,7 @@ async fn the_layout_holds_at_two_sizes_in_both_themes_and_a_sent_message_waits_q
             .await
             .unwrap();
         assert_eq!(fits, true, "{theme}: Delegate…'s buttons within the 1024 × 700 window");
+        drafts_hold_their_rows(&app, theme).await;
         app.screenshot(&format!("delegate-1024x700-{theme}")).await;
         app.find("[data-testid=delegate-prompt]").await.send_keys("\u{E00C}").await.unwrap();
         app.wait("the dialog closed", || async { app.all(".modal").await.is_empty().then_some(()) }).await;

@@ -37,6 +37,7 @@ import { installEventEffects, loadAppState } from "./ipc/actions";
 import { installApprovalEffects } from "./ipc/approvals";
 import { installHistoryEffects } from "./ipc/history";
 import { installPaceEffects } from "./ipc/pace";
+import { installStillWhileTyping } from "./lib/stillWhileTyping";
 import { installWindowWatch } from "./ipc/window";
 import { markInteractive } from "./lib/perf";
 import { bookStore } from "./store/review";
@@ -61,6 +62,7 @@ export function App() {
     const offHistory = installHistoryEffects();
     const offApprovals = installApprovalEffects();
     const offPace = installPaceEffects();
+    const offStill = installStillWhileTyping();
     installWindowWatch();
     window.addEventListener("keydown", onGlobalKey);
     void loadAppState();
@@ -69,6 +71,7 @@ export function App() {
       offHistory();
       offApprovals();
       offPace();
+      offStill();
       window.removeEventListener("keydown", onGlobalKey);
     };
   }, []);

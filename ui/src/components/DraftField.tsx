@@ -7,7 +7,7 @@
  * re-renders only when that answer changes; the form reads the text when it
  * sends (`draft.get()`) and clears it with `draft.set("")`.
  */
-import { useState, type InputHTMLAttributes, type TextareaHTMLAttributes } from "react";
+import { useState, type CSSProperties, type InputHTMLAttributes, type TextareaHTMLAttributes } from "react";
 import { createStore, useStore, type Store } from "../store/store";
 
 export type Draft = Store<string>;
@@ -28,9 +28,23 @@ const whole = (text: string) => text;
 type TextareaProps = Omit<TextareaHTMLAttributes<HTMLTextAreaElement>, "value" | "defaultValue" | "onChange">;
 type InputProps = Omit<InputHTMLAttributes<HTMLInputElement>, "value" | "defaultValue" | "onChange">;
 
-export function DraftTextarea({ draft, ...props }: TextareaProps & { draft: Draft }) {
+/**
+ * Its height comes from its rows (`--rows`, styles/theme.css `.draft-text`), never
+ * from its text: the field is then a layout of its own, and a keystroke lays out
+ * and paints it alone, not the page around it.
+ */
+export function DraftTextarea({ draft, className, style, ...props }: TextareaProps & { draft: Draft }) {
   const value = useStore(draft, whole);
-  return <textarea {...props} value={value} onChange={(e) => draft.set(e.target.value)} />;
+  const rows = { "--rows": props.rows ?? 2, ...style } as CSSProperties;
+  return (
+    <textarea
+      {...props}
+      className={className ? `draft-text ${className}` : "draft-text"}
+      style={rows}
+      value={value}
+      onChange={(e) => draft.set(e.target.value)}
+    />
+  );
 }
 
 export function DraftInput({ draft, ...props }: InputProps & { draft: Draft }) {

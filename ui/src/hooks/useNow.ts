@@ -5,14 +5,19 @@
  * of their own, timers ticked at the moment each mounted, and the page repainted
  * in a different frame for each: in this webview, which paints in software, two
  * dozen running agents' timers kept it repainting all second (docs/speed.md).
+ * While a person types, a tick waits for them to pause (TYPING_HOLD_MS at
+ * most, as the event stream does): no timer repaints in a keystroke's frame.
  */
 import { useCallback, useSyncExternalStore } from "react";
+import { isTyping, onTypingChange, TYPING_HOLD_MS } from "../lib/typing";
 
 interface Clock {
   /** The latest tick, on a boundary of the interval. */
   now: number;
   listeners: Set<() => void>;
   timer: ReturnType<typeof setTimeout> | null;
+  /** A tick fell while a person typed: it is told when they pause. */
+  held: boolean;
 }
 
 const clocks = new Map<number, Clock>();
@@ -24,7 +29,7 @@ function floorTo(t: number, intervalMs: number): number {
 function clockOf(intervalMs: number): Clock {
   let c = clocks.get(intervalMs);
   if (!c) {
-    c = { now: floorTo(Date.now(), intervalMs), listeners: new Set(), timer: null };
+    c = { now: floorTo(Date.now(), intervalMs), listeners: new Set(), timer: null, held: false };
     clocks.set(intervalMs, c);
   }
   return c;
@@ -33,11 +38,21 @@ function clockOf(intervalMs: number): Clock {
 function schedule(c: Clock, intervalMs: number): void {
   const wait = intervalMs - (Date.now() % intervalMs);
   c.timer = setTimeout(() => {
-    c.now = floorTo(Date.now(), intervalMs);
     schedule(c, intervalMs);
-    for (const l of c.listeners) l();
+    if (isTyping(performance.now()) && Date.now() - c.now < intervalMs + TYPING_HOLD_MS) c.held = true;
+    else tick(c, intervalMs);
   }, wait);
 }
+
+function tick(c: Clock, intervalMs: number): void {
+  c.held = false;
+  c.now = floorTo(Date.now(), intervalMs);
+  for (const l of c.listeners) l();
+}
+
+onTypingChange((typing) => {
+  if (!typing) for (const [intervalMs, c] of clocks) if (c.held && c.listeners.size > 0) tick(c, intervalMs);
+});
 
 export function useNow(active: boolean, intervalMs = 1000): number {
   const subscribe = useCallback(

@@ -32,6 +32,13 @@ export interface PerfProbe {
   work: number[];
   paints: TimelinePaint[];
   inputs: number[];
+  /**
+   * Where each of `inputs` went, in the same order: `queued`, from the event's
+   * timeStamp to its handler (the page's thread was busy with something else);
+   * `toFrame`, from the handler to the frame's requestAnimationFrame callback;
+   * `render`, from that callback to the painted frame (style, layout, paint).
+   */
+  inputParts: { queued: number[]; toFrame: number[]; render: number[] };
   /** Milliseconds spent per stage (see `timed`), summed since the probe was last cleared. */
   spent: Record<string, number>;
 }
@@ -93,27 +100,31 @@ function isTextField(target: EventTarget | null): boolean {
 }
 
 function installInputProbe(probe: PerfProbe): void {
-  /** Input event times waiting for their frame to be painted. */
-  let waiting: number[] = [];
+  /** Input events waiting for their frame to be painted: their timeStamp and when their handler ran. */
+  let waiting: { at: number; handled: number }[] = [];
   const channel = new MessageChannel();
-  channel.port1.onmessage = (m: MessageEvent<number[]>) => {
+  channel.port1.onmessage = (m: MessageEvent<{ frame: number; inputs: { at: number; handled: number }[] }>) => {
     const now = performance.now();
-    for (const t of m.data) {
-      bound(probe.inputs);
-      probe.inputs.push(now - t);
+    const parts = probe.inputParts;
+    for (const { at, handled } of m.data.inputs) {
+      for (const list of [probe.inputs, parts.queued, parts.toFrame, parts.render]) bound(list);
+      probe.inputs.push(now - at);
+      parts.queued.push(handled - at);
+      parts.toFrame.push(m.data.frame - handled);
+      parts.render.push(now - m.data.frame);
     }
   };
   const painted = () => {
-    const times = waiting;
+    const inputs = waiting;
     waiting = [];
-    channel.port2.postMessage(times);
+    channel.port2.postMessage({ frame: performance.now(), inputs });
   };
   document.addEventListener(
     "input",
     (e) => {
       if (!isTextField(e.target)) return;
       if (waiting.length === 0) requestAnimationFrame(painted);
-      waiting.push(eventTime(e));
+      waiting.push({ at: eventTime(e), handled: performance.now() });
     },
     { capture: true, passive: true },
   );
@@ -121,7 +132,14 @@ function installInputProbe(probe: PerfProbe): void {
 
 export function installPerfProbe(): void {
   if (typeof window === "undefined" || !enabled() || window.__arborPerf) return;
-  const probe: PerfProbe = { frames: [], work: [], paints: [], inputs: [], spent: {} };
+  const probe: PerfProbe = {
+    frames: [],
+    work: [],
+    paints: [],
+    inputs: [],
+    inputParts: { queued: [], toFrame: [], render: [] },
+    spent: {},
+  };
   window.__arborPerf = probe;
   active = probe;
   installInputProbe(probe);

@@ -1,11 +1,20 @@
 /**
  * Whether a person is typing: a text field had input within the last
- * TYPING_MS. While they type, the window puts their keys first: the shown
- * session's batches are applied a few times a second, not every frame
- * (store/sessionStore.ts), and the backend sends them as seldom
- * (ipc/pace.ts), so little else competes with a keystroke's paint.
+ * TYPING_MS. While they type, the window puts their keys first: batches and
+ * clock ticks wait for a pause, TYPING_HOLD_MS at most (store/sessionStore.ts,
+ * hooks/useNow.ts), and the backend sends every session at its background
+ * pace (ipc/pace.ts), so little else competes with a keystroke's paint.
  */
 export const TYPING_MS = 150;
+
+/**
+ * The longest the window holds the stream back (its batches and its clocks)
+ * while a person types on without a pause: anything else painted in the frame
+ * of a keystroke holds that keystroke back (a subagent's output scrolling as
+ * it streams repaints the whole output; docs/speed.md), and someone typing
+ * is not reading it meanwhile. They pause, and it catches up at once.
+ */
+export const TYPING_HOLD_MS = 1000;
 
 /** When a person last typed in a text field (performance.now()). */
 let typedAt = Number.NEGATIVE_INFINITY;

@@ -5,6 +5,7 @@ import { frameOf } from "../test/stores";
 import { agentUsage, figures, usageUpdate } from "../test/usage";
 import { initialSession } from "./session/reducer";
 import { reduceBatch } from "../test/agents";
+import { TYPING_HOLD_MS, TYPING_MS } from "../lib/typing";
 import {
   dropSlot,
   enqueueFrame,
@@ -72,29 +73,40 @@ describe("the event queue", () => {
     forgotten();
   });
 
-  it("while a person types, applies the stream's batches after a frame is painted, and ten times a second at most", async () => {
+  it("while a person types, holds the stream's batches until they pause, and a second at most, losing none", async () => {
     const e = eventMaker();
     const applied = vi.fn();
     const off = onEventsApplied(applied);
     enqueueFrame(frameOf([e.started("agent-main", null, "main")]));
     vi.advanceTimersToNextFrame();
     expect(applied).toHaveBeenCalledTimes(1);
-    // Typing, a key a frame, while a chunk arrives every frame.
-    for (let i = 0; i < 12; i++) {
+    const text = () => (sessionStore.get().agents["agent-main"]?.items[0] as { text: string } | undefined)?.text;
+    // Typing, a key a frame, while a chunk arrives every frame: 30 frames, about half a second.
+    const keyAndChunk = async (c: string) => {
       window.dispatchEvent(new Event("input"));
-      enqueueFrame(frameOf([e.make("agent-main", { type: "response_chunk", content: "x" })]));
+      enqueueFrame(frameOf([e.make("agent-main", { type: "response_chunk", content: c })]));
       vi.advanceTimersToNextFrame();
       // The after-paint task.
       await vi.advanceTimersByTimeAsync(0);
-    }
-    // 12 frames of ~16 ms: two batches at most (100 ms apart), not twelve; none lost.
-    expect(applied.mock.calls.length - 1).toBeLessThanOrEqual(3);
-    expect(applied.mock.calls.length - 1).toBeGreaterThanOrEqual(1);
+    };
+    for (let i = 0; i < 30; i++) await keyAndChunk("x");
+    expect(applied).toHaveBeenCalledTimes(1);
+    expect(text()).toBeUndefined();
+    // They pause: everything that waited, in the next frame.
+    vi.advanceTimersByTime(TYPING_MS + 1);
+    vi.advanceTimersToNextFrame();
+    expect(applied).toHaveBeenCalledTimes(2);
+    expect(text()).toBe("x".repeat(30));
+    // Someone who types on without a pause still sees the stream once a hold, and nothing is lost.
+    const start = performance.now();
+    while (performance.now() - start < TYPING_HOLD_MS * 2.5) await keyAndChunk("y");
+    expect(applied.mock.calls.length - 2).toBeGreaterThanOrEqual(2);
+    expect(applied.mock.calls.length - 2).toBeLessThanOrEqual(3);
     flushEvents();
-    expect((sessionStore.get().agents["agent-main"]?.items[0] as { text: string }).text).toBe("x".repeat(12));
+    expect(text()).toMatch(/^x{30}y+$/);
     // Typing over: every frame again.
     vi.advanceTimersByTime(300);
-    enqueueFrame(frameOf([e.make("agent-main", { type: "response_chunk", content: "y" })]));
+    enqueueFrame(frameOf([e.make("agent-main", { type: "response_chunk", content: "z" })]));
     const before = applied.mock.calls.length;
     vi.advanceTimersToNextFrame();
     expect(applied.mock.calls.length).toBe(before + 1);

@@ -36,7 +36,7 @@ import { withUsage } from "./session/usage";
 import { createStore, type Readable } from "./store";
 import { applyFrames, clearTimelines } from "./timeline";
 import { timed } from "../lib/perf";
-import { isTyping } from "../lib/typing";
+import { isTyping, onTypingChange, TYPING_HOLD_MS } from "../lib/typing";
 import { uiStore, type UiState } from "./ui";
 
 /** The displayed session: the current live one, or a past one under review. */
@@ -224,15 +224,19 @@ export function enqueueFrame(f: EventFrame, key: SlotKey = liveStore.get().curre
 }
 
 /**
- * A batch applied in the same frame as a keystroke would hold the typed
- * character's paint back by the batch's whole reduce and render; while a
- * person types (lib/typing.ts), batches are applied just after a frame is
- * painted instead, so the character shows first, and only every
- * TYPING_BATCH_MS, so that few keys land while one is applied.
+ * A batch applied in the frame of a keystroke holds the typed character's
+ * paint back by the batch's reduce, render and paint (a streaming output
+ * scrolls, and the whole of it is painted again). While a person types
+ * (lib/typing.ts), batches wait for them to pause, or for TYPING_HOLD_MS
+ * since the last one; then they are applied just after a painted frame.
  */
-const TYPING_BATCH_MS = 100;
 /** When the last batch was applied (performance.now()). */
 let appliedAt = Number.NEGATIVE_INFINITY;
+
+/** Whether a batch waits, `now`, for the person typing. */
+function heldForTyping(now: number): boolean {
+  return isTyping(now) && now >= appliedAt && now - appliedAt < TYPING_HOLD_MS;
+}
 
 /** Runs `f` after the current frame has been painted (a task queued from an animation frame runs after it). */
 const afterPaint: (f: () => void) => void = (() => {
@@ -279,21 +283,31 @@ function onFrame(): void {
     return;
   }
   const now = performance.now();
-  if (!isTyping(now)) {
-    flushEvents();
-    return;
-  }
-  // Typing: a frame in which no batch is applied paints its keys at once; one in ten applies the stream's.
-  if (now >= appliedAt && now - appliedAt < TYPING_BATCH_MS) frame = requestAnimationFrame(onFrame);
-  else afterPaint(flushEvents);
+  if (!isTyping(now)) flushEvents();
+  // Held: the pause in typing, or the timer at the hold's end, applies them.
+  else if (!heldForTyping(now)) afterPaint(flushEvents);
 }
 
-/** Queues a frame from the backend: applied on the next animation frame (after its paint while a person types). */
+/** For a window whose frames do not come (hidden), and for the end of a hold while someone types on. */
+function fallback(): void {
+  timer = null;
+  const now = performance.now();
+  if (heldForTyping(now)) timer = setTimeout(fallback, appliedAt + TYPING_HOLD_MS - now);
+  else flushEvents();
+}
+
+/** Queues a frame from the backend: applied on the next animation frame, or when a person's typing lets it. */
 function schedule(): void {
   if (frame !== null || timer !== null) return;
   if (typeof requestAnimationFrame === "function") frame = requestAnimationFrame(onFrame);
-  timer = setTimeout(flushEvents, 250);
+  timer = setTimeout(fallback, 250);
 }
+
+// A pause in typing: what waited is applied in the next frame.
+onTypingChange((typing) => {
+  if (typing || queues.size === 0 || frame !== null || typeof requestAnimationFrame !== "function") return;
+  frame = requestAnimationFrame(onFrame);
+});
 
 /** Applies every queued event now. */
 export function flushEvents(): void {

@@ -31,20 +31,30 @@ pub const BACKGROUND: Duration = Duration::from_millis(100);
 /// second were 180 messages a second into one webview, two thirds of them for
 /// sessions drawn as a row of the sessions list.
 #[derive(Debug, Clone)]
-pub struct Pace(Arc<AtomicU64>);
+pub struct Pace(Arc<PaceCell>);
+
+#[derive(Debug)]
+struct PaceCell {
+    millis: AtomicU64,
+    changed: tokio::sync::Notify,
+}
 
 impl Pace {
     pub fn every(interval: Duration) -> Self {
-        Self(Arc::new(AtomicU64::new(millis(interval))))
+        Self(Arc::new(PaceCell { millis: AtomicU64::new(millis(interval)), changed: tokio::sync::Notify::new() }))
     }
 
-    /// Takes effect from the next frame on.
+    /// Takes effect at once, for the frame under way too: a session a person
+    /// turns to (or turns back to when they stop typing) is sent what waited
+    /// for its background frame now, not up to [`BACKGROUND`] later.
     pub fn set(&self, interval: Duration) {
-        self.0.store(millis(interval), Ordering::Relaxed);
+        if self.0.millis.swap(millis(interval), Ordering::Relaxed) != millis(interval) {
+            self.0.changed.notify_waiters();
+        }
     }
 
     pub fn get(&self) -> Duration {
-        Duration::from_millis(self.0.load(Ordering::Relaxed))
+        Duration::from_millis(self.0.millis.load(Ordering::Relaxed))
     }
 
     /// The same pace (a clone of it), not merely an equal one.
@@ -75,7 +85,7 @@ pub struct EventFrame {
 }
 
 /// Forwards `events` to `send` in order, in frames: the first event of a frame
-/// waits at most `pace`'s interval (read as each frame begins). `states` are the agents before the first event
+/// waits at most `pace`'s interval (as it is while the frame waits). `states` are the agents before the first event
 /// (a resumed session's); they follow every event. Returns when the stream
 /// ends or `send` returns false (the receiver is gone).
 pub async fn forward(
@@ -90,20 +100,28 @@ pub async fn forward(
     loop {
         let Some(first) = events.recv().await else { return };
         let mut batch = vec![first];
-        let deadline = tokio::time::Instant::now() + pace.get();
+        let began = tokio::time::Instant::now();
         let mut closed = false;
         loop {
-            // Take what is already queued without waiting, then wait for the frame to end.
+            // Take what is already queued without waiting, then wait for the frame to end
+            // or its pace to change (registered before the pace is read: no change is missed).
             while let Ok(ev) = events.try_recv() {
                 batch.push(ev);
             }
-            match tokio::time::timeout_at(deadline, events.recv()).await {
-                Ok(Some(ev)) => batch.push(ev),
-                Ok(None) => {
-                    closed = true;
-                    break;
-                }
-                Err(_) => break,
+            let changed = pace.0.changed.notified();
+            tokio::pin!(changed);
+            changed.as_mut().enable();
+            let deadline = began + pace.get();
+            tokio::select! {
+                next = tokio::time::timeout_at(deadline, events.recv()) => match next {
+                    Ok(Some(ev)) => batch.push(ev),
+                    Ok(None) => {
+                        closed = true;
+                        break;
+                    }
+                    Err(_) => break,
+                },
+                () = &mut changed => {}
             }
         }
         let mut touched: Vec<AgentId> = Vec::new();
@@ -275,6 +293,26 @@ mod tests {
         tx.send(ev(3)).unwrap();
         drop(tx);
         assert_eq!(out.recv().await.unwrap().iter().map(|e| e.seq).collect::<Vec<_>>(), vec![3]);
+        task.await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_frame_waiting_on_a_slow_pace_goes_at_once_when_the_pace_quickens() {
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        let (out_tx, mut out) = tokio::sync::mpsc::unbounded_channel();
+        // Far slower than any test waits: only the change can send this frame in time.
+        let pace = Pace::every(Duration::from_secs(600));
+        let task =
+            tokio::spawn(forward(rx, pace.clone(), crate::Seed::default(), move |f| out_tx.send(f.events).is_ok()));
+        tx.send(ev(1)).unwrap();
+        tokio::time::sleep(FRAME * 3).await;
+        tx.send(ev(2)).unwrap();
+        assert!(out.try_recv().is_err(), "the frame waits for its pace");
+        pace.set(FRAME);
+        let sent = tokio::time::timeout(Duration::from_secs(30), out.recv()).await;
+        let events = sent.expect("sent when the pace quickened, not when the old one ran out").unwrap();
+        assert_eq!(events.iter().map(|e| e.seq).collect::<Vec<_>>(), vec![1, 2]);
+        drop(tx);
         task.await.unwrap();
     }
 

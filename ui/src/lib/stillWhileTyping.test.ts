@@ -1,0 +1,57 @@
+/** The window's stepped animations hold still while a person types, and step in phase again after. */
+import { afterEach, beforeEach, expect, it, vi } from "vitest";
+import { installStillWhileTyping } from "./stillWhileTyping";
+import { TYPING_MS } from "./typing";
+
+/** Enough of a CSS animation for the hold: its name, its start time, pause. */
+function animation(animationName: string, startTime: number) {
+  const a = {
+    animationName,
+    startTime: startTime as number | null,
+    paused: false,
+    pause() {
+      a.paused = true;
+    },
+  };
+  return a;
+}
+
+let field: HTMLTextAreaElement;
+beforeEach(() => {
+  vi.useFakeTimers();
+  field = document.createElement("textarea");
+  document.body.append(field);
+});
+afterEach(() => {
+  field.remove();
+  vi.useRealTimers();
+  Reflect.deleteProperty(document, "getAnimations");
+});
+
+it("pauses the spinners and pulses while a person types, and gives them their start back when they pause", () => {
+  const spin = animation("spin", 250);
+  const pulse = animation("pulse", 1_000);
+  const flash = animation("flash", 40);
+  Object.defineProperty(document, "getAnimations", { configurable: true, value: () => [spin, pulse, flash] });
+  const off = installStillWhileTyping();
+  field.dispatchEvent(new Event("input", { bubbles: true }));
+  expect([spin.paused, pulse.paused, flash.paused]).toEqual([true, true, false]);
+  // Pausing leaves no start time; the pause in typing gives the old one back, so it plays in step.
+  spin.startTime = null;
+  pulse.startTime = null;
+  vi.advanceTimersByTime(TYPING_MS / 2);
+  field.dispatchEvent(new Event("input", { bubbles: true }));
+  expect(spin.startTime).toBeNull();
+  vi.advanceTimersByTime(TYPING_MS + 1);
+  expect([spin.startTime, pulse.startTime]).toEqual([250, 1_000]);
+  off();
+});
+
+it("does nothing where the page has no animations to ask for", () => {
+  const off = installStillWhileTyping();
+  expect(() => {
+    field.dispatchEvent(new Event("input", { bubbles: true }));
+    vi.advanceTimersByTime(TYPING_MS + 1);
+  }).not.toThrow();
+  off();
+});
