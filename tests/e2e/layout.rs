@@ -81,6 +81,38 @@ async fn drafts_hold_their_rows(app: &App, theme: &str) {
     }
 }
 
+/// Each spinner's step, as a fraction of its turn (ms into it), per running spinner.
+const SPIN_PHASES: &str = "return document.getAnimations().filter(a => a.animationName === 'spin') \
+    .map(a => ({ state: a.playState, phase: (((a.currentTime - (Number(a.effect.getTiming().delay) || 0)) % 1000) + 1000) % 1000 }));";
+
+/// While a person types, the spinners hold still (their steps would be painted in the keystrokes'
+/// frames: docs/speed.md); when they pause, every spinner turns again, all in step.
+async fn spinners_hold_still_while_typing(app: &App, theme: &str) {
+    let typing = app
+        .client
+        .execute(
+            &format!(
+                "document.querySelector('[data-testid=prompt-input]').dispatchEvent(new Event('input', {{ bubbles: true }})); {SPIN_PHASES}"
+            ),
+            vec![],
+        )
+        .await
+        .unwrap();
+    let states: Vec<&str> = typing.as_array().unwrap().iter().filter_map(|s| s["state"].as_str()).collect();
+    assert!(!states.is_empty() && states.iter().all(|s| *s == "paused"), "{theme}: held while typing: {typing}");
+    tokio::time::sleep(std::time::Duration::from_millis(400)).await;
+    let after = app.client.execute(SPIN_PHASES, vec![]).await.unwrap();
+    let spins = after.as_array().unwrap();
+    assert!(spins.iter().all(|s| s["state"] == "running"), "{theme}: turning again after the pause: {after}");
+    let phases: Vec<f64> = spins.iter().filter_map(|s| s["phase"].as_f64()).collect();
+    for a in &phases {
+        for b in &phases {
+            let apart = (a - b).abs().min(1000.0 - (a - b).abs());
+            assert!(apart < 60.0, "{theme}: the spinners turn in step again: {after}");
+        }
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[cfg_attr(
     not(feature = "custom-protocol"),
@@ -174,6 +206,7 @@ async fn the_layout_holds_at_two_sizes_in_both_themes_and_a_sent_message_waits_q
         // A message to the survey, which is waiting on its model: queued until its next turn.
         let slow = app.node("Survey the repository").await;
         slow.click().await.unwrap();
+        spinners_hold_still_while_typing(&app, theme).await;
         slow.find(fantoccini::Locator::Css("[data-testid=node-message]")).await.unwrap().click().await.unwrap();
         app.find("[data-testid=message-text]").await.send_keys("also count the tests").await.unwrap();
         app.click("[data-testid=message-submit]").await;

@@ -17,3 +17,18 @@ it("delays each spinner back to the document clock's last whole turn", () => {
   at.mockReturnValue(2_100);
   expect(inPhase(1400)).toBe("-700ms");
 });
+
+it("pins its animation's start where the page can, so a late first style still turns in step", () => {
+  const at = vi.spyOn(performance, "now").mockReturnValue(7_980);
+  const animation = { startTime: null as number | null };
+  const getAnimations = vi.fn(() => [animation]);
+  Object.defineProperty(HTMLElement.prototype, "getAnimations", { configurable: true, value: getAnimations });
+  try {
+    render(<Spinner />);
+    // Delayed 980 ms back and begun at 980 on the timeline: its turns fall on whole seconds.
+    expect(animation.startTime).toBe(980);
+  } finally {
+    Reflect.deleteProperty(HTMLElement.prototype, "getAnimations");
+    at.mockRestore();
+  }
+});

@@ -5,7 +5,7 @@
  * stepped in different frames, and the page, painted in software, repainted in
  * nearly every one (docs/speed.md).
  */
-import { useState, type CSSProperties } from "react";
+import { useCallback, useState, type CSSProperties, type RefCallback } from "react";
 
 /** The spinner's period (styles/layout.css `.spinner`). */
 const TURN_MS = 1000;
@@ -15,12 +15,29 @@ export function inPhase(periodMs: number): string {
   return `${-(performance.now() % periodMs)}ms`;
 }
 
-/** The style that keeps an element's animation of `periodMs` in phase, fixed when it mounts. */
-export function usePhase(periodMs: number): CSSProperties {
+/**
+ * What keeps an element's animation of `periodMs` in phase: its delay, fixed
+ * when it renders, and, where the page has the Web Animations API, its
+ * animation's start time pinned when it mounts. CSS starts an animation when
+ * the element's style is first resolved, which under a heavy stream can be a
+ * hundred milliseconds after the render that computed the delay (the
+ * end-to-end layout test saw a spinner 130 ms out of step).
+ */
+export function usePhase(periodMs: number): { style: CSSProperties; ref: RefCallback<HTMLElement> } {
   const [style] = useState(() => ({ animationDelay: inPhase(periodMs) }));
-  return style;
+  const ref = useCallback(
+    (el: HTMLElement | null) => {
+      if (el === null || typeof el.getAnimations !== "function") return;
+      // Begun at the timeline's `-delay`: its turns fall on the document clock's whole periods.
+      const start = -parseFloat(style.animationDelay);
+      for (const a of el.getAnimations()) a.startTime = start;
+    },
+    [style],
+  );
+  return { style, ref };
 }
 
 export function Spinner() {
-  return <span className="spinner" style={usePhase(TURN_MS)} />;
+  const { style, ref } = usePhase(TURN_MS);
+  return <span className="spinner" style={style} ref={ref} />;
 }

@@ -47,8 +47,9 @@ const PULSE_MS = 1400;
 
 /** Waiting for a person: pulsing in step with every other (as spinners turn, Spinner.tsx). */
 function Pulse() {
+  const { style, ref } = usePhase(PULSE_MS);
   return (
-    <span className="pulse" style={usePhase(PULSE_MS)}>
+    <span className="pulse" style={style} ref={ref}>
       <IconHand />
     </span>
   );
