@@ -9,8 +9,10 @@ function animation(animationName: string, startTime: number) {
     animationName,
     startTime: startTime as number | null,
     paused: false,
+    playState: "running" as AnimationPlayState,
     pause() {
       a.paused = true;
+      a.playState = "paused";
     },
   };
   return a;
@@ -44,6 +46,19 @@ it("pauses the spinners and pulses while a person types, and gives them their st
   expect(spin.startTime).toBeNull();
   vi.advanceTimersByTime(TYPING_MS + 1);
   expect([spin.startTime, pulse.startTime]).toEqual([250, 1_000]);
+  off();
+});
+
+it("leaves alone a spinner whose element left while the person typed", () => {
+  const gone = animation("spin", 250);
+  Object.defineProperty(document, "getAnimations", { configurable: true, value: () => [gone] });
+  const off = installStillWhileTyping();
+  field.dispatchEvent(new Event("input", { bubbles: true }));
+  // Its agent finished meanwhile: the spinner was unmounted, its animation cancelled.
+  gone.playState = "idle";
+  gone.startTime = null;
+  vi.advanceTimersByTime(TYPING_MS + 1);
+  expect(gone.startTime).toBeNull();
   off();
 });
 

@@ -36,7 +36,8 @@ export function installStillWhileTyping(): () => void {
       return;
     }
     // Its start time as before the pause: it plays again in step with the document's clock.
-    for (const h of held) if (h.startTime !== null) h.animation.startTime = h.startTime;
+    // One whose element left meanwhile was cancelled ("idle"): a start time would play it on, unseen.
+    for (const h of held) if (h.startTime !== null && h.animation.playState === "paused") h.animation.startTime = h.startTime;
     held = [];
   });
 }
