@@ -4,8 +4,10 @@
 //! - frame intervals while a person watches, and while they use the tree;
 //! - switching sessions: a click in the sessions list to the painted, settled view
 //!   (the other session's tree and its selected agent's output);
-//! - typing in the prompt box meanwhile: keystroke to painted character, and when
-//!   a burst has caught up;
+//! - typing in the prompt box meanwhile, and again once the stream has ended: keystroke
+//!   to painted character (three bursts pooled), where each key's wait went (queued,
+//!   to its frame, the frame's render), and when each burst caught up; on the still
+//!   page, what-if style sheets too (`ARBOR_BENCH_QUIET_CSS`, docs/speed.md);
 //! - what the store writes: the model's chunks against the events stored, which
 //!   the runtime's coalescing of a model's chunks per agent makes fewer;
 //! - memory (PSS) of the app and its WebKit processes with the three sessions
