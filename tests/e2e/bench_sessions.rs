@@ -85,7 +85,7 @@ pub async fn three_sessions(bin: &Path, server: &ScriptedServer) {
     let app = App::launch_with(bin, &env, Some(&settings)).await;
     app.client.execute("localStorage.setItem('arborPerf', '1'); location.reload();", vec![]).await.ok();
     tokio::time::sleep(Duration::from_millis(800)).await;
-    super::bench_speed::inject_css(&app).await;
+    super::bench_speed::inject_what_ifs(&app).await;
     // The same burst typed with nothing running: WebDriver's own pace, what "caught up" is measured against.
     let burst = "The quick brown fox jumps over the lazy dog while three sessions stream 0123456789";
     let (inputs, caught_up) = type_into(&app, "[data-testid=prompt-input]", burst, "sessions-typing-idle").await;

@@ -188,7 +188,7 @@ pub async fn until_quiet(app: &App, quiet: Duration, limit: Duration) {
 /// is added to the page as a style sheet (say, every animation still), and
 /// `ARBOR_BENCH_JS` is run in it (say, counting the commands it invokes into
 /// `window.__benchReport`, which [`bench_report`] prints).
-pub async fn inject_css(app: &App) {
+pub async fn inject_what_ifs(app: &App) {
     if let Ok(css) = std::env::var("ARBOR_BENCH_CSS") {
         println!("  (ARBOR_BENCH_CSS added to the page: {css})");
         app.client

@@ -9,7 +9,7 @@
  * most, as the event stream does): no timer repaints in a keystroke's frame.
  */
 import { useCallback, useSyncExternalStore } from "react";
-import { isTyping, onTypingChange, TYPING_HOLD_MS } from "../lib/typing";
+import { heldForTyping, onTypingChange } from "../lib/typing";
 
 interface Clock {
   /** The latest tick, on a boundary of the interval. */
@@ -39,7 +39,8 @@ function schedule(c: Clock, intervalMs: number): void {
   const wait = intervalMs - (Date.now() % intervalMs);
   c.timer = setTimeout(() => {
     schedule(c, intervalMs);
-    if (isTyping(performance.now()) && Date.now() - c.now < intervalMs + TYPING_HOLD_MS) c.held = true;
+    // Its age counted from when it fell due (the boundary after the last tick).
+    if (heldForTyping(Date.now() - c.now - intervalMs)) c.held = true;
     else tick(c, intervalMs);
   }, wait);
 }

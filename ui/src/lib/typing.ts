@@ -16,6 +16,16 @@ export const TYPING_MS = 150;
  */
 export const TYPING_HOLD_MS = 1000;
 
+/**
+ * Whether something last shown `ageMs` ago (a batch applied, a clock's due tick)
+ * waits for the person typing: they type, and it has waited less than
+ * TYPING_HOLD_MS. A negative age (a clock that went back, as a test's fake one
+ * does) is no reason to wait.
+ */
+export function heldForTyping(ageMs: number): boolean {
+  return isTyping(performance.now()) && ageMs >= 0 && ageMs < TYPING_HOLD_MS;
+}
+
 /** When a person last typed in a text field (performance.now()). */
 let typedAt = Number.NEGATIVE_INFINITY;
 let quietTimer: ReturnType<typeof setTimeout> | null = null;

@@ -36,7 +36,7 @@ import { withUsage } from "./session/usage";
 import { createStore, type Readable } from "./store";
 import { applyFrames, clearTimelines } from "./timeline";
 import { timed } from "../lib/perf";
-import { isTyping, onTypingChange, TYPING_HOLD_MS } from "../lib/typing";
+import { heldForTyping, isTyping, onTypingChange, TYPING_HOLD_MS } from "../lib/typing";
 import { uiStore, type UiState } from "./ui";
 
 /** The displayed session: the current live one, or a past one under review. */
@@ -233,11 +233,6 @@ export function enqueueFrame(f: EventFrame, key: SlotKey = liveStore.get().curre
 /** When the last batch was applied (performance.now()). */
 let appliedAt = Number.NEGATIVE_INFINITY;
 
-/** Whether a batch waits, `now`, for the person typing. */
-function heldForTyping(now: number): boolean {
-  return isTyping(now) && now >= appliedAt && now - appliedAt < TYPING_HOLD_MS;
-}
-
 /** Runs `f` after the current frame has been painted (a task queued from an animation frame runs after it). */
 const afterPaint: (f: () => void) => void = (() => {
   if (typeof MessageChannel === "undefined") return (f) => void setTimeout(f, 0);
@@ -285,14 +280,14 @@ function onFrame(): void {
   const now = performance.now();
   if (!isTyping(now)) flushEvents();
   // Held: the pause in typing, or the timer at the hold's end, applies them.
-  else if (!heldForTyping(now)) afterPaint(flushEvents);
+  else if (!heldForTyping(now - appliedAt)) afterPaint(flushEvents);
 }
 
 /** For a window whose frames do not come (hidden), and for the end of a hold while someone types on. */
 function fallback(): void {
   timer = null;
   const now = performance.now();
-  if (heldForTyping(now)) timer = setTimeout(fallback, appliedAt + TYPING_HOLD_MS - now);
+  if (heldForTyping(now - appliedAt)) timer = setTimeout(fallback, appliedAt + TYPING_HOLD_MS - now);
   else flushEvents();
 }
 
