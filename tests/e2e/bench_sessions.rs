@@ -146,7 +146,6 @@ pub async fn three_sessions(bin: &Path, server: &ScriptedServer) {
 
     // Switching sessions: a click on a row of the list to the other session's tree and output, painted.
     reset_probe(&app).await;
-    super::bench_speed::bench_report(&app, "before switching").await;
     let mark = (server.events_sent(), Instant::now());
     let recording = Recording::start("sessions-switch").await;
     let switched = app
@@ -155,8 +154,8 @@ pub async fn three_sessions(bin: &Path, server: &ScriptedServer) {
             "const mains = arguments[0]; const done = arguments[arguments.length - 1]; const out = { settled: [], js: [], tree: [], late: 0 }; \
              const painted = () => new Promise(r => requestAnimationFrame(() => { const c = new MessageChannel(); c.port1.onmessage = () => r(); c.port2.postMessage(0); })); \
              const rendered = () => new Promise(r => queueMicrotask(r)); \
-             const tree = (m) => document.querySelector('[data-testid=tree-node]:not([data-pane=hidden] *)')?.dataset.agentId === m.main; \
-             const settled = (m) => tree(m) && (document.querySelector('[data-testid=output]:not([data-pane=hidden] *)')?.textContent || '').includes(m.marker); \
+             const tree = (m) => document.querySelector('[data-testid=tree-node]')?.dataset.agentId === m.main; \
+             const settled = (m) => tree(m) && (document.querySelector('[data-testid=output]')?.textContent || '').includes(m.marker); \
              (async () => { \
                for (let i = 0; i < 15; i++) { const m = mains[i % mains.length]; \
                  const row = [...document.querySelectorAll('[data-testid=session-row]')].find(r => r.textContent.includes(m.prompt)); \
@@ -181,7 +180,6 @@ pub async fn three_sessions(bin: &Path, server: &ScriptedServer) {
     println!("    not settled within 3 s: {}", switched["late"]);
     println!("    the page's own work over the 15, {}", spent(&app).await);
     println!("    {}", summary("frame interval meanwhile (ms)", super::bench_speed::probe(&app, "frames").await));
-    super::bench_speed::bench_report(&app, "after switching").await;
 
     // The tree of the shown session: select, fold, scroll.
     reset_probe(&app).await;
