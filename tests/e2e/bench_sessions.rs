@@ -146,6 +146,7 @@ pub async fn three_sessions(bin: &Path, server: &ScriptedServer) {
 
     // Switching sessions: a click on a row of the list to the other session's tree and output, painted.
     reset_probe(&app).await;
+    super::bench_speed::bench_report(&app, "before switching").await;
     let mark = (server.events_sent(), Instant::now());
     let recording = Recording::start("sessions-switch").await;
     let switched = app
@@ -180,6 +181,7 @@ pub async fn three_sessions(bin: &Path, server: &ScriptedServer) {
     println!("    not settled within 3 s: {}", switched["late"]);
     println!("    the page's own work over the 15, {}", spent(&app).await);
     println!("    {}", summary("frame interval meanwhile (ms)", super::bench_speed::probe(&app, "frames").await));
+    super::bench_speed::bench_report(&app, "after switching").await;
 
     // The tree of the shown session: select, fold, scroll.
     reset_probe(&app).await;
