@@ -203,30 +203,20 @@ pub async fn three_sessions(bin: &Path, server: &ScriptedServer) {
         app.all("[data-testid=tree-node]").await[row].click().await.unwrap();
         tokio::time::sleep(Duration::from_millis(500)).await;
         let mark = (server.events_sent(), Instant::now());
-        super::bench_speed::bench_report(&app, "before typing").await;
         let figures = type_bursts(&app, burst).await;
         println!("  typing in the prompt box, {shown}, {BURSTS} bursts (the model sent {:.0} chunks/s):", load(mark));
         println!("{figures}");
-        super::bench_speed::bench_report(&app, "while typing").await;
     }
     app.screenshot("three-sessions").await;
 
     // The rest of the stream, then the three sessions live and idle.
     until_quiet(&app, Duration::from_secs(2), Duration::from_secs(240)).await;
     // The same page with nothing streaming: what typing costs in it alone.
-    super::bench_speed::bench_report(&app, "before typing").await;
     println!("  typing in the prompt box once the stream has ended, {BURSTS} bursts:");
     println!("{}", type_bursts(&app, burst).await);
-    super::bench_speed::bench_report(&app, "while typing").await;
     // What-ifs on the still page, each measured the same way (`||` between style sheets).
     for css in std::env::var("ARBOR_BENCH_QUIET_CSS").unwrap_or_default().split("||").filter(|c| !c.trim().is_empty()) {
-        app.client
-            .execute(
-                "const s = document.createElement('style'); s.id = 'bench-what-if'; s.textContent = arguments[0]; document.head.appendChild(s);",
-                vec![Value::String(css.to_string())],
-            )
-            .await
-            .unwrap();
+        super::bench_speed::add_style_sheet(&app, "bench-what-if", css).await;
         tokio::time::sleep(Duration::from_millis(300)).await;
         println!("  the same, with {css}:");
         println!("{}", type_bursts(&app, burst).await);
@@ -256,7 +246,9 @@ fn stored_events(app: &App) -> u64 {
 
 /// `BURSTS` bursts typed in the prompt box, their keys pooled (a p95 of one burst's 82 keys
 /// is its fifth-slowest key): the latency, where it went, when each burst caught up, frames.
+/// An `ARBOR_BENCH_JS` what-if's report is printed before and after them.
 async fn type_bursts(app: &App, burst: &str) -> String {
+    super::bench_speed::bench_report(app, "before typing").await;
     let (mut inputs, mut caught, mut frames) = (Vec::new(), Vec::new(), Vec::new());
     let mut parts = [Vec::new(), Vec::new(), Vec::new()];
     for _ in 0..BURSTS {
@@ -280,5 +272,6 @@ async fn type_bursts(app: &App, burst: &str) -> String {
         caught.join(", ")
     ));
     out.push(format!("    {}", summary("frame interval meanwhile (ms)", frames)));
+    super::bench_speed::bench_report(app, "while typing").await;
     out.join("\n")
 }

@@ -191,18 +191,23 @@ pub async fn until_quiet(app: &App, quiet: Duration, limit: Duration) {
 pub async fn inject_what_ifs(app: &App) {
     if let Ok(css) = std::env::var("ARBOR_BENCH_CSS") {
         println!("  (ARBOR_BENCH_CSS added to the page: {css})");
-        app.client
-            .execute(
-                "const s = document.createElement('style'); s.textContent = arguments[0]; document.head.appendChild(s);",
-                vec![Value::String(css)],
-            )
-            .await
-            .unwrap();
+        add_style_sheet(app, "bench-css", &css).await;
     }
     if let Ok(js) = std::env::var("ARBOR_BENCH_JS") {
         println!("  (ARBOR_BENCH_JS run in the page: {js})");
         app.client.execute(&js, vec![]).await.unwrap();
     }
+}
+
+/// Adds `css` to the page as a style sheet with the element id `id` (to remove it by).
+pub async fn add_style_sheet(app: &App, id: &str, css: &str) {
+    app.client
+        .execute(
+            "const s = document.createElement('style'); s.id = arguments[0]; s.textContent = arguments[1]; document.head.appendChild(s);",
+            vec![Value::String(id.to_string()), Value::String(css.to_string())],
+        )
+        .await
+        .unwrap();
 }
 
 /// `window.__benchReport`, as JSON, when an `ARBOR_BENCH_JS` what-if left one.

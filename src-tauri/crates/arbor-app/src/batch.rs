@@ -48,7 +48,8 @@ impl Pace {
     /// turns to (or turns back to when they stop typing) is sent what waited
     /// for its background frame now, not up to [`BACKGROUND`] later.
     pub fn set(&self, interval: Duration) {
-        if self.0.millis.swap(millis(interval), Ordering::Relaxed) != millis(interval) {
+        let next = millis(interval);
+        if self.0.millis.swap(next, Ordering::Relaxed) != next {
             self.0.changed.notify_waiters();
         }
     }
