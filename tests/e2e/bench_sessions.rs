@@ -3,7 +3,9 @@
 //! subagents between them, their models streaming about 15,000 chunks a second:
 //! - frame intervals while a person watches, and while they use the tree;
 //! - switching sessions: a click in the sessions list to the painted, settled view
-//!   (the other session's tree and its selected agent's output);
+//!   (the other session's tree and its selected agent's output), while they stream
+//!   and again once the stream has ended; beside each, the floor under any switch:
+//!   a frame that repaints the whole window and changes nothing else;
 //! - typing in the prompt box meanwhile, and again once the stream has ended: keystroke
 //!   to painted character (three bursts pooled), where each key's wait went (queued,
 //!   to its frame, the frame's render), and when each burst caught up; on the still
@@ -30,6 +32,8 @@ const AGENTS: usize = 200;
 /// 16-character chunk every 3 ms, is ~15,000 chunks a second from the model.
 const PARALLEL: usize = 15;
 const CHUNK_MS: u64 = 3;
+/// Session switches per switching figure.
+const SWITCHES: usize = 15;
 /// Bursts typed per typing figure.
 const BURSTS: usize = 3;
 /// Where a keystroke's wait went (`inputParts` in ui/src/lib/perf.ts).
@@ -149,39 +153,21 @@ pub async fn three_sessions(bin: &Path, server: &ScriptedServer) {
     super::bench_speed::bench_report(&app, "before switching").await;
     let mark = (server.events_sent(), Instant::now());
     let recording = Recording::start("sessions-switch").await;
-    let switched = app
-        .client
-        .execute_async(
-            "const mains = arguments[0]; const done = arguments[arguments.length - 1]; const out = { settled: [], js: [], tree: [], late: 0 }; \
-             const painted = () => new Promise(r => requestAnimationFrame(() => { const c = new MessageChannel(); c.port1.onmessage = () => r(); c.port2.postMessage(0); })); \
-             const rendered = () => new Promise(r => queueMicrotask(r)); \
-             const tree = (m) => document.querySelector('[data-testid=tree-node]')?.dataset.agentId === m.main; \
-             const settled = (m) => tree(m) && (document.querySelector('[data-testid=output]')?.textContent || '').includes(m.marker); \
-             (async () => { \
-               for (let i = 0; i < 15; i++) { const m = mains[i % mains.length]; \
-                 const row = [...document.querySelectorAll('[data-testid=session-row]')].find(r => r.textContent.includes(m.prompt)); \
-                 const t = performance.now(); row.querySelector('.session-open').click(); await rendered(); out.js.push(performance.now() - t); \
-                 let treeAt = null; \
-                 while (!settled(m) && performance.now() - t < 3000) { if (treeAt === null && tree(m)) treeAt = performance.now() - t; \
-                   await new Promise(r => requestAnimationFrame(r)); } \
-                 out.tree.push(treeAt ?? performance.now() - t); \
-                 if (!settled(m)) out.late++; \
-                 await painted(); out.settled.push(performance.now() - t); \
-                 await new Promise(r => setTimeout(r, 250)); } \
-               done(out); })();",
-            vec![Value::Array(mains.clone())],
-        )
-        .await
-        .unwrap();
+    let switched = switch_sessions(&app, &mains).await;
     recording.stop();
-    println!("  switching sessions, 15 times while they stream (the model sent {:.0} chunks/s):", load(mark));
-    println!("    {}", summary("click to the settled view painted (ms)", floats(&switched["settled"])));
-    println!("    {}", summary("click to rendered DOM (ms)", floats(&switched["js"])));
-    println!("    {}", summary("click to the other session's tree in a frame (ms)", floats(&switched["tree"])));
-    println!("    not settled within 3 s: {}", switched["late"]);
-    println!("    the page's own work over the 15, {}", spent(&app).await);
+    println!("  switching sessions, {SWITCHES} times while they stream (the model sent {:.0} chunks/s):", load(mark));
+    println!("{}", switch_figures(&switched));
+    println!("    the page's own work over the {SWITCHES}, {}", spent(&app).await);
     println!("    {}", summary("frame interval meanwhile (ms)", super::bench_speed::probe(&app, "frames").await));
     super::bench_speed::bench_report(&app, "after switching").await;
+    // The floor under any switch: the same window repainted with no script and no new layout.
+    let mark = (server.events_sent(), Instant::now());
+    let floor = repaints(&app).await;
+    println!(
+        "  repainting the whole window {SWITCHES} times while they stream (the model sent {:.0} chunks/s):",
+        load(mark)
+    );
+    println!("    {}", summary("a frame that repaints it and changes nothing else (ms)", floor));
 
     // The tree of the shown session: select, fold, scroll.
     reset_probe(&app).await;
@@ -222,6 +208,18 @@ pub async fn three_sessions(bin: &Path, server: &ScriptedServer) {
         println!("{}", type_bursts(&app, burst).await);
         app.client.execute("document.getElementById('bench-what-if')?.remove();", vec![]).await.unwrap();
     }
+    // The same switches on the still page: what they cost the app alone, without the stream's load.
+    super::bench_speed::bench_report(&app, "before switching on the still page").await;
+    reset_probe(&app).await;
+    let still = switch_sessions(&app, &mains).await;
+    println!("  switching sessions, {SWITCHES} times once the stream has ended:");
+    println!("{}", switch_figures(&still));
+    println!("    the page's own work over the {SWITCHES}, {}", spent(&app).await);
+    super::bench_speed::bench_report(&app, "after switching on the still page").await;
+    println!(
+        "    {}",
+        summary("a frame that repaints the whole window and changes nothing else (ms)", repaints(&app).await)
+    );
     let chunks = server.events_sent() - sent_at_start;
     let stored = stored_events(&app);
     println!(
@@ -235,6 +233,75 @@ pub async fn three_sessions(bin: &Path, server: &ScriptedServer) {
         println!("  idle with {SESSIONS} live sessions: PSS {pss:.0} MiB (RSS {rss:.0} MiB); per process {each:?}");
     }
     app.close().await;
+}
+
+/// Switches among the live sessions `mains` (their prompts, main agents' ids and
+/// output markers) [`SWITCHES`] times, each a click on its row in the sessions list,
+/// timed in the page: to the rendered DOM, to its tree in a frame, to the
+/// settled view (its tree and its main agent's output) painted.
+async fn switch_sessions(app: &App, mains: &[Value]) -> Value {
+    app.client
+        .execute_async(
+            "const [mains, n] = arguments; const done = arguments[arguments.length - 1]; const out = { settled: [], js: [], tree: [], late: 0 }; \
+             const painted = () => new Promise(r => requestAnimationFrame(() => { const c = new MessageChannel(); c.port1.onmessage = () => r(); c.port2.postMessage(0); })); \
+             const rendered = () => new Promise(r => queueMicrotask(r)); \
+             const tree = (m) => document.querySelector('[data-testid=tree-node]')?.dataset.agentId === m.main; \
+             const settled = (m) => tree(m) && (document.querySelector('[data-testid=output]')?.textContent || '').includes(m.marker); \
+             (async () => { \
+               for (let i = 0; i < n; i++) { const m = mains[i % mains.length]; \
+                 const row = [...document.querySelectorAll('[data-testid=session-row]')].find(r => r.textContent.includes(m.prompt)); \
+                 const t = performance.now(); row.querySelector('.session-open').click(); await rendered(); out.js.push(performance.now() - t); \
+                 let treeAt = null; \
+                 while (!settled(m) && performance.now() - t < 3000) { if (treeAt === null && tree(m)) treeAt = performance.now() - t; \
+                   await new Promise(r => requestAnimationFrame(r)); } \
+                 out.tree.push(treeAt ?? performance.now() - t); \
+                 if (!settled(m)) out.late++; \
+                 await painted(); out.settled.push(performance.now() - t); \
+                 await new Promise(r => setTimeout(r, 250)); } \
+               done(out); })();",
+            vec![Value::Array(mains.to_vec()), json!(SWITCHES)],
+        )
+        .await
+        .unwrap()
+}
+
+/// A [`switch_sessions`] answer as the bench prints it.
+fn switch_figures(switched: &Value) -> String {
+    [
+        summary("click to the settled view painted (ms)", floats(&switched["settled"])),
+        summary("click to rendered DOM (ms)", floats(&switched["js"])),
+        summary("click to the other session's tree in a frame (ms)", floats(&switched["tree"])),
+        format!("not settled within 3 s: {}", switched["late"]),
+    ]
+    .map(|line| format!("    {line}"))
+    .join("\n")
+}
+
+/// [`SWITCHES`] frames that repaint the whole window and change nothing else: an opaque
+/// cover over the page is shown (one frame), then hidden, and the frame that paints
+/// the page again is timed from its start (`requestAnimationFrame`) to the task
+/// after it. No script of the app's runs in it and nothing is laid out anew, so
+/// this is the least a session switch, which repaints most of the window, can take.
+async fn repaints(app: &App) -> Vec<f64> {
+    let out = app
+        .client
+        .execute_async(
+            "const [n] = arguments; const done = arguments[arguments.length - 1]; \
+             const frame = () => new Promise(r => requestAnimationFrame(() => { const t = performance.now(); const c = new MessageChannel(); c.port1.onmessage = () => r(performance.now() - t); c.port2.postMessage(0); })); \
+             const cover = document.createElement('div'); \
+             cover.style.cssText = 'position:fixed;inset:0;background:#000;z-index:2147483647;pointer-events:none;visibility:hidden'; \
+             document.body.appendChild(cover); \
+             (async () => { const out = []; \
+               for (let i = 0; i < n; i++) { \
+                 cover.style.visibility = 'visible'; await frame(); \
+                 cover.style.visibility = 'hidden'; out.push(await frame()); \
+                 await new Promise(r => setTimeout(r, 250)); } \
+               cover.remove(); done(out); })();",
+            vec![json!(SWITCHES)],
+        )
+        .await
+        .unwrap();
+    floats(&out)
 }
 
 /// Events stored for every session of the app's store (seq is gap-free from 1).

@@ -1,7 +1,7 @@
 import { Lexer } from "marked";
 import { describe, expect, it, vi } from "vitest";
 import { renderMarkdown } from "../components/Markdown";
-import { BlockSplitter, NO_LINKS, lineCount, renderBlock, splitBlocks } from "./markdownBlocks";
+import { BlockSplitter, NO_LINKS, RENDERED_KEPT_CHARS, lineCount, renderBlock, splitBlocks } from "./markdownBlocks";
 
 const DOC = [
   "# Plan",
@@ -213,6 +213,42 @@ describe("a long paragraph growing", () => {
     expect(lex.mock.calls.length).toBe(calls);
     text += "\n\n1. item";
     expect(splitter.split(text).blocks).toEqual(splitBlocks(text).blocks);
+    lex.mockRestore();
+  });
+});
+
+describe("rendered blocks kept", () => {
+  // What renderBlock parses: each parse lexes the block (Lexer.lex), a kept block does not.
+  const parses = () => vi.spyOn(Lexer.prototype, "lex");
+
+  it("renders a block shown again without parsing it again, with the same HTML", () => {
+    const block = `A finished answer, shown again after a switch: ${"lorem ipsum ".repeat(5_000)}`;
+    const first = renderBlock(block);
+    const lex = parses();
+    expect(renderBlock(block)).toBe(first);
+    expect(lex).not.toHaveBeenCalled();
+    lex.mockRestore();
+  });
+
+  it("parses again with other link definitions: a reference resolves as in the text it is now in", () => {
+    const para = "See [the docs][d].";
+    const links = splitBlocks("[d]: https://example.com/docs").links;
+    expect(renderBlock(para)).not.toContain("<a ");
+    expect(renderBlock(para, links)).toContain('<a href="https://example.com/docs">the docs</a>');
+    expect(renderBlock(para)).not.toContain("<a ");
+  });
+
+  it("keeps at most RENDERED_KEPT_CHARS of source, the least recently used going first", () => {
+    const size = RENDERED_KEPT_CHARS / 4;
+    const block = (tag: string) => `${tag} ${"x".repeat(size - tag.length - 1)}`;
+    for (const tag of ["one", "two", "three", "four"]) renderBlock(block(tag));
+    renderBlock(block("one")); // used again: now the most recent
+    renderBlock(block("five")); // one over the bound: "two", the least recently used, goes
+    const lex = parses();
+    for (const tag of ["one", "three", "four", "five"]) renderBlock(block(tag));
+    expect(lex).not.toHaveBeenCalled();
+    renderBlock(block("two"));
+    expect(lex).toHaveBeenCalledTimes(1);
     lex.mockRestore();
   });
 });

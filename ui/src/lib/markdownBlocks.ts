@@ -154,15 +154,47 @@ export class BlockSplitter {
   }
 }
 
+/**
+ * Source characters whose rendered HTML is kept. An output shown again (its
+ * session switched back to, its agent selected again) mounts its blocks anew:
+ * parsing a finished 64,000-character answer again took a session switch
+ * 67 ms of its 120 (docs/speed.md). Least recently used go first.
+ */
+export const RENDERED_KEPT_CHARS = 4_000_000;
+
+/** Rendered blocks by their source, in the order last used, with the links each was rendered with. */
+const rendered = new Map<string, { links: Links; html: string }>();
+let renderedChars = 0;
+
 /** One block (or any Markdown) as sanitised HTML, with the text's link definitions. */
 export function renderBlock(raw: string, links: Links = NO_LINKS): string {
-  return timed("markdown", () => {
+  const kept = rendered.get(raw);
+  if (kept && kept.links === links) {
+    // Used now: to the back of the line.
+    rendered.delete(raw);
+    rendered.set(raw, kept);
+    return kept.html;
+  }
+  const html = timed("markdown", () => {
     const options = lexerOptions();
     const lexer = new Lexer(options);
     if (links !== NO_LINKS) Object.assign(lexer.tokens.links, links);
-    const html = marked.parser(lexer.lex(raw), options);
-    return DOMPurify.sanitize(html, SANITIZE);
+    return DOMPurify.sanitize(marked.parser(lexer.lex(raw), options), SANITIZE);
   });
+  keep(raw, links, html);
+  return html;
+}
+
+function keep(raw: string, links: Links, html: string): void {
+  if (raw.length > RENDERED_KEPT_CHARS) return;
+  if (rendered.delete(raw)) renderedChars -= raw.length;
+  rendered.set(raw, { links, html });
+  renderedChars += raw.length;
+  for (const oldest of rendered.keys()) {
+    if (renderedChars <= RENDERED_KEPT_CHARS) break;
+    rendered.delete(oldest);
+    renderedChars -= oldest.length;
+  }
 }
 
 /** How many lines a block takes in the source: what a part of a long answer is measured in. */

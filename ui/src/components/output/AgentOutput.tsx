@@ -7,11 +7,12 @@
  * "Load earlier" above the oldest loaded page, and a search hit scrolled into
  * view (the filter gives way when it hides the hit).
  */
-import { useVirtualizer, type VirtualItem } from "@tanstack/react-virtual";
+import { useVirtualizer, type Range, type Virtualizer, type VirtualItem } from "@tanstack/react-virtual";
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import type { AgentId } from "../../bindings";
 import { loadEarlier } from "../../ipc/history";
 import { SHOW_ALL, filterItems } from "../../lib/outputFilter";
+import { OVERSCAN_ROWS, nearRows } from "../../lib/overscan";
 import { ResponseParts, estimateRowSize } from "../../lib/responseParts";
 import { placeOf, rememberPlace } from "../../store/places";
 import { bookStore, displayedBook, pagesOf } from "../../store/review";
@@ -106,6 +107,8 @@ export function AgentOutput({ id }: { id: AgentId }) {
     const sizes = new Map(measured.map((m) => [m.key, m.size]));
     return rows.reduce((sum, r) => sum + (sizes.get(r.key) ?? estimateRowSize(r)), 0);
   });
+  // The virtualizer's own positions, for its range extractor (which it calls, and which it is made with).
+  const virtualizerRef = useRef<Virtualizer<HTMLDivElement, Element> | null>(null);
   // No React Compiler in this build; the virtualizer re-renders this component itself.
   // eslint-disable-next-line react-hooks/incompatible-library
   const virtualizer = useVirtualizer({
@@ -114,9 +117,12 @@ export function AgentOutput({ id }: { id: AgentId }) {
     initialMeasurementsCache: measured as VirtualItem[],
     getScrollElement: () => scrollRef.current,
     estimateSize: (i) => estimateRowSize(rows[i]),
-    overscan: 6,
+    // Rows of any height: a few past the view, only those near it (lib/overscan.ts).
+    overscan: OVERSCAN_ROWS,
+    rangeExtractor: useCallback((range: Range) => nearRows(range, virtualizerRef.current?.measurementsCache ?? []), []),
     getItemKey: (i) => rows[i]?.key ?? i,
   });
+  virtualizerRef.current = virtualizer;
   const total = virtualizer.getTotalSize();
 
   const onScroll = useCallback(() => {

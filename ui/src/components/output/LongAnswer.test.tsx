@@ -18,7 +18,8 @@ vi.mock("../../bindings", async (importOriginal) => ({
   commands: {},
 }));
 
-withLayout({ offsetHeight: 600, offsetWidth: 800, clientHeight: 600 });
+// Each row a part of the answer, tall as its many lines are.
+withLayout({ offsetHeight: 600, offsetWidth: 800, clientHeight: 600 }, 600);
 
 /** About 1,500 lines of what models write: headings, prose, lists, code, tables. */
 function longAnswer(): string {
@@ -114,6 +115,9 @@ describe("a long answer", () => {
     expect(out.textContent).toContain("Extra paragraph");
     expect(out.textContent).not.toContain("Section 0 explains");
     expect(blocksInDom().length).toBeLessThan(150);
+    // Its parts near the view only (lib/overscan.ts): the last, in view, and two above it within
+    // OVERSCAN_PX, not six of 600 px each.
+    expect(out.querySelectorAll(".output-row").length).toBeLessThanOrEqual(4);
   });
 
   it("keeps the blocks it shows while more streams in", async () => {

@@ -6,7 +6,7 @@ import { appState, applyEvents, applyUsage, resetStores, sessionInfo } from "../
 import { agentUsage, figures, standing, usageUpdate } from "../../test/usage";
 import { OutputView } from "./OutputView";
 import { ACP_PROVIDER } from "../../bindings";
-import { withLayout } from "../../test/layout";
+import { ROW_HEIGHT, withLayout } from "../../test/layout";
 
 vi.mock("../../bindings", async (importOriginal) => ({
   // The real constants (they are Rust's rules); only the commands are faked.
@@ -249,15 +249,15 @@ describe("OutputView", () => {
     render(<OutputView />);
     const inner = () => screen.getByTestId("output").querySelector<HTMLElement>(".output-inner");
     const rows = () => screen.getByTestId("output").querySelectorAll(".output-row").length;
-    // Measured at 600 px each (the file's layout) while first shown.
-    expect(inner()?.style.height).toBe(`${rows() * 600}px`);
+    // Measured at ROW_HEIGHT each (the file's layout) while first shown.
+    expect(inner()?.style.height).toBe(`${rows() * ROW_HEIGHT}px`);
     act(() => select("agent-g"));
     // Back, in a layout that would now measure 100 px: the first layout is the one it had.
     const saved = Object.getOwnPropertyDescriptor(HTMLElement.prototype, "offsetHeight");
     Object.defineProperty(HTMLElement.prototype, "offsetHeight", { configurable: true, get: () => 100 });
     try {
       act(() => select("agent-main"));
-      expect(inner()?.style.height).toBe(`${rows() * 600}px`);
+      expect(inner()?.style.height).toBe(`${rows() * ROW_HEIGHT}px`);
     } finally {
       if (saved) Object.defineProperty(HTMLElement.prototype, "offsetHeight", saved);
     }
