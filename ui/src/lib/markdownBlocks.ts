@@ -14,6 +14,9 @@
  * - `renderBlock` is what `marked.parse` + DOMPurify did to the whole text,
  *   for one block; link reference definitions (`[x]: https://…`) anywhere in
  *   the text are handed to every block, so `[x]` resolves as in the whole.
+ *   What it rendered is kept by the block's source (within a bound): an
+ *   output mounted again, after a session switch or a selection, parses
+ *   nothing it parsed before.
  */
 import DOMPurify from "dompurify";
 import { Lexer, marked, type Links, type MarkedOptions } from "marked";
@@ -157,8 +160,10 @@ export class BlockSplitter {
 /**
  * Source characters whose rendered HTML is kept. An output shown again (its
  * session switched back to, its agent selected again) mounts its blocks anew:
- * parsing a finished 64,000-character answer again took a session switch
- * 67 ms of its 120 (docs/speed.md). Least recently used go first.
+ * parsing a finished 64,000-character answer again took 67 ms of every switch
+ * to its session (docs/speed.md). Least recently used go first. A text with
+ * link definitions is split anew on a mount, with new links: its blocks are
+ * parsed again (they are few).
  */
 export const RENDERED_KEPT_CHARS = 4_000_000;
 
