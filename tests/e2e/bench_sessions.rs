@@ -280,8 +280,10 @@ fn switch_figures(switched: &Value) -> String {
 /// [`SWITCHES`] frames that repaint the whole window and change nothing else: an opaque
 /// cover over the page is shown (one frame), then hidden, and the frame that paints
 /// the page again is timed from its start (`requestAnimationFrame`) to the task
-/// after it. No script of the app's runs in it and nothing is laid out anew, so
-/// this is the least a session switch, which repaints most of the window, can take.
+/// after it, as a switch's settled mark is (tasks queued before that one, such as
+/// the stream's, count in both). No script of the app's runs in it and nothing is
+/// laid out anew: the least the bench can measure for a switch, which repaints
+/// most of the window.
 async fn repaints(app: &App) -> Vec<f64> {
     let out = app
         .client
