@@ -15,7 +15,10 @@ export const OVERSCAN_PX = 800;
 /**
  * The indexes to mount: the visible range, and up to OVERSCAN_ROWS rows each
  * way whose edge nearest the view is within OVERSCAN_PX of it. `items` are the
- * rows' positions (measured, or estimated until measured).
+ * rows' positions (measured, or estimated until measured). The virtualizer
+ * asks again only when the visible range or the row count changes: rows
+ * measured since keep the margin worked out before, until the next scroll.
+ * Only the margin: the visible rows are always mounted.
  */
 export function nearRows(range: Range, items: readonly VirtualItem[]): number[] {
   const { startIndex, endIndex, count } = range;
