@@ -16,7 +16,7 @@
 //!   live and idle.
 
 use super::bench_speed::{
-    Recording, clear_prompt, events_applied, reset_probe, spent, summary, type_into, until_quiet,
+    PAINTED_JS, Recording, clear_prompt, events_applied, reset_probe, spent, summary, type_into, until_quiet,
 };
 use super::harness::App;
 use super::{floats, memory};
@@ -215,11 +215,11 @@ pub async fn three_sessions(bin: &Path, server: &ScriptedServer) {
     println!("  switching sessions, {SWITCHES} times once the stream has ended:");
     println!("{}", switch_figures(&still));
     println!("    the page's own work over the {SWITCHES}, {}", spent(&app).await);
-    super::bench_speed::bench_report(&app, "after switching on the still page").await;
     println!(
         "    {}",
         summary("a frame that repaints the whole window and changes nothing else (ms)", repaints(&app).await)
     );
+    super::bench_speed::bench_report(&app, "after switching on the still page").await;
     let chunks = server.events_sent() - sent_at_start;
     let stored = stored_events(&app);
     println!(
@@ -240,10 +240,9 @@ pub async fn three_sessions(bin: &Path, server: &ScriptedServer) {
 /// timed in the page: to the rendered DOM, to its tree in a frame, to the
 /// settled view (its tree and its main agent's output) painted.
 async fn switch_sessions(app: &App, mains: &[Value]) -> Value {
-    app.client
-        .execute_async(
-            "const [mains, n] = arguments; const done = arguments[arguments.length - 1]; const out = { settled: [], js: [], tree: [], late: 0 }; \
-             const painted = () => new Promise(r => requestAnimationFrame(() => { const c = new MessageChannel(); c.port1.onmessage = () => r(); c.port2.postMessage(0); })); \
+    let script = [
+        PAINTED_JS,
+        "const [mains, n] = arguments; const done = arguments[arguments.length - 1]; const out = { settled: [], js: [], tree: [], late: 0 }; \
              const rendered = () => new Promise(r => queueMicrotask(r)); \
              const tree = (m) => document.querySelector('[data-testid=tree-node]')?.dataset.agentId === m.main; \
              const settled = (m) => tree(m) && (document.querySelector('[data-testid=output]')?.textContent || '').includes(m.marker); \
@@ -259,10 +258,9 @@ async fn switch_sessions(app: &App, mains: &[Value]) -> Value {
                  await painted(); out.settled.push(performance.now() - t); \
                  await new Promise(r => setTimeout(r, 250)); } \
                done(out); })();",
-            vec![Value::Array(mains.to_vec()), json!(SWITCHES)],
-        )
-        .await
-        .unwrap()
+    ]
+    .concat();
+    app.client.execute_async(&script, vec![Value::Array(mains.to_vec()), json!(SWITCHES)]).await.unwrap()
 }
 
 /// A [`switch_sessions`] answer as the bench prints it.
@@ -285,25 +283,21 @@ fn switch_figures(switched: &Value) -> String {
 /// laid out anew: the least the bench can measure for a switch, which repaints
 /// most of the window.
 async fn repaints(app: &App) -> Vec<f64> {
-    let out = app
-        .client
-        .execute_async(
-            "const [n] = arguments; const done = arguments[arguments.length - 1]; \
-             const frame = () => new Promise(r => requestAnimationFrame(() => { const t = performance.now(); const c = new MessageChannel(); c.port1.onmessage = () => r(performance.now() - t); c.port2.postMessage(0); })); \
+    let script = [
+        PAINTED_JS,
+        "const [n] = arguments; const done = arguments[arguments.length - 1]; \
              const cover = document.createElement('div'); \
              cover.style.cssText = 'position:fixed;inset:0;background:#000;z-index:2147483647;pointer-events:none;visibility:hidden'; \
              document.body.appendChild(cover); \
              (async () => { const out = []; \
                for (let i = 0; i < n; i++) { \
-                 cover.style.visibility = 'visible'; await frame(); \
-                 cover.style.visibility = 'hidden'; out.push(await frame()); \
+                 cover.style.visibility = 'visible'; await painted(); \
+                 cover.style.visibility = 'hidden'; const started = await painted(); out.push(performance.now() - started); \
                  await new Promise(r => setTimeout(r, 250)); } \
                cover.remove(); done(out); })();",
-            vec![json!(SWITCHES)],
-        )
-        .await
-        .unwrap();
-    floats(&out)
+    ]
+    .concat();
+    floats(&app.client.execute_async(&script, vec![json!(SWITCHES)]).await.unwrap())
 }
 
 /// Events stored for every session of the app's store (seq is gap-free from 1).

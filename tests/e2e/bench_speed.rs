@@ -492,19 +492,22 @@ pub async fn many_agents(bin: &Path, env: &[(&str, String)]) {
     app.close().await;
 }
 
+/// `painted()` in a bench's script: a promise of the end of the next frame (its
+/// style, layout and paint), as the first task after it, resolved with the time
+/// the frame started (`requestAnimationFrame`). Every "to painted" figure ends so.
+pub const PAINTED_JS: &str = "const painted = () => new Promise(r => requestAnimationFrame(() => { const t = performance.now(); const c = new MessageChannel(); c.port1.onmessage = () => r(t); c.port2.postMessage(0); })); ";
+
 /// Selects `selects` rows of the tree one after another, folds and unfolds the main
 /// agent six times, scrolls the tree 30 times: each input to its painted frame (ms),
 /// and a select to its agent's output painted.
 pub async fn tree_interactions(app: &App, selects: usize) -> Value {
-    app
-        .client
-        .execute_async(
-            "const selects = arguments[0]; const done = arguments[arguments.length - 1]; const out = { select: [], fold: [], scroll: [], selectJs: [], foldJs: [], selectOutput: [], selectStages: {} }; \
+    let script = [
+        PAINTED_JS,
+        "const selects = arguments[0]; const done = arguments[arguments.length - 1]; const out = { select: [], fold: [], scroll: [], selectJs: [], foldJs: [], selectOutput: [], selectStages: {} }; \
              const shows = (id, t0) => new Promise(r => { const check = () => { \
                if (document.querySelector('[data-testid=output]')?.textContent.includes(id) || performance.now() - t0 > 3000) r(); else requestAnimationFrame(check); }; check(); }); \
              const spent = () => Object.assign({}, window.__arborPerf.spent || {}); \
              const addStages = (from) => { const to = spent(); for (const k in to) out.selectStages[k] = (out.selectStages[k] || 0) + to[k] - (from[k] || 0); }; \
-             const painted = () => new Promise(r => requestAnimationFrame(() => { const c = new MessageChannel(); c.port1.onmessage = () => r(); c.port2.postMessage(0); })); \
              const rendered = () => new Promise(r => queueMicrotask(r)); \
              (async () => { \
                for (let i = 0; i < selects; i++) { const rows = document.querySelectorAll('[data-testid=tree-node]'); \
@@ -520,10 +523,9 @@ pub async fn tree_interactions(app: &App, selects: usize) -> Value {
                const body = document.querySelector('[aria-label=\"Agent tree\"] .panel-body'); \
                for (let i = 0; i < 30; i++) { const t = performance.now(); body.scrollTop += 120; body.dispatchEvent(new Event('scroll')); await painted(); out.scroll.push(performance.now() - t); } \
                done(out); })();",
-            vec![json!(selects)],
-        )
-        .await
-        .unwrap()
+    ]
+    .concat();
+    app.client.execute_async(&script, vec![json!(selects)]).await.unwrap()
 }
 
 /// Proportional set size (kB) of `root` and its descendants: shared pages count once, shared out.
