@@ -5,7 +5,7 @@
  * way, each a 4,000-character result: some 5,000 px of text created and laid
  * out on every session switch, out of sight (docs/speed.md).
  */
-import type { Range, VirtualItem } from "@tanstack/react-virtual";
+import { defaultRangeExtractor, type Range, type VirtualItem } from "@tanstack/react-virtual";
 
 /** Rows mounted past the visible ones, each way, at most. */
 export const OVERSCAN_ROWS = 6;
@@ -29,7 +29,5 @@ export function nearRows(range: Range, items: readonly VirtualItem[]): number[] 
   while (first > 0 && startIndex - first < OVERSCAN_ROWS && top - (items[first - 1]?.end ?? top) < OVERSCAN_PX) first--;
   let last = endIndex;
   while (last < count - 1 && last - endIndex < OVERSCAN_ROWS && (items[last + 1]?.start ?? bottom) - bottom < OVERSCAN_PX) last++;
-  const out: number[] = [];
-  for (let i = first; i <= last; i++) out.push(i);
-  return out;
+  return defaultRangeExtractor({ ...range, startIndex: first, endIndex: last, overscan: 0 });
 }
