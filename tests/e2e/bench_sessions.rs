@@ -244,8 +244,8 @@ async fn switch_sessions(app: &App, mains: &[Value]) -> Value {
         PAINTED_JS,
         "const [mains, n] = arguments; const done = arguments[arguments.length - 1]; const out = { settled: [], js: [], tree: [], late: 0 }; \
              const rendered = () => new Promise(r => queueMicrotask(r)); \
-             const tree = (m) => document.querySelector('[data-testid=tree-node]')?.dataset.agentId === m.main; \
-             const settled = (m) => tree(m) && (document.querySelector('[data-testid=output]')?.textContent || '').includes(m.marker); \
+             const tree = (m) => document.querySelector('[data-testid=tree-node]:not([data-pane=hidden] *)')?.dataset.agentId === m.main; \
+             const settled = (m) => tree(m) && (document.querySelector('[data-testid=output]:not([data-pane=hidden] *)')?.textContent || '').includes(m.marker); \
              (async () => { \
                for (let i = 0; i < n; i++) { const m = mains[i % mains.length]; \
                  const row = [...document.querySelectorAll('[data-testid=session-row]')].find(r => r.textContent.includes(m.prompt)); \

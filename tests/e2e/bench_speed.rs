@@ -309,7 +309,10 @@ pub async fn typing(app: &App) {
     app.wait("the ten streaming agents", || async {
         let n = app
             .client
-            .execute("return document.querySelectorAll('[data-testid=tree-node]').length", vec![])
+            .execute(
+                "return document.querySelectorAll('[data-testid=tree-node]:not([data-pane=hidden] *)').length",
+                vec![],
+            )
             .await
             .ok()?;
         (n.as_u64()? as usize > TYPING_AGENTS).then_some(())
@@ -505,22 +508,22 @@ pub async fn tree_interactions(app: &App, selects: usize) -> Value {
         PAINTED_JS,
         "const selects = arguments[0]; const done = arguments[arguments.length - 1]; const out = { select: [], fold: [], scroll: [], selectJs: [], foldJs: [], selectOutput: [], selectStages: {} }; \
              const shows = (id, t0) => new Promise(r => { const check = () => { \
-               if (document.querySelector('[data-testid=output]')?.textContent.includes(id) || performance.now() - t0 > 3000) r(); else requestAnimationFrame(check); }; check(); }); \
+               if (document.querySelector('[data-testid=output]:not([data-pane=hidden] *)')?.textContent.includes(id) || performance.now() - t0 > 3000) r(); else requestAnimationFrame(check); }; check(); }); \
              const spent = () => Object.assign({}, window.__arborPerf.spent || {}); \
              const addStages = (from) => { const to = spent(); for (const k in to) out.selectStages[k] = (out.selectStages[k] || 0) + to[k] - (from[k] || 0); }; \
              const rendered = () => new Promise(r => queueMicrotask(r)); \
              (async () => { \
-               for (let i = 0; i < selects; i++) { const rows = document.querySelectorAll('[data-testid=tree-node]'); \
+               for (let i = 0; i < selects; i++) { const rows = document.querySelectorAll('[data-testid=tree-node]:not([data-pane=hidden] *)'); \
                  const row = rows[1 + (i * 7) % Math.max(1, rows.length - 1)]; \
                  const s0 = spent(); const t = performance.now(); row.click(); await rendered(); out.selectJs.push(performance.now() - t); \
                  await painted(); out.select.push(performance.now() - t); \
                  await shows(row.dataset.agentId, t); await painted(); out.selectOutput.push(performance.now() - t); addStages(s0); \
                  await new Promise(r => setTimeout(r, 100)); } \
-               for (let i = 0; i < 6; i++) { const tw = document.querySelector('[data-testid=tree-node] .twisty:not(.leaf)'); \
+               for (let i = 0; i < 6; i++) { const tw = document.querySelector('[data-testid=tree-node] .twisty:not(.leaf):not([data-pane=hidden] *)'); \
                  if (!tw) break; const t = performance.now(); tw.click(); await rendered(); out.foldJs.push(performance.now() - t); \
                  await painted(); out.fold.push(performance.now() - t); \
                  await new Promise(r => setTimeout(r, 150)); } \
-               const body = document.querySelector('[aria-label=\"Agent tree\"] .panel-body'); \
+               const body = document.querySelector('[aria-label=\"Agent tree\"] [data-pane=shown]') ?? document.querySelector('[aria-label=\"Agent tree\"] .panel-body'); \
                for (let i = 0; i < 30; i++) { const t = performance.now(); body.scrollTop += 120; body.dispatchEvent(new Event('scroll')); await painted(); out.scroll.push(performance.now() - t); } \
                done(out); })();",
     ]

@@ -13,6 +13,15 @@ use std::time::{Duration, Instant};
 /// How long a step may take before the test fails (first paint alone can take seconds here).
 pub const PATIENCE: Duration = Duration::from_secs(40);
 
+/// Outside the panes of the live sessions out of view (kept mounted and hidden, ui/src/components/layout/SessionPanes.tsx).
+const NOT_HIDDEN: &str = ":not([data-pane=hidden] *)";
+
+/// `css`, each of its comma-separated selectors limited to what a person can see of the
+/// sessions: never a hidden session's pane. (No selector here has a comma inside brackets.)
+pub fn shown(css: &str) -> String {
+    css.split(',').map(|part| format!("{}{NOT_HIDDEN}", part.trim())).collect::<Vec<_>>().join(", ")
+}
+
 /// Kills a child process (SIGTERM, so tauri-driver takes WebKitWebDriver and the app down with it).
 struct Proc(Child);
 
@@ -261,17 +270,19 @@ impl App {
 
     /// The first element matching `css`, waiting for it to appear.
     pub async fn find(&self, css: &str) -> Element {
-        self.wait(&format!("an element {css}"), || async { self.client.find(Locator::Css(css)).await.ok() }).await
+        let css = shown(css);
+        self.wait(&format!("an element {css}"), || async { self.client.find(Locator::Css(&css)).await.ok() }).await
     }
 
     pub async fn all(&self, css: &str) -> Vec<Element> {
-        self.client.find_all(Locator::Css(css)).await.unwrap_or_default()
+        self.client.find_all(Locator::Css(&shown(css))).await.unwrap_or_default()
     }
 
     pub async fn click(&self, css: &str) {
         let what = format!("a click on {css}");
+        let css = shown(css);
         self.wait(&what, || async {
-            let el = self.client.find(Locator::Css(css)).await.ok()?;
+            let el = self.client.find(Locator::Css(&css)).await.ok()?;
             el.click().await.ok()
         })
         .await;
@@ -302,8 +313,9 @@ impl App {
 
     /// Text of `css` once it contains `needle`.
     pub async fn wait_text(&self, css: &str, needle: &str) -> String {
+        let shown = shown(css);
         self.wait(&format!("{css} to show {needle:?}"), || async {
-            let el = self.client.find(Locator::Css(css)).await.ok()?;
+            let el = self.client.find(Locator::Css(&shown)).await.ok()?;
             let t = self.text_of(&el).await;
             t.contains(needle).then_some(t)
         })
@@ -312,7 +324,7 @@ impl App {
 
     /// Waits until the status bar's `what` (count-running, count-approvals, …) shows `n`.
     pub async fn wait_count(&self, what: &str, n: u64) {
-        let css = format!("[data-testid={what}]");
+        let css = shown(&format!("[data-testid={what}]"));
         self.wait(&format!("{what} to be {n}"), || async {
             let el = self.client.find(Locator::Css(&css)).await.ok()?;
             let text = self.text_of(&el).await;
@@ -335,9 +347,12 @@ impl App {
 
     /// The tree rows as (agent id, description, status).
     pub async fn rows(&self) -> Vec<(String, String, String)> {
-        let script = "return Array.from(document.querySelectorAll('[data-testid=tree-node]')).map(n => \
-                      [n.dataset.agentId, (n.querySelector('.desc') || n).textContent, n.dataset.status])";
-        let rows = self.client.execute(script, vec![]).await.unwrap_or(Value::Null);
+        let script = format!(
+            "return Array.from(document.querySelectorAll('{}')).map(n => \
+             [n.dataset.agentId, (n.querySelector('.desc') || n).textContent, n.dataset.status])",
+            shown("[data-testid=tree-node]")
+        );
+        let rows = self.client.execute(&script, vec![]).await.unwrap_or(Value::Null);
         serde_json::from_value(rows).unwrap_or_default()
     }
 
@@ -345,7 +360,7 @@ impl App {
     pub async fn node(&self, label: &str) -> Element {
         self.wait(&format!("a tree node {label:?}"), || async {
             let (id, _, _) = self.rows().await.into_iter().find(|(_, d, _)| d.trim() == label)?;
-            self.client.find(Locator::Css(&format!("[data-testid=tree-node][data-agent-id='{id}']"))).await.ok()
+            self.client.find(Locator::Css(&shown(&format!("[data-testid=tree-node][data-agent-id='{id}']")))).await.ok()
         })
         .await
     }

@@ -11,7 +11,7 @@ use super::scripted;
 async fn measure(app: &App) -> serde_json::Value {
     app.client
         .execute(
-            "const rows = [...document.querySelectorAll('[data-testid=tree-node]')]; \
+            "const rows = [...document.querySelectorAll('[data-testid=tree-node]:not([data-pane=hidden] *)')]; \
              const inbox = document.querySelector('[data-testid=inbox-panel]'); \
              return { heights: rows.map(r => Math.round(r.getBoundingClientRect().height)), \
                cut: rows.filter(r => { const d = r.querySelector('.desc'); return d && d.scrollWidth > d.clientWidth + 1; }) \

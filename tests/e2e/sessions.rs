@@ -3,7 +3,8 @@
 //! side in one inbox whose cards name their session; each is answered in its
 //! own session from the other's page, with the mouse and the keyboard; the
 //! sessions list orders them (waiting first) and switching brings each back
-//! as it was left. The window title counts them all.
+//! as it was left, its panes kept mounted out of view and out of reach
+//! meanwhile. The window title counts them all.
 
 use crate::harness::{App, exists};
 use crate::scripted;
@@ -92,11 +93,49 @@ async fn two_live_sessions_wait_side_by_side_and_one_inbox_answers_each_in_its_o
     app.wait("b.txt written by the second session", || async { exists(&app.file("b.txt")).then_some(()) }).await;
     app.node_status("main", "completed").await;
 
-    // Switching: the first session comes back as it is now, its main agent done.
+    // Switching: the first session comes back as it is now, its main agent done: its tree kept
+    // mounted out of view meanwhile (the very element comes back), and only the shown one on screen.
+    app.client
+        .execute("document.querySelector('[data-pane=hidden] [data-testid=tree-node]').dataset.kept = 'yes';", vec![])
+        .await
+        .unwrap();
     let first = app.wait_containing("[data-testid=session-row]", "SESS-A").await;
     first.find(Locator::Css(".session-open")).await.unwrap().click().await.unwrap();
     app.wait_text("[data-testid=output]", "A done").await;
     app.node_status("main", "completed").await;
+    let kept = app.find("[data-testid=tree-node]").await;
+    assert_eq!(
+        kept.attr("data-kept").await.unwrap().as_deref(),
+        Some("yes"),
+        "the first session's tree was built anew"
+    );
+    let panes = app
+        .client
+        .execute(
+            "const node = document.querySelector('[data-pane=shown] [data-testid=tree-node]').getBoundingClientRect(); \
+             const hit = document.elementFromPoint(node.left + node.width / 2, node.top + node.height / 2); \
+             document.querySelector('[data-pane=hidden] [data-testid=tree-node]').focus(); \
+             const focused = document.activeElement; \
+             return { hit: hit?.closest('[data-pane]')?.dataset.pane ?? null, \
+               focusIn: focused?.closest('[data-pane]')?.dataset.pane ?? (focused === document.body ? 'body' : focused?.tagName ?? null), \
+               panes: [...document.querySelectorAll('.session-pane')].map(p => { \
+                 const r = p.getBoundingClientRect(), cell = p.parentElement.getBoundingClientRect(); \
+                 return [p.dataset.pane, p.getAttribute('aria-hidden') === 'true', r.right > cell.left + 1 && r.left < cell.right - 1]; }) };",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(panes["hit"], "shown", "{panes}");
+    // Focus sent into a hidden pane goes on past it.
+    assert_ne!(panes["focusIn"], "hidden", "{panes}");
+    let mut seen: Vec<String> = panes["panes"].as_array().unwrap().iter().map(|p| p.to_string()).collect();
+    seen.sort();
+    // A tree and a centre for each session: the shown ones on screen and read, the others neither.
+    assert_eq!(
+        seen,
+        [r#"["hidden",true,false]"#, r#"["hidden",true,false]"#, r#"["shown",false,true]"#, r#"["shown",false,true]"#],
+        "{panes}"
+    );
     assert_eq!(std::fs::read_to_string(app.file("a.txt")).unwrap(), "from session a\n");
 
     // Both are in the store, each its own log, and the tree's statuses are the store's: the

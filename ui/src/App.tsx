@@ -9,7 +9,6 @@
  * the panes stack and the whole scrolls.
  */
 import { useEffect } from "react";
-import { AgentTree } from "./components/AgentTree";
 import { PerfRegion } from "./components/PerfRegion";
 import { BudgetDialog } from "./components/BudgetDialog";
 import { CloseDialog } from "./components/CloseDialog";
@@ -19,18 +18,17 @@ import { FirstRun } from "./components/FirstRun";
 import { HistoryPanel } from "./components/HistoryPanel";
 import { IconAlert, IconTree } from "./components/icons";
 import { INBOX_PANE_ID, InboxPanel, useInboxFolded } from "./components/layout/InboxPanel";
+import { CentrePanes, TreePanes } from "./components/layout/SessionPanes";
 import { Splitter } from "./components/layout/Splitter";
 import { paneVars, useSessionLayout } from "./components/layout/useSessionLayout";
 import { McpTrustDialog } from "./components/McpTrustDialog";
 import { MessageDialog } from "./components/MessageDialog";
-import { OutputView } from "./components/output/OutputView";
 import { PromptBox } from "./components/PromptBox";
 import { ReviewBanner } from "./components/ReviewBanner";
 import { SessionsList } from "./components/SessionsList";
 import { SessionViewTabs } from "./components/SessionViewTabs";
 import { SettingsPanel } from "./components/SettingsPanel";
 import { StatusBar } from "./components/StatusBar";
-import { TimelineView } from "./components/timeline/TimelineView";
 import { TopBar } from "./components/TopBar";
 import { useWindowTitle } from "./hooks/useWindowTitle";
 import { installEventEffects, loadAppState } from "./ipc/actions";
@@ -89,7 +87,6 @@ export function App() {
   const noneLive = useStore(liveStore, (r) => r.slots.length === 0);
   const firstRun = noProvider && noneLive;
   const view = useStore(uiStore, (s) => s.view);
-  const sessionView = useStore(uiStore, (s) => s.sessionView);
   const dialog = useStore(uiStore, (s) => s.dialog);
   const hasAgents = useStore(sessionStore, (s) => s.roots.length > 0);
   const reviewing = useStore(bookStore, (b) => b.review !== null);
@@ -173,18 +170,14 @@ export function App() {
             <div className="panel-header">
               <IconTree size={12} /> Agents
             </div>
-            <div className="panel-body">
-              <PerfRegion id="tree">
-                <AgentTree />
-              </PerfRegion>
-            </div>
+            <TreePanes />
           </aside>
           {layout.narrow ? null : (
             <Splitter pane="tree" side="start" size={layout.tree} label="Resize the agent tree" controls={TREE_PANE_ID} />
           )}
           <section className="center" aria-label="Output">
             <SessionViewTabs />
-            <PerfRegion id="output">{sessionView === "timeline" ? <TimelineView /> : <OutputView />}</PerfRegion>
+            <CentrePanes />
             <PerfRegion id="prompt">
               <PromptBox />
             </PerfRegion>

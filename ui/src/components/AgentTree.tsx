@@ -29,8 +29,7 @@ import type { AgentId } from "../bindings";
 import { tabStop, treeKey } from "../lib/tree";
 import { effectiveSelection, visibleRows } from "../store/selectors";
 import { delegateShortcut } from "../store/delegate";
-import { bookStore } from "../store/review";
-import { sessionStore } from "../store/sessionStore";
+import { usePaneShown, useReviewing, useSession, useSessionView } from "../store/sessionScope";
 import { useStore } from "../store/store";
 import { select, setCollapsed, uiStore } from "../store/ui";
 import { IconTree } from "./icons";
@@ -45,12 +44,12 @@ const OVERSCAN = 8;
 const PADDING = 4;
 
 export function AgentTree() {
-  const collapsed = useStore(uiStore, (s) => s.collapsed);
-  const rows = useStore(sessionStore, (s) => visibleRows(s, collapsed));
-  const uiSelected = useStore(uiStore, (s) => s.selected);
-  const selected = useStore(sessionStore, (s) => effectiveSelection(s, uiSelected));
+  const collapsed = useSessionView((v) => v.collapsed);
+  const rows = useSession((s) => visibleRows(s, collapsed));
+  const uiSelected = useSessionView((v) => v.selected);
+  const selected = useSession((s) => effectiveSelection(s, uiSelected));
   const starting = useStore(uiStore, (s) => s.starting);
-  const readOnly = useStore(bookStore, (b) => b.review !== null);
+  const readOnly = useReviewing();
   const treeRef = useRef<HTMLDivElement>(null);
   /** A row moved to by a key, to bring into view and focus once the selection has rendered. */
   const pending = useRef<{ id: AgentId; index: number } | null>(null);
@@ -64,13 +63,16 @@ export function AgentTree() {
   }, [rows, stop, focused]);
 
   // On the window, so the shortcut works wherever focus is (the output, a card), as long as the tree is shown.
+  // Only the tree in view listens: another session's, kept mounted out of view, does not.
+  const paneShown = usePaneShown();
   useEffect(() => {
+    if (!paneShown) return;
     const onKey = (e: globalThis.KeyboardEvent) => {
       if (!e.defaultPrevented && delegateShortcut(e)) e.preventDefault();
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
-  }, []);
+  }, [paneShown]);
 
   // The pane's body scrolls (the worktree under the tree scrolls with it).
   // eslint-disable-next-line react-hooks/incompatible-library

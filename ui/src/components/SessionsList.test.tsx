@@ -157,6 +157,46 @@ describe("several live sessions in one window", () => {
     expect(commands.closeSession).not.toHaveBeenCalled();
   });
 
+  it("keeps each session's tree and output mounted out of view, untouched by its events until it is shown again", async () => {
+    const first = session("s-one", "First task", []);
+    session("s-two", "Second task", []);
+    const node = () => document.querySelector<HTMLElement>('[data-testid=tree-node][data-agent-id="s-one-main"]');
+    const left = node();
+    expect(left).not.toBeNull();
+    // Out of view: hidden from screen readers, and focus that enters it is sent on past it.
+    const pane = left?.closest<HTMLElement>("[data-pane]");
+    expect(pane?.dataset.pane).toBe("hidden");
+    expect(pane?.getAttribute("aria-hidden")).toBe("true");
+    act(() => left?.focus());
+    expect(pane?.contains(document.activeElement)).toBe(false);
+    expect(document.querySelectorAll("[data-pane=shown] [data-testid=tree-node]")).toHaveLength(1);
+    expect(document.querySelector<HTMLElement>("[data-pane=shown] [data-testid=tree-node]")?.dataset.agentId).toBe("s-two-main");
+    // Its session goes on meanwhile; the hidden tree renders none of it.
+    const before = left?.dataset.status;
+    act(() => {
+      enqueueFrame(
+        frameOf([
+          first.e.make("s-one-main", { type: "agent_finished", status: "completed", result: "done", error: null, turns: 1, duration_ms: 5, files_modified: [] }),
+        ]),
+        first.key,
+      );
+      flushEvents();
+    });
+    expect(node()?.dataset.status).toBe(before);
+    // Shown again: the very rows it left (nothing mounted anew), brought up to date.
+    const firstRow = rows().find((r) => r.dataset.key === first.key) as HTMLElement;
+    act(() => fireEvent.click(firstRow.querySelector(".session-open") as HTMLElement));
+    expect(node()).toBe(left);
+    expect(left?.closest<HTMLElement>("[data-pane]")?.dataset.pane).toBe("shown");
+    expect(node()?.dataset.status).toBe("completed");
+    expect(pane?.hasAttribute("aria-hidden")).toBe(false);
+    act(() => left?.focus());
+    expect(pane?.contains(document.activeElement)).toBe(true);
+    expect(document.querySelector<HTMLElement>('[data-testid=tree-node][data-agent-id="s-two-main"]')?.closest<HTMLElement>("[data-pane]")?.dataset.pane).toBe(
+      "hidden",
+    );
+  });
+
   it("leaves a review for the session clicked, the current one included, as it was left", () => {
     const first = session("s-one", "First task", []);
     const second = session("s-two", "Second task", []);

@@ -1,6 +1,6 @@
 /** The window's stepped animations hold still while a person types, and step in phase again after. */
 import { afterEach, beforeEach, expect, it, vi } from "vitest";
-import { installStillWhileTyping } from "./stillWhileTyping";
+import { holdStill, installStillWhileTyping } from "./stillWhileTyping";
 import { TYPING_MS } from "./typing";
 
 /** Enough of a CSS animation for the hold: its name, its start time, pause. */
@@ -69,4 +69,28 @@ it("does nothing where the page has no animations to ask for", () => {
     vi.advanceTimersByTime(TYPING_MS + 1);
   }).not.toThrow();
   off();
+});
+
+it("holds a hidden pane's spinners still, and plays them again on the document clock's periods", () => {
+  const spin = Object.assign(animation("spin", 250), { effect: { getTiming: () => ({ delay: -420 }) } });
+  const gone = Object.assign(animation("pulse", 100), { effect: { getTiming: () => ({ delay: -10 }) } });
+  const flash = animation("flash", 40);
+  const pane = document.createElement("div");
+  const asked: unknown[] = [];
+  Object.defineProperty(pane, "getAnimations", {
+    value: (options: unknown) => {
+      asked.push(options);
+      return [spin, gone, flash];
+    },
+  });
+  const release = holdStill(pane);
+  expect(asked).toEqual([{ subtree: true }]);
+  expect([spin.paused, gone.paused, flash.paused]).toEqual([true, true, false]);
+  // Paused, it has no start time; its spinner's agent finished meanwhile for the other.
+  spin.startTime = null;
+  gone.playState = "idle";
+  gone.startTime = null;
+  release();
+  expect(spin.startTime).toBe(420);
+  expect(gone.startTime).toBeNull();
 });

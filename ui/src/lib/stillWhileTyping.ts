@@ -6,7 +6,8 @@
  * (docs/speed.md: typing p95 19 → 11 ms with a streaming subagent shown).
  * When they pause, each animation goes on from where it would have been, so
  * every spinner in the window still steps in the same frames
- * (components/Spinner.tsx).
+ * (components/Spinner.tsx). A session's pane out of view holds its own still
+ * the same way (`holdStill`).
  */
 import { onTypingChange } from "./typing";
 
@@ -20,6 +21,29 @@ interface Held {
 
 function stepped(a: Animation): boolean {
   return "animationName" in a && STEPPED.has(String((a as CSSAnimation).animationName));
+}
+
+/**
+ * Pauses the stepped animations under `root` (a session's pane out of view,
+ * components/layout/SessionPanes.tsx: clipped away, its spinners would still
+ * be stepped, restyled and painted off-screen every frame); the returned
+ * function plays them again in step with every spinner in the window: a start
+ * time of minus its delay puts its turns on the document clock's whole periods
+ * (components/Spinner.tsx), whatever paused it meanwhile. Pausing touches only
+ * the animated elements, where a style on the pane would restyle all of it.
+ */
+export function holdStill(root: Element): () => void {
+  if (typeof root.getAnimations !== "function") return () => undefined;
+  const held = root.getAnimations({ subtree: true }).filter(stepped);
+  for (const a of held) a.pause();
+  return () => {
+    for (const a of held) {
+      // One whose element left meanwhile was cancelled ("idle"): a start time would play it on, unseen.
+      if (a.playState !== "paused") continue;
+      const delay = a.effect?.getTiming().delay;
+      a.startTime = -(typeof delay === "number" ? delay : 0);
+    }
+  };
 }
 
 /** Installs the hold; returns its removal. */

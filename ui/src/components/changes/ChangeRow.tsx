@@ -9,7 +9,7 @@ import { revertChanges } from "../../ipc/changes";
 import { ambiguousText, ambiguousWith, changeDiff, changePlace, isRevert, revertable } from "../../lib/changes";
 import { changesStore, setExpanded } from "../../store/changes";
 import { agentName, agentWorktree } from "../../store/selectors";
-import { sessionStore } from "../../store/sessionStore";
+import { useSession } from "../../store/sessionScope";
 import { useStore } from "../../store/store";
 import { DiffView } from "../DiffView";
 import { IconAlert, IconChevron } from "../icons";
@@ -31,10 +31,10 @@ export const ChangeRow = memo(function ChangeRow({
 }) {
   const c = entry.change;
   const open = useStore(changesStore, (s) => !!s.expanded[c.change_id]);
-  const agent = useStore(sessionStore, (s) => agentName(s, entry.agent_id));
-  const place = useStore(sessionStore, (s) => changePlace(c, agentWorktree(s, entry.agent_id)?.update ?? null));
+  const agent = useSession((s) => agentName(s, entry.agent_id));
+  const place = useSession((s) => changePlace(c, agentWorktree(s, entry.agent_id)?.update ?? null));
   // Only what can still be put back offers it (not a change in a worktree that is gone).
-  const canRevert = useStore(sessionStore, (s) => revertable(c, agentWorktree(s, entry.agent_id)?.update ?? null));
+  const canRevert = useSession((s) => revertable(c, agentWorktree(s, entry.agent_id)?.update ?? null));
   const revert = isRevert(c);
   const others = ambiguousWith(c);
   return (
@@ -104,7 +104,7 @@ export const ChangeRow = memo(function ChangeRow({
 });
 
 function Ambiguous({ ids }: { ids: AgentId[] }) {
-  const names = useStore(sessionStore, (s) => ids.map((id) => agentName(s, id)).join("\u0000"));
+  const names = useSession((s) => ids.map((id) => agentName(s, id)).join("\u0000"));
   return (
     <div className="change-ambiguous" data-testid="changes-ambiguous" data-agents={ids.join(" ")}>
       <IconAlert size={12} />

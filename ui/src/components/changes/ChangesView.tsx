@@ -11,31 +11,27 @@ import type { AgentId } from "../../bindings";
 import { revertChanges } from "../../ipc/changes";
 import { changesSummary, isRevert } from "../../lib/changes";
 import { changesStore, setSubtree } from "../../store/changes";
-import { bookStore, displayedBook } from "../../store/review";
 import { agentChanges, agentName, changesFor, revertedChanges } from "../../store/selectors";
-import { sessionStore } from "../../store/sessionStore";
+import { useSession, useSessionBook } from "../../store/sessionScope";
 import { useStore } from "../../store/store";
 import { ChangeRow } from "./ChangeRow";
 import { RevertResult } from "./RevertResult";
 
 export function ChangesView({ id }: { id: AgentId }) {
   const subtree = useStore(changesStore, (s) => s.subtree);
-  const changes = useStore(sessionStore, (s) => changesFor(s, id, subtree));
-  const own = useStore(sessionStore, (s) => agentChanges(s, id));
-  const reverted = useStore(sessionStore, revertedChanges);
-  const name = useStore(sessionStore, (s) => agentName(s, id));
+  const changes = useSession((s) => changesFor(s, id, subtree));
+  const own = useSession((s) => agentChanges(s, id));
+  const reverted = useSession(revertedChanges);
+  const name = useSession((s) => agentName(s, id));
   // Revert all puts back many files at once: it asks once more.
   const [confirmRevert, setConfirmRevert] = useState(false);
-  const hasSubagents = useStore(sessionStore, (s) => (s.agents[id]?.children.length ?? 0) > 0);
-  const sessionId = useStore(sessionStore, (s) => s.sessionId);
+  const hasSubagents = useSession((s) => (s.agents[id]?.children.length ?? 0) > 0);
+  const sessionId = useSession((s) => s.sessionId);
   const revert = useStore(changesStore, (s) =>
     s.revert !== null && s.revert.sessionId === sessionId && s.revert.viewAgent === id ? s.revert : null,
   );
-  const loading = useStore(bookStore, (b) => {
-    const book = displayedBook(b);
-    return book !== null && book.changes === null && book.changesError === null;
-  });
-  const loadError = useStore(bookStore, (b) => displayedBook(b)?.changesError ?? null);
+  const loading = useSessionBook((book) => book !== null && book.changes === null && book.changesError === null);
+  const loadError = useSessionBook((book) => book?.changesError ?? null);
   const busy = revert?.busy ?? false;
   const revertable = own.some((c) => !isRevert(c.change) && !reverted.has(c.change.change_id));
 

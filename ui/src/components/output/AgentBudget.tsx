@@ -7,17 +7,15 @@
  */
 import type { AgentId } from "../../bindings";
 import { agentName, agentStanding, canRaiseBudget, exhaustedOwner } from "../../store/selectors";
-import { bookStore } from "../../store/review";
 import type { AgentNode } from "../../store/session/types";
-import { sessionStore } from "../../store/sessionStore";
-import { useStore } from "../../store/store";
+import { useReviewing, useSession } from "../../store/sessionScope";
 import { openDialog } from "../../store/ui";
 import { BudgetMeter } from "../BudgetMeter";
 import { IconGauge } from "../icons";
 
 export function BudgetLine({ id }: { id: AgentId }) {
-  const standing = useStore(sessionStore, (s) => agentStanding(s, id));
-  const readOnly = useStore(bookStore, (b) => b.review !== null);
+  const standing = useSession((s) => agentStanding(s, id));
+  const readOnly = useReviewing();
   if (!standing && readOnly) return null;
   return (
     <div className="output-budget" data-testid="output-budget">
@@ -38,9 +36,9 @@ export function BudgetLine({ id }: { id: AgentId }) {
 }
 
 export function BudgetStop({ node }: { node: AgentNode }) {
-  const owner = useStore(sessionStore, (s) => exhaustedOwner(s, node.id));
-  const ownerName = useStore(sessionStore, (s) => (owner ? agentName(s, owner) : null));
-  const readOnly = useStore(bookStore, (b) => b.review !== null);
+  const owner = useSession((s) => exhaustedOwner(s, node.id));
+  const ownerName = useSession((s) => (owner ? agentName(s, owner) : null));
+  const readOnly = useReviewing();
   if (!canRaiseBudget(node.status)) return null;
   const reason = node.finished?.error ?? null;
   const above = owner !== null && owner !== node.id;

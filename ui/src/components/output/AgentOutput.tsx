@@ -15,10 +15,10 @@ import { SHOW_ALL, filterItems } from "../../lib/outputFilter";
 import { OVERSCAN_ROWS, nearRows } from "../../lib/overscan";
 import { ResponseParts, estimateRowSize } from "../../lib/responseParts";
 import { placeOf, rememberPlace } from "../../store/places";
-import { bookStore, displayedBook, pagesOf } from "../../store/review";
+import { pagesOf } from "../../store/review";
 import { agentPrompt, filterHidesSeq, queuedFor, rowForSeq, visibleItems } from "../../store/selectors";
 import { isTerminal } from "../../store/session/status";
-import { sessionStore } from "../../store/sessionStore";
+import { useSession, useSessionBook } from "../../store/sessionScope";
 import { useHeld } from "../../hooks/useHeld";
 import { useStore } from "../../store/store";
 import { outputFilterOf, patchUi, setOutputFilter, uiStore } from "../../store/ui";
@@ -31,23 +31,20 @@ import { Spinner } from "../Spinner";
 
 export function AgentOutput({ id }: { id: AgentId }) {
   const showThoughts = useStore(uiStore, (s) => s.showSubagentThoughts);
-  const node = useStore(sessionStore, (s) => s.agents[id]);
+  const node = useSession((s) => s.agents[id]);
   // Behind a dialog the output waits: the dialog's keys come first (hooks/useHeld.ts).
   const behindDialog = useStore(uiStore, (s) => s.dialog !== null);
   const all = useHeld(
-    useStore(sessionStore, (s) => visibleItems(s, id, showThoughts)),
+    useSession((s) => visibleItems(s, id, showThoughts)),
     behindDialog,
   );
-  const sessionId = useStore(sessionStore, (s) => s.sessionId);
+  const sessionId = useSession((s) => s.sessionId);
   const filter = useStore(uiStore, (s) => outputFilterOf(s, sessionId));
   const items = filterItems(all, filter);
-  const prompt = useStore(sessionStore, (s) => (s.agents[id]?.depth ? agentPrompt(s, id) : null));
-  const pages = useStore(bookStore, (b) => {
-    const book = displayedBook(b);
-    return book ? pagesOf(book, id) : null;
-  });
+  const prompt = useSession((s) => (s.agents[id]?.depth ? agentPrompt(s, id) : null));
+  const pages = useSessionBook((book) => (book ? pagesOf(book, id) : null));
   const focus = useStore(uiStore, (s) => (s.focus?.agentId === id ? s.focus : null));
-  const queued = useStore(sessionStore, (s) => queuedFor(s, id));
+  const queued = useSession((s) => queuedFor(s, id));
 
   const loadingFirst = pages !== null && pages.status === "loading" && pages.oldest === null;
   const earlierState: "none" | "loading" | "more" | "error" =

@@ -10,8 +10,7 @@ import { ambiguousWith, isRevert } from "../../lib/changes";
 import { setExpanded } from "../../store/changes";
 import type { ChangeItem } from "../../store/session/types";
 import { agentName } from "../../store/selectors";
-import { sessionStore } from "../../store/sessionStore";
-import { useStore } from "../../store/store";
+import { useSession } from "../../store/sessionScope";
 import { showChanges } from "../../store/ui";
 import { Counts } from "../changes/Counts";
 
@@ -39,7 +38,7 @@ export const ChangeLine = memo(function ChangeLine({ item, agentId }: { item: Ch
 });
 
 function AmbiguousTag({ ids }: { ids: AgentId[] }) {
-  const names = useStore(sessionStore, (s) => ids.map((id) => agentName(s, id)).join(", "));
+  const names = useSession((s) => ids.map((id) => agentName(s, id)).join(", "));
   return (
     <span
       className="badge change-ambiguous-tag"

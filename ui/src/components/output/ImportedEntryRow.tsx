@@ -6,9 +6,8 @@
 import { memo, useState } from "react";
 import type { AgentId } from "../../bindings";
 import { sourceBadge } from "../../lib/history";
-import { bookStore, displayedBook } from "../../store/review";
+import { useSessionBook } from "../../store/sessionScope";
 import type { ImportedItem } from "../../store/session/types";
-import { useStore } from "../../store/store";
 import { IconChevron, IconImport } from "../icons";
 
 // Rows are unmounted as they scroll out of the virtualised list: one the person
@@ -19,10 +18,7 @@ export const ImportedEntryRow = memo(function ImportedEntryRow({ item, agentId }
   const stateKey = `${agentId}/${item.key}`;
   const [open, setOpenState] = useState(() => openState.get(stateKey) ?? false);
   // The tool whose transcript it came from (the displayed session's source).
-  const source = useStore(bookStore, (b) => {
-    const book = displayedBook(b);
-    return book ? sourceBadge(book.detail.session) : null;
-  });
+  const source = useSessionBook((book) => (book ? sourceBadge(book.detail.session) : null));
   const toggle = () => {
     openState.set(stateKey, !open);
     setOpenState(!open);

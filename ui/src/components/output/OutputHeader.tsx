@@ -11,27 +11,27 @@ import { formatCost, formatDuration, formatTokens, formatTurns, statusLabel } fr
 import { changeCount, externalAgent, externalNote, totalElapsedMs, treePath } from "../../store/selectors";
 import type { AgentNode } from "../../store/session/types";
 import { agentFigures } from "../../store/session/usage";
-import { sessionStore } from "../../store/sessionStore";
-import { useStore } from "../../store/store";
-import { patchUi, setOutputTab, uiStore } from "../../store/ui";
+import { usePaneShown, useReviewing, useSession, useSessionView } from "../../store/sessionScope";
+import { patchUi, setOutputTab } from "../../store/ui";
 import { ExportMenu } from "../ExportMenu";
 import { StatusIcon } from "../StatusIcon";
 import { Tabs } from "../Tabs";
 import { BudgetLine, BudgetStop } from "./AgentBudget";
 import { ContextMeter } from "../ContextMeter";
 import { compactAgent } from "../../ipc/actions";
-import { bookStore } from "../../store/review";
 import { isTerminal } from "../../store/session/status";
 
 export function OutputHeader({ id, node, showThoughts }: { id: AgentId; node: AgentNode; showThoughts: boolean }) {
-  const path = useStore(sessionStore, (s) => treePath(s, id).join(" › "));
-  const hasSession = useStore(sessionStore, (s) => s.sessionId !== null);
+  const path = useSession((s) => treePath(s, id).join(" › "));
+  const hasSession = useSession((s) => s.sessionId !== null);
   // A session under review is read-only: nothing to compact there.
-  const reviewing = useStore(bookStore, (b) => b.review !== null);
-  const figures = useStore(sessionStore, (s) => agentFigures(s.usage, id, false));
-  const tab = useStore(uiStore, (s) => s.outputTab);
-  const changed = useStore(sessionStore, (s) => changeCount(s, id));
-  const now = useNow(node.wallRunStartedAt !== null);
+  const reviewing = useReviewing();
+  const figures = useSession((s) => agentFigures(s.usage, id, false));
+  const tab = useSessionView((v) => v.outputTab);
+  const changed = useSession((s) => changeCount(s, id));
+  // A pane out of view keeps its clock still (store/sessionScope.ts): it is not seen.
+  const paneShown = usePaneShown();
+  const now = useNow(node.wallRunStartedAt !== null && paneShown);
   const elapsed = totalElapsedMs(node, now);
   // No figures yet: nothing used.
   const tokens = figures?.tokens ?? 0;

@@ -11,7 +11,8 @@
  */
 import { useDeferredValue, useLayoutEffect } from "react";
 import { effectiveSelection } from "../../store/selectors";
-import { holdBatches, sessionStore } from "../../store/sessionStore";
+import { holdBatches } from "../../store/sessionStore";
+import { useSession, useSessionView } from "../../store/sessionScope";
 import { useStore } from "../../store/store";
 import { uiStore } from "../../store/ui";
 import { AgentChanges } from "./AgentChanges";
@@ -19,9 +20,9 @@ import { AgentOutput } from "./AgentOutput";
 import { NoAgent } from "./NoAgent";
 
 export function OutputView() {
-  const uiSelected = useStore(uiStore, (s) => s.selected);
-  const selected = useStore(sessionStore, (s) => effectiveSelection(s, uiSelected));
-  const sessionId = useStore(sessionStore, (s) => s.sessionId);
+  const uiSelected = useSessionView((v) => v.selected);
+  const selected = useSession((s) => effectiveSelection(s, uiSelected));
+  const sessionId = useSession((s) => s.sessionId);
   // Deferred within a session. Another session shown changes the whole page at once:
   // its output comes with it, not a frame after an output of an agent it does not have.
   const prefix = `${sessionId ?? ""}/`;
@@ -31,7 +32,7 @@ export function OutputView() {
   useLayoutEffect(() => (id === selected ? undefined : holdBatches()), [id, selected]);
   const hasSession = useStore(uiStore, (s) => s.session !== null || s.starting);
   const starting = useStore(uiStore, (s) => s.starting);
-  const tab = useStore(uiStore, (s) => s.outputTab);
+  const tab = useSessionView((v) => v.outputTab);
   return (
     <div className="output-wrap" data-testid="output">
       {id ? (

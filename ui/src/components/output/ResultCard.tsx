@@ -10,16 +10,15 @@ import type { AgentId } from "../../bindings";
 import { endTone, formatDuration, formatTurns, resultMeta, statusLabel } from "../../lib/format";
 import { runOf, totalElapsedMs } from "../../store/selectors";
 import type { FinishedItem } from "../../store/session/types";
-import { sessionStore } from "../../store/sessionStore";
-import { useStore } from "../../store/store";
+import { useSession } from "../../store/sessionScope";
 import { Markdown } from "../Markdown";
 import { StatusIcon } from "../StatusIcon";
 
 export function ResultCard({ item, agentId }: { item: FinishedItem; agentId: AgentId }) {
-  const run = useStore(sessionStore, (s) => runOf(s, agentId, item.key));
-  const allTurns = useStore(sessionStore, (s) => s.agents[agentId]?.turns ?? item.turns);
+  const run = useSession((s) => runOf(s, agentId, item.key));
+  const allTurns = useSession((s) => s.agents[agentId]?.turns ?? item.turns);
   // Over once its latest result is in: no clock needed.
-  const allMs = useStore(sessionStore, (s) => {
+  const allMs = useSession((s) => {
     const node = s.agents[agentId];
     return node ? totalElapsedMs(node, node.endedAt ?? item.ts) : null;
   });

@@ -16,10 +16,9 @@ import { firstStringArg } from "../../lib/mcp";
 import { editSummary } from "../../lib/spawnEdit";
 import { decisionOf } from "../../store/approvals";
 import { delegateSimilar } from "../../store/delegate";
-import { bookStore } from "../../store/review";
 import { childExternal, childrenByCall, externalNote, toolChangesThings } from "../../store/selectors";
 import type { ToolItem } from "../../store/session/types";
-import { sessionStore } from "../../store/sessionStore";
+import { useReviewing, useSession } from "../../store/sessionScope";
 import { useStore } from "../../store/store";
 import { select, uiStore } from "../../store/ui";
 import { IconBranch, IconTool } from "../icons";
@@ -53,14 +52,14 @@ export const ToolCard = memo(function ToolCard({ item, agentId }: { item: ToolIt
     openState.set(stateKey, v);
     setChosen(v);
   };
-  const child = useStore(sessionStore, (s) => (item.toolName === TASK_TOOL ? childrenByCall(s.agents)[item.callId] : undefined));
-  const external = useStore(sessionStore, (s) => childExternal(s, child));
-  // A past session under review takes no delegations.
-  const canDelegate = useStore(bookStore, (b) => b.review === null) && item.toolName === TASK_TOOL;
+  const child = useSession((s) => (item.toolName === TASK_TOOL ? childrenByCall(s.agents)[item.callId] : undefined));
+  const external = useSession((s) => childExternal(s, child));
   const approval = item.approval;
-  const mark = useStore(sessionStore, (s) => decisionOf(s, item));
-  const request = useStore(sessionStore, (s) => (approval ? s.approvals[approval.requestId] : undefined));
-  const readOnly = useStore(bookStore, (b) => b.review !== null);
+  const mark = useSession((s) => decisionOf(s, item));
+  const request = useSession((s) => (approval ? s.approvals[approval.requestId] : undefined));
+  const readOnly = useReviewing();
+  // A past session under review takes no delegations.
+  const canDelegate = !readOnly && item.toolName === TASK_TOOL;
   const edits = request?.edit ? editSummary(request.edit, request.preview?.kind === "spawn" ? request.preview : null) : [];
   // Who decided is the mark's to say; the badge stays for waiting, withdrawn, and old transcripts.
   const badge = approval !== null && (approval.state === "pending" || approval.state === "withdrawn" || mark === null);

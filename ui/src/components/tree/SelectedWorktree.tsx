@@ -7,15 +7,14 @@
 import { worktreeActionable } from "../../lib/changes";
 import { agentName, agentWorktree, worktreesAwaiting } from "../../store/selectors";
 import { isTerminal } from "../../store/session/status";
-import { sessionStore } from "../../store/sessionStore";
-import { useStore } from "../../store/store";
+import { useSession } from "../../store/sessionScope";
 import type { AgentId } from "../../bindings";
 import { select } from "../../store/ui";
 import { WorktreePanel } from "../WorktreePanel";
 
 /** The worktrees waiting for a person other than the selected agent's, one line each: a click selects its agent. */
 export function WaitingWorktrees({ selected }: { selected: AgentId | null }) {
-  const waiting = useStore(sessionStore, worktreesAwaiting);
+  const waiting = useSession(worktreesAwaiting);
   const others = waiting.filter((id) => id !== selected);
   if (others.length === 0) return null;
   return (
@@ -28,7 +27,7 @@ export function WaitingWorktrees({ selected }: { selected: AgentId | null }) {
 }
 
 function WaitingLine({ agentId }: { agentId: AgentId }) {
-  const name = useStore(sessionStore, (s) => agentName(s, agentId));
+  const name = useSession((s) => agentName(s, agentId));
   return (
     <button type="button" className="worktree-waiting-line" data-testid="worktree-waiting" onClick={() => select(agentId)}>
       <span className="desc">{name}</span>
@@ -39,7 +38,7 @@ function WaitingLine({ agentId }: { agentId: AgentId }) {
 
 /** Under the tree, kept at its bottom: the selected agent's worktree and the others that wait; nothing when none does. */
 export function TreeFoot({ selected }: { selected: AgentId | null }) {
-  const waiting = useStore(sessionStore, worktreesAwaiting);
+  const waiting = useSession(worktreesAwaiting);
   if (waiting.length === 0) return null;
   return (
     <div className="tree-foot">
@@ -50,12 +49,12 @@ export function TreeFoot({ selected }: { selected: AgentId | null }) {
 }
 
 export function SelectedWorktree({ agentId }: { agentId: AgentId }) {
-  const worktree = useStore(sessionStore, (s) => agentWorktree(s, agentId));
-  const ended = useStore(sessionStore, (s) => {
+  const worktree = useSession((s) => agentWorktree(s, agentId));
+  const ended = useSession((s) => {
     const status = s.agents[agentId]?.status;
     return status === undefined ? false : isTerminal(status);
   });
-  const name = useStore(sessionStore, (s) => agentName(s, agentId));
+  const name = useSession((s) => agentName(s, agentId));
   if (!worktree || !worktreeActionable(worktree.update.state, ended)) return null;
   return (
     <section className="tree-worktree" aria-label={`Worktree of “${name}”`}>

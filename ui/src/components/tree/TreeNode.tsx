@@ -26,8 +26,7 @@ import {
 } from "../../store/selectors";
 import { isTerminal } from "../../store/session/status";
 import { agentFigures } from "../../store/session/usage";
-import { sessionStore } from "../../store/sessionStore";
-import { useStore } from "../../store/store";
+import { usePaneShown, useSession } from "../../store/sessionScope";
 import { lastToolDecision } from "../../store/approvals";
 import { select, setCollapsed, showChanges } from "../../store/ui";
 import { DecisionMark } from "../approvals/DecisionMark";
@@ -51,21 +50,23 @@ export interface TreeNodeProps {
 
 export const TreeNode = memo(function TreeNode({ row, selected, focusable, readOnly, top }: TreeNodeProps) {
   // Its facts, not its output: the row does not render for each streamed piece.
-  const node = useStore(sessionStore, (s) => rowAgent(s, row.id));
+  const node = useSession((s) => rowAgent(s, row.id));
   // Folded: the subtree's figures (Rust's), so what the hidden subagents used still shows.
   const folded = row.hasChildren && !row.expanded;
-  const figures = useStore(sessionStore, (s) => agentFigures(s.usage, row.id, folded));
-  const hidden = useStore(sessionStore, (s) => (folded ? (subtreeSizes(s.agents)[row.id] ?? 0) : 0));
-  const tool = useStore(sessionStore, (s) => lastTool(s, row.id));
+  const figures = useSession((s) => agentFigures(s.usage, row.id, folded));
+  const hidden = useSession((s) => (folded ? (subtreeSizes(s.agents)[row.id] ?? 0) : 0));
+  const tool = useSession((s) => lastTool(s, row.id));
   // Who let it run or refused it (a person, a rule); the policy's word is left to the output.
-  const decision = useStore(sessionStore, (s) => lastToolDecision(s, row.id));
-  const changed = useStore(sessionStore, (s) => changeCount(s, row.id));
-  const worktree = useStore(sessionStore, (s) => agentWorktree(s, row.id));
-  const standing = useStore(sessionStore, (s) => agentStanding(s, row.id));
+  const decision = useSession((s) => lastToolDecision(s, row.id));
+  const changed = useSession((s) => changeCount(s, row.id));
+  const worktree = useSession((s) => agentWorktree(s, row.id));
+  const standing = useSession((s) => agentStanding(s, row.id));
   const [hovered, setHovered] = useState(false);
   const [focusWithin, setFocusWithin] = useState(false);
   const active = node ? !isTerminal(node.status) && node.wallRunStartedAt !== null : false;
-  const now = useNow(active);
+  // A pane out of view keeps its clocks still (store/sessionScope.ts): it is not seen.
+  const paneShown = usePaneShown();
+  const now = useNow(active && paneShown);
   if (!node) return null;
 
   // No figures yet: nothing used.

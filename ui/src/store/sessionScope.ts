@@ -1,0 +1,174 @@
+/**
+ * Which session a pane (the agent tree, the output) renders. Every live
+ * session of the window keeps its panes mounted, hidden while another is
+ * shown, so switching sessions shows what is already laid out instead of
+ * building a tree and an output from nothing (issue 25: switching in 50 ms).
+ * A pane reads its session through its scope: the live session's state and
+ * the view the window keeps of it (its selection, folded nodes, tab), whether
+ * it is shown or not. Outside any pane (the top bar, the prompt, dialogs) the
+ * scope is the displayed session, as `sessionStore` and `uiStore` hold it.
+ *
+ * A live session's scope reads the same objects the displayed one does while
+ * it is shown (`slotStateOf`, and the view the window restored from the
+ * slot), so showing a pane renders nothing it had not rendered already.
+ */
+import { createContext, useContext } from "react";
+import { bookStore, displayedBook, type Book } from "./review";
+import type { SessionState } from "./session/types";
+import { FRESH_VIEW, liveStore, sessionStore, slotStateOf, type SlotKey, type SlotView } from "./sessionStore";
+import { useStore, type Readable } from "./store";
+import { uiStore } from "./ui";
+
+export interface SessionScope {
+  /** The live session this scope renders; null: the displayed session (a fresh page, a review, a test). */
+  readonly key: SlotKey | null;
+  readonly state: Readable<SessionState>;
+  /** What the window shows of it; the view's fields, read one at a time (`useSessionView`). */
+  readonly view: Readable<SlotView>;
+  /** Its stored transcript's loaded pages, for a past session under review or one continued from the history. */
+  readonly book: Readable<Book | null>;
+  /** Whether it is a past session under review (read-only). */
+  readonly reviewing: Readable<boolean>;
+  /** Whether its panes are the ones in view (keyboard shortcuts and clocks follow only those). */
+  readonly shown: Readable<boolean>;
+}
+
+/** Whether live session `key` is the window's displayed session. */
+function displays(key: SlotKey): boolean {
+  const reg = liveStore.get();
+  return reg.current === key && reg.shown;
+}
+
+/** The window's view fields, as one object for as long as none of them changes. */
+let windowView: SlotView | null = null;
+function readWindowView(): SlotView {
+  const s = uiStore.get();
+  const last = windowView;
+  if (
+    last &&
+    last.selected === s.selected &&
+    last.collapsed === s.collapsed &&
+    last.sessionView === s.sessionView &&
+    last.outputTab === s.outputTab
+  ) {
+    return last;
+  }
+  windowView = { selected: s.selected, collapsed: s.collapsed, sessionView: s.sessionView, outputTab: s.outputTab };
+  return windowView;
+}
+
+/** The displayed session's scope: what every component reads outside a live session's pane. */
+export const displayedScope: SessionScope = {
+  key: null,
+  state: sessionStore,
+  view: { get: readWindowView, subscribe: uiStore.subscribe },
+  book: { get: () => displayedBook(bookStore.get()), subscribe: bookStore.subscribe },
+  reviewing: { get: () => bookStore.get().review !== null, subscribe: bookStore.subscribe },
+  shown: { get: () => true, subscribe: () => () => undefined },
+};
+
+const NEVER: Readable<boolean> = { get: () => false, subscribe: () => () => undefined };
+
+const scopes = new Map<SlotKey, SessionScope>();
+
+/**
+ * Subscribes `listener` to `sources` while live session `key` is displayed
+ * (what it reads then: `sessionStore`, `uiStore`, `bookStore`), and to its
+ * being shown or hidden. Not to the registry's other changes: each live
+ * session's batch changes the registry, and every hook of the shown panes
+ * would read its selector again for each; a hidden pane is told of nothing
+ * but being shown again (it renders what its session did meanwhile then).
+ */
+function followWhileShown(key: SlotKey, listener: () => void, sources: readonly Readable<unknown>[]): () => void {
+  let was = displays(key);
+  const offFlip = liveStore.subscribe(() => {
+    const now = displays(key);
+    if (now === was) return;
+    was = now;
+    listener();
+  });
+  const offs = sources.map((s) =>
+    s.subscribe(() => {
+      if (displays(key)) listener();
+    }),
+  );
+  return () => {
+    offFlip();
+    for (const off of offs) off();
+  };
+}
+
+/** Live session `key`'s scope, one object per session (a pane's context value never changes). */
+export function scopeOfSlot(key: SlotKey): SessionScope {
+  let scope = scopes.get(key);
+  if (scope) return scope;
+  // What a hidden pane shows: its session as it was when the pane was last in view.
+  let frozen: SessionState | null = null;
+  scope = {
+    key,
+    state: {
+      get: () => {
+        if (displays(key)) {
+          frozen = null;
+          return slotStateOf(key);
+        }
+        frozen ??= slotStateOf(key);
+        return frozen;
+      },
+      subscribe: (listener) => followWhileShown(key, listener, [sessionStore]),
+    },
+    view: {
+      get: () => {
+        if (displays(key)) return readWindowView();
+        return liveStore.get().slots.find((s) => s.key === key)?.view ?? FRESH_VIEW;
+      },
+      subscribe: (listener) => followWhileShown(key, listener, [uiStore]),
+    },
+    book: {
+      // Shown, a live session's book is the window's (no review is displayed); hidden, the one kept with it.
+      get: () => (displays(key) ? bookStore.get().live : (liveStore.get().slots.find((s) => s.key === key)?.book ?? null)),
+      subscribe: (listener) => followWhileShown(key, listener, [bookStore]),
+    },
+    reviewing: NEVER,
+    shown: { get: () => displays(key), subscribe: (listener) => followWhileShown(key, listener, []) },
+  };
+  scopes.set(key, scope);
+  return scope;
+}
+
+/** Forgets the scopes of sessions the window no longer runs. */
+export function forgetScopes(live: readonly SlotKey[]): void {
+  for (const key of scopes.keys()) if (!live.includes(key)) scopes.delete(key);
+}
+
+export const SessionScopeContext = createContext<SessionScope>(displayedScope);
+
+/** The scope of the pane a component is in. */
+export function useScope(): SessionScope {
+  return useContext(SessionScopeContext);
+}
+
+/** `selector` of the pane's session state. */
+export function useSession<S>(selector: (s: SessionState) => S): S {
+  return useStore(useScope().state, selector);
+}
+
+/** `selector` of what the window shows of the pane's session (selection, folded nodes, tab). */
+export function useSessionView<S>(selector: (v: SlotView) => S): S {
+  return useStore(useScope().view, selector);
+}
+
+/** `selector` of the pane's session's book (null for a session that was never stored). */
+export function useSessionBook<S>(selector: (b: Book | null) => S): S {
+  return useStore(useScope().book, selector);
+}
+
+/** Whether the pane shows a past session under review. */
+export function useReviewing(): boolean {
+  return useStore(useScope().reviewing, (r) => r);
+}
+
+/** Whether the pane is the one in view. */
+export function usePaneShown(): boolean {
+  return useStore(useScope().shown, (s) => s);
+}
