@@ -11,7 +11,7 @@ const TABBABLE =
   'a[href], button, input, select, textarea, summary, [tabindex], [contenteditable="true"], [contenteditable=""]';
 
 /** The panes out of view; what is in them is never focused. */
-export const HIDDEN_PANE = "[data-pane=hidden]";
+const HIDDEN_PANE = "[data-pane=hidden]";
 
 function tabbable(el: HTMLElement): boolean {
   if (el.tabIndex < 0) return false;

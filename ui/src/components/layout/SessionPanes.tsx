@@ -71,36 +71,28 @@ function Pane({ scope, children }: { scope: SessionScope; children: ReactNode })
   );
 }
 
-/** The agent trees, in the tree panel's body (each pane scrolls on its own). */
-export function TreePanes() {
+/** One pane of `view` for each kept session, in a box of `className`; `region` names it in the profile. */
+function Panes({ className, region, view }: { className: string; region: string; view: ReactNode }) {
   const panes = usePanes();
   return (
-    <div className="panel-body session-panes">
+    <div className={className}>
       {panes.map((scope) => (
         <Pane key={scope.key ?? "displayed"} scope={scope}>
-          <PerfRegion id="tree">
-            <AgentTree />
-          </PerfRegion>
+          <PerfRegion id={region}>{view}</PerfRegion>
         </Pane>
       ))}
     </div>
   );
 }
 
+/** The agent trees, in the tree panel's body (each pane scrolls on its own). */
+export function TreePanes() {
+  return <Panes className="panel-body session-panes" region="tree" view={<AgentTree />} />;
+}
+
 /** The centres: the selected agent's output, or the session's timeline while it is shown. */
 export function CentrePanes() {
-  const panes = usePanes();
-  return (
-    <div className="session-panes centre-panes">
-      {panes.map((scope) => (
-        <Pane key={scope.key ?? "displayed"} scope={scope}>
-          <PerfRegion id="output">
-            <Centre />
-          </PerfRegion>
-        </Pane>
-      ))}
-    </div>
-  );
+  return <Panes className="session-panes centre-panes" region="output" view={<Centre />} />;
 }
 
 /** A timeline is drawn only while it is seen; an output is kept. */
