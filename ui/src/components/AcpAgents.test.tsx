@@ -2,6 +2,7 @@ import { act, fireEvent, render, screen, waitFor, within } from "@testing-librar
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import type { AgentTypeInfo } from "../bindings";
 import { AcpAgents } from "./AcpAgents";
+import { Catalog } from "./SettingsPanel";
 
 const added = vi.fn();
 const removed = vi.fn();
@@ -24,6 +25,7 @@ vi.mock("../bindings", async (importOriginal) => ({
     agentCatalog: () => Promise.resolve({ definitions, problems: [] }),
     addAcpAgent: (agent: unknown) => {
       added(agent);
+      definitions = [...definitions, { ...type("claude", true), acp: "npx -y @zed-industries/claude-agent-acp" }];
       return Promise.resolve({ status: "ok", data: { ...type("claude", true), acp: "npx -y @zed-industries/claude-agent-acp" } });
     },
     removeAcpAgent: (name: string) => {
@@ -78,5 +80,24 @@ describe("Settings → External agents (ACP)", () => {
     });
     await waitFor(() => expect(screen.getByTestId("acp-message").textContent).toContain("runs npx -y @zed-industries/claude-agent-acp"));
     expect((screen.getByTestId("acp-name") as HTMLInputElement).value).toBe("");
+  });
+
+  it("shows an agent it added in Settings' agent definitions too, without a Reload", async () => {
+    render(
+      <>
+        <Catalog workspace="/w" />
+        <AcpAgents workspace="/w" />
+      </>,
+    );
+    const catalog = await screen.findByRole("region", { name: /Agent definitions/ });
+    await within(catalog).findAllByText("mine");
+    expect(within(catalog).queryAllByText("claude")).toHaveLength(0);
+    await screen.findByRole("option", { name: "Claude Code" });
+    fireEvent.change(screen.getByTestId("acp-preset"), { target: { value: "Claude Code" } });
+    await act(async () => {
+      fireEvent.click(screen.getByTestId("acp-add"));
+      await Promise.resolve();
+    });
+    expect((await within(catalog).findAllByText("claude")).length).toBeGreaterThan(0);
   });
 });

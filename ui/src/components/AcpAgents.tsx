@@ -9,6 +9,8 @@ import { useEffect, useState } from "react";
 import type { AcpPreset, AgentTypeInfo } from "../bindings";
 import { acpPresets, addAcpAgent, removeAcpAgent } from "../ipc/acpAgents";
 import { loadCatalog } from "../ipc/actions";
+import { catalogVersion, reloadCatalog } from "../store/catalog";
+import { useStore } from "../store/store";
 
 interface Form {
   name: string;
@@ -31,7 +33,7 @@ export function AcpAgents({ workspace }: { workspace: string }) {
   const [form, setForm] = useState<Form>(EMPTY);
   const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
   const [busy, setBusy] = useState(false);
-  const [version, setVersion] = useState(0);
+  const version = useStore(catalogVersion, (v) => v);
 
   useEffect(() => {
     void acpPresets().then(setPresets);
@@ -56,13 +58,13 @@ export function AcpAgents({ workspace }: { workspace: string }) {
       setMessage({ ok: true, text: `Added “${r.data.name}”: a Task or Delegate… with this type runs ${r.data.acp ?? "it"}.` });
       setForm(EMPTY);
       setPreset("");
-      setVersion((v) => v + 1);
+      reloadCatalog();
     } else setMessage({ ok: false, text: r.message });
   };
   const remove = async (name: string) => {
     const r = await removeAcpAgent(name, workspace);
     setMessage(r.ok ? { ok: true, text: `Removed “${name}”.` } : { ok: false, text: r.message });
-    if (r.ok) setVersion((v) => v + 1);
+    if (r.ok) reloadCatalog();
   };
   const field = (key: keyof Form) => ({
     value: form[key],

@@ -23,6 +23,7 @@ import {
 import { clearApiKey, loadCatalog, saveSettings, setApiKey } from "../ipc/actions";
 import { asksBeforeSpawning, toolChoice, withAskBeforeSpawning, withToolChoice } from "../lib/approvalSettings";
 import { keyControls, keyringNote } from "../lib/keys";
+import { catalogVersion, reloadCatalog } from "../store/catalog";
 import { useStore } from "../store/store";
 import { patchUi, uiStore } from "../store/ui";
 import { IconAlert, IconCheck, IconX } from "./icons";
@@ -444,10 +445,10 @@ function ProviderCard(props: {
   );
 }
 
-function Catalog({ workspace }: { workspace: string }) {
+export function Catalog({ workspace }: { workspace: string }) {
   const [report, setReport] = useState<CatalogReport | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const [version, setVersion] = useState(0);
+  const version = useStore(catalogVersion, (v) => v);
 
   useEffect(() => {
     let live = true;
@@ -468,7 +469,7 @@ function Catalog({ workspace }: { workspace: string }) {
       <h2 id="catalog-h">
         Agent definitions
         <span className="spacer" />
-        <button type="button" className="btn small" onClick={() => setVersion((v) => v + 1)}>
+        <button type="button" className="btn small" onClick={reloadCatalog}>
           Reload
         </button>
       </h2>
