@@ -18,7 +18,7 @@
 use super::bench_speed::{
     PAINTED_JS, Recording, clear_prompt, events_applied, reset_probe, spent, summary, type_into, until_quiet,
 };
-use super::harness::App;
+use super::harness::{App, shown};
 use super::{floats, memory};
 use arbor_testkit::ScriptedServer;
 use serde_json::{Value, json};
@@ -242,10 +242,10 @@ pub async fn three_sessions(bin: &Path, server: &ScriptedServer) {
 async fn switch_sessions(app: &App, mains: &[Value]) -> Value {
     let script = [
         PAINTED_JS,
-        "const [mains, n] = arguments; const done = arguments[arguments.length - 1]; const out = { settled: [], js: [], tree: [], late: 0 }; \
+        "const [mains, n, TREE, OUTPUT] = arguments; const done = arguments[arguments.length - 1]; const out = { settled: [], js: [], tree: [], late: 0 }; \
              const rendered = () => new Promise(r => queueMicrotask(r)); \
-             const tree = (m) => document.querySelector('[data-testid=tree-node]:not([data-pane=hidden] *)')?.dataset.agentId === m.main; \
-             const settled = (m) => tree(m) && (document.querySelector('[data-testid=output]:not([data-pane=hidden] *)')?.textContent || '').includes(m.marker); \
+             const tree = (m) => document.querySelector(TREE)?.dataset.agentId === m.main; \
+             const settled = (m) => tree(m) && (document.querySelector(OUTPUT)?.textContent || '').includes(m.marker); \
              (async () => { \
                for (let i = 0; i < n; i++) { const m = mains[i % mains.length]; \
                  const row = [...document.querySelectorAll('[data-testid=session-row]')].find(r => r.textContent.includes(m.prompt)); \
@@ -260,7 +260,18 @@ async fn switch_sessions(app: &App, mains: &[Value]) -> Value {
                done(out); })();",
     ]
     .concat();
-    app.client.execute_async(&script, vec![Value::Array(mains.to_vec()), json!(SWITCHES)]).await.unwrap()
+    app.client
+        .execute_async(
+            &script,
+            vec![
+                Value::Array(mains.to_vec()),
+                json!(SWITCHES),
+                json!(shown("[data-testid=tree-node]")),
+                json!(shown("[data-testid=output]")),
+            ],
+        )
+        .await
+        .unwrap()
 }
 
 /// A [`switch_sessions`] answer as the bench prints it.

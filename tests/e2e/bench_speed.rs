@@ -13,7 +13,7 @@
 //! comm,dso,sym`): where the time of a missed figure goes. The app's symbols
 //! need an unstripped build (`CARGO_PROFILE_RELEASE_STRIP=false`).
 
-use super::harness::App;
+use super::harness::{App, shown};
 use super::{floats, pct};
 use serde_json::{Value, json};
 use std::path::Path;
@@ -310,8 +310,8 @@ pub async fn typing(app: &App) {
         let n = app
             .client
             .execute(
-                "return document.querySelectorAll('[data-testid=tree-node]:not([data-pane=hidden] *)').length",
-                vec![],
+                "return document.querySelectorAll(arguments[0]).length",
+                vec![json!(shown("[data-testid=tree-node]"))],
             )
             .await
             .ok()?;
@@ -506,20 +506,20 @@ pub const PAINTED_JS: &str = "const painted = () => new Promise(r => requestAnim
 pub async fn tree_interactions(app: &App, selects: usize) -> Value {
     let script = [
         PAINTED_JS,
-        "const selects = arguments[0]; const done = arguments[arguments.length - 1]; const out = { select: [], fold: [], scroll: [], selectJs: [], foldJs: [], selectOutput: [], selectStages: {} }; \
+        "const [selects, OUTPUT, ROWS, TWISTY] = arguments; const done = arguments[arguments.length - 1]; const out = { select: [], fold: [], scroll: [], selectJs: [], foldJs: [], selectOutput: [], selectStages: {} }; \
              const shows = (id, t0) => new Promise(r => { const check = () => { \
-               if (document.querySelector('[data-testid=output]:not([data-pane=hidden] *)')?.textContent.includes(id) || performance.now() - t0 > 3000) r(); else requestAnimationFrame(check); }; check(); }); \
+               if (document.querySelector(OUTPUT)?.textContent.includes(id) || performance.now() - t0 > 3000) r(); else requestAnimationFrame(check); }; check(); }); \
              const spent = () => Object.assign({}, window.__arborPerf.spent || {}); \
              const addStages = (from) => { const to = spent(); for (const k in to) out.selectStages[k] = (out.selectStages[k] || 0) + to[k] - (from[k] || 0); }; \
              const rendered = () => new Promise(r => queueMicrotask(r)); \
              (async () => { \
-               for (let i = 0; i < selects; i++) { const rows = document.querySelectorAll('[data-testid=tree-node]:not([data-pane=hidden] *)'); \
+               for (let i = 0; i < selects; i++) { const rows = document.querySelectorAll(ROWS); \
                  const row = rows[1 + (i * 7) % Math.max(1, rows.length - 1)]; \
                  const s0 = spent(); const t = performance.now(); row.click(); await rendered(); out.selectJs.push(performance.now() - t); \
                  await painted(); out.select.push(performance.now() - t); \
                  await shows(row.dataset.agentId, t); await painted(); out.selectOutput.push(performance.now() - t); addStages(s0); \
                  await new Promise(r => setTimeout(r, 100)); } \
-               for (let i = 0; i < 6; i++) { const tw = document.querySelector('[data-testid=tree-node] .twisty:not(.leaf):not([data-pane=hidden] *)'); \
+               for (let i = 0; i < 6; i++) { const tw = document.querySelector(TWISTY); \
                  if (!tw) break; const t = performance.now(); tw.click(); await rendered(); out.foldJs.push(performance.now() - t); \
                  await painted(); out.fold.push(performance.now() - t); \
                  await new Promise(r => setTimeout(r, 150)); } \
@@ -528,7 +528,13 @@ pub async fn tree_interactions(app: &App, selects: usize) -> Value {
                done(out); })();",
     ]
     .concat();
-    app.client.execute_async(&script, vec![json!(selects)]).await.unwrap()
+    let args = vec![
+        json!(selects),
+        json!(shown("[data-testid=output]")),
+        json!(shown("[data-testid=tree-node]")),
+        json!(shown("[data-testid=tree-node] .twisty:not(.leaf)")),
+    ];
+    app.client.execute_async(&script, args).await.unwrap()
 }
 
 /// Proportional set size (kB) of `root` and its descendants: shared pages count once, shared out.

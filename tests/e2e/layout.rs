@@ -4,14 +4,14 @@
 //! approvals column folded to a strip while nothing waits, the tree a real ARIA
 //! tree; and a message sent to a working agent marked queued until it is read.
 
-use super::harness::App;
+use super::harness::{App, shown};
 use super::scripted;
 
 /// Row heights, whether any name is cut while its row has room, and the inbox's width.
 async fn measure(app: &App) -> serde_json::Value {
     app.client
         .execute(
-            "const rows = [...document.querySelectorAll('[data-testid=tree-node]:not([data-pane=hidden] *)')]; \
+            "const rows = [...document.querySelectorAll(arguments[0])]; \
              const inbox = document.querySelector('[data-testid=inbox-panel]'); \
              return { heights: rows.map(r => Math.round(r.getBoundingClientRect().height)), \
                cut: rows.filter(r => { const d = r.querySelector('.desc'); return d && d.scrollWidth > d.clientWidth + 1; }) \
@@ -34,7 +34,7 @@ async fn measure(app: &App) -> serde_json::Value {
                    const box = e.parentElement.getBoundingClientRect(), b = e.getBoundingClientRect(); \
                    return b.width > 0 && b.top < box.bottom && b.bottom > box.top && b.right <= box.right + 1; }) \
                    .map(e => e.textContent) })) };",
-            vec![],
+            vec![serde_json::json!(shown("[data-testid=tree-node]"))],
         )
         .await
         .unwrap()
