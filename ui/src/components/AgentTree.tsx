@@ -62,18 +62,6 @@ export function AgentTree() {
     return rows.flatMap((r, i) => (ids.has(r.id) ? [i] : []));
   }, [rows, stop, focused]);
 
-  // On the window, so the shortcut works wherever focus is (the output, a card), as long as the tree is shown.
-  // Only the tree in view listens: another session's, kept mounted out of view, does not.
-  const paneShown = usePaneShown();
-  useEffect(() => {
-    if (!paneShown) return;
-    const onKey = (e: globalThis.KeyboardEvent) => {
-      if (!e.defaultPrevented && delegateShortcut(e)) e.preventDefault();
-    };
-    window.addEventListener("keydown", onKey);
-    return () => window.removeEventListener("keydown", onKey);
-  }, [paneShown]);
-
   // The pane's body scrolls (the worktree under the tree scrolls with it).
   // eslint-disable-next-line react-hooks/incompatible-library
   const virtualizer = useVirtualizer({
@@ -162,20 +150,23 @@ export function AgentTree() {
 
   if (rows.length === 0) {
     return (
-      <div className="empty">
-        <IconTree size={28} />
-        {starting ? (
-          <>
-            <div className="title">Starting session…</div>
-            <div>The main agent appears here in a moment.</div>
-          </>
-        ) : (
-          <>
-            <div className="title">No session yet</div>
-            <div>Write a prompt below to start the main agent; its subagents grow here.</div>
-          </>
-        )}
-      </div>
+      <>
+        <DelegateShortcut />
+        <div className="empty">
+          <IconTree size={28} />
+          {starting ? (
+            <>
+              <div className="title">Starting session…</div>
+              <div>The main agent appears here in a moment.</div>
+            </>
+          ) : (
+            <>
+              <div className="title">No session yet</div>
+              <div>Write a prompt below to start the main agent; its subagents grow here.</div>
+            </>
+          )}
+        </div>
+      </>
     );
   }
 
@@ -208,8 +199,28 @@ export function AgentTree() {
         })}
       </div>
       <TreeFoot selected={selected} />
+      <DelegateShortcut />
     </>
   );
+}
+
+/**
+ * The Delegate… shortcut, on the window so that it works wherever focus is (the
+ * output, a card), as long as the tree is in view: another session's, kept
+ * mounted out of view, does not listen. A component of its own, so that a pane
+ * shown or hidden renders this alone, not the tree.
+ */
+function DelegateShortcut() {
+  const paneShown = usePaneShown();
+  useEffect(() => {
+    if (!paneShown) return;
+    const onKey = (e: globalThis.KeyboardEvent) => {
+      if (!e.defaultPrevented && delegateShortcut(e)) e.preventDefault();
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [paneShown]);
+  return null;
 }
 
 /**

@@ -20,6 +20,7 @@ import {
   type SlotView,
 } from "../store/sessionStore";
 import { clearBanners, patchUi, pushWarnings, uiStore } from "../store/ui";
+import { batch } from "../store/store";
 import { applyAppState, run } from "./actions";
 import { closeReview } from "./history";
 
@@ -31,10 +32,12 @@ function showPage(info: SessionInfo | null, view: SlotView | null, starting: boo
 /** A session about to start: current and displayed (empty) while its command is under way. */
 export function openSession(): SlotKey {
   nextReviewGeneration();
-  const key = openSlot(initialSession(), null, bookStore.get().live);
-  bookStore.set({ review: null, live: null });
-  showPage(null, null, true);
-  return key;
+  return batch(() => {
+    const key = openSlot(initialSession(), null, bookStore.get().live);
+    bookStore.set({ review: null, live: null });
+    showPage(null, null, true);
+    return key;
+  });
 }
 
 /** The start's answer: the session is live (and the window's, unless the person went elsewhere meanwhile). */
@@ -68,19 +71,24 @@ export function switchSession(key: SlotKey): void {
     return;
   }
   nextReviewGeneration();
-  const slot = switchToSlot(key, books.live);
-  if (!slot) return;
-  bookStore.set({ review: null, live: slot.book });
-  showPage(slot.info, slot.view, slot.info === null);
+  // One change of every store it touches: each pane reads the session it shows, never another's.
+  batch(() => {
+    const slot = switchToSlot(key, books.live);
+    if (!slot) return;
+    bookStore.set({ review: null, live: slot.book });
+    showPage(slot.info, slot.view, slot.info === null);
+  });
 }
 
 /** A fresh page: every live session goes on (in the sessions list); the next prompt starts a new one. */
 export function newSession(): void {
   clearBanners();
   nextReviewGeneration();
-  leaveCurrent(bookStore.get().live);
-  bookStore.set({ review: null, live: null });
-  showPage(null, null, false);
+  batch(() => {
+    leaveCurrent(bookStore.get().live);
+    bookStore.set({ review: null, live: null });
+    showPage(null, null, false);
+  });
 }
 
 /**

@@ -164,7 +164,8 @@ export function visibleRows(state: SessionState, collapsed: Readonly<Record<Agen
     row.posInSet = n;
   }
   for (const row of rows) row.setSize = sizes.get(row.parentId) ?? 1;
-  const stable = reuseRows(rows);
+  // Known by its id, or (not started yet) by its main agent.
+  const stable = reuseRows(state.sessionId ?? state.mainId ?? "", rows);
   rowsMemo.set(state.agents, { roots: state.roots, collapsed, rows: stable });
   return stable;
 }
@@ -230,26 +231,33 @@ export function rowAgent(state: SessionState, id: AgentId): RowAgent | null {
   return out;
 }
 
-/** The rows last returned, by id: a batch that changes agents but not the tree's shape gives the same rows back. */
-let lastRows: readonly TreeRow[] = [];
-let lastById = new Map<AgentId, TreeRow>();
+/**
+ * The rows last returned for each session, by id: a batch that changes agents
+ * but not the tree's shape gives the same rows back. Each live session's tree
+ * is kept mounted, and one shown again must find its own rows, not those of the
+ * session shown before it, or every row it has would render anew.
+ */
+const lastRowsOf = new Map<string, { rows: readonly TreeRow[]; byId: ReadonlyMap<AgentId, TreeRow> }>();
+/** Sessions whose rows are kept: more than a window runs at once; a long day's are let go. */
+const KEPT_SESSIONS = 64;
 
 /**
  * The rows with each unchanged row the object it was before, and the previous
  * array itself when no row changed: the tree and its memoised rows re-render
  * only for what moved, not on every streamed event.
  */
-function reuseRows(rows: TreeRow[]): readonly TreeRow[] {
-  let same = rows.length === lastRows.length;
+function reuseRows(session: string, rows: TreeRow[]): readonly TreeRow[] {
+  const last = lastRowsOf.get(session);
+  let same = last !== undefined && rows.length === last.rows.length;
   for (let i = 0; i < rows.length; i++) {
     const row = rows[i]!;
-    const old = lastById.get(row.id);
+    const old = last?.byId.get(row.id);
     if (old && sameFields(old, row)) rows[i] = old;
-    if (rows[i] !== lastRows[i]) same = false;
+    if (rows[i] !== last?.rows[i]) same = false;
   }
-  if (same) return lastRows;
-  lastRows = rows;
-  lastById = new Map(rows.map((r) => [r.id, r]));
+  if (same && last) return last.rows;
+  if (!last && lastRowsOf.size >= KEPT_SESSIONS) lastRowsOf.clear();
+  lastRowsOf.set(session, { rows, byId: new Map(rows.map((r) => [r.id, r])) });
   return rows;
 }
 

@@ -95,10 +95,13 @@ export function CentrePanes() {
   return <Panes className="session-panes centre-panes" region="output" view={<Centre />} />;
 }
 
-/** A timeline is drawn only while it is seen; an output is kept. */
+/** The session's output, or its timeline. */
 function Centre() {
   const view = useSessionView((v) => v.sessionView);
-  const shown = usePaneShown();
-  if (view !== "timeline") return <OutputView />;
-  return shown ? <TimelineView /> : null;
+  return view === "timeline" ? <TimelineWhileShown /> : <OutputView />;
+}
+
+/** A timeline is drawn only while it is seen (an output is kept): only this reads whether the pane is, so showing it renders no output. */
+function TimelineWhileShown() {
+  return usePaneShown() ? <TimelineView /> : null;
 }

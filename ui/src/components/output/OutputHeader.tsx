@@ -6,14 +6,14 @@
  * stopped the agent, when one did.
  */
 import type { AgentId } from "../../bindings";
-import { useNow } from "../../hooks/useNow";
 import { formatCost, formatDuration, formatTokens, formatTurns, statusLabel } from "../../lib/format";
-import { changeCount, externalAgent, externalNote, totalElapsedMs, treePath } from "../../store/selectors";
+import { changeCount, externalAgent, externalNote, treePath } from "../../store/selectors";
 import type { AgentNode } from "../../store/session/types";
 import { agentFigures } from "../../store/session/usage";
-import { usePaneShown, useReviewing, useSession, useSessionView } from "../../store/sessionScope";
+import { useReviewing, useSession, useSessionView } from "../../store/sessionScope";
 import { patchUi, setOutputTab } from "../../store/ui";
 import { ExportMenu } from "../ExportMenu";
+import { RunClock } from "../RunClock";
 import { StatusIcon } from "../StatusIcon";
 import { Tabs } from "../Tabs";
 import { BudgetLine, BudgetStop } from "./AgentBudget";
@@ -29,10 +29,6 @@ export function OutputHeader({ id, node, showThoughts }: { id: AgentId; node: Ag
   const figures = useSession((s) => agentFigures(s.usage, id, false));
   const tab = useSessionView((v) => v.outputTab);
   const changed = useSession((s) => changeCount(s, id));
-  // A pane out of view keeps its clock still (store/sessionScope.ts): it is not seen.
-  const paneShown = usePaneShown();
-  const now = useNow(node.wallRunStartedAt !== null && paneShown);
-  const elapsed = totalElapsedMs(node, now);
   // No figures yet: nothing used.
   const tokens = figures?.tokens ?? 0;
   const cost = formatCost(figures?.usage.cost_usd ?? null);
@@ -49,11 +45,13 @@ export function OutputHeader({ id, node, showThoughts }: { id: AgentId; node: Ag
             {tokens > 0 ? ` · ${formatTokens(tokens)} tokens` : ""}
             {cost ? ` · ${cost}` : ""}
             {node.turns > 0 ? ` · ${formatTurns(node.turns)}` : ""}
-            {elapsed !== null ? (
-              <span data-testid="header-elapsed" title="Wall time over every run">
-                {` · ${formatDuration(elapsed)}`}
-              </span>
-            ) : null}
+            <RunClock node={node} running={node.wallRunStartedAt !== null}>
+              {(elapsed) => (
+                <span data-testid="header-elapsed" title="Wall time over every run">
+                  {` · ${formatDuration(elapsed)}`}
+                </span>
+              )}
+            </RunClock>
             {external ? (
               <span className="badge external" data-testid="header-external" title={externalNote(external)}>
                 ACP{external.sandbox ? " · sandboxed" : " · unsandboxed"}

@@ -11,7 +11,6 @@
 import { memo, useState, type CSSProperties } from "react";
 import { formatCost, formatDuration, formatTokens, formatTurns, statusLabel } from "../../lib/format";
 import { OUTCOME_WORDS, rowLabel } from "../../lib/tree";
-import { useNow } from "../../hooks/useNow";
 import {
   agentStanding,
   agentWorktree,
@@ -21,18 +20,18 @@ import {
   lastTool,
   rowAgent,
   subtreeSizes,
-  totalElapsedMs,
   type TreeRow,
 } from "../../store/selectors";
 import { isTerminal } from "../../store/session/status";
 import { agentFigures } from "../../store/session/usage";
-import { usePaneShown, useSession } from "../../store/sessionScope";
+import { useSession } from "../../store/sessionScope";
 import { lastToolDecision } from "../../store/approvals";
 import { select, setCollapsed, showChanges } from "../../store/ui";
 import { DecisionMark } from "../approvals/DecisionMark";
 import { BudgetMeter } from "../BudgetMeter";
 import { ContextMeter } from "../ContextMeter";
 import { IconChevron, IconSlash, IconX } from "../icons";
+import { RunClock } from "../RunClock";
 import { StatusIcon } from "../StatusIcon";
 import { WorktreeBadge } from "../WorktreePanel";
 import { NodeActions } from "./NodeActions";
@@ -64,16 +63,11 @@ export const TreeNode = memo(function TreeNode({ row, selected, focusable, readO
   const [hovered, setHovered] = useState(false);
   const [focusWithin, setFocusWithin] = useState(false);
   const active = node ? !isTerminal(node.status) && node.wallRunStartedAt !== null : false;
-  // A pane out of view keeps its clocks still (store/sessionScope.ts): it is not seen.
-  const paneShown = usePaneShown();
-  const now = useNow(active && paneShown);
   if (!node) return null;
 
   // No figures yet: nothing used.
   const tokens = figures?.tokens ?? 0;
   const cost = formatCost(figures?.usage.cost_usd ?? null);
-  // Every run's wall time: a resumed agent's runs add up.
-  const elapsed = totalElapsedMs(node, now);
   const name = node.description || (node.depth === 0 ? "main" : node.id);
   const external = externalAgent(node);
   const word = tool ? OUTCOME_WORDS[tool.outcome] : null;
@@ -168,15 +162,18 @@ export const TreeNode = memo(function TreeNode({ row, selected, focusable, readO
             ) : null}
           </span>
         </span>
-        {elapsed !== null ? (
-          <span
-            className="node-elapsed"
-            data-testid="tree-elapsed"
-            title={`${formatTurns(node.turns)} · ${formatDuration(elapsed)} over every run`}
-          >
-            {formatDuration(elapsed)}
-          </span>
-        ) : null}
+        {/* Every run's wall time: a resumed agent's runs add up. */}
+        <RunClock node={node} running={active}>
+          {(elapsed) => (
+            <span
+              className="node-elapsed"
+              data-testid="tree-elapsed"
+              title={`${formatTurns(node.turns)} · ${formatDuration(elapsed)} over every run`}
+            >
+              {formatDuration(elapsed)}
+            </span>
+          )}
+        </RunClock>
       </div>
       <div className="node-line node-sub">
         {tool ? (

@@ -1,0 +1,131 @@
+/**
+ * A session switch renders only what changed (issue 25: switching in 50 ms).
+ * Every live session's panes stay mounted; showing one again renders none of
+ * its tree rows and none of its output when its session did nothing while it
+ * was out of view, and only the rows its session changed when it did. Hiding
+ * a pane renders none of it either. Counted by the calls of what a tree row
+ * (`rowLabel`) and an output (`filterItems`) compute on each render.
+ */
+import { act, fireEvent, render, screen } from "@testing-library/react";
+import { beforeEach, describe, expect, it, vi } from "vitest";
+import { App } from "../App";
+import { openSession, sessionOpened } from "../ipc/sessions";
+import { enqueueFrame, flushEvents } from "../store/sessionStore";
+import { eventMaker } from "../test/events";
+import { withLayout } from "../test/layout";
+import { appState, frameOf, resetStores, sessionInfo } from "../test/stores";
+
+const calls = { rows: 0, outputs: 0 };
+vi.mock("../lib/tree", async (importOriginal) => {
+  const m = await importOriginal<typeof import("../lib/tree")>();
+  return { ...m, rowLabel: (...a: Parameters<typeof m.rowLabel>) => ((calls.rows += 1), m.rowLabel(...a)) };
+});
+vi.mock("../lib/outputFilter", async (importOriginal) => {
+  const m = await importOriginal<typeof import("../lib/outputFilter")>();
+  return { ...m, filterItems: (...a: Parameters<typeof m.filterItems>) => ((calls.outputs += 1), m.filterItems(...a)) };
+});
+
+withLayout({ offsetHeight: 600, offsetWidth: 800, clientHeight: 600 });
+
+const ok = <T,>(data: T) => Promise.resolve({ status: "ok" as const, data });
+const commands = {
+  appState: vi.fn(),
+  showSession: vi.fn(() => Promise.resolve(null)),
+  sendCommand: vi.fn(),
+  listSessions: vi.fn(),
+  agentCatalog: vi.fn(),
+  mcpServers: vi.fn(),
+  workspaceMcp: vi.fn(),
+  describeTask: vi.fn(),
+};
+vi.mock("../bindings", async (importOriginal) => ({
+  ...(await importOriginal<typeof import("../bindings")>()),
+  commands: new Proxy({}, { get: (_t, k: string) => commands[k as keyof typeof commands] ?? (() => new Promise(() => undefined)) }),
+}));
+vi.mock("@tauri-apps/api/core", () => ({ Channel: class {} }));
+
+/** A live session of the window: its main agent and three subagents at work, each having said something. */
+function session(id: string, prompt: string) {
+  const e = eventMaker(id);
+  let key = "";
+  act(() => {
+    key = openSession();
+  });
+  act(() => {
+    sessionOpened(key, sessionInfo({ session_id: id, workspace: `/work/${id}`, main_agent_id: `${id}-main` }));
+    const kids = [1, 2, 3].map((n) => `${id}-kid-${n}`);
+    enqueueFrame(
+      frameOf([
+        e.started(`${id}-main`, null, "main"),
+        e.make(`${id}-main`, { type: "user_message", content: prompt }),
+        e.make(`${id}-main`, { type: "response_chunk", content: "Delegating." }),
+        ...kids.flatMap((k) => [e.started(k, `${id}-main`, `task ${k}`), e.make(k, { type: "response_chunk", content: "Working" })]),
+      ]),
+      key,
+    );
+    flushEvents();
+  });
+  return { key, e };
+}
+
+const show = (key: string) =>
+  act(() => {
+    const row = screen.getAllByTestId("session-row").find((r) => r.dataset.key === key);
+    fireEvent.click(row?.querySelector(".session-open") as HTMLElement);
+  });
+
+const reset = () => {
+  calls.rows = 0;
+  calls.outputs = 0;
+};
+
+beforeEach(async () => {
+  for (const f of Object.values(commands)) f.mockReset();
+  commands.appState.mockResolvedValue(appState());
+  commands.sendCommand.mockReturnValue(ok({ kind: "done" }));
+  commands.listSessions.mockReturnValue(ok([]));
+  commands.agentCatalog.mockResolvedValue({ definitions: [], problems: [] });
+  commands.mcpServers.mockReturnValue(ok({ servers: [], problems: [], files: [], workspace: null }));
+  commands.workspaceMcp.mockResolvedValue(null);
+  commands.describeTask.mockResolvedValue("");
+  resetStores({ app: null, appLoading: true });
+  await act(async () => {
+    render(<App />);
+  });
+});
+
+describe("switching sessions", () => {
+  it("shows and hides a pane that nothing changed without rendering its rows or its output", () => {
+    const one = session("s-one", "First task");
+    const two = session("s-two", "Second task");
+    // Each shown once, so that each has rendered its rows and its main agent's output.
+    show(one.key);
+    show(two.key);
+    expect(document.querySelectorAll("[data-pane=shown] [data-testid=tree-node]")).toHaveLength(4);
+    reset();
+    show(one.key);
+    expect(document.querySelector<HTMLElement>("[data-pane=shown] [data-testid=tree-node]")?.dataset.agentId).toBe("s-one-main");
+    expect(calls).toEqual({ rows: 0, outputs: 0 });
+    show(two.key);
+    expect(calls).toEqual({ rows: 0, outputs: 0 });
+  });
+
+  it("renders only the rows its session changed while it was out of view", () => {
+    const one = session("s-one", "First task");
+    const two = session("s-two", "Second task");
+    show(one.key);
+    show(two.key);
+    // Out of view, one of the first session's subagents finishes.
+    act(() => {
+      enqueueFrame(frameOf([one.e.status("s-one-kid-2", "completed")]), one.key);
+      flushEvents();
+    });
+    reset();
+    show(one.key);
+    const row = document.querySelector<HTMLElement>('[data-pane=shown] [data-testid=tree-node][data-agent-id="s-one-kid-2"]');
+    expect(row?.dataset.status).toBe("completed");
+    expect(calls.rows).toBe(1);
+    // The main agent's output shows nothing of it.
+    expect(calls.outputs).toBe(0);
+  });
+});
