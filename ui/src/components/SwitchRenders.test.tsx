@@ -3,8 +3,9 @@
  * Every live session's panes stay mounted; showing one again renders none of
  * its tree rows and none of its output when its session did nothing while it
  * was out of view, and only the rows its session changed when it did. Hiding
- * a pane renders none of it either. Counted by the calls of what a tree row
- * (`rowLabel`) and an output (`filterItems`) compute on each render.
+ * a pane renders none of it either, and reads none of its selectors. Counted
+ * by the calls of what a tree row (`rowLabel`) and an output (`filterItems`)
+ * compute on each render, and of one selector each row reads (`agentStanding`).
  */
 import { act, fireEvent, render, screen } from "@testing-library/react";
 import { beforeEach, describe, expect, it, vi } from "vitest";
@@ -15,10 +16,14 @@ import { eventMaker } from "../test/events";
 import { withLayout } from "../test/layout";
 import { appState, frameOf, resetStores, sessionInfo } from "../test/stores";
 
-const calls = { rows: 0, outputs: 0 };
+const calls = { rows: 0, outputs: 0, standings: 0 };
 vi.mock("../lib/tree", async (importOriginal) => {
   const m = await importOriginal<typeof import("../lib/tree")>();
   return { ...m, rowLabel: (...a: Parameters<typeof m.rowLabel>) => ((calls.rows += 1), m.rowLabel(...a)) };
+});
+vi.mock("../store/selectors", async (importOriginal) => {
+  const m = await importOriginal<typeof import("../store/selectors")>();
+  return { ...m, agentStanding: (...a: Parameters<typeof m.agentStanding>) => ((calls.standings += 1), m.agentStanding(...a)) };
 });
 vi.mock("../lib/outputFilter", async (importOriginal) => {
   const m = await importOriginal<typeof import("../lib/outputFilter")>();
@@ -77,6 +82,7 @@ const show = (key: string) =>
 const reset = () => {
   calls.rows = 0;
   calls.outputs = 0;
+  calls.standings = 0;
 };
 
 beforeEach(async () => {
@@ -105,9 +111,21 @@ describe("switching sessions", () => {
     reset();
     show(one.key);
     expect(document.querySelector<HTMLElement>("[data-pane=shown] [data-testid=tree-node]")?.dataset.agentId).toBe("s-one-main");
-    expect(calls).toEqual({ rows: 0, outputs: 0 });
+    expect(calls).toMatchObject({ rows: 0, outputs: 0 });
     show(two.key);
-    expect(calls).toEqual({ rows: 0, outputs: 0 });
+    expect(calls).toMatchObject({ rows: 0, outputs: 0 });
+  });
+
+  it("reads the selectors of the pane it shows once, and those of the pane it hides not at all", () => {
+    const one = session("s-one", "First task");
+    const two = session("s-two", "Second task");
+    show(one.key);
+    show(two.key);
+    reset();
+    // The pane shown reads each budget standing once (its four rows', its output's budget line);
+    // the pane hidden reads none.
+    show(one.key);
+    expect(calls.standings).toBe(5);
   });
 
   it("renders only the rows its session changed while it was out of view", () => {

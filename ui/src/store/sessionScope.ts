@@ -71,31 +71,69 @@ const NEVER: Readable<boolean> = { get: () => false, subscribe: () => () => unde
 
 const scopes = new Map<SlotKey, SessionScope>();
 
+/** What a pane's hooks follow of its session: its state, its view, its book, and whether it is shown. */
+type Signal = "state" | "view" | "book" | "shown";
+
 /**
- * Subscribes `listener` to `sources` while live session `key` is displayed
- * (what it reads then: `sessionStore`, `uiStore`, `bookStore`), and to its
- * being shown or hidden. Not to the registry's other changes: each live
- * session's batch changes the registry, and every hook of the shown panes
- * would read its selector again for each; a hidden pane is told of nothing
- * but being shown again (it renders what its session did meanwhile then).
+ * The subscriptions of live session `key`'s pane, one per store for the whole
+ * pane rather than one per hook: while the session is displayed, its hooks are
+ * told of what they read then (`sessionStore`, `uiStore`, `bookStore`), and of
+ * its being shown or hidden. Not of the registry's other changes: each live
+ * session's batch changes the registry. A pane being hidden tells only what
+ * reads whether it is shown (what it shows does not change: `onHide` keeps its
+ * session as it was); a hidden pane is told of nothing until it is shown again,
+ * and then renders what its session did meanwhile. So a switch reads the
+ * selectors of the shown pane once, and those of the others not at all.
  */
-function followWhileShown(key: SlotKey, listener: () => void, sources: readonly Readable<unknown>[]): () => void {
-  let was = displays(key);
-  const offFlip = liveStore.subscribe(() => {
-    const now = displays(key);
-    if (now === was) return;
-    was = now;
-    listener();
-  });
-  const offs = sources.map((s) =>
-    s.subscribe(() => {
-      if (displays(key)) listener();
-    }),
-  );
-  return () => {
-    offFlip();
-    for (const off of offs) off();
+function paneSignals(key: SlotKey, onHide: () => void): Record<Signal, (listener: () => void) => () => void> {
+  const listeners: Record<Signal, Set<() => void>> = { state: new Set(), view: new Set(), book: new Set(), shown: new Set() };
+  const tell = (...signals: Signal[]) => {
+    for (const signal of signals) for (const l of [...listeners[signal]]) l();
   };
+  const sources = { state: sessionStore, view: uiStore, book: bookStore } as const;
+  // Each source's value its hooks were last told of: a switch's batch tells the registry's
+  // flip and then the displayed session's new value, which the flip already told.
+  const told = new Map<Signal, unknown>();
+  let was = false;
+  let offs: (() => void)[] = [];
+  const whileShown = (signal: keyof typeof sources) => () => {
+    const value = sources[signal].get();
+    if (!was || !displays(key) || told.get(signal) === value) return;
+    told.set(signal, value);
+    tell(signal);
+  };
+  const follow = () => {
+    was = displays(key);
+    offs = [
+      liveStore.subscribe(() => {
+        const now = displays(key);
+        if (now === was) return;
+        was = now;
+        if (now) {
+          for (const [signal, source] of Object.entries(sources)) told.set(signal as Signal, source.get());
+          tell("state", "view", "book", "shown");
+        } else {
+          onHide();
+          tell("shown");
+        }
+      }),
+      sessionStore.subscribe(whileShown("state")),
+      uiStore.subscribe(whileShown("view")),
+      bookStore.subscribe(whileShown("book")),
+    ];
+  };
+  const followed = () => Object.values(listeners).some((set) => set.size > 0);
+  const subscribe = (signal: Signal) => (listener: () => void) => {
+    if (!followed()) follow();
+    listeners[signal].add(listener);
+    return () => {
+      listeners[signal].delete(listener);
+      if (followed()) return;
+      for (const off of offs) off();
+      offs = [];
+    };
+  };
+  return { state: subscribe("state"), view: subscribe("view"), book: subscribe("book"), shown: subscribe("shown") };
 }
 
 /** Live session `key`'s scope, one object per session (a pane's context value never changes). */
@@ -104,6 +142,9 @@ export function scopeOfSlot(key: SlotKey): SessionScope {
   if (scope) return scope;
   // What a hidden pane shows: its session as it was when the pane was last in view.
   let frozen: SessionState | null = null;
+  const signals = paneSignals(key, () => {
+    frozen = slotStateOf(key);
+  });
   scope = {
     key,
     state: {
@@ -115,22 +156,22 @@ export function scopeOfSlot(key: SlotKey): SessionScope {
         frozen ??= slotStateOf(key);
         return frozen;
       },
-      subscribe: (listener) => followWhileShown(key, listener, [sessionStore]),
+      subscribe: signals.state,
     },
     view: {
       get: () => {
         if (displays(key)) return readWindowView();
         return liveStore.get().slots.find((s) => s.key === key)?.view ?? FRESH_VIEW;
       },
-      subscribe: (listener) => followWhileShown(key, listener, [uiStore]),
+      subscribe: signals.view,
     },
     book: {
       // Shown, a live session's book is the window's (no review is displayed); hidden, the one kept with it.
       get: () => (displays(key) ? bookStore.get().live : (liveStore.get().slots.find((s) => s.key === key)?.book ?? null)),
-      subscribe: (listener) => followWhileShown(key, listener, [bookStore]),
+      subscribe: signals.book,
     },
     reviewing: NEVER,
-    shown: { get: () => displays(key), subscribe: (listener) => followWhileShown(key, listener, []) },
+    shown: { get: () => displays(key), subscribe: signals.shown },
   };
   scopes.set(key, scope);
   return scope;
