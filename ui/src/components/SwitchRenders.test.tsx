@@ -8,9 +8,10 @@
  * compute on each render, and of one selector each row reads (`agentStanding`).
  */
 import { act, fireEvent, render, screen } from "@testing-library/react";
-import { beforeEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { App } from "../App";
 import { openSession, sessionOpened } from "../ipc/sessions";
+import { CATCH_UP_QUIET_MS } from "../store/sessionScope";
 import { enqueueFrame, flushEvents } from "../store/sessionStore";
 import { eventMaker } from "../test/events";
 import { withLayout } from "../test/layout";
@@ -85,6 +86,10 @@ const reset = () => {
   calls.standings = 0;
 };
 
+afterEach(() => {
+  vi.useRealTimers();
+});
+
 beforeEach(async () => {
   for (const f of Object.values(commands)) f.mockReset();
   commands.appState.mockResolvedValue(appState());
@@ -145,5 +150,40 @@ describe("switching sessions", () => {
     expect(calls.rows).toBe(1);
     // The main agent's output shows nothing of it.
     expect(calls.outputs).toBe(0);
+  });
+
+  it("brings a pane whose session went quiet out of view up to date before it is shown, and not one still at work", () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    const one = session("s-one", "First task");
+    const two = session("s-two", "Second task");
+    show(one.key);
+    show(two.key);
+    const row = (id: string) => document.querySelector<HTMLElement>(`[data-testid=tree-node][data-agent-id="${id}"]`);
+    const finish = (id: string) =>
+      act(() => {
+        enqueueFrame(frameOf([one.e.status(id, "completed")]), one.key);
+        flushEvents();
+      });
+    const before = row("s-one-kid-2")?.dataset.status;
+    expect(before).not.toBe("completed");
+    // At work: a batch every half second keeps its pane as it was.
+    for (let i = 0; i < 4; i++) {
+      act(() => {
+        enqueueFrame(frameOf([one.e.make("s-one-kid-1", { type: "response_chunk", content: " more" })]), one.key);
+        flushEvents();
+        vi.advanceTimersByTime(CATCH_UP_QUIET_MS / 2);
+      });
+    }
+    finish("s-one-kid-2");
+    act(() => vi.advanceTimersByTime(CATCH_UP_QUIET_MS / 2));
+    expect(row("s-one-kid-2")?.dataset.status).toBe(before);
+    // Quiet for a second: brought up to date out of view.
+    act(() => vi.advanceTimersByTime(CATCH_UP_QUIET_MS));
+    expect(row("s-one-kid-2")?.closest<HTMLElement>("[data-pane]")?.dataset.pane).toBe("hidden");
+    expect(row("s-one-kid-2")?.dataset.status).toBe("completed");
+    // So showing it renders nothing.
+    reset();
+    show(one.key);
+    expect(calls).toMatchObject({ rows: 0, outputs: 0 });
   });
 });

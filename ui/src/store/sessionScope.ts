@@ -17,6 +17,7 @@ import { bookStore, displayedBook, type Book } from "./review";
 import type { SessionState } from "./session/types";
 import { FRESH_VIEW, liveStore, sessionStore, slotStateOf, type SlotKey, type SlotView } from "./sessionStore";
 import { useStore, type Readable } from "./store";
+import { isTyping, TYPING_MS } from "../lib/typing";
 import { uiStore } from "./ui";
 
 export interface SessionScope {
@@ -71,6 +72,16 @@ const NEVER: Readable<boolean> = { get: () => false, subscribe: () => () => unde
 
 const scopes = new Map<SlotKey, SessionScope>();
 
+/**
+ * A hidden pane whose session has done nothing for this long renders, out of
+ * view, what its session did meanwhile: a session that finished while another
+ * was shown then comes back at once, instead of rendering its whole end on the
+ * click (docs/speed.md: 58-64 ms before the frame on the still page). A session
+ * still at work is left as it was: rendered on every batch, it would cost the
+ * shown session's frames for a pane nobody sees.
+ */
+export const CATCH_UP_QUIET_MS = 1000;
+
 /** What a pane's hooks follow of its session: its state, its view, its book, and whether it is shown. */
 type Signal = "state" | "view" | "book" | "shown";
 
@@ -82,10 +93,11 @@ type Signal = "state" | "view" | "book" | "shown";
  * session's batch changes the registry. A pane being hidden tells only what
  * reads whether it is shown (what it shows does not change: `onHide` keeps its
  * session as it was); a hidden pane is told of nothing until it is shown again,
- * and then renders what its session did meanwhile. So a switch reads the
- * selectors of the shown pane once, and those of the others not at all.
+ * and then renders what its session did meanwhile, or until its session has
+ * been quiet for CATCH_UP_QUIET_MS (`catchUp` renews what it keeps). So a switch
+ * reads the selectors of the shown pane once, and those of the others not at all.
  */
-function paneSignals(key: SlotKey, onHide: () => void): Record<Signal, (listener: () => void) => () => void> {
+function paneSignals(key: SlotKey, onHide: () => void, catchUp: () => boolean): Record<Signal, (listener: () => void) => () => void> {
   const listeners: Record<Signal, Set<() => void>> = { state: new Set(), view: new Set(), book: new Set(), shown: new Set() };
   const tell = (...signals: Signal[]) => {
     for (const signal of signals) for (const l of [...listeners[signal]]) l();
@@ -96,6 +108,27 @@ function paneSignals(key: SlotKey, onHide: () => void): Record<Signal, (listener
   const told = new Map<Signal, unknown>();
   let was = false;
   let offs: (() => void)[] = [];
+  // Out of view: the session's state last seen, and the wait for it to be quiet.
+  let seen: SessionState | null = null;
+  let quiet: ReturnType<typeof setTimeout> | null = null;
+  const stopWaiting = () => {
+    if (quiet !== null) clearTimeout(quiet);
+    quiet = null;
+  };
+  const catchUpNow = () => {
+    quiet = null;
+    if (was) return;
+    // Not in a keystroke's way: the person pauses first.
+    if (isTyping(performance.now())) quiet = setTimeout(catchUpNow, TYPING_MS);
+    else if (catchUp()) tell("state");
+  };
+  const whenQuiet = () => {
+    const state = slotStateOf(key);
+    if (state === seen) return;
+    seen = state;
+    stopWaiting();
+    quiet = setTimeout(catchUpNow, CATCH_UP_QUIET_MS);
+  };
   const whileShown = (signal: keyof typeof sources) => () => {
     const value = sources[signal].get();
     if (!was || !displays(key) || told.get(signal) === value) return;
@@ -107,8 +140,14 @@ function paneSignals(key: SlotKey, onHide: () => void): Record<Signal, (listener
     offs = [
       liveStore.subscribe(() => {
         const now = displays(key);
-        if (now === was) return;
+        if (now === was) {
+          // Each live session's batch changes the registry: this one's may have moved.
+          if (!now) whenQuiet();
+          return;
+        }
         was = now;
+        stopWaiting();
+        seen = null;
         if (now) {
           for (const [signal, source] of Object.entries(sources)) told.set(signal as Signal, source.get());
           tell("state", "view", "book", "shown");
@@ -131,6 +170,7 @@ function paneSignals(key: SlotKey, onHide: () => void): Record<Signal, (listener
       if (followed()) return;
       for (const off of offs) off();
       offs = [];
+      stopWaiting();
     };
   };
   return { state: subscribe("state"), view: subscribe("view"), book: subscribe("book"), shown: subscribe("shown") };
@@ -142,9 +182,18 @@ export function scopeOfSlot(key: SlotKey): SessionScope {
   if (scope) return scope;
   // What a hidden pane shows: its session as it was when the pane was last in view.
   let frozen: SessionState | null = null;
-  const signals = paneSignals(key, () => {
-    frozen = slotStateOf(key);
-  });
+  const signals = paneSignals(
+    key,
+    () => {
+      frozen = slotStateOf(key);
+    },
+    () => {
+      const now = slotStateOf(key);
+      if (frozen === now) return false;
+      frozen = now;
+      return true;
+    },
+  );
   scope = {
     key,
     state: {

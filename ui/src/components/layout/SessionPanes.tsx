@@ -2,8 +2,9 @@
  * The session panes: the agent tree and the centre (an agent's output, or the
  * timeline) of every live session stay mounted, one over another, and only
  * the shown session's are seen (store/sessionScope.ts says why). A pane out
- * of view renders nothing new until it is shown again; then it renders only
- * what its session did meanwhile. A fresh page or a past session under
+ * of view renders nothing new until it is shown again, or until its session
+ * has been quiet for a second; then it renders only what its session did
+ * meanwhile. A fresh page or a past session under
  * review has a pane of its own, the displayed session's.
  */
 import { useLayoutEffect, useMemo, useRef, type ReactNode } from "react";
