@@ -13,20 +13,10 @@ import { answered, askFor } from "../test/approvals";
 import { eventMaker } from "../test/events";
 import { pastSession, storedAgent } from "../test/past";
 import { appState, arriveFrame, resetStores, sessionInfo } from "../test/stores";
+import { answerAsIdle, windowCommands } from "../test/windowCommands";
 
 const ok = <T,>(data: T) => Promise.resolve({ status: "ok" as const, data });
-const commands = {
-  appState: vi.fn(),
-  showSession: vi.fn(() => Promise.resolve(null)),
-  sendCommand: vi.fn(),
-  listSessions: vi.fn(),
-  openSession: vi.fn(),
-  loadTranscript: vi.fn(),
-  agentCatalog: vi.fn(),
-  mcpServers: vi.fn(),
-  workspaceMcp: vi.fn(),
-  describeTask: vi.fn(),
-};
+const commands = windowCommands();
 vi.mock("../bindings", async (importOriginal) => ({
   // The real constants (they are Rust's rules); only the commands are faked.
   ...(await importOriginal<typeof import("../bindings")>()),
@@ -60,14 +50,7 @@ const cards = () => screen.queryAllByTestId("approval");
 const frame = (events: ReturnType<typeof e.make>[]) => arriveFrame(events);
 
 beforeEach(async () => {
-  for (const f of Object.values(commands)) f.mockReset();
-  commands.appState.mockResolvedValue(app);
-  commands.sendCommand.mockReturnValue(ok({ kind: "done" }));
-  commands.listSessions.mockReturnValue(ok([]));
-  commands.agentCatalog.mockResolvedValue({ definitions: [], problems: [] });
-  commands.mcpServers.mockReturnValue(ok({ servers: [], problems: [], files: [], workspace: null }));
-  commands.workspaceMcp.mockResolvedValue(null);
-  commands.describeTask.mockResolvedValue("");
+  answerAsIdle(commands, app);
   sendNotification.mockReset();
   e = eventMaker();
   resetStores({ app: null, appLoading: true });

@@ -17,19 +17,10 @@ import { uiStore } from "../store/ui";
 import { answered, askFor } from "../test/approvals";
 import { eventMaker } from "../test/events";
 import { appState, frameOf, resetStores, sessionInfo } from "../test/stores";
+import { answerAsIdle, windowCommands } from "../test/windowCommands";
 
 const ok = <T,>(data: T) => Promise.resolve({ status: "ok" as const, data });
-const commands = {
-  appState: vi.fn(),
-  showSession: vi.fn(() => Promise.resolve(null)),
-  sendCommand: vi.fn(),
-  closeSession: vi.fn(),
-  listSessions: vi.fn(),
-  agentCatalog: vi.fn(),
-  mcpServers: vi.fn(),
-  workspaceMcp: vi.fn(),
-  describeTask: vi.fn(),
-};
+const commands = windowCommands();
 vi.mock("../bindings", async (importOriginal) => ({
   ...(await importOriginal<typeof import("../bindings")>()),
   commands: new Proxy({}, { get: (_t, k: string) => commands[k as keyof typeof commands] }),
@@ -68,14 +59,7 @@ function session(id: string, prompt: string, requests: string[], workspace = `/w
 const rows = () => screen.queryAllByTestId("session-row");
 
 beforeEach(async () => {
-  for (const f of Object.values(commands)) f.mockReset();
-  commands.appState.mockResolvedValue(appState());
-  commands.sendCommand.mockReturnValue(ok({ kind: "done" }));
-  commands.listSessions.mockReturnValue(ok([]));
-  commands.agentCatalog.mockResolvedValue({ definitions: [], problems: [] });
-  commands.mcpServers.mockReturnValue(ok({ servers: [], problems: [], files: [], workspace: null }));
-  commands.workspaceMcp.mockResolvedValue(null);
-  commands.describeTask.mockResolvedValue("");
+  answerAsIdle(commands);
   resetStores({ app: null, appLoading: true });
   await act(async () => {
     render(<App />);

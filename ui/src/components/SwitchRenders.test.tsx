@@ -15,7 +15,8 @@ import { CATCH_UP_QUIET_MS } from "../store/sessionScope";
 import { enqueueFrame, flushEvents } from "../store/sessionStore";
 import { eventMaker } from "../test/events";
 import { withLayout } from "../test/layout";
-import { appState, frameOf, resetStores, sessionInfo } from "../test/stores";
+import { frameOf, resetStores, sessionInfo } from "../test/stores";
+import { answerAsIdle, windowCommands } from "../test/windowCommands";
 
 const calls = { rows: 0, outputs: 0, standings: 0 };
 vi.mock("../lib/tree", async (importOriginal) => {
@@ -33,17 +34,7 @@ vi.mock("../lib/outputFilter", async (importOriginal) => {
 
 withLayout({ offsetHeight: 600, offsetWidth: 800, clientHeight: 600 });
 
-const ok = <T,>(data: T) => Promise.resolve({ status: "ok" as const, data });
-const commands = {
-  appState: vi.fn(),
-  showSession: vi.fn(() => Promise.resolve(null)),
-  sendCommand: vi.fn(),
-  listSessions: vi.fn(),
-  agentCatalog: vi.fn(),
-  mcpServers: vi.fn(),
-  workspaceMcp: vi.fn(),
-  describeTask: vi.fn(),
-};
+const commands = windowCommands();
 vi.mock("../bindings", async (importOriginal) => ({
   ...(await importOriginal<typeof import("../bindings")>()),
   commands: new Proxy({}, { get: (_t, k: string) => commands[k as keyof typeof commands] ?? (() => new Promise(() => undefined)) }),
@@ -91,14 +82,7 @@ afterEach(() => {
 });
 
 beforeEach(async () => {
-  for (const f of Object.values(commands)) f.mockReset();
-  commands.appState.mockResolvedValue(appState());
-  commands.sendCommand.mockReturnValue(ok({ kind: "done" }));
-  commands.listSessions.mockReturnValue(ok([]));
-  commands.agentCatalog.mockResolvedValue({ definitions: [], problems: [] });
-  commands.mcpServers.mockReturnValue(ok({ servers: [], problems: [], files: [], workspace: null }));
-  commands.workspaceMcp.mockResolvedValue(null);
-  commands.describeTask.mockResolvedValue("");
+  answerAsIdle(commands);
   resetStores({ app: null, appLoading: true });
   await act(async () => {
     render(<App />);
