@@ -91,13 +91,13 @@ type Signal = "state" | "view" | "book" | "shown";
  * told of what they read then (`sessionStore`, `uiStore`, `bookStore`), and of
  * its being shown or hidden. Not of the registry's other changes: each live
  * session's batch changes the registry. A pane being hidden tells only what
- * reads whether it is shown (what it shows does not change: `onHide` keeps its
- * session as it was); a hidden pane is told of nothing until it is shown again,
- * and then renders what its session did meanwhile, or until its session has
- * been quiet for CATCH_UP_QUIET_MS (`catchUp` renews what it keeps). So a switch
+ * reads whether it is shown (what it shows does not change: `keep` keeps its
+ * session as it is then); a hidden pane is told of nothing until it is shown
+ * again, and then renders what its session did meanwhile, or until its session
+ * has been quiet for CATCH_UP_QUIET_MS (`keep` again, telling whether it moved). So a switch
  * reads the selectors of the shown pane once, and those of the others not at all.
  */
-function paneSignals(key: SlotKey, onHide: () => void, catchUp: () => boolean): Record<Signal, (listener: () => void) => () => void> {
+function paneSignals(key: SlotKey, keep: () => boolean): Record<Signal, (listener: () => void) => () => void> {
   const listeners: Record<Signal, Set<() => void>> = { state: new Set(), view: new Set(), book: new Set(), shown: new Set() };
   const tell = (...signals: Signal[]) => {
     for (const signal of signals) for (const l of [...listeners[signal]]) l();
@@ -120,7 +120,7 @@ function paneSignals(key: SlotKey, onHide: () => void, catchUp: () => boolean): 
     if (was) return;
     // Not in a keystroke's way: the person pauses first.
     if (isTyping(performance.now())) quiet = setTimeout(catchUpNow, TYPING_MS);
-    else if (catchUp()) tell("state");
+    else if (keep()) tell("state");
   };
   const whenQuiet = () => {
     const state = slotStateOf(key);
@@ -152,7 +152,7 @@ function paneSignals(key: SlotKey, onHide: () => void, catchUp: () => boolean): 
           for (const [signal, source] of Object.entries(sources)) told.set(signal as Signal, source.get());
           tell("state", "view", "book", "shown");
         } else {
-          onHide();
+          keep();
           tell("shown");
         }
       }),
@@ -182,18 +182,13 @@ export function scopeOfSlot(key: SlotKey): SessionScope {
   if (scope) return scope;
   // What a hidden pane shows: its session as it was when the pane was last in view.
   let frozen: SessionState | null = null;
-  const signals = paneSignals(
-    key,
-    () => {
-      frozen = slotStateOf(key);
-    },
-    () => {
-      const now = slotStateOf(key);
-      if (frozen === now) return false;
-      frozen = now;
-      return true;
-    },
-  );
+  // Keeps the session as it is now for the hidden pane; whether that differs from what it kept.
+  const signals = paneSignals(key, () => {
+    const now = slotStateOf(key);
+    if (frozen === now) return false;
+    frozen = now;
+    return true;
+  });
   scope = {
     key,
     state: {
