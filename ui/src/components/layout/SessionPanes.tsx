@@ -7,7 +7,7 @@
  * meanwhile. A fresh page or a past session under
  * review has a pane of its own, the displayed session's.
  */
-import { useLayoutEffect, useMemo, useRef, type ReactNode } from "react";
+import { useEffect, useLayoutEffect, useMemo, useRef, type ReactNode } from "react";
 import { focusPast } from "../../lib/focusPast";
 import { holdStill } from "../../lib/stillWhileTyping";
 import {
@@ -30,10 +30,10 @@ import { TimelineView } from "../timeline/TimelineView";
 function usePanes(): readonly SessionScope[] {
   const keys = useStore(liveStore, (r) => r.slots.map((s) => s.key).join(" "));
   const liveShown = useStore(liveStore, (r) => r.current !== null && r.shown);
+  // Closed sessions' scopes let go once their panes are gone.
+  useEffect(() => forgetScopes(keys === "" ? [] : keys.split(" ")), [keys]);
   return useMemo(() => {
-    const live = keys === "" ? [] : keys.split(" ");
-    forgetScopes(live);
-    const scopes = live.map(scopeOfSlot);
+    const scopes = (keys === "" ? [] : keys.split(" ")).map(scopeOfSlot);
     return liveShown ? scopes : [...scopes, displayedScope];
   }, [keys, liveShown]);
 }
