@@ -212,10 +212,7 @@ pub async fn three_sessions(bin: &Path, server: &ScriptedServer) {
             Ok(field) if field.is_displayed().await.unwrap_or(false) => println!("{}", type_bursts(&app, burst).await),
             _ => println!("    typing: not measured, this style sheet hides the prompt box"),
         }
-        println!(
-            "    {}",
-            summary("a frame that repaints the whole window and changes nothing else (ms)", repaints(&app).await)
-        );
+        println!("{}", still_repaints(&app).await);
         app.client.execute("document.getElementById('bench-what-if')?.remove();", vec![]).await.unwrap();
     }
     // The same switches on the still page: what they cost the app alone, without the stream's load.
@@ -225,10 +222,7 @@ pub async fn three_sessions(bin: &Path, server: &ScriptedServer) {
     println!("  switching sessions, {SWITCHES} times once the stream has ended:");
     println!("{}", switch_figures(&still));
     println!("    the page's own work over the {SWITCHES}, {}", spent(&app).await);
-    println!(
-        "    {}",
-        summary("a frame that repaints the whole window and changes nothing else (ms)", repaints(&app).await)
-    );
+    println!("{}", still_repaints(&app).await);
     super::bench_speed::bench_report(&app, "after switching on the still page").await;
     let chunks = server.events_sent() - sent_at_start;
     let stored = stored_events(&app);
@@ -319,6 +313,15 @@ async fn repaints(app: &App) -> Vec<f64> {
     ]
     .concat();
     floats(&app.client.execute_async(&script, vec![json!(SWITCHES)]).await.unwrap())
+}
+
+/// [`repaints`] on the still page as the bench prints it, after its switches and after
+/// each what-if style sheet alike, so the lines compare.
+async fn still_repaints(app: &App) -> String {
+    format!(
+        "    {}",
+        summary("a frame that repaints the whole window and changes nothing else (ms)", repaints(app).await)
+    )
 }
 
 /// Events stored for every session of the app's store (seq is gap-free from 1).
