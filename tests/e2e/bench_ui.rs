@@ -184,7 +184,10 @@ fn process_start_ms(pid: u32) -> Option<f64> {
     Some((btime + ticks / hz) * 1000.0)
 }
 
-#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+// One thread for the bench and its scripted model server, a stand-in for a provider on
+// another machine: with two it could hold both cores the app it measures runs on
+// (docs/speed.md). It still sends the 15,000 chunks a second each figure's line prints.
+#[tokio::main(flavor = "multi_thread", worker_threads = 1)]
 async fn main() {
     let bin = std::env::var_os("ARBOR_DESKTOP_BIN")
         .map(PathBuf::from)
