@@ -280,13 +280,12 @@ async fn switch_sessions(app: &App, mains: &[Value]) -> Value {
 
 /// A [`switch_sessions`] answer as the bench prints it.
 fn switch_figures(switched: &Value) -> String {
+    let settled = floats(&switched["settled"]);
+    // In order, so a slow switch can be told from a slow session (they take turns).
+    let in_order = settled.iter().map(|ms| format!("{ms:.0}")).collect::<Vec<_>>().join(", ");
     [
-        summary("click to the settled view painted (ms)", floats(&switched["settled"])),
-        // In order, so a slow switch can be told from a slow session (they take turns).
-        format!(
-            "  each, in order: {}",
-            floats(&switched["settled"]).iter().map(|ms| format!("{ms:.0}")).collect::<Vec<_>>().join(", ")
-        ),
+        summary("click to the settled view painted (ms)", settled),
+        format!("  each, in order: {in_order}"),
         summary("click to rendered DOM (ms)", floats(&switched["js"])),
         summary("click to the other session's tree in a frame (ms)", floats(&switched["tree"])),
         format!("not settled within 3 s: {}", switched["late"]),

@@ -186,7 +186,7 @@ fn process_start_ms(pid: u32) -> Option<f64> {
 
 // One thread for the bench and its scripted model server, a stand-in for a provider on
 // another machine: with two it could hold both cores the app it measures runs on
-// (docs/speed.md). It keeps up: each figure's line prints the chunks a second it sent.
+// (docs/speed.md). It keeps up: `--sessions` prints the chunks a second it sent in each phase.
 #[tokio::main(flavor = "multi_thread", worker_threads = 1)]
 async fn main() {
     let bin = std::env::var_os("ARBOR_DESKTOP_BIN")
