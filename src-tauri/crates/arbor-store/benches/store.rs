@@ -4,6 +4,9 @@
 //!    with responses, tool calls, tool output and usage) appended in batches of
 //!    256 events per transaction; events/s, median of 5 runs of 100,000 events,
 //!    each into a new file. Goal: at least 50,000/s.
+//!    Then as a live session writes: 45 agents streaming at once, their events
+//!    interleaved, appended 8 at a time (the store writer's bursts while three
+//!    sessions stream); events/s and CPU µs per event, median of 5 runs.
 //! 2. Opening a 100,000-event session (20 agents) to its first screen: a fresh
 //!    `Store::open`, `skeleton()` and `transcript(main, None, 200)`; median of 10.
 //!    Goal: under 200 ms.
@@ -248,6 +251,70 @@ fn append_throughput(dir: &Path, words: &mut Words) {
     println!("1. append throughput (batches of 256): median {:.0} events/s (goal >= 50,000)", median(rates));
 }
 
+/// As a live session stores them: `agents` agents started, then their turns
+/// interleaved, one event of each agent in turn.
+fn live_events(id: &SessionId, agents: usize, target: usize, words: &mut Words) -> Vec<AgentEvent> {
+    let mut starts = session_events(id, agents, 4 * agents, words);
+    starts.retain(|e| !matches!(e.kind, EventKind::AgentFinished(_)));
+    let mut s = Session { id: id.clone(), seq: starts.len() as u64, out: starts };
+    let mut queues: Vec<std::collections::VecDeque<EventKind>> = vec![Default::default(); agents];
+    let mut n = 0;
+    while s.out.len() < target {
+        for (i, queue) in queues.iter_mut().enumerate() {
+            if queue.is_empty() {
+                let mut turn = Session { id: id.clone(), seq: 0, out: Vec::new() };
+                turn.turn(&agent_id(i), words, n);
+                n += 1;
+                queue.extend(turn.out.into_iter().map(|e| e.kind));
+            }
+            if let Some(kind) = queue.pop_front() {
+                s.push(&agent_id(i), kind);
+            }
+        }
+    }
+    s.out
+}
+
+fn live_append(dir: &Path, words: &mut Words) {
+    let (mut rates, mut costs) = (Vec::new(), Vec::new());
+    for run in 0..5 {
+        let store = Store::open(&dir.join(format!("live-{run}.db"))).unwrap();
+        let id = SessionId(format!("sess-live-{run}"));
+        start(&store, &id);
+        let events = live_events(&id, 45, 20_000, words);
+        let cpu = thread_cpu();
+        let t = Instant::now();
+        for batch in events.chunks(8) {
+            store.append(batch).unwrap();
+        }
+        let secs = t.elapsed().as_secs_f64();
+        let micros = cpu.zip(thread_cpu()).map(|(a, b)| (b - a) * 1e6 / events.len() as f64);
+        rates.push(events.len() as f64 / secs);
+        costs.extend(micros);
+        println!(
+            "  run {run}: {} events in {secs:.3} s = {:.0} events/s, {} of CPU each",
+            events.len(),
+            events.len() as f64 / secs,
+            micros.map_or("unknown".into(), |m| format!("{m:.0} µs"))
+        );
+    }
+    let cost = if costs.is_empty() { "unknown".into() } else { format!("{:.0} µs", median(costs)) };
+    println!(
+        "1b. append as a live session (45 agents, batches of 8): median {:.0} events/s, {cost} of CPU per event",
+        median(rates)
+    );
+}
+
+/// This thread's CPU time so far, user and system (s), from `/proc/thread-self/stat`
+/// (Linux; None elsewhere).
+fn thread_cpu() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/thread-self/stat").ok()?;
+    let fields: Vec<&str> = stat.rsplit(')').next()?.split_whitespace().collect();
+    // After the name: state is field 3, utime 14 and stime 15 (1-based), in clock ticks of 1/100 s.
+    let ticks = |i: usize| fields.get(i - 3).and_then(|f| f.parse::<f64>().ok());
+    Some((ticks(14)? + ticks(15)?) / 100.0)
+}
+
 fn first_screen(dir: &Path, words: &mut Words) {
     let path = dir.join("open.db");
     let id = SessionId("sess-open".into());
@@ -374,6 +441,7 @@ fn main() {
     let run = |name: &str| which.as_deref().is_none_or(|w| w == name);
     if run("append") {
         append_throughput(dir.path(), &mut words);
+        live_append(dir.path(), &mut words);
     }
     if run("open") {
         first_screen(dir.path(), &mut words);

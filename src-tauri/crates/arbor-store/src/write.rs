@@ -233,25 +233,34 @@ fn close_streams(tx: &Transaction<'_>, path: &Path, ev: &AgentEvent) -> Result<(
 
 /// Applies one event's effects on the session and agent rows held by `batch`.
 fn apply(tx: &Transaction<'_>, path: &Path, batch: &mut Batch, ev: &AgentEvent) -> Result<(), StoreError> {
-    let key = (ev.session_id.0.clone(), ev.agent_id.0.clone());
-    if !batch.agents.contains_key(&key) {
+    // Only an event that shapes an agent (`StoredAgent::apply` leaves the rest
+    // alone) loads and rewrites its row: a stream's chunks, most of what a running
+    // session stores, had every agent they touched read and replaced in each batch.
+    let key = ev.kind.shapes_agent().then(|| (ev.session_id.0.clone(), ev.agent_id.0.clone()));
+    if let Some(key) = &key
+        && !batch.agents.contains_key(key)
+    {
         let state = load_agent(tx, path, &ev.session_id, &ev.agent_id)?;
         batch.agents.insert(key.clone(), state);
     }
-    let (Some(session), Some(slot)) = (batch.sessions.get_mut(ev.session_id.as_str()), batch.agents.get_mut(&key))
-    else {
+    let Some(session) = batch.sessions.get_mut(ev.session_id.as_str()) else {
         return Ok(());
     };
     session.event_count += 1;
     let is_main = session.main_agent_id.as_deref() == Some(ev.agent_id.as_str());
 
-    match (slot.as_mut(), &ev.kind) {
-        (Some(agent), _) => agent.apply(ev),
-        (None, EventKind::AgentStarted(started)) => {
-            *slot = Some(StoredAgent::new(ev.agent_id.clone(), started, ev.ts));
-            session.agent_count += 1;
+    if let Some(slot) = key.as_ref().and_then(|k| batch.agents.get_mut(k)) {
+        match (slot.as_mut(), &ev.kind) {
+            (Some(agent), _) => agent.apply(ev),
+            (None, EventKind::AgentStarted(started)) => {
+                *slot = Some(StoredAgent::new(ev.agent_id.clone(), started, ev.ts));
+                session.agent_count += 1;
+            }
+            (None, _) => {
+                tracing::debug!(session = %ev.session_id, agent = %ev.agent_id, kind = ev.kind.type_name(),
+                    "event of an agent with no agent_started; stored without an agents row");
+            }
         }
-        (None, _) => {}
     }
     match &ev.kind {
         EventKind::AgentStarted(started) if started.depth == 0 && session.main_agent_id.is_none() => {
@@ -281,10 +290,6 @@ fn apply(tx: &Transaction<'_>, path: &Path, batch: &mut Batch, ev: &AgentEvent) 
             session.first_prompt = t.content.clone();
         }
         _ => {}
-    }
-    if slot.is_none() && !matches!(ev.kind, EventKind::AgentStarted(_)) {
-        tracing::debug!(session = %ev.session_id, agent = %ev.agent_id, kind = ev.kind.type_name(),
-            "event of an agent with no agent_started; stored without an agents row");
     }
     Ok(())
 }

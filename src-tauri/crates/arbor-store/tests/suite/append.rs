@@ -66,6 +66,46 @@ fn batch_size_does_not_change_the_result() {
     assert_eq!(a, b);
 }
 
+/// A stream's chunks, most of what a running session stores, do not rewrite
+/// their agent's row (a trigger added to the file counts the writes); an event
+/// that shapes the agent does, and the session's count still covers every event.
+#[test]
+fn only_events_that_shape_an_agent_rewrite_its_row() {
+    let (_dir, store) = store();
+    let _claim = begin(&store, "s", 1_000);
+    let mut log = Log::new("s", 1_000);
+    let main = aid(MAIN);
+    log.push(&main, started(None, None, 0, "main"));
+    log.push(&main, status(AgentStatus::Running));
+    store.append(log.since(0)).unwrap();
+    raw(&store)
+        .execute_batch(
+            "CREATE TABLE agent_writes (id TEXT);
+             CREATE TRIGGER agent_written AFTER INSERT ON agents BEGIN INSERT INTO agent_writes VALUES (new.id); END;",
+        )
+        .unwrap();
+    let writes = || -> i64 { raw(&store).query_row("SELECT count(*) FROM agent_writes", [], |r| r.get(0)).unwrap() };
+
+    let from = log.events.len();
+    for i in 0..40 {
+        log.push(&main, text(EventKind::ResponseChunk, &format!("part {i} ")));
+        log.push(&main, output_chunk("c1", "line\n"));
+    }
+    for batch in log.since(from).chunks(8) {
+        store.append(batch).unwrap();
+    }
+    assert_eq!(writes(), 0, "chunks left the agent's row alone");
+
+    let from = log.events.len();
+    log.push(&main, usage(10, 5, None));
+    store.append(log.since(from)).unwrap();
+    assert_eq!(writes(), 1, "a usage event rewrote it");
+    let detail = store.session(&sid("s")).unwrap();
+    assert_eq!(detail.agents[0].usage.input_tokens, 10);
+    assert_eq!(detail.agents[0].status, AgentStatus::Running);
+    assert_eq!(detail.session.event_count, log.events.len() as u64, "every event counted, chunks too");
+}
+
 #[test]
 fn session_status_mirrors_the_main_agent_while_it_runs() {
     let (_dir, store) = store();
