@@ -147,7 +147,10 @@ impl Host {
         let mut interrupted = Vec::new();
         let store = config.data_dir.as_deref().map(|dir| {
             let path = dir.join(Store::FILE_NAME);
-            let store = Store::open(&path).map_err(|e| {
+            // The store's own thread (the WAL's copy into the file) yields as its writers do.
+            let options =
+                arbor_store::OpenOptions { background: Some(crate::priority::lower_this_thread), ..Default::default() };
+            let store = Store::open_with(&path, options).map_err(|e| {
                 tracing::error!(error = %e, "the transcript store cannot be opened");
                 e.to_string()
             })?;

@@ -8,6 +8,7 @@
 //! truncates or recreates an existing file: a file it cannot use is reported and
 //! left as it was.
 
+mod checkpoint;
 mod error;
 mod export;
 mod import;
@@ -29,19 +30,23 @@ use error::At;
 use parking_lot::{Mutex, MutexGuard};
 use rusqlite::Connection;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// How a [`Store`] opens its file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy)]
 pub struct OpenOptions {
     /// How long a statement waits for another process's lock before failing
     /// with [`StoreError::Locked`].
     pub busy_timeout: Duration,
+    /// Run first on the store's own thread, which copies the WAL into the file
+    /// (checkpoint.rs): the app lowers its priority, as it does its writers'.
+    pub background: Option<fn()>,
 }
 
 impl Default for OpenOptions {
     fn default() -> Self {
-        Self { busy_timeout: Duration::from_secs(2) }
+        Self { busy_timeout: Duration::from_secs(2), background: None }
     }
 }
 
@@ -78,12 +83,15 @@ impl Default for SessionQuery {
 
 /// The open store. Cheap to share (`Arc<Store>`): writes go through one
 /// connection and reads through another, each behind its own lock, so in WAL
-/// mode a long read never holds up the runtime's appends.
+/// mode a long read never holds up the runtime's appends. The WAL is copied
+/// into the file by a thread of the store's, not by the append that fills it
+/// (checkpoint.rs).
 #[derive(Debug)]
 pub struct Store {
     path: PathBuf,
-    write: Mutex<Connection>,
+    write: Arc<Mutex<Connection>>,
     read: Mutex<Connection>,
+    _checkpoints: checkpoint::Checkpointer,
 }
 
 impl Store {
@@ -116,7 +124,9 @@ impl Store {
         // The read side never writes; SQLite enforces that.
         read.pragma_update(None, "query_only", true).at(path)?;
         tracing::debug!(path = %path.display(), "store opened");
-        Ok(Store { path: path.to_path_buf(), write: Mutex::new(write), read: Mutex::new(read) })
+        let write = Arc::new(Mutex::new(write));
+        let checkpoints = checkpoint::Checkpointer::start(path, options, &write)?;
+        Ok(Store { path: path.to_path_buf(), write, read: Mutex::new(read), _checkpoints: checkpoints })
     }
 
     /// The file this store reads and writes.

@@ -135,7 +135,7 @@ fn a_file_locked_by_another_process_reports_locked() {
     let path = dir.path().join(Store::FILE_NAME);
     let store = Store::open(&path).unwrap();
     begin(&store, "s", 1);
-    let quick = OpenOptions { busy_timeout: Duration::from_millis(100) };
+    let quick = OpenOptions { busy_timeout: Duration::from_millis(100), ..OpenOptions::default() };
 
     let other = rusqlite::Connection::open(&path).unwrap();
     other.execute_batch("BEGIN EXCLUSIVE").unwrap();
