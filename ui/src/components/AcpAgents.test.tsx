@@ -6,6 +6,7 @@ import { Catalog } from "./SettingsPanel";
 
 const added = vi.fn();
 const removed = vi.fn();
+const read = vi.fn();
 let definitions: AgentTypeInfo[] = [];
 
 vi.mock("../bindings", async (importOriginal) => ({
@@ -22,7 +23,10 @@ vi.mock("../bindings", async (importOriginal) => ({
           needs: "Node.js",
         },
       ]),
-    agentCatalog: () => Promise.resolve({ definitions, problems: [] }),
+    agentCatalog: (workspace: string | null) => {
+      read(workspace);
+      return Promise.resolve({ definitions, problems: [] });
+    },
     addAcpAgent: (agent: unknown) => {
       added(agent);
       definitions = [...definitions, { ...type("claude", true), acp: "npx -y @zed-industries/claude-agent-acp" }];
@@ -42,6 +46,7 @@ function type(name: string, user: boolean): AgentTypeInfo {
 beforeEach(() => {
   added.mockReset();
   removed.mockReset();
+  read.mockReset();
   definitions = [type("mine", true), type("theirs", false), { ...type("plain", true), acp: null }];
 });
 
@@ -99,5 +104,28 @@ describe("Settings → External agents (ACP)", () => {
       await Promise.resolve();
     });
     expect((await within(catalog).findAllByText("claude")).length).toBeGreaterThan(0);
+  });
+
+  it("reads the files once for both cards, once more on Reload, and again when Settings opens again", async () => {
+    const settings = () => (
+      <>
+        <Catalog workspace="/w" />
+        <AcpAgents workspace="/w" />
+      </>
+    );
+    const { unmount } = render(settings());
+    const catalog = await screen.findByRole("region", { name: /Agent definitions/ });
+    await within(catalog).findAllByText("mine");
+    await screen.findAllByTestId("acp-agent");
+    expect(read.mock.calls).toEqual([["/w"]]);
+    await act(async () => {
+      fireEvent.click(within(catalog).getByRole("button", { name: "Reload" }));
+      await Promise.resolve();
+    });
+    await waitFor(() => expect(read).toHaveBeenCalledTimes(2));
+    unmount();
+    render(settings());
+    await screen.findAllByTestId("acp-agent");
+    expect(read).toHaveBeenCalledTimes(3);
   });
 });

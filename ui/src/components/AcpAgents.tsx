@@ -8,8 +8,7 @@
 import { useEffect, useState } from "react";
 import type { AcpPreset, AgentTypeInfo } from "../bindings";
 import { acpPresets, addAcpAgent, removeAcpAgent } from "../ipc/acpAgents";
-import { loadCatalog } from "../ipc/actions";
-import { catalogVersion, reloadCatalog } from "../store/catalog";
+import { catalogVersion, readCatalog, reloadCatalog } from "../store/catalog";
 import { useStore } from "../store/store";
 
 interface Form {
@@ -40,7 +39,7 @@ export function AcpAgents({ workspace }: { workspace: string }) {
   }, []);
   useEffect(() => {
     let live = true;
-    void loadCatalog(workspace || null).then((r) => {
+    void readCatalog(workspace, version).then((r) => {
       if (live && r.ok) setAgents(r.data.definitions.filter((d) => d.acp !== null));
     });
     return () => {

@@ -20,10 +20,10 @@ import {
   type Settings,
   type TimeoutSettings,
 } from "../bindings";
-import { clearApiKey, loadCatalog, saveSettings, setApiKey } from "../ipc/actions";
+import { clearApiKey, saveSettings, setApiKey } from "../ipc/actions";
 import { asksBeforeSpawning, toolChoice, withAskBeforeSpawning, withToolChoice } from "../lib/approvalSettings";
 import { keyControls, keyringNote } from "../lib/keys";
-import { catalogVersion, reloadCatalog } from "../store/catalog";
+import { catalogVersion, readCatalog, reloadCatalog } from "../store/catalog";
 import { useStore } from "../store/store";
 import { patchUi, uiStore } from "../store/ui";
 import { IconAlert, IconCheck, IconX } from "./icons";
@@ -452,7 +452,7 @@ export function Catalog({ workspace }: { workspace: string }) {
 
   useEffect(() => {
     let live = true;
-    void loadCatalog(workspace || null).then((r) => {
+    void readCatalog(workspace, version).then((r) => {
       if (!live) return;
       if (r.ok) {
         setReport(r.data);
