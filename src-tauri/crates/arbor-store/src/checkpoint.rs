@@ -36,23 +36,31 @@ const CATCH_UP: usize = 4;
 /// reader still on an old snapshot) reports its size after every commit.
 const SPACING: Duration = Duration::from_millis(100);
 
-#[derive(Debug, Default)]
-struct Flags {
-    due: bool,
-    stop: bool,
+/// What the checkpointer is told: by the writer's commits, and by the store's drop.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+enum Bell {
+    #[default]
+    Quiet,
+    /// The WAL is past [`PAGES`].
+    Due,
+    /// The store is being dropped; never taken back.
+    Stop,
 }
 
 /// What the writer's connection and the checkpointer share.
 #[derive(Debug, Default)]
 struct Wake {
-    flags: Mutex<Flags>,
-    bell: Condvar,
+    bell: Mutex<Bell>,
+    rung: Condvar,
 }
 
 impl Wake {
-    fn ring(&self, set: impl FnOnce(&mut Flags)) {
-        set(&mut self.flags.lock());
-        self.bell.notify_one();
+    fn ring(&self, bell: Bell) {
+        let mut now = self.bell.lock();
+        if *now != Bell::Stop {
+            *now = bell;
+        }
+        self.rung.notify_one();
     }
 }
 
@@ -77,7 +85,7 @@ impl Checkpointer {
             .lock()
             .wal_hook(Some(move |_: &mut rusqlite::hooks::Wal, pages: i32| {
                 if pages >= PAGES {
-                    rung.ring(|f| f.due = true);
+                    rung.ring(Bell::Due);
                 }
                 Ok(())
             }))
@@ -99,7 +107,7 @@ impl Checkpointer {
 
 impl Drop for Checkpointer {
     fn drop(&mut self) {
-        self.wake.ring(|f| f.stop = true);
+        self.wake.ring(Bell::Stop);
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();
         }
@@ -110,22 +118,21 @@ fn run(path: &Path, own: &Connection, writer: &Mutex<Connection>, wake: &Wake) {
     let mut last: Option<Instant> = None;
     loop {
         {
-            let mut flags = wake.flags.lock();
+            let mut bell = wake.bell.lock();
             loop {
-                if flags.stop {
-                    return;
-                }
-                let wait = last.map_or(Duration::ZERO, |t| SPACING.saturating_sub(t.elapsed()));
-                if flags.due && wait.is_zero() {
-                    break;
-                }
-                if flags.due {
-                    wake.bell.wait_for(&mut flags, wait);
-                } else {
-                    wake.bell.wait(&mut flags);
+                match *bell {
+                    Bell::Stop => return,
+                    Bell::Quiet => wake.rung.wait(&mut bell),
+                    Bell::Due => {
+                        let wait = last.map_or(Duration::ZERO, |t| SPACING.saturating_sub(t.elapsed()));
+                        if wait.is_zero() {
+                            break;
+                        }
+                        wake.rung.wait_for(&mut bell, wait);
+                    }
                 }
             }
-            flags.due = false;
+            *bell = Bell::Quiet;
         }
         last = Some(Instant::now());
         if let Err(e) = checkpoint(own, writer) {
