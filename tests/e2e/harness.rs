@@ -435,6 +435,23 @@ impl App {
         tokio::time::sleep(Duration::from_millis(400)).await;
     }
 
+    /// Whether every element `css` matches is drawn whole inside the window (laid out
+    /// inside its parent is not enough: a bar can wrap below the window's edge).
+    pub async fn whole_in_window(&self, css: &str) -> bool {
+        self.client
+            .execute(
+                "const els = [...document.querySelectorAll(arguments[0])]; \
+                 return els.length > 0 && els.every(e => { const b = e.getBoundingClientRect(); \
+                   return b.width > 0 && b.left >= 0 && b.top >= 0 \
+                     && b.right <= window.innerWidth + 0.5 && b.bottom <= window.innerHeight + 0.5; });",
+                vec![serde_json::json!(css)],
+            )
+            .await
+            .ok()
+            .and_then(|v| v.as_bool())
+            .unwrap_or(false)
+    }
+
     pub async fn screenshot(&self, name: &str) -> PathBuf {
         let path = self.shots.join(format!("{name}.png"));
         // What is on screen once the page has painted its latest state.

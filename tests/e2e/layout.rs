@@ -27,7 +27,8 @@ async fn measure(app: &App) -> serde_json::Value {
                  .map(e => e.textContent)), \
                tokensInBar: (() => { const bar = document.querySelector('[data-testid=status-bar]'), t = document.querySelector('[data-testid=total-tokens]'); \
                  if (!bar || !t) return false; const a = bar.getBoundingClientRect(), b = t.getBoundingClientRect(); \
-                 return b.width > 0 && b.top >= a.top && b.bottom <= a.bottom + 1 && b.right <= a.right + 1; })(), \
+                 return b.width > 0 && b.top >= a.top && b.bottom <= a.bottom + 1 && b.right <= a.right + 1 \
+                   && b.bottom <= window.innerHeight + 1 && b.right <= window.innerWidth + 1; })(), \
                shown: rows.map(r => ({ name: r.querySelector('.desc')?.textContent, \
                  used: (r.querySelector('.node-meta')?.textContent ?? '').includes(' tok'), \
                  items: [...r.querySelectorAll('.badge.waiting, .node-chips > *, .node-meta > *')].filter(e => { \

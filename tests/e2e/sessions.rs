@@ -66,11 +66,57 @@ async fn two_live_sessions_wait_side_by_side_and_one_inbox_answers_each_in_its_o
     .await;
     app.wait_count("count-approvals", 2).await;
     app.screenshot("two-sessions").await;
-    app.resize(1024, 700).await;
-    app.screenshot("two-sessions-1024x700").await;
-    app.resize(1440, 900).await;
-    app.screenshot("two-sessions-1440x900").await;
-    app.resize(1280, 800).await;
+    // The status bar's longest line (the main agent waiting, approvals pending): its tokens and
+    // cost stay in the window; at 1024 they wrapped below its edge.
+    for (width, height) in [(1024, 700), (1440, 900), (1280, 800)] {
+        app.resize(width, height).await;
+        if width != 1280 {
+            app.screenshot(&format!("two-sessions-{width}x{height}")).await;
+        }
+        for part in ["total-tokens", "main-status", "count-approvals", "count-failed"] {
+            let css = format!("[data-testid={part}]");
+            assert!(app.whole_in_window(&css).await, "{width}×{height}: the status bar's {part} is in the window");
+        }
+        // The model's name gives way to them: whole where there is room, else not shown
+        // at all (it read "c…" at 1024).
+        let model = app
+            .client
+            .execute(
+                "const t = document.querySelector('[data-testid=session-model] .model-text'); \
+                 return getComputedStyle(t).visibility === 'hidden' ? 'hidden' \
+                   : t.scrollWidth <= t.clientWidth ? 'whole' : 'cut';",
+                vec![],
+            )
+            .await
+            .unwrap();
+        let expected = if width == 1024 { "hidden" } else { "whole" };
+        assert_eq!(model, expected, "{width}×{height}: the status bar's model");
+        // A session's figures are each shown whole or not at all (the elapsed time was cut to
+        // its first digit at 1024); its tokens always show.
+        let figures = app
+            .client
+            .execute(
+                "return [...document.querySelectorAll('.session-figures')].map(f => { \
+                   const box = f.getBoundingClientRect(); \
+                   return [...f.children].map(e => { const b = e.getBoundingClientRect(); \
+                     const hidden = b.top >= box.bottom - 0.5 || b.width === 0; \
+                     const whole = b.right <= box.right + 0.5 && b.bottom <= box.bottom + 1 && e.scrollWidth <= e.clientWidth + 1; \
+                     return { state: hidden ? 'hidden' : whole || e.classList.contains('session-workspace') ? 'whole' : 'cut', \
+                       text: e.textContent, at: [b.top, b.bottom, b.right, box.bottom, box.right] }; }); });",
+                vec![],
+            )
+            .await
+            .unwrap();
+        for row in figures.as_array().unwrap() {
+            let parts = row.as_array().unwrap();
+            let is = |p: &serde_json::Value, state: &str| p["state"] == state;
+            assert!(!parts.iter().any(|p| is(p, "cut")), "{width}×{height}: a session's figures: {row}");
+            assert!(
+                parts.iter().any(|p| is(p, "whole") && p["text"].as_str().is_some_and(|t| t.ends_with(" tok"))),
+                "{width}×{height}: a session's tokens: {row}"
+            );
+        }
+    }
 
     // The first session's card, answered from the second's page, runs there; the page stays on the second.
     a.find(Locator::Css("[data-testid=approve]")).await.unwrap().click().await.unwrap();

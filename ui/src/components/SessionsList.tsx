@@ -79,7 +79,7 @@ function SessionItem({ row }: { row: SessionRow }) {
             {elapsed !== null ? <span>{formatDuration(elapsed)}</span> : null}
             {row.workspace ? (
               <span className="mono session-workspace" title={row.workspace}>
-                {row.workspace}
+                <bdi>{row.workspace}</bdi>
               </span>
             ) : null}
           </span>

@@ -50,12 +50,14 @@ export function StatusBar() {
       <span className="spacer" />
       {review ? (
         <span className="item faint mono" title={review.workspace} data-testid="review-model">
-          past session · {review.model}
+          <span className="model-text">past session · {review.model}</span>
         </span>
       ) : session ? (
-        <span className="item faint mono" title={session.workspace}>
-          {session.demo ? "demo · " : ""}
-          {session.model}
+        <span className="item faint mono" title={session.workspace} data-testid="session-model">
+          <span className="model-text">
+            {session.demo ? "demo · " : ""}
+            {session.model}
+          </span>
         </span>
       ) : null}
       {budget ? (
