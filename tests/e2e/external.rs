@@ -81,6 +81,11 @@ async fn an_external_acp_agent_is_a_node_with_its_approvals_in_the_inbox() {
     // Its own output, not the main agent's (whose Task card quotes the result too): its change line.
     let output = app.wait_text("[data-testid=output]", "created out.md").await;
     assert!(output.contains("Write") && output.contains("scripted done"), "the call and its result: {output}");
+    // Its call named the file by its whole path; the card names it in the workspace.
+    let summary = app.find("[data-testid=output] .tool-summary").await;
+    assert_eq!(app.text_of(&summary).await, "out.md");
+    let whole = summary.attr("title").await.unwrap().unwrap_or_default();
+    assert_eq!(whole, app.file("out.md").to_string_lossy(), "the whole path on hover");
     // Its plan, as it last stated each one: both steps done by its end.
     let plans = app.all("[data-testid=plan]").await;
     let last = plans.last().expect("the agent's plan shows in its output");

@@ -1,6 +1,7 @@
 import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
 import { App } from "./App";
+import { CrashScreen } from "./components/CrashScreen";
 import { installPerfProbe } from "./lib/perf";
 import "./styles/index.css";
 
@@ -10,7 +11,9 @@ const root = document.getElementById("root");
 if (root) {
   createRoot(root).render(
     <StrictMode>
-      <App />
+      <CrashScreen>
+        <App />
+      </CrashScreen>
     </StrictMode>,
   );
 }

@@ -3,12 +3,13 @@
  * work, completed and failed always; every other end, such as stopped,
  * interrupted or out of budget, whenever some subagent has it), the session's budget
  * (the main agent's standing, when it has one), tokens and cost of the
- * displayed session, and the live sessions' pending approvals.
+ * displayed session, and the live sessions' pending approvals. Not the model:
+ * the top bar, the agent's header and the prompt box name it, and at 1024 px
+ * the bar had room for it only by cutting it to a letter.
  */
 import type { AgentStatus } from "../bindings";
 import { formatCost, formatTokens, statusLabel } from "../lib/format";
 import { mainAgent, sessionStanding, subagentStatusCounts } from "../store/selectors";
-import { bookStore } from "../store/review";
 import { pendingCount } from "../store/inbox";
 import { liveViews, sessionStore } from "../store/sessionStore";
 import { useStore } from "../store/store";
@@ -23,8 +24,6 @@ export function StatusBar() {
   const totals = useStore(sessionStore, (s) => s.usage.session);
   const budget = useStore(sessionStore, sessionStanding);
   const starting = useStore(uiStore, (s) => s.starting);
-  const session = useStore(uiStore, (s) => s.session);
-  const review = useStore(bookStore, (b) => b.review?.detail.session ?? null);
   // No figures yet: nothing used.
   const tokens = totals?.tokens ?? 0;
   const cost = formatCost(totals?.usage.cost_usd ?? null);
@@ -48,18 +47,6 @@ export function StatusBar() {
         <span className="num">{approvals}</span> approval{approvals === 1 ? "" : "s"} pending
       </span>
       <span className="spacer" />
-      {review ? (
-        <span className="item faint mono" title={review.workspace} data-testid="review-model">
-          <span className="model-text">past session · {review.model}</span>
-        </span>
-      ) : session ? (
-        <span className="item faint mono" title={session.workspace} data-testid="session-model">
-          <span className="model-text">
-            {session.demo ? "demo · " : ""}
-            {session.model}
-          </span>
-        </span>
-      ) : null}
       {budget ? (
         <span className="item" data-testid="session-budget">
           <BudgetMeter standing={budget} withText testId="session-budget-meter" />

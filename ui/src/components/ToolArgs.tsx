@@ -1,10 +1,12 @@
 /**
- * A tool call's arguments as a person reads them: a diff for Edit and Write,
+ * A tool call's arguments as a person reads them: a diff for Edit and Write (its file
+ * named relative to the agent's tree),
  * the command for Bash, the task for Task, JSON otherwise. Text the model
  * wrote keeps its line breaks (`tool-text`).
  */
 import { memo } from "react";
 import { GENERAL_PURPOSE, TASK_TOOL, type Value } from "../bindings";
+import { shownPath } from "../lib/paths";
 import { DiffView } from "./DiffView";
 
 type Obj = { [key in string]?: Value };
@@ -18,14 +20,20 @@ function str(o: Obj, key: string): string | null {
   return typeof v === "string" ? v : null;
 }
 
-export const ToolArgs = memo(function ToolArgs({ toolName, args }: { toolName: string; args: Value }) {
+/**
+ * `root`: the tree the calling agent works in; a file inside it is named
+ * relative to it (the whole path on hover). Null: as the model wrote it.
+ */
+export const ToolArgs = memo(function ToolArgs({ toolName, args, root = null }: { toolName: string; args: Value; root?: string | null }) {
   const o = asObject(args);
   const file = str(o, "file_path");
+  const fileShown = file === null ? null : shownPath(file, root);
+  const fileTitle = file !== null && fileShown !== file ? file : undefined;
   if (toolName === "Edit" && file !== null) {
     return (
       <div>
-        <div className="file-path">
-          {file}
+        <div className="file-path" title={fileTitle}>
+          {fileShown}
           {o.replace_all === true ? <span className="badge">replace all</span> : null}
         </div>
         <DiffView before={str(o, "old_string") ?? ""} after={str(o, "new_string") ?? ""} />
@@ -35,8 +43,8 @@ export const ToolArgs = memo(function ToolArgs({ toolName, args }: { toolName: s
   if (toolName === "Write" && file !== null) {
     return (
       <div>
-        <div className="file-path">
-          {file}
+        <div className="file-path" title={fileTitle}>
+          {fileShown}
           <span className="badge">write</span>
         </div>
         <DiffView before="" after={str(o, "content") ?? ""} />

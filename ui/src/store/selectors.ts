@@ -548,6 +548,22 @@ export function agentWorktree(state: SessionState, id: AgentId): AgentWorktree |
   return state.worktrees[id] ?? null;
 }
 
+/**
+ * The worktree agent `id` works in: its own, or the nearest ancestor's (a child
+ * without one works in its parent's tree); null: the session's workspace. A
+ * worktree merged or discarded since still names where its calls ran.
+ */
+export function agentTreeRoot(state: SessionState, id: AgentId): string | null {
+  // Up the tree, at most as many steps as it is deep (a malformed parent link cannot loop).
+  const steps = (state.agents[id]?.depth ?? 0) + 1;
+  for (let at: AgentId | null = id, step = 0; at !== null && step < steps; step++) {
+    const path = state.worktrees[at]?.update.path;
+    if (path) return path;
+    at = state.agents[at]?.parentId ?? null;
+  }
+  return null;
+}
+
 let awaitingCache: { worktrees: SessionState["worktrees"]; agents: SessionState["agents"]; out: AgentId[] } | null = null;
 
 /**

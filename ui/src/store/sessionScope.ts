@@ -32,6 +32,8 @@ export interface SessionScope {
   readonly reviewing: Readable<boolean>;
   /** Whether its panes are the ones in view (keyboard shortcuts and clocks follow only those). */
   readonly shown: Readable<boolean>;
+  /** The workspace it runs in; null before its session has begun (a fresh page). */
+  readonly workspace: Readable<string | null>;
 }
 
 /** Whether live session `key` is the window's displayed session. */
@@ -66,6 +68,16 @@ export const displayedScope: SessionScope = {
   book: { get: () => displayedBook(bookStore.get()), subscribe: bookStore.subscribe },
   reviewing: { get: () => bookStore.get().review !== null, subscribe: bookStore.subscribe },
   shown: { get: () => true, subscribe: () => () => undefined },
+  workspace: {
+    get: () => {
+      const review = bookStore.get().review;
+      return review ? review.detail.session.workspace : (uiStore.get().session?.workspace ?? null);
+    },
+    subscribe: (listener) => {
+      const offs = [uiStore.subscribe(listener), bookStore.subscribe(listener)];
+      return () => offs.forEach((off) => off());
+    },
+  },
 };
 
 const NEVER: Readable<boolean> = { get: () => false, subscribe: () => () => undefined };
@@ -216,6 +228,8 @@ export function scopeOfSlot(key: SlotKey): SessionScope {
     },
     reviewing: NEVER,
     shown: { get: () => displays(key), subscribe: signals.shown },
+    // Told with its state: the session's info comes with its first events.
+    workspace: { get: () => liveStore.get().slots.find((s) => s.key === key)?.info?.workspace ?? null, subscribe: signals.state },
   };
   scopes.set(key, scope);
   return scope;
@@ -251,6 +265,11 @@ export function useSessionBook<S>(selector: (b: Book | null) => S): S {
 /** Whether the pane shows a past session under review. */
 export function useReviewing(): boolean {
   return useStore(useScope().reviewing, (r) => r);
+}
+
+/** The workspace the pane's session runs in (null: none yet). */
+export function useWorkspace(): string | null {
+  return useStore(useScope().workspace, (w) => w);
 }
 
 /** Whether the pane is the one in view. */

@@ -7,9 +7,10 @@
 import { render, screen, within } from "@testing-library/react";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import type { AgentEvent } from "../../bindings";
-import { eventMaker } from "../../test/events";
+import { eventMaker, worktreeUpdate } from "../../test/events";
 import { withLayout } from "../../test/layout";
 import { arriveFrame, resetStores, sessionInfo } from "../../test/stores";
+import { select } from "../../store/ui";
 import { OutputView } from "./OutputView";
 
 vi.mock("../../bindings", async (importOriginal) => ({
@@ -123,5 +124,48 @@ describe("a tool call as the model writes it", () => {
     // What it had written stays to read (a Task call is not read-only: its card stays open).
     expect(head().getAttribute("aria-expanded")).toBe("true");
     expect(shownPrompt()).toBe("Write a greeting file called hello.txt");
+  });
+});
+
+describe("the files a call names", () => {
+  const call = (agent: string, id: string, tool: string, args: Record<string, string>) =>
+    e.make(agent, { type: "tool_call", call_id: id, tool_name: tool, tool_args: args });
+  const headOf = (c: HTMLElement) => c.querySelector(".tool-summary") as HTMLElement;
+
+  it("are named relative to the workspace, whole on hover; one outside it keeps its whole path", () => {
+    render(<OutputView />);
+    arrive(
+      call("agent-main", "w1", "Write", { file_path: "/work/demo/src/hello.txt", content: "hi\n" }),
+      call("agent-main", "r1", "Read", { file_path: "/etc/hosts" }),
+      call("agent-main", "g1", "Grep", { pattern: "TODO", path: "/work/demo/src" }),
+    );
+    const [write, read, grep] = [...cards()];
+    expect(headOf(write!).textContent).toBe("src/hello.txt");
+    expect(headOf(write!).title).toBe("/work/demo/src/hello.txt");
+    const file = write!.querySelector(".tool-body .file-path") as HTMLElement;
+    expect(file.textContent).toContain("src/hello.txt");
+    expect(file.textContent).not.toContain("/work/demo");
+    expect(file.title).toBe("/work/demo/src/hello.txt");
+    expect(headOf(read!).textContent).toBe("/etc/hosts");
+    expect(headOf(read!).title).toBe("");
+    // Grep's summary is its pattern, as before.
+    expect(headOf(grep!).textContent).toBe("TODO");
+  });
+
+  it("are named relative to the worktree an agent works in, its own or its parent's", () => {
+    const wt = worktreeUpdate("created", { path: "/data/worktrees/agent-iso" });
+    arrive(
+      e.started("agent-iso", "agent-main", "Isolated"),
+      e.make("agent-iso", { type: "worktree", ...wt }),
+      e.started("agent-kid", "agent-iso", "Its child", { depth: 2 }),
+      call("agent-kid", "e1", "Edit", { file_path: "/data/worktrees/agent-iso/lib.rs", old_string: "a", new_string: "b" }),
+      call("agent-kid", "e2", "Edit", { file_path: "/work/demo/lib.rs", old_string: "a", new_string: "b" }),
+    );
+    select("agent-kid");
+    render(<OutputView />);
+    const [inTree, inWorkspace] = [...cards()];
+    expect(headOf(inTree!).textContent).toBe("lib.rs");
+    // The workspace is not this agent's tree: that file is named whole.
+    expect(headOf(inWorkspace!).textContent).toBe("/work/demo/lib.rs");
   });
 });

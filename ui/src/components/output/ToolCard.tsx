@@ -16,9 +16,10 @@ import { firstStringArg } from "../../lib/mcp";
 import { editSummary } from "../../lib/spawnEdit";
 import { decisionOf } from "../../store/approvals";
 import { delegateSimilar } from "../../store/delegate";
-import { childExternal, childrenByCall, externalNote, toolChangesThings } from "../../store/selectors";
+import { shownPath } from "../../lib/paths";
+import { agentTreeRoot, childExternal, childrenByCall, externalNote, toolChangesThings } from "../../store/selectors";
 import type { ToolItem } from "../../store/session/types";
-import { useReviewing, useSession } from "../../store/sessionScope";
+import { useReviewing, useSession, useWorkspace } from "../../store/sessionScope";
 import { useStore } from "../../store/store";
 import { select, uiStore } from "../../store/ui";
 import { IconBranch, IconTool } from "../icons";
@@ -64,7 +65,11 @@ export const ToolCard = memo(function ToolCard({ item, agentId }: { item: ToolIt
   // Who decided is the mark's to say; the badge stays for waiting, withdrawn, and old transcripts.
   const badge = approval !== null && (approval.state === "pending" || approval.state === "withdrawn" || mark === null);
   const cls = ["tool", item.isError ? "error" : "", approval?.state === "pending" ? "pending-approval" : ""].join(" ");
-  const summary = toolSummaryText(item);
+  // The tree the agent's calls act in: paths inside it read as Claude Code shows them.
+  const workspace = useWorkspace();
+  const root = useSession((s) => agentTreeRoot(s, agentId)) ?? workspace;
+  const summary = toolSummaryText(item, root);
+  const written = toolSummaryText(item, null);
   const [fullOutput, setFullOutput] = useState(false);
   const output = clipOutput(item.output, !item.done, fullOutput);
   return (
@@ -72,7 +77,9 @@ export const ToolCard = memo(function ToolCard({ item, agentId }: { item: ToolIt
       <button type="button" className="tool-head" aria-expanded={open} onClick={() => setOpen(!open)}>
         <IconTool size={12} />
         <ToolName name={item.toolName} mcp={item.mcp} className="tool-name" />
-        <span className="tool-summary">{summary}</span>
+        <span className="tool-summary" title={summary === written ? undefined : written}>
+          {summary}
+        </span>
         {item.toolName === TASK_TOOL && item.done && item.output ? (
           <span
             className="task-context faint"
@@ -126,7 +133,7 @@ export const ToolCard = memo(function ToolCard({ item, agentId }: { item: ToolIt
               <DecisionMark mark={mark} />
             </div>
           ) : null}
-          <ToolArgs toolName={item.toolName} args={item.args} />
+          <ToolArgs toolName={item.toolName} args={item.args} root={root} />
           {external ? (
             <div className="tool-external" data-testid="task-external" title={externalNote(external)}>
               <span className="badge external">ACP</span> runs <code className="mono">{external.command}</code> ·{" "}
@@ -170,14 +177,22 @@ export const ToolCard = memo(function ToolCard({ item, agentId }: { item: ToolIt
   );
 });
 
-/** The head's summary: the call's first telling argument, on one line (the tool name is shown beside it). */
-function toolSummaryText(item: ToolItem): string {
+/** The arguments that name a file or folder: shown relative to the agent's tree. */
+const PATH_ARGS: ReadonlySet<string> = new Set(["file_path", "path"]);
+
+/**
+ * The head's summary: the call's first telling argument, on one line (the tool
+ * name is shown beside it), a path relative to `root`.
+ */
+function toolSummaryText(item: ToolItem, root: string | null): string {
   if (item.mcp) return firstStringArg(item.args) ?? "";
   const a = item.args;
   if (a && typeof a === "object" && !Array.isArray(a)) {
     for (const k of ["description", "file_path", "command", "pattern", "path", "task_id"]) {
       const v = a[k];
-      if (typeof v === "string") return v.split("\n", 1)[0] ?? "";
+      if (typeof v !== "string") continue;
+      const line = v.split("\n", 1)[0] ?? "";
+      return PATH_ARGS.has(k) ? shownPath(line, root) : line;
     }
   }
   return "";
