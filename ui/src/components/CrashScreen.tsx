@@ -1,10 +1,14 @@
 /**
- * What the window shows when rendering it threw: the error, and a way back. A
+ * What the window shows when rendering it threw: the error, and the ways on. A
  * render error unmounts React's whole tree, which left a blank window with no
- * word of why. The agents run in the app's process, not the page, so they go
- * on, and their transcripts are stored as ever.
+ * word of why (and a close held for a question no one could show). The agents
+ * run in the app's process, not the page: they go on, and what they do is
+ * stored. Stop and quit interrupts them, to be continued at the next start with
+ * their questions asked again; a reloaded page starts empty and does not show
+ * the sessions running (it cannot take up their event streams), so it says so.
  */
 import { Component, type ErrorInfo, type ReactNode } from "react";
+import { closeWindow } from "../ipc/window";
 
 /** How much of a stack the screen shows: the top frames say where; the rest is the console's. */
 const STACK_LINES = 12;
@@ -31,14 +35,23 @@ export class CrashScreen extends Component<{ children: ReactNode }, State> {
     return (
       <main className="crash-screen" role="alert" data-testid="crash-screen">
         <h1>The window hit an error</h1>
-        <p>Your agents run in Arbor's process, not in this window: they go on, and what they do is saved.</p>
+        <p>
+          Your agents run in Arbor&apos;s process, not in this window: they go on, and what they do is saved.{" "}
+          <strong>Stop and quit</strong> interrupts them; Arbor offers to continue them at the next start, asking again
+          any question they were waiting on. A reloaded window starts empty: sessions at work go on without being shown.
+        </p>
         <pre className="block mono">
           {error.name}: {error.message}
           {stack ? `\n${stack}` : ""}
         </pre>
-        <button type="button" className="btn primary" onClick={() => window.location.reload()}>
-          Reload the window
-        </button>
+        <div className="crash-actions">
+          <button type="button" className="btn primary" data-testid="crash-stop" onClick={() => void closeWindow("stop")}>
+            Stop and quit
+          </button>
+          <button type="button" className="btn" data-testid="crash-reload" onClick={() => window.location.reload()}>
+            Reload the window
+          </button>
+        </div>
       </main>
     );
   }

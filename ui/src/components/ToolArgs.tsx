@@ -1,8 +1,8 @@
 /**
- * A tool call's arguments as a person reads them: a diff for Edit and Write (its file
- * named relative to the agent's tree),
- * the command for Bash, the task for Task, JSON otherwise. Text the model
- * wrote keeps its line breaks (`tool-text`).
+ * A tool call's arguments as a person reads them: a diff for Edit and Write,
+ * its file named relative to the agent's tree; the command for Bash, the task
+ * for Task, JSON otherwise. Text the model wrote keeps its line breaks
+ * (`tool-text`).
  */
 import { memo } from "react";
 import { GENERAL_PURPOSE, TASK_TOOL, type Value } from "../bindings";
