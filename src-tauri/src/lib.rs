@@ -4,6 +4,7 @@
 mod bridge;
 mod commands;
 mod painting;
+mod web_console;
 mod window;
 
 use arbor_app::instance::{self, Launch};
@@ -179,6 +180,7 @@ pub fn run() {
         .invoke_handler(builder.invoke_handler())
         .on_window_event(window::on_event)
         .setup(move |app| {
+            web_console::mirror(app.handle());
             painting::tune(app.handle());
             let handle = app.handle().clone();
             primary.serve(move |args| {

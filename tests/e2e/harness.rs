@@ -12,6 +12,10 @@ use std::time::{Duration, Instant};
 
 /// How long a step may take before the test fails (first paint alone can take seconds here).
 pub const PATIENCE: Duration = Duration::from_secs(40);
+/// The driver's and the app's output, in the test's own directory.
+const APP_OUTPUT: &str = "app-output.log";
+/// How much of the page's console a failed wait quotes.
+const CONSOLE_LINES: usize = 30;
 
 /// Outside the panes of the live sessions out of view (kept mounted and hidden, ui/src/components/layout/SessionPanes.tsx).
 const NOT_HIDDEN: &str = ":not([data-pane=hidden] *)";
@@ -116,6 +120,8 @@ impl App {
     pub async fn launch(env: &[(&str, String)]) -> App {
         let mut env = env.to_vec();
         env.push(("WEBKIT_DISABLE_COMPOSITING_MODE", "0".to_string()));
+        // The page's console into the app's output, which a failed wait quotes.
+        env.push(("ARBOR_WEB_CONSOLE", "1".to_string()));
         Self::launch_with(Path::new(env!("CARGO_BIN_EXE_arbor-desktop")), &env, None).await
     }
 
@@ -172,7 +178,10 @@ impl App {
         let native_port = free_port();
         let mut cmd = Command::new(tool("tauri-driver"));
         cmd.args(["--port", &port.to_string(), "--native-port", &native_port.to_string()]);
-        isolated(&mut cmd, &display, dir.path()).stdout(Stdio::null()).stderr(Stdio::null());
+        // The driver's output and the app's under it (with the page's console: ARBOR_WEB_CONSOLE).
+        let output = std::fs::File::create(dir.path().join(APP_OUTPUT)).unwrap();
+        let errors = output.try_clone().unwrap();
+        isolated(&mut cmd, &display, dir.path()).stdout(output).stderr(errors);
         for (k, v) in &env {
             cmd.env(k, v);
         }
@@ -305,7 +314,7 @@ impl App {
                     Ok(b) => b.text().await.unwrap_or_default(),
                     Err(_) => String::new(),
                 };
-                panic!("timed out waiting for {what}; the window showed:\n{body}");
+                panic!("timed out waiting for {what}; the window showed:\n{body}\n{}", self.console());
             }
             tokio::time::sleep(Duration::from_millis(150)).await;
         }
@@ -433,6 +442,14 @@ impl App {
         // The X server's framebuffer (what screenshots read) catches up with
         // the webview's paint at the new size a moment later.
         tokio::time::sleep(Duration::from_millis(400)).await;
+    }
+
+    /// What the page logged (WebKit's `CONSOLE` lines in the app's output), its last lines.
+    pub fn console(&self) -> String {
+        let output = std::fs::read_to_string(self._dir.path().join(APP_OUTPUT)).unwrap_or_default();
+        let lines: Vec<&str> = output.lines().filter(|l| l.contains("CONSOLE")).collect();
+        let last = &lines[lines.len().saturating_sub(CONSOLE_LINES)..];
+        format!("the page's console ({} lines, the last {}):\n{}", lines.len(), last.len(), last.join("\n"))
     }
 
     /// Whether every element `css` matches is drawn whole inside the window (laid out

@@ -136,6 +136,12 @@ async fn first_run_without_a_provider_offers_setup_and_the_demo() {
     let app = App::launch(&[]).await;
     app.wait_text("body", "Try the demo").await;
     app.screenshot("first-run").await;
+    // What the page logs reaches the app's output, which a failed wait quotes.
+    app.client.execute("console.error('E2E-CONSOLE-PROBE')", vec![]).await.unwrap();
+    app.wait("the page's console in the app's output", || async {
+        app.console().contains("E2E-CONSOLE-PROBE").then_some(())
+    })
+    .await;
     app.click("[data-testid=try-demo]").await;
     // The demo's main agent starts two subagents in parallel.
     app.node("Find TODOs").await;
