@@ -68,11 +68,31 @@ async fn two_live_sessions_wait_side_by_side_and_one_inbox_answers_each_in_its_o
     app.screenshot("two-sessions").await;
     // The status bar's longest line (the main agent waiting, approvals pending): its tokens and
     // cost stay in the window; at 1024 they wrapped below its edge.
-    for (width, height) in [(1024, 700), (1440, 900), (1280, 800)] {
+    for (width, height) in [(800, 600), (1024, 700), (1440, 900), (1280, 800)] {
         app.resize(width, height).await;
         if width != 1280 {
             app.screenshot(&format!("two-sessions-{width}x{height}")).await;
         }
+        // The top bar's controls neither overlap nor leave the window (at 800 a button spilled
+        // over its neighbour).
+        let overlaps = app
+            .client
+            .execute(
+                "const els = [...document.querySelectorAll('.topbar > *, .topbar .workspace > *')] \
+                   .filter(e => !e.classList.contains('workspace') && !e.classList.contains('spacer') && e.getBoundingClientRect().width > 0); \
+                 const out = []; \
+                 for (const a of els) { const r = a.getBoundingClientRect(); \
+                   if (r.right > window.innerWidth + 0.5) out.push('out: ' + a.textContent); \
+                   for (const b of els) { if (a === b || a.contains(b) || b.contains(a)) continue; const q = b.getBoundingClientRect(); \
+                     if (r.left < q.left && r.right > q.left + 0.5) out.push(a.textContent + ' over ' + b.textContent); \
+                     const inner = [...a.querySelectorAll('*')].find(e => { const x = e.getBoundingClientRect(); return x.right > q.left + 0.5 && x.left < q.left && r.left < q.left; }); \
+                     if (inner) out.push(a.textContent + ' spills over ' + b.textContent); } } \
+                 return out;",
+                vec![],
+            )
+            .await
+            .unwrap();
+        assert_eq!(overlaps, serde_json::json!([]), "{width}×{height}: the top bar's controls");
         for part in ["total-tokens", "main-status", "count-approvals", "count-failed"] {
             let css = format!("[data-testid={part}]");
             assert!(app.whole_in_window(&css).await, "{width}×{height}: the status bar's {part} is in the window");
