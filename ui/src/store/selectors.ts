@@ -557,7 +557,7 @@ export function agentTreeRoot(state: SessionState, id: AgentId): string | null {
   // Up the tree, at most as many steps as it is deep (a malformed parent link cannot loop).
   const steps = (state.agents[id]?.depth ?? 0) + 1;
   for (let at: AgentId | null = id, step = 0; at !== null && step < steps; step++) {
-    const path = state.worktrees[at]?.update.path;
+    const path = agentWorktree(state, at)?.update.path;
     if (path) return path;
     at = state.agents[at]?.parentId ?? null;
   }

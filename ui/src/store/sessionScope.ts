@@ -192,6 +192,7 @@ function paneSignals(key: SlotKey, keep: () => boolean): Record<Signal, (listene
 export function scopeOfSlot(key: SlotKey): SessionScope {
   let scope = scopes.get(key);
   if (scope) return scope;
+  const slot = () => liveStore.get().slots.find((s) => s.key === key);
   // What a hidden pane shows: its session as it was when the pane was last in view.
   let frozen: SessionState | null = null;
   // Keeps the session as it is now for the hidden pane; whether that differs from what it kept.
@@ -217,19 +218,19 @@ export function scopeOfSlot(key: SlotKey): SessionScope {
     view: {
       get: () => {
         if (displays(key)) return readWindowView();
-        return liveStore.get().slots.find((s) => s.key === key)?.view ?? FRESH_VIEW;
+        return slot()?.view ?? FRESH_VIEW;
       },
       subscribe: signals.view,
     },
     book: {
       // Shown, a live session's book is the window's (no review is displayed); hidden, the one kept with it.
-      get: () => (displays(key) ? bookStore.get().live : (liveStore.get().slots.find((s) => s.key === key)?.book ?? null)),
+      get: () => (displays(key) ? bookStore.get().live : (slot()?.book ?? null)),
       subscribe: signals.book,
     },
     reviewing: NEVER,
     shown: { get: () => displays(key), subscribe: signals.shown },
     // Told with its state: the session's info comes with its first events.
-    workspace: { get: () => liveStore.get().slots.find((s) => s.key === key)?.info?.workspace ?? null, subscribe: signals.state },
+    workspace: { get: () => slot()?.info?.workspace ?? null, subscribe: signals.state },
   };
   scopes.set(key, scope);
   return scope;

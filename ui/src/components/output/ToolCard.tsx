@@ -68,8 +68,8 @@ export const ToolCard = memo(function ToolCard({ item, agentId }: { item: ToolIt
   // The tree the agent's calls act in: paths inside it read as Claude Code shows them.
   const workspace = useWorkspace();
   const root = useSession((s) => agentTreeRoot(s, agentId)) ?? workspace;
-  const summary = toolSummaryText(item, root);
-  const written = toolSummaryText(item, null);
+  const written = toolSummary(item);
+  const summary = written.path ? shownPath(written.text, root) : written.text;
   const [fullOutput, setFullOutput] = useState(false);
   const output = clipOutput(item.output, !item.done, fullOutput);
   return (
@@ -77,7 +77,7 @@ export const ToolCard = memo(function ToolCard({ item, agentId }: { item: ToolIt
       <button type="button" className="tool-head" aria-expanded={open} onClick={() => setOpen(!open)}>
         <IconTool size={12} />
         <ToolName name={item.toolName} mcp={item.mcp} className="tool-name" />
-        <span className="tool-summary" title={summary === written ? undefined : written}>
+        <span className="tool-summary" title={summary === written.text ? undefined : written.text}>
           {summary}
         </span>
         {item.toolName === TASK_TOOL && item.done && item.output ? (
@@ -181,19 +181,17 @@ export const ToolCard = memo(function ToolCard({ item, agentId }: { item: ToolIt
 const PATH_ARGS: ReadonlySet<string> = new Set(["file_path", "path"]);
 
 /**
- * The head's summary: the call's first telling argument, on one line (the tool
- * name is shown beside it), a path relative to `root`.
+ * The head's summary as the model wrote it: the call's first telling argument,
+ * on one line (the tool name is shown beside it), and whether it names a path.
  */
-function toolSummaryText(item: ToolItem, root: string | null): string {
-  if (item.mcp) return firstStringArg(item.args) ?? "";
+function toolSummary(item: ToolItem): { text: string; path: boolean } {
+  if (item.mcp) return { text: firstStringArg(item.args) ?? "", path: false };
   const a = item.args;
   if (a && typeof a === "object" && !Array.isArray(a)) {
     for (const k of ["description", "file_path", "command", "pattern", "path", "task_id"]) {
       const v = a[k];
-      if (typeof v !== "string") continue;
-      const line = v.split("\n", 1)[0] ?? "";
-      return PATH_ARGS.has(k) ? shownPath(line, root) : line;
+      if (typeof v === "string") return { text: v.split("\n", 1)[0] ?? "", path: PATH_ARGS.has(k) };
     }
   }
-  return "";
+  return { text: "", path: false };
 }
