@@ -35,6 +35,7 @@ fn main() {
         "watch_window",
         "close_window",
         "show_session",
+        "attach_session",
     ];
     // tauri-build reads the capabilities but does not ask to run again when they change.
     println!("cargo:rerun-if-changed=src-tauri/capabilities");

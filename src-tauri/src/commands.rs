@@ -1,7 +1,7 @@
 //! The commands the UI calls: one-line wrappers over [`arbor_app::host::Host`].
 //! Errors cross to the UI typed ([`AppError`]).
 
-use crate::bridge::{self, Paces};
+use crate::bridge::{self, Routes};
 use arbor_app::batch::EventFrame;
 use arbor_app::catalog::CatalogReport;
 use arbor_app::changes::AgentChange;
@@ -23,18 +23,64 @@ use tauri::ipc::Channel;
 type Result<T> = std::result::Result<T, AppError>;
 
 /// A launched session's events go to the UI; its info answers the command.
-fn show(launched: Launched, on_events: Channel<EventFrame>, paces: &Paces) -> Result<SessionInfo> {
+fn show(launched: Launched, on_events: Channel<EventFrame>, routes: &Routes) -> Result<SessionInfo> {
+    Ok(show_from(launched, on_events, routes).info)
+}
+
+/// [`show`], with the last event stored before the first frame.
+fn show_from(launched: Launched, on_events: Channel<EventFrame>, routes: &Routes) -> Continued {
     let (events, seed) = launched.events.into_parts();
-    bridge::forward(launched.info.session_id.clone(), events, seed, on_events, paces.clone());
-    Ok(launched.info)
+    let through = bridge::forward(launched.info.session_id.clone(), events, seed, on_events, routes.clone());
+    Continued { info: launched.info, through }
+}
+
+/// A stored session the window now runs: the frames bring every event after
+/// `through`, the store holds every one up to it (a stored page stops there).
+#[derive(serde::Serialize, specta::Type)]
+pub struct Continued {
+    pub info: SessionInfo,
+    pub through: u64,
+}
+
+/// A session this process runs, joined by a page that did not start it (the
+/// window reloaded): the store's view of it up to `through`, and the rest as frames.
+#[derive(serde::Serialize, specta::Type)]
+pub struct Attached {
+    pub info: SessionInfo,
+    /// Its tree, figures and the main agent's newest page, as stored up to `through`.
+    pub past: PastSession,
+    pub through: u64,
+    /// The approval rules in force (this process's answers: no store holds them).
+    pub rules: Vec<arbor_protocol::ApprovalRule>,
 }
 
 /// The live session the window shows (none: a fresh page, a review, the history): its
 /// events come every display frame, every other session's a few times a second.
 #[tauri::command]
 #[specta::specta]
-pub fn show_session(paces: State<'_, Paces>, session_id: Option<SessionId>) {
-    paces.show(session_id.as_ref());
+pub fn show_session(routes: State<'_, Routes>, session_id: Option<SessionId>) {
+    routes.show(session_id.as_ref());
+}
+
+/// A page that did not start a live session (the window reloaded) takes its
+/// frames from now on, on `on_events`, and reads the rest from the store.
+#[tauri::command]
+#[specta::specta]
+pub async fn attach_session(
+    host: State<'_, Host>,
+    routes: State<'_, Routes>,
+    session_id: SessionId,
+    on_events: Channel<EventFrame>,
+) -> Result<Attached> {
+    let info = host.live_sessions().into_iter().find(|s| s.session_id == session_id);
+    let (Some(info), Some(at)) = (info, routes.attach(&session_id, on_events)) else {
+        return Err(AppError::new(
+            arbor_app::AppErrorKind::NoSession,
+            format!("session {session_id} is not running in this process"),
+        ));
+    };
+    let past = host.live_view(session_id, at.through).await?;
+    Ok(Attached { info, past, through: at.through, rules: at.rules })
 }
 
 /// The workspace's `.mcp.json` and whether its servers may start; null when it has none.
@@ -79,11 +125,11 @@ pub fn app_state(host: State<'_, Host>) -> AppState {
 #[specta::specta]
 pub async fn start_session(
     host: State<'_, Host>,
-    paces: State<'_, Paces>,
+    routes: State<'_, Routes>,
     request: StartRequest,
     on_events: Channel<EventFrame>,
 ) -> Result<SessionInfo> {
-    show(host.start_session(request).await?, on_events, &paces)
+    show(host.start_session(request).await?, on_events, &routes)
 }
 
 /// The built-in scripted demonstration (no key, no network).
@@ -91,10 +137,10 @@ pub async fn start_session(
 #[specta::specta]
 pub async fn start_demo(
     host: State<'_, Host>,
-    paces: State<'_, Paces>,
+    routes: State<'_, Routes>,
     on_events: Channel<EventFrame>,
 ) -> Result<SessionInfo> {
-    show(host.launch(LaunchSpec { start: Start::Demo, ..LaunchSpec::default() }).await?, on_events, &paces)
+    show(host.launch(LaunchSpec { start: Start::Demo, ..LaunchSpec::default() }).await?, on_events, &routes)
 }
 
 /// A message, an approval answer, a stop or a delegation for a live session.
@@ -222,12 +268,12 @@ pub async fn export_session(
 #[specta::specta]
 pub async fn resume_session(
     host: State<'_, Host>,
-    paces: State<'_, Paces>,
+    routes: State<'_, Routes>,
     session_id: SessionId,
     prompt: Option<String>,
     on_events: Channel<EventFrame>,
-) -> Result<SessionInfo> {
-    show(host.resume_session(session_id, prompt).await?, on_events, &paces)
+) -> Result<Continued> {
+    Ok(show_from(host.resume_session(session_id, prompt).await?, on_events, &routes))
 }
 
 /// Forgets the sessions start-up found interrupted (the person will not continue them now).

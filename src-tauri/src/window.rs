@@ -3,17 +3,17 @@
 //! them and quit; the UI shows the question), and a later launch on the same
 //! data dir brings the window back (`arbor_app::instance`).
 
-use arbor_app::Host;
 use parking_lot::Mutex;
 use serde::{Deserialize, Serialize};
 use tauri::ipc::Channel;
-use tauri::{AppHandle, Manager, State, Window, WindowEvent};
+use tauri::{AppHandle, State, Window};
 
 /// What the shell asks of the UI.
 #[derive(Debug, Clone, Serialize, specta::Type)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum WindowRequest {
     /// The window is being closed while sessions have agents at work: ask what to do.
+    #[cfg_attr(test, allow(dead_code))]
     CloseAsked { sessions_at_work: u32 },
 }
 
@@ -55,9 +55,11 @@ pub fn close_window(app: AppHandle, window: Window, choice: CloseChoice) {
 
 /// A close of the window (its title bar, the desktop) while agents work is held
 /// until the person answers; with nothing at work, or no UI to ask, it closes.
-pub fn on_event(window: &Window, event: &WindowEvent) {
-    let WindowEvent::CloseRequested { api, .. } = event else { return };
-    let at_work = window.state::<Host>().sessions_at_work();
+#[cfg(not(test))]
+pub fn on_event(window: &Window, event: &tauri::WindowEvent) {
+    use tauri::Manager;
+    let tauri::WindowEvent::CloseRequested { api, .. } = event else { return };
+    let at_work = window.state::<arbor_app::Host>().sessions_at_work();
     if at_work == 0 {
         return;
     }
@@ -72,7 +74,9 @@ pub fn on_event(window: &Window, event: &WindowEvent) {
 }
 
 /// Another launch on this data dir: the window comes back (shown, restored, focused).
+#[cfg(not(test))]
 pub fn come_forward(app: &AppHandle, args: &[String]) {
+    use tauri::Manager;
     tracing::info!(?args, "a later launch on this data dir brings the window forward");
     let Some(window) = app.get_webview_window("main") else { return };
     let _ = window.show();

@@ -14,6 +14,7 @@ mod harness;
 mod hooks;
 mod isolation;
 mod layout;
+mod reload;
 mod review;
 mod sessions;
 mod xwd;

@@ -11,7 +11,7 @@ use crate::scripted;
 use fantoccini::{Locator, elements::Element};
 
 /// The card whose session line names `prompt`.
-async fn card_of_session(app: &App, prompt: &str) -> Element {
+pub(crate) async fn card_of_session(app: &App, prompt: &str) -> Element {
     app.wait(&format!("a card of the session {prompt:?}"), || async {
         for card in app.approval_cards().await {
             let line = card.find(Locator::Css("[data-testid=approval-session]")).await.ok()?;

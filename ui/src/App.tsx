@@ -35,6 +35,7 @@ import { installEventEffects, loadAppState } from "./ipc/actions";
 import { installApprovalEffects } from "./ipc/approvals";
 import { installHistoryEffects } from "./ipc/history";
 import { installPaceEffects } from "./ipc/pace";
+import { installShownMemory } from "./ipc/sessions";
 import { installStillWhileTyping } from "./lib/stillWhileTyping";
 import { installWindowWatch } from "./ipc/window";
 import { markInteractive } from "./lib/perf";
@@ -60,6 +61,7 @@ export function App() {
     const offHistory = installHistoryEffects();
     const offApprovals = installApprovalEffects();
     const offPace = installPaceEffects();
+    const offShown = installShownMemory();
     const offStill = installStillWhileTyping();
     installWindowWatch();
     window.addEventListener("keydown", onGlobalKey);
@@ -69,6 +71,7 @@ export function App() {
       offHistory();
       offApprovals();
       offPace();
+      offShown();
       offStill();
       window.removeEventListener("keydown", onGlobalKey);
     };

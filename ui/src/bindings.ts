@@ -60,7 +60,7 @@ export const commands = {
 	/**  Writes a session (or one agent's transcript) to the file the person chose. */
 	exportSession: (sessionId: SessionId, agentId: AgentId | null, format: ExportFormat, path: string) => typedError<string, AppError>(__TAURI_INVOKE("export_session", { sessionId, agentId, format, path })),
 	/**  Continues a stored session live, beside the others; `prompt` goes to its main agent. */
-	resumeSession: (sessionId: SessionId, prompt: string | null, onEvents: Channel<EventFrame>) => typedError<SessionInfo, AppError>(__TAURI_INVOKE("resume_session", { sessionId, prompt, onEvents })),
+	resumeSession: (sessionId: SessionId, prompt: string | null, onEvents: Channel<EventFrame>) => typedError<Continued, AppError>(__TAURI_INVOKE("resume_session", { sessionId, prompt, onEvents })),
 	/**  Every file change of a session (of one agent, when given), in order; live or stored. */
 	sessionChanges: (sessionId: SessionId, agentId: AgentId | null) => typedError<AgentChange[], AppError>(__TAURI_INVOKE("session_changes", { sessionId, agentId })),
 	/**  A session's timeline: each agent's queued time, model turns, tool calls and waits for a person. */
@@ -84,6 +84,11 @@ export const commands = {
 	 *  events come every display frame, every other session's a few times a second.
 	 */
 	showSession: (sessionId: SessionId | null) => __TAURI_INVOKE<void>("show_session", { sessionId }),
+	/**
+	 *  A page that did not start a live session (the window reloaded) takes its
+	 *  frames from now on, on `on_events`, and reads the rest from the store.
+	 */
+	attachSession: (sessionId: SessionId, onEvents: Channel<EventFrame>) => typedError<Attached, AppError>(__TAURI_INVOKE("attach_session", { sessionId, onEvents })),
 };
 
 /* Constants */
@@ -423,6 +428,19 @@ export type ApprovalStale = {
 	message: string,
 };
 
+/**
+ *  A session this process runs, joined by a page that did not start it (the
+ *  window reloaded): the store's view of it up to `through`, and the rest as frames.
+ */
+export type Attached = {
+	info: SessionInfo,
+	/**  Its tree, figures and the main agent's newest page, as stored up to `through`. */
+	past: PastSession,
+	through: number,
+	/**  The approval rules in force (this process's answers: no store holds them). */
+	rules: ApprovalRule[],
+};
+
 /**  What an agent and everything below it may use. An absent field is no limit. */
 export type Budget = {
 	/**  Input and output tokens (cache writes are input); cache reads are counted apart and not limited. */
@@ -640,6 +658,15 @@ export type ContextWindow = {
 	source: WindowSource,
 };
 
+/**
+ *  A stored session the window now runs: the frames bring every event after
+ *  `through`, the store holds every one up to it (a stored page stops there).
+ */
+export type Continued = {
+	info: SessionInfo,
+	through: number,
+};
+
 /**  What decided whether a call ran. */
 export type DecidedBy = 
 /**  A person's answer to this call's own request. */
@@ -708,6 +735,12 @@ export type EventFrame = {
 	rules: ApprovalRule[] | null,
 	/**  The timeline's segments the frame began or changed; None when it changed none. */
 	timeline: TimelineUpdate | null,
+	/**
+	 *  The `seq` of the last event the frame covers, merged chunks included: the
+	 *  next frame starts right after it. A window that attaches to a running
+	 *  session reads what the store holds up to here and takes frames after it.
+	 */
+	through: number,
 };
 
 export type EventKind = {

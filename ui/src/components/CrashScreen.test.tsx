@@ -42,8 +42,8 @@ describe("CrashScreen", () => {
     expect(crash.textContent).toContain("Error: no such agent: agent-x");
     expect(screen.getByRole("button", { name: "Reload the window" })).toBeTruthy();
     expect(logged.mock.calls.some((c) => c[0] === "Arbor's window failed to render")).toBe(true);
-    // A reloaded window does not show the sessions at work: the screen says so.
-    expect(crash.textContent).toContain("A reloaded window starts empty");
+    // What a reload does: the sessions at work come back.
+    expect(crash.textContent).toContain("Reload the window shows the sessions at work again");
     fireEvent.click(screen.getByTestId("crash-stop"));
     expect(closeWindow).toHaveBeenCalledWith("stop");
   });

@@ -4,8 +4,8 @@
  * word of why (and a close held for a question no one could show). The agents
  * run in the app's process, not the page: they go on, and what they do is
  * stored. Stop and quit interrupts them, to be continued at the next start with
- * their questions asked again; a reloaded page starts empty and does not show
- * the sessions running (it cannot take up their event streams), so it says so.
+ * their questions asked again; a reloaded page joins the sessions still
+ * running (ipc/sessions.ts, joinRunning), their cards still answerable.
  */
 import { Component, type ErrorInfo, type ReactNode } from "react";
 import { closeWindow } from "../ipc/window";
@@ -38,7 +38,8 @@ export class CrashScreen extends Component<{ children: ReactNode }, State> {
         <p>
           Your agents run in Arbor&apos;s process, not in this window: they go on, and what they do is saved.{" "}
           <strong>Stop and quit</strong> interrupts them; Arbor offers to continue them at the next start, asking again
-          any question they were waiting on. A reloaded window starts empty: sessions at work go on without being shown.
+          any question they were waiting on. <strong>Reload the window</strong> shows the sessions at work again, with
+          any question they are waiting on.
         </p>
         <pre className="block mono">
           {error.name}: {error.message}

@@ -6,7 +6,7 @@ import { uiStore } from "../store/ui";
 import { eventMaker } from "../test/events";
 import { withLayout } from "../test/layout";
 import { pastSession, storedAgent, summary } from "../test/past";
-import { appState, applyEvents, resetStores, sessionInfo } from "../test/stores";
+import { appState, applyEvents, continuedFrom, resetStores, sessionInfo } from "../test/stores";
 import { HistoryPanel } from "./HistoryPanel";
 import { OutputView } from "./output/OutputView";
 import { PromptBox } from "./PromptBox";
@@ -72,7 +72,7 @@ describe("the offer to continue interrupted sessions", () => {
     expect(rows[0]?.textContent).toContain("code/db");
 
     commands.openSession.mockReturnValue(ok(stored()));
-    commands.resumeSession.mockReturnValue(ok(sessionInfo({ session_id: "s-int" })));
+    commands.resumeSession.mockReturnValue(ok(continuedFrom(stored())));
     // Rust no longer offers the one continued.
     commands.appState.mockResolvedValue(appState({ interrupted: [docs] }));
     await act(async () => {
@@ -118,7 +118,7 @@ describe("the offer to continue interrupted sessions", () => {
   it("is the same path as Continue this session on the interrupted session under review", async () => {
     offer(migrate);
     commands.openSession.mockReturnValue(ok(stored()));
-    commands.resumeSession.mockReturnValue(ok(sessionInfo({ session_id: "s-int" })));
+    commands.resumeSession.mockReturnValue(ok(continuedFrom(stored())));
     commands.appState.mockResolvedValue(appState({ interrupted: [] }));
     await act(async () => {
       await openPastSession("s-int");

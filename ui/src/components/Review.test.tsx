@@ -103,7 +103,7 @@ describe("a past session under review", () => {
 
   it("offers Load earlier and Export in the output, and Continue this session in the prompt", async () => {
     await review();
-    commands.resumeSession.mockReturnValue(ok(sessionInfo({ session_id: "s-past" })));
+    commands.resumeSession.mockReturnValue(ok({ info: sessionInfo({ session_id: "s-past" }), through: 6 }));
     render(
       <>
         <OutputView />

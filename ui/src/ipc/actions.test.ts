@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
-import type { AppState } from "../bindings";
+import type { AppError, AppState } from "../bindings";
 import { uiStore } from "../store/ui";
 import { applyEvents, resetStores, sessionInfo } from "../test/stores";
 import { applyAppState, attempt, stopAgent } from "./actions";
@@ -71,6 +71,12 @@ describe("attempt", () => {
   it("has no kind when the call itself fails", async () => {
     const r = await attempt(() => Promise.reject(new Error("ipc down")));
     expect(r).toEqual({ ok: false, kind: null, message: "ipc down" });
+  });
+
+  it("says what Tauri said when it refuses a command with a bare string", async () => {
+    const refused = "attach_session not allowed. Command not found";
+    const r = await attempt(() => Promise.resolve({ status: "error", error: refused as unknown as AppError }));
+    expect(r).toEqual({ ok: false, kind: null, message: refused });
   });
 });
 

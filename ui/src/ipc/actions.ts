@@ -35,7 +35,7 @@ import { liveStore, markQueued, onEventsApplied, unmarkQueued } from "../store/s
 import { patchUi, pushError, uiStore } from "../store/ui";
 import { openEventChannel } from "./channel";
 import { notifyApprovals } from "./notify";
-import { dropSession, forgetClosedSessions, openSession, sessionOpened } from "./sessions";
+import { dropSession, forgetClosedSessions, joinRunning, openSession, sessionOpened } from "./sessions";
 import { confirmWorkspaceMcp } from "./trust";
 
 /** What tauri-specta makes of a Rust `Result<T, AppError>`. */
@@ -55,7 +55,11 @@ export function describe(e: unknown): string {
 export async function attempt<T>(p: () => Promise<CommandResult<T>>): Promise<Outcome<T>> {
   try {
     const r = await p();
-    return r.status === "ok" ? { ok: true, data: r.data } : { ok: false, kind: r.error.kind, message: r.error.message };
+    if (r.status === "ok") return { ok: true, data: r.data };
+    // Tauri itself refuses with a bare string (a command no capability grants, say): no kind.
+    const error: unknown = r.error;
+    if (typeof error !== "object" || error === null) return { ok: false, kind: null, message: describe(error) };
+    return { ok: false, kind: r.error.kind, message: r.error.message };
   } catch (e) {
     return { ok: false, kind: null, message: describe(e) };
   }
@@ -88,8 +92,8 @@ const send = sendToLive;
 /**
  * Takes in a fresh AppState. The first time it fills the session form's
  * defaults; later, a model still at its provider's old default follows the new one.
- * A session the backend already runs (say, after a reload) is not adopted: its
- * events went to an earlier window's channel, so the next prompt starts anew.
+ * The sessions the backend already runs (the page was reloaded) are joined by
+ * `loadAppState`, not here.
  */
 export function applyAppState(app: AppState): void {
   const ui = uiStore.get();
@@ -111,7 +115,9 @@ export function applyAppState(app: AppState): void {
 export async function loadAppState(): Promise<void> {
   patchUi({ appLoading: true, appError: null });
   try {
-    applyAppState(await commands.appState());
+    const app = await commands.appState();
+    applyAppState(app);
+    await joinRunning(app.sessions);
   } catch (e) {
     patchUi({ appLoading: false, appError: describe(e) });
   }

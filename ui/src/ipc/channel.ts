@@ -4,9 +4,10 @@
  * queue in the store (by its key); a session closed or dropped takes its
  * channel with it, and anything it still delivers is dropped.
  *
- * A channel can also be opened on hold (for continuing a stored session): it
- * keeps its frames aside until `commit` names the session they belong to, so
- * nothing is shown if the command fails.
+ * A channel can also be opened on hold (for continuing a stored session, or
+ * joining a running one after a reload): it keeps its frames aside until
+ * `commit` names the session they belong to, so nothing is shown if the
+ * command fails.
  */
 import { Channel } from "@tauri-apps/api/core";
 import type { EventFrame } from "../bindings";
@@ -21,8 +22,12 @@ export function openEventChannel(key: SlotKey): Channel<EventFrame> {
 
 export interface HeldChannel {
   channel: Channel<EventFrame>;
-  /** From now on its frames go to live session `key`, starting with what it held. */
-  commit(key: SlotKey): void;
+  /**
+   * From now on its frames go to live session `key`, starting with what it
+   * held; those that end at or before event `through` (the store's part, read
+   * already) are dropped.
+   */
+  commit(key: SlotKey, through: number): void;
   /** Drops this channel and what it held. */
   abort(): void;
 }
@@ -34,17 +39,20 @@ export function openHeldChannel(): HeldChannel {
     frames: [],
   };
   const channel = new Channel<EventFrame>();
+  let after = -1;
   channel.onmessage = (frame) => {
-    if (state.kind === "open") enqueueFrame(frame, state.key);
-    else if (state.kind === "held") state.frames.push(frame);
+    if (state.kind === "open") {
+      if (frame.through > after) enqueueFrame(frame, state.key);
+    } else if (state.kind === "held") state.frames.push(frame);
   };
   return {
     channel,
-    commit(key) {
+    commit(key, through) {
       if (state.kind !== "held") return;
       const held = state.frames;
       state = { kind: "open", key };
-      for (const frame of held) enqueueFrame(frame, key);
+      after = through;
+      for (const frame of held) if (frame.through > after) enqueueFrame(frame, key);
     },
     abort() {
       state = { kind: "closed" };

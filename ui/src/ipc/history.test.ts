@@ -92,6 +92,11 @@ function stored() {
   return { e, past, fishTask, fishEarly, fishHit, fishLate };
 }
 
+/** `resume_session`'s answer for the stored session: its 11 stored events come before its frames. */
+function continued() {
+  return { info: sessionInfo({ session_id: "s-past" }), through: 11 };
+}
+
 function liveSession(): AgentEvent[] {
   const live = eventMaker("s-1");
   const events = [live.started("agent-live", null, "main"), live.status("agent-live", "running")];
@@ -231,7 +236,7 @@ describe("continuing a reviewed session", () => {
     channels.at(-1)?.onmessage({ ...frameOf([liveMsg, e.status("agent-main", "running")]), agents: [mainNow] });
     flushEvents();
     expect(sessionStore.get().agents["agent-main"]?.status).toBe("completed");
-    resolve({ status: "ok", data: sessionInfo({ session_id: "s-past" }) });
+    resolve({ status: "ok", data: continued() });
     expect(await done).toBe(true);
     flushEvents();
     expect(bookStore.get()).toMatchObject({ review: null, live: { sessionId: "s-past" } });
@@ -246,6 +251,31 @@ describe("continuing a reviewed session", () => {
     select("agent-fish");
     await vi.waitFor(() => expect(sessionStore.get().agents["agent-fish"]?.items).toHaveLength(1));
     expect(sessionStore.get().agents["agent-main"]?.status).toBe("running");
+  });
+
+  it("reads a stored page only up to where its frames begin: a streamed reply is never shown twice", async () => {
+    const { past, fishHit } = stored();
+    commands.openSession.mockReturnValue(ok(past));
+    await openPastSession("s-past");
+    commands.resumeSession.mockReturnValue(ok(continued()));
+    expect(await continueReviewed("")).toBe(true);
+    // The fish goes on: three chunks arrive as one frame, merged into the first (seq 12).
+    const e = eventMaker("s-past");
+    const chunks = Array.from({ length: 14 }, (_, i) => e.make("agent-fish", { type: "response_chunk", content: i < 11 ? "" : "go" }));
+    const first = chunks[11];
+    if (!first) throw new Error("fourteen chunks");
+    const merged: AgentEvent = { ...first, type: "response_chunk", content: "gogogo" };
+    channels.at(-1)?.onmessage({ ...frameOf([merged]), through: 14 });
+    // A frame that ends at or before the stored part (sent before the channel was this window's) is dropped.
+    channels.at(-1)?.onmessage(frameOf([e.make("agent-fish", { type: "response", content: "stale" })].map((x) => ({ ...x, seq: 9 }))));
+    flushEvents();
+    // Selecting the fish reads its stored page below seq 12: the store's own chunks 12–14 stay out.
+    commands.loadTranscript.mockReturnValue(ok({ events: [fishHit], more_before: false }));
+    select("agent-fish");
+    await vi.waitFor(() => expect(commands.loadTranscript).toHaveBeenCalledWith("s-past", "agent-fish", 12));
+    await vi.waitFor(() => expect(sessionStore.get().agents["agent-fish"]?.items).toHaveLength(2));
+    const texts = sessionStore.get().agents["agent-fish"]?.items.map((i) => ("text" in i ? i.text : i.kind));
+    expect(texts).toEqual(["ZEBRAFISH spotted", "gogogo"]);
   });
 
   it("shows the live session live again when it is the one reviewed, sending the prompt to it", async () => {
@@ -267,7 +297,7 @@ describe("continuing a reviewed session", () => {
     const { past } = stored();
     commands.openSession.mockReturnValue(ok(past));
     await openPastSession("s-past");
-    commands.resumeSession.mockReturnValue(ok(sessionInfo({ session_id: "s-past" })));
+    commands.resumeSession.mockReturnValue(ok(continued()));
     expect(await continueReviewed("")).toBe(true);
     expect(commands.closeSession).not.toHaveBeenCalled();
     expect(uiStore.get().session?.session_id).toBe("s-past");
@@ -305,7 +335,7 @@ describe("continuing a reviewed session", () => {
     expect(usage().session?.tokens).toBe(130);
 
     // Continued: the stored figures stay until frames replace them.
-    commands.resumeSession.mockReturnValue(ok(sessionInfo({ session_id: "s-past" })));
+    commands.resumeSession.mockReturnValue(ok(continued()));
     expect(await continueReviewed("go on")).toBe(true);
     expect(usage().agents["agent-main"]).toEqual(mainStored);
     expect(usage().session?.tokens).toBe(130);
@@ -335,7 +365,7 @@ describe("continuing a reviewed session", () => {
     await openPastSession("s-past");
     const file = { workspace: "/home/me/code/pond", path: "/home/me/code/pond/.mcp.json", servers: [], trusted: false, changed_since_trusted: false, sha256: "seen-sha" };
     commands.workspaceMcp.mockResolvedValue(file);
-    commands.resumeSession.mockReturnValue(ok(sessionInfo({ session_id: "s-past" })));
+    commands.resumeSession.mockReturnValue(ok(continued()));
 
     const cancelled = continueReviewed("go");
     await vi.waitFor(() => expect(trustStore.get()?.mcp).toEqual(file));

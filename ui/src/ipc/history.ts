@@ -29,6 +29,7 @@ import {
   earlierBefore,
   needsTranscript,
   nextReviewGeneration,
+  pageBefore,
   pagesOf,
   reduceBook,
   setPageStatus,
@@ -223,8 +224,11 @@ async function loadAround(sessionId: SessionId, agentId: AgentId, seq: number): 
 
 /** One page of `agentId`'s transcript before `before` (the newest when null); false when it failed. */
 async function fetchPage(sessionId: SessionId, agentId: AgentId, before: number | null): Promise<boolean> {
+  const found = bookFor(sessionId);
+  if (!found) return false;
+  const upTo = pageBefore(found.book, before);
   updateBook(sessionId, (b) => setPageStatus(b, agentId, "loading"), false);
-  const r = await attempt(() => commands.loadTranscript(sessionId, agentId, before));
+  const r = await attempt(() => commands.loadTranscript(sessionId, agentId, upTo));
   if (!r.ok) {
     updateBook(sessionId, (b) => setPageStatus(b, agentId, "error", r.message), false);
     return false;
@@ -314,15 +318,16 @@ export async function continueReviewed(prompt: string): Promise<boolean> {
     return false;
   }
   nextReviewGeneration();
-  const latest = bookFor(sessionId)?.book ?? book;
+  const { info, through } = r.data;
+  const latest = { ...(bookFor(sessionId)?.book ?? book), storedThrough: through };
   liveStale = false;
   // The review's selection and tab stay: the person goes on from where they were reading.
   const key = openSlot(reduceBook(latest), latest, bookStore.get().live);
   bookStore.set({ review: null, live: latest });
-  setSlotInfo(key, r.data);
-  patchUi({ session: r.data, starting: false, view: "session", dialog: null });
-  pushWarnings(r.data.warnings);
-  held.commit(key);
+  setSlotInfo(key, info);
+  patchUi({ session: info, starting: false, view: "session", dialog: null });
+  pushWarnings(info.warnings);
+  held.commit(key, through);
   return true;
 }
 

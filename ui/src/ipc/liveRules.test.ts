@@ -7,7 +7,7 @@ import { select, uiStore } from "../store/ui";
 import { rule } from "../test/approvals";
 import { eventMaker } from "../test/events";
 import { pastSession, storedAgent } from "../test/past";
-import { frameOf, resetStores, sessionInfo } from "../test/stores";
+import { frameOf, continuedFrom, resetStores, sessionInfo } from "../test/stores";
 import { closeReview, continueReviewed, installHistoryEffects, openPastSession } from "./history";
 
 const commands = { openSession: vi.fn(), loadTranscript: vi.fn(), resumeSession: vi.fn(), workspaceMcp: vi.fn() };
@@ -81,7 +81,7 @@ describe("the rules in force", () => {
     const { past, fishPage } = stored();
     commands.openSession.mockReturnValue(ok(past));
     await openPastSession("s-past");
-    commands.resumeSession.mockReturnValue(ok(sessionInfo({ session_id: "s-past" })));
+    commands.resumeSession.mockReturnValue(ok(continuedFrom(past)));
     expect(await continueReviewed("go on")).toBe(true);
     expect(sessionStore.get().rules).toEqual([]);
 

@@ -73,6 +73,12 @@ export interface Book {
   worktreeActions: Record<AgentId, AgentWorktree>;
   /** Where it ran when opened: another process's session is shown as stored then, and cannot be continued here. */
   runs: SessionRuns;
+  /**
+   * Live here: the last event stored before its frames began (continued, or
+   * joined after a reload). Every later event comes in a frame, merged chunks
+   * and all, so a stored page stops there ({@link pageBefore}); null while stored only.
+   */
+  storedThrough: number | null;
 }
 
 const IDLE: AgentPages = { status: "idle", moreBefore: false, oldest: null, error: null };
@@ -128,7 +134,20 @@ export function bookFromPast(past: PastSession): Book {
     changesError: null,
     worktreeActions: {},
     runs: past.runs,
+    storedThrough: null,
   };
+}
+
+/**
+ * The `before` to ask the store for a page of: `before` (the newest page when
+ * null), but never past what the book's frames bring. A frame merges a run of
+ * chunks into its first, so the same text read from the store as well would
+ * show twice.
+ */
+export function pageBefore(book: Book, before: number | null): number | null {
+  if (book.storedThrough === null) return before;
+  const limit = book.storedThrough + 1;
+  return before === null ? limit : Math.min(before, limit);
 }
 
 /** The session's changes as `session_changes` answered them (they replace the earlier answer). */

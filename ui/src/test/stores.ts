@@ -1,6 +1,6 @@
 /** Resets and seeds the stores for component tests. */
 import { act } from "@testing-library/react";
-import type { AgentEvent, AppState, ApprovalRule, EventFrame, SessionInfo, UsageUpdate } from "../bindings";
+import type { AgentEvent, AppState, ApprovalRule, EventFrame, PastSession, SessionInfo, UsageUpdate } from "../bindings";
 import { approvalsStore, initialApprovalsUi } from "../store/approvals";
 import { changesStore, initialChangesUi } from "../store/changes";
 import { historyStore, initialHistory } from "../store/history";
@@ -46,7 +46,14 @@ export function arriveFrame(events: AgentEvent[], rules: ApprovalRule[] | null =
  * would derive them), and whatever of `rest` is given (none by default).
  */
 export function frameOf(events: AgentEvent[], rest: Partial<Omit<EventFrame, "events" | "agents">> = {}): EventFrame {
-  return { events, agents: derivedAgents(events), usage: null, rules: null, timeline: null, ...rest };
+  const through = events.reduce((last, e) => Math.max(last, e.seq), 0);
+  return { events, agents: derivedAgents(events), usage: null, rules: null, timeline: null, through, ...rest };
+}
+
+/** `resume_session`'s answer for stored session `past`: its frames follow its last stored event. */
+export function continuedFrom(past: PastSession): { info: SessionInfo; through: number } {
+  const through = past.events.reduce((last, e) => Math.max(last, e.seq), 0);
+  return { info: sessionInfo({ session_id: past.detail.session.id }), through };
 }
 
 /** A session the window runs (current and shown), known by `info`. */

@@ -83,6 +83,10 @@ pub struct EventFrame {
     pub rules: Option<Vec<ApprovalRule>>,
     /// The timeline's segments the frame began or changed; None when it changed none.
     pub timeline: Option<TimelineUpdate>,
+    /// The `seq` of the last event the frame covers, merged chunks included: the
+    /// next frame starts right after it. A window that attaches to a running
+    /// session reads what the store holds up to here and takes frames after it.
+    pub through: u64,
 }
 
 /// Forwards `events` to `send` in order, in frames: the first event of a frame
@@ -95,7 +99,7 @@ pub async fn forward(
     seed: crate::Seed,
     mut send: impl FnMut(EventFrame) -> bool,
 ) {
-    let crate::Seed { mut states, mut timeline } = seed;
+    let crate::Seed { mut states, mut timeline, .. } = seed;
     // Rules live as long as the process that holds them: a resumed session starts with none.
     let mut active = ActiveRules::default();
     loop {
@@ -153,7 +157,8 @@ pub async fn forward(
         let rules = rules_changed.then(|| active.rules().to_vec());
         let timeline = Some(timeline.take_update()).filter(|u| !u.is_empty());
         let agents = shaped.iter().filter_map(|id| states.get(id).cloned()).collect();
-        if !send(EventFrame { events: coalesce(batch), agents, usage, rules, timeline }) || closed {
+        let through = batch.last().map_or(0, |e| e.seq);
+        if !send(EventFrame { events: coalesce(batch), agents, usage, rules, timeline, through }) || closed {
             return;
         }
     }
@@ -440,6 +445,25 @@ mod tests {
         assert_eq!(child.status, arbor_protocol::AgentStatus::Running);
         assert_eq!((child.turns, child.run_started_at), (1, Some(1_000)));
         assert_eq!(child.parent_id.as_ref().map(|p| p.0.as_str()), Some("main"));
+    }
+
+    #[tokio::test]
+    async fn a_frame_says_the_last_event_it_covers_when_its_chunks_were_merged_into_the_first() {
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        for seq in 7..=9 {
+            tx.send(chunk("main", seq, |t| EventKind::ResponseChunk(Text { content: t }), "go")).unwrap();
+        }
+        drop(tx);
+        let mut frames = Vec::new();
+        forward(rx, Pace::every(FRAME), crate::Seed::default(), |f| {
+            frames.push(f);
+            true
+        })
+        .await;
+        assert_eq!(frames.len(), 1);
+        assert_eq!(frames[0].events.iter().map(|e| e.seq).collect::<Vec<_>>(), vec![7], "merged into the first");
+        // A page that read the store up to 8 must drop this frame's text whole: 9 is in it too.
+        assert_eq!(frames[0].through, 9);
     }
 
     #[tokio::test]

@@ -153,6 +153,8 @@ pub struct SessionEvents {
     states: AgentStates,
     /// A resumed session's timeline so far, for a client that streams what changes of it.
     timeline: arbor_protocol::Timeline,
+    /// The last stored event's `seq` when it started (0 for a new session): its events follow it.
+    through: u64,
 }
 
 /// What a client that forwards a session's events in frames starts from: the
@@ -161,6 +163,8 @@ pub struct SessionEvents {
 pub struct Seed {
     pub states: AgentStates,
     pub timeline: arbor_protocol::TimelineBuilder,
+    /// The `seq` the first event follows: what a resumed session had stored (0 when new).
+    pub through: u64,
 }
 
 impl SessionEvents {
@@ -189,7 +193,7 @@ impl SessionEvents {
     /// [`Host::stop_and_settle`] still waits for the writer.
     pub fn into_parts(self) -> (EventStream, Seed) {
         let timeline = arbor_protocol::TimelineBuilder::continuing(self.timeline);
-        (self.stream, Seed { states: self.states, timeline })
+        (self.stream, Seed { states: self.states, timeline, through: self.through })
     }
 }
 
@@ -440,6 +444,7 @@ impl Host {
         }
         let mut states = AgentStates::default();
         let mut timeline = arbor_protocol::Timeline::default();
+        let mut through = 0;
         let started = match &resume {
             Some(id) => {
                 let store = self.store()?;
@@ -451,6 +456,7 @@ impl Host {
                 .map_err(|e| err(AppErrorKind::Store, e))?
                 .map_err(crate::transcripts::store_err)?;
                 timeline = stored;
+                through = state.last_seq;
                 states = AgentStates::from_agents(state.agents.iter().map(|a| a.state.clone().resumed()));
                 // Continued as the type it ran as, unless this launch names another.
                 if spec.tuning.main_type.is_none() {
@@ -542,7 +548,7 @@ impl Host {
             }
         }
         self.live.add(Running { session, info: info.clone(), writing: writing.clone() });
-        Ok(Launched { info, events: SessionEvents { stream: events, writing, states, timeline } })
+        Ok(Launched { info, events: SessionEvents { stream: events, writing, states, timeline, through } })
     }
 
     /// The desktop's Start: a new session on the provider and model the person chose.

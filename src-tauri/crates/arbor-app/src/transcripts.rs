@@ -202,14 +202,40 @@ impl Host {
     /// A stored session's first screen: its tree and the main agent's latest transcript page.
     pub async fn open_session(&self, id: SessionId) -> Result<PastSession, AppError> {
         let runs = self.session_runs(&id).await?;
+        self.read_session(id, None, runs).await
+    }
+
+    /// A session this process runs, as the store holds it up to event `through`:
+    /// a window attaching to it (after a reload) takes every later event from the
+    /// frames it is sent, so what it reads and what it is sent meet without a gap
+    /// or an overlap.
+    pub async fn live_view(&self, id: SessionId, through: u64) -> Result<PastSession, AppError> {
+        if !self.live.contains(&id) {
+            return Err(AppError::new(
+                AppErrorKind::NoSession,
+                format!("session {id} is not running in this window's process"),
+            ));
+        }
+        self.read_session(id, Some(through), SessionRuns::Here).await
+    }
+
+    async fn read_session(
+        &self,
+        id: SessionId,
+        through: Option<u64>,
+        runs: SessionRuns,
+    ) -> Result<PastSession, AppError> {
         let store = self.store()?;
         blocking(move || {
             let detail = store.session(&id)?;
             let mut events = store.skeleton(&id)?;
+            if let Some(last) = through {
+                events.retain(|e| e.seq <= last);
+            }
             let agent = detail.session.main_agent_id.clone();
             let mut more_before = false;
             if let Some(main) = &agent {
-                let page = store.transcript(&id, main, None, PAGE)?;
+                let page = store.transcript(&id, main, through.map(|t| t.saturating_add(1)), PAGE)?;
                 more_before = page.more_before;
                 events.extend(page.events);
                 events.sort_by_key(|e| e.seq);

@@ -173,6 +173,39 @@ async fn the_demo_runs_its_subagents_and_a_delegation_reaches_the_main_agent() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_window_joining_a_running_session_reads_the_store_up_to_where_its_frames_begin() {
+    let dir = tempfile::tempdir().unwrap();
+    let host = host(dir.path());
+    let Launched { info, mut events } = host.launch(demo()).await.unwrap();
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(60);
+    // The demo stops at its first question: the session is running, a call waits.
+    let asked = loop {
+        let ev = tokio::time::timeout_at(deadline, events.recv()).await.unwrap().unwrap();
+        if matches!(ev.kind, EventKind::ApprovalRequest(_)) {
+            break ev;
+        }
+    };
+    let through = asked.seq;
+    let all = host.live_view(info.session_id.clone(), u64::MAX).await.unwrap();
+    assert_eq!(all.runs, arbor_app::transcripts::SessionRuns::Here);
+    assert!(all.events.iter().any(|e| e.seq == through), "the waiting call is in the view: {:?}", all.events);
+    // Up to an earlier event: nothing after it, though the store holds more.
+    let earlier = through - 1;
+    let view = host.live_view(info.session_id.clone(), earlier).await.unwrap();
+    assert!(
+        view.events.iter().all(|e| e.seq <= earlier),
+        "{:?}",
+        view.events.iter().map(|e| e.seq).collect::<Vec<_>>()
+    );
+    assert!(!view.events.is_empty());
+    assert!(view.events.windows(2).all(|w| w[0].seq < w[1].seq), "in order, once each");
+    host.close_session(&info.session_id);
+    // A session this process no longer runs has nothing to join.
+    let gone = host.live_view(info.session_id.clone(), through).await.unwrap_err();
+    assert_eq!(gone.kind, arbor_app::AppErrorKind::NoSession);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_event_is_stored_before_it_is_shown_and_the_session_can_be_reviewed_and_exported() {
     let dir = tempfile::tempdir().unwrap();
     let host = host(dir.path());

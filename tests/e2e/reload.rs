@@ -1,0 +1,68 @@
+//! A window's page reloaded while its sessions wait for a person (a person's
+//! reload, the crash screen's Reload, a restarted web process), in the real
+//! webview: the sessions go on in the process, and the new page joins them:
+//! both come back live with their cards (a subagent's too), the one it showed
+//! is shown again with its transcript, and each card's answer runs its call.
+
+use crate::harness::{App, exists};
+use crate::scripted;
+use crate::sessions::card_of_session;
+use fantoccini::Locator;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(feature = "custom-protocol"),
+    ignore = "needs the UI embedded: run with --features custom-protocol (scripts/test.sh does)"
+)]
+async fn a_reloaded_window_shows_its_running_sessions_again_and_their_cards_still_answer() {
+    let server = scripted("reload_e2e").await;
+    let app = App::launch_scripted(&server).await;
+
+    // One session waits to Write; beside it, another's subagent waits to Write.
+    app.send_prompt("RELOAD-SIDE: write the side file").await;
+    app.wait_cards(1).await;
+    app.click("[data-testid=new-session]").await;
+    app.wait("a fresh page", || async { app.rows().await.is_empty().then_some(()) }).await;
+    app.send_prompt("RELOAD-MAIN: delegate the notes").await;
+    app.wait_cards(2).await;
+    app.node_status("Write the notes", "waiting_approval").await;
+
+    app.client.refresh().await.unwrap();
+
+    // The same two cards, each naming its session; the one shown before is shown again.
+    app.wait_cards(2).await;
+    card_of_session(&app, "RELOAD-SIDE").await;
+    let notes = card_of_session(&app, "RELOAD-MAIN").await;
+    app.node_status("Write the notes", "waiting_approval").await;
+    app.node_status("main", "running").await;
+    let output = app.wait_text("[data-testid=output]", "Delegating the notes.").await;
+    assert_eq!(output.matches("Delegating the notes.").count(), 1, "the main agent's text once: {output}");
+    app.wait("the OS window's title to count both", || async {
+        app.os_window_titles().iter().any(|t| t == "(2) Arbor").then_some(())
+    })
+    .await;
+    assert_eq!(app.all("[data-testid=session-row]").await.len(), 2, "both sessions listed");
+    app.screenshot("reloaded").await;
+
+    // The subagent's transcript, read from the store.
+    app.node("Write the notes").await.click().await.unwrap();
+    app.wait_text("[data-testid=output]", "Writing the notes.").await;
+
+    // Its card still answers: the call runs, the subagent ends, and its parent goes on live.
+    notes.find(Locator::Css("[data-testid=approve]")).await.unwrap().click().await.unwrap();
+    app.wait("notes.md written", || async { exists(&app.file("notes.md")).then_some(()) }).await;
+    app.node_status("Write the notes", "completed").await;
+    app.node_status("main", "completed").await;
+    app.node("main").await.click().await.unwrap();
+    let output = app.wait_text("[data-testid=output]", "Main done").await;
+    assert_eq!(output.matches("Delegating the notes.").count(), 1, "nothing twice after the frames: {output}");
+
+    // The other session's card, answered from this page, runs in its own session.
+    app.wait_cards(1).await;
+    let side = card_of_session(&app, "RELOAD-SIDE").await;
+    side.find(Locator::Css("[data-testid=approve]")).await.unwrap().click().await.unwrap();
+    app.wait("side.txt written", || async { exists(&app.file("side.txt")).then_some(()) }).await;
+    app.wait_cards(0).await;
+    app.close().await;
+    server.shutdown().await;
+}
