@@ -2,7 +2,7 @@
 //! commands and the event bridge wired together (lib.rs says why this is
 //! apart from the unit tests).
 
-use crate::{bridge, painting, specta_builder, web_console, window};
+use crate::{bridge, painting, specta_builder, web_console, web_process, window};
 use arbor_app::instance::{self, Launch};
 use arbor_app::keys::OsKeyring;
 use arbor_app::{Environment, Host, HostConfig, paths};
@@ -77,6 +77,7 @@ pub fn run() {
         .on_window_event(window::on_event)
         .setup(move |app| {
             web_console::mirror(app.handle());
+            web_process::restart_on_crash(app.handle());
             painting::tune(app.handle());
             let handle = app.handle().clone();
             primary.serve(move |args| {

@@ -79,6 +79,7 @@ pub async fn attach_session(
             format!("session {session_id} is not running in this process"),
         ));
     };
+    tracing::info!(session = %session_id, through = at.through, "a page attached to the session");
     let past = host.live_view(session_id, at.through).await?;
     Ok(Attached { info, past, through: at.through, rules: at.rules })
 }

@@ -14,6 +14,7 @@ mod commands;
 mod painting;
 #[cfg(not(test))]
 mod web_console;
+mod web_process;
 mod window;
 
 #[cfg(not(test))]

@@ -485,6 +485,52 @@ impl App {
         path
     }
 
+    /// Kills the window's web process as a crash or the OOM killer would (SIGKILL): the
+    /// WebKit web process whose parent is this test's app (known by its data dir, as
+    /// tests run side by side). Returns the pids killed.
+    pub fn kill_web_process(&self) -> Vec<u32> {
+        let data = format!("ARBOR_DATA_DIR={}", self._dir.path().join("data").display());
+        let procs: Vec<(u32, u32, String)> = std::fs::read_dir("/proc")
+            .unwrap()
+            .flatten()
+            .filter_map(|e| {
+                let pid: u32 = e.file_name().to_str()?.parse().ok()?;
+                // comm is in parentheses and may hold spaces: the fields after the last ')'.
+                let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+                let (head, tail) = stat.rsplit_once(')')?;
+                let comm = head.split_once('(')?.1.to_string();
+                let ppid = tail.split_whitespace().nth(1)?.parse().ok()?;
+                Some((pid, ppid, comm))
+            })
+            .collect();
+        let apps: Vec<u32> = procs
+            .iter()
+            .filter(|(pid, _, comm)| {
+                comm == "arbor-desktop"
+                    && std::fs::read(format!("/proc/{pid}/environ"))
+                        .is_ok_and(|env| env.split(|b| *b == 0).any(|v| v == data.as_bytes()))
+            })
+            .map(|(pid, _, _)| *pid)
+            .collect();
+        assert_eq!(apps.len(), 1, "one app on this test's data dir: {apps:?}");
+        let webs: Vec<u32> = procs
+            .iter()
+            .filter(|(_, ppid, comm)| *ppid == apps[0] && comm.starts_with("WebKitWebProces"))
+            .map(|(pid, _, _)| *pid)
+            .collect();
+        assert!(!webs.is_empty(), "the app {} has a web process", apps[0]);
+        for pid in &webs {
+            let status = Command::new("kill").args(["-KILL", &pid.to_string()]).status().unwrap();
+            assert!(status.success(), "kill -KILL {pid}");
+        }
+        webs
+    }
+
+    /// The app's log (its data dir's `arbor-desktop.log`).
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(self._dir.path().join("data").join("arbor-desktop.log")).unwrap_or_default()
+    }
+
     /// The app's transcript store (its data dir's `arbor.db`).
     pub fn store_path(&self) -> PathBuf {
         self._dir.path().join("data").join(arbor_store::Store::FILE_NAME)

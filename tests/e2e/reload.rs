@@ -1,8 +1,9 @@
 //! A window's page reloaded while its sessions wait for a person (a person's
-//! reload, the crash screen's Reload, a restarted web process), in the real
-//! webview: the sessions go on in the process, and the new page joins them:
-//! both come back live with their cards (a subagent's too), the one it showed
-//! is shown again with its transcript, and each card's answer runs its call.
+//! reload, the crash screen's Reload), and its web process killed as a crash
+//! or the OOM killer would, in the real webview: the sessions go on in the
+//! process, and the new page joins them: both come back live with their cards
+//! (a subagent's too), the one it showed is shown again with its transcript,
+//! and a card's answer runs its call.
 
 use crate::harness::{App, exists};
 use crate::scripted;
@@ -57,12 +58,23 @@ async fn a_reloaded_window_shows_its_running_sessions_again_and_their_cards_stil
     let output = app.wait_text("[data-testid=output]", "Main done").await;
     assert_eq!(output.matches("Delegating the notes.").count(), 1, "nothing twice after the frames: {output}");
 
-    // The other session's card, answered from this page, runs in its own session.
+    // The web process dies (as a crash or the OOM killer would end it) while the other session
+    // waits: the app loads the page again in a new one, which joins it with its card. WebDriver
+    // ends its session with the page, so the new page is seen through the app's log and the OS
+    // window's title, which a new page sets to "Arbor" (nothing pending) until it has joined.
     app.wait_cards(1).await;
-    let side = card_of_session(&app, "RELOAD-SIDE").await;
-    side.find(Locator::Css("[data-testid=approve]")).await.unwrap().click().await.unwrap();
-    app.wait("side.txt written", || async { exists(&app.file("side.txt")).then_some(()) }).await;
-    app.wait_cards(0).await;
+    let before = app.log().matches("a page attached to the session").count();
+    assert!(!app.kill_web_process().is_empty());
+    app.wait("the page loaded again and joined the running session", || async {
+        let log = app.log();
+        let reloaded = log.contains("the window's page is loaded again in a new web process");
+        let attached = log.matches("a page attached to the session").count() > before;
+        let titled = app.os_window_titles().iter().any(|t| t == "(1) Arbor");
+        (reloaded && attached && titled).then_some(())
+    })
+    .await;
+    assert!(!app.log().contains("the page is not loaded again"), "{}", app.log());
+    assert!(!exists(&app.file("side.txt")), "the other session still waits");
     app.close().await;
     server.shutdown().await;
 }

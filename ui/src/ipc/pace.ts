@@ -1,7 +1,7 @@
 /**
  * Tells the backend which live session the window shows, so that session's
  * events come every display frame and every other's a few times a second
- * (Rust's `bridge::Paces`): a session in the background is a row of the
+ * (Rust's `bridge::Routes`): a session in the background is a row of the
  * sessions list and cards in the inbox, which ten updates a second serve.
  * None while the window shows a fresh page, a review or the history, and
  * none while a person types (lib/typing.ts): the page then applies the

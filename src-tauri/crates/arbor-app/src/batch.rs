@@ -57,11 +57,6 @@ impl Pace {
     pub fn get(&self) -> Duration {
         Duration::from_millis(self.0.millis.load(Ordering::Relaxed))
     }
-
-    /// The same pace (a clone of it), not merely an equal one.
-    pub fn is(&self, other: &Pace) -> bool {
-        Arc::ptr_eq(&self.0, &other.0)
-    }
 }
 
 fn millis(d: Duration) -> u64 {
