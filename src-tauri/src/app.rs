@@ -75,6 +75,13 @@ pub fn run() {
         .manage(bridge::Routes::default())
         .invoke_handler(builder.invoke_handler())
         .on_window_event(window::on_event)
+        // A page loading (the first, a reload, one after its web process died): the page before
+        // it, if any, is gone with its channels (bridge.rs).
+        .on_page_load(|webview, payload| {
+            if payload.event() == tauri::webview::PageLoadEvent::Started {
+                webview.state::<bridge::Routes>().page_loaded();
+            }
+        })
         .setup(move |app| {
             web_console::mirror(app.handle());
             web_process::restart_on_crash(app.handle());

@@ -1,7 +1,8 @@
 //! The commands the UI calls: one-line wrappers over [`arbor_app::host::Host`].
 //! Errors cross to the UI typed ([`AppError`]).
 
-use crate::bridge::{self, Routes};
+use crate::bridge::{self, Refusal, Routes};
+use crate::window::{WindowRequest, WindowWatch};
 use arbor_app::batch::EventFrame;
 use arbor_app::catalog::CatalogReport;
 use arbor_app::changes::AgentChange;
@@ -12,7 +13,7 @@ use arbor_app::settings::Settings;
 use arbor_app::transcripts::{ExportFormat, HistoryQuery, PastSession};
 use arbor_app::trust::WorkspaceMcp;
 use arbor_app::worktrees::WorktreeInfo;
-use arbor_app::{AppError, Host, LaunchSpec, ProviderKind, SessionInfo, Start};
+use arbor_app::{AppError, AppErrorKind, Host, LaunchSpec, ProviderKind, SessionInfo, Start};
 use arbor_protocol::{
     AgentId, Command, CommandReply, EventPage, RevertOutcome, SearchHit, SessionId, SessionSummary, WorktreeAction,
     WorktreeUpdate,
@@ -22,16 +23,31 @@ use tauri::ipc::Channel;
 
 type Result<T> = std::result::Result<T, AppError>;
 
-/// A launched session's events go to the UI; its info answers the command.
-fn show(launched: Launched, on_events: Channel<EventFrame>, routes: &Routes) -> Result<SessionInfo> {
-    Ok(show_from(launched, on_events, routes).info)
+/// Where a launched session's events go: the channel of the page that asked
+/// (`page`, the generation it was when it asked), and the page loaded now, told
+/// to join the session when that page has gone meanwhile.
+struct Window<'a> {
+    routes: &'a Routes,
+    watch: &'a WindowWatch,
+    page: u64,
 }
 
-/// [`show`], with the last event stored before the first frame.
-fn show_from(launched: Launched, on_events: Channel<EventFrame>, routes: &Routes) -> Continued {
-    let (events, seed) = launched.events.into_parts();
-    let through = bridge::forward(launched.info.session_id.clone(), events, seed, on_events, routes.clone());
-    Continued { info: launched.info, through }
+impl Window<'_> {
+    /// A launched session's events go to the UI; its info answers the command.
+    fn show(&self, launched: Launched, on_events: Channel<EventFrame>) -> SessionInfo {
+        self.show_from(launched, on_events).info
+    }
+
+    /// [`Window::show`], with the last event stored before the first frame.
+    fn show_from(&self, launched: Launched, on_events: Channel<EventFrame>) -> Continued {
+        let (events, seed) = launched.events.into_parts();
+        let id = launched.info.session_id.clone();
+        let on = bridge::forward(id, events, seed, (on_events, self.page), self.routes.clone());
+        if !on.attached && !self.watch.tell(WindowRequest::JoinSessions) {
+            tracing::info!("no page listens yet: the page loading joins the session when it starts");
+        }
+        Continued { info: launched.info, through: on.through }
+    }
 }
 
 /// A stored session the window now runs: the frames bring every event after
@@ -72,13 +88,15 @@ pub async fn attach_session(
     session_id: SessionId,
     on_events: Channel<EventFrame>,
 ) -> Result<Attached> {
-    let info = host.live_sessions().into_iter().find(|s| s.session_id == session_id);
-    let (Some(info), Some(at)) = (info, routes.attach(&session_id, on_events)) else {
-        return Err(AppError::new(
-            arbor_app::AppErrorKind::NoSession,
-            format!("session {session_id} is not running in this process"),
-        ));
-    };
+    let not_running =
+        || AppError::new(AppErrorKind::NoSession, format!("session {session_id} is not running in this process"));
+    let info = host.live_sessions().into_iter().find(|s| s.session_id == session_id).ok_or_else(not_running)?;
+    let at = routes.attach(&session_id, on_events).map_err(|refusal| match refusal {
+        Refusal::NotRunning => not_running(),
+        Refusal::Attached => {
+            AppError::new(AppErrorKind::AlreadyShown, format!("this window shows session {session_id} already"))
+        }
+    })?;
     tracing::info!(session = %session_id, through = at.through, "a page attached to the session");
     let past = host.live_view(session_id, at.through).await?;
     Ok(Attached { info, past, through: at.through, rules: at.rules })
@@ -127,10 +145,12 @@ pub fn app_state(host: State<'_, Host>) -> AppState {
 pub async fn start_session(
     host: State<'_, Host>,
     routes: State<'_, Routes>,
+    watch: State<'_, WindowWatch>,
     request: StartRequest,
     on_events: Channel<EventFrame>,
 ) -> Result<SessionInfo> {
-    show(host.start_session(request).await?, on_events, &routes)
+    let window = Window { routes: &routes, watch: &watch, page: routes.page() };
+    Ok(window.show(host.start_session(request).await?, on_events))
 }
 
 /// The built-in scripted demonstration (no key, no network).
@@ -139,9 +159,11 @@ pub async fn start_session(
 pub async fn start_demo(
     host: State<'_, Host>,
     routes: State<'_, Routes>,
+    watch: State<'_, WindowWatch>,
     on_events: Channel<EventFrame>,
 ) -> Result<SessionInfo> {
-    show(host.launch(LaunchSpec { start: Start::Demo, ..LaunchSpec::default() }).await?, on_events, &routes)
+    let window = Window { routes: &routes, watch: &watch, page: routes.page() };
+    Ok(window.show(host.launch(LaunchSpec { start: Start::Demo, ..LaunchSpec::default() }).await?, on_events))
 }
 
 /// A message, an approval answer, a stop or a delegation for a live session.
@@ -270,11 +292,13 @@ pub async fn export_session(
 pub async fn resume_session(
     host: State<'_, Host>,
     routes: State<'_, Routes>,
+    watch: State<'_, WindowWatch>,
     session_id: SessionId,
     prompt: Option<String>,
     on_events: Channel<EventFrame>,
 ) -> Result<Continued> {
-    Ok(show_from(host.resume_session(session_id, prompt).await?, on_events, &routes))
+    let window = Window { routes: &routes, watch: &watch, page: routes.page() };
+    Ok(window.show_from(host.resume_session(session_id, prompt).await?, on_events))
 }
 
 /// Forgets the sessions start-up found interrupted (the person will not continue them now).

@@ -5,7 +5,7 @@
 //! reloaded window joins what still runs"). A page that dies again and again is
 //! left after a few tries, not reloaded forever.
 
-use tauri::{AppHandle, Manager};
+use tauri::AppHandle;
 
 /// At most this many reloads within [`RELOAD_WINDOW`]; a page that keeps dying after that is left.
 const MAX_RELOADS: usize = 3;
@@ -14,6 +14,7 @@ const RELOAD_WINDOW: std::time::Duration = std::time::Duration::from_secs(60);
 #[cfg(target_os = "linux")]
 #[cfg_attr(test, allow(dead_code))]
 pub fn restart_on_crash(app: &AppHandle) {
+    use tauri::Manager;
     use webkit2gtk::{WebProcessTerminationReason, WebViewExt};
     let Some(window) = app.get_webview_window("main") else { return };
     let done = window.with_webview(|webview| {

@@ -15,6 +15,9 @@ pub enum WindowRequest {
     /// The window is being closed while sessions have agents at work: ask what to do.
     #[cfg_attr(test, allow(dead_code))]
     CloseAsked { sessions_at_work: u32 },
+    /// Sessions run that the page loaded now does not show: a page that went
+    /// meanwhile had asked for them. The page joins them (`attach_session`).
+    JoinSessions,
 }
 
 /// The person's answer to closing the window while agents work.
@@ -30,6 +33,13 @@ pub enum CloseChoice {
 /// The UI's channel for [`WindowRequest`]s, once it listens.
 #[derive(Default)]
 pub struct WindowWatch(Mutex<Option<Channel<WindowRequest>>>);
+
+impl WindowWatch {
+    /// Sends `request` to the page listening; false when none listens or it is gone.
+    pub fn tell(&self, request: WindowRequest) -> bool {
+        self.0.lock().as_ref().is_some_and(|ch| ch.send(request).is_ok())
+    }
+}
 
 /// The UI listens for the shell's questions.
 #[tauri::command]
@@ -63,10 +73,9 @@ pub fn on_event(window: &Window, event: &tauri::WindowEvent) {
     if at_work == 0 {
         return;
     }
-    let watch = window.state::<WindowWatch>();
-    let asked = watch.0.lock().as_ref().is_some_and(|ch| {
-        ch.send(WindowRequest::CloseAsked { sessions_at_work: u32::try_from(at_work).unwrap_or(u32::MAX) }).is_ok()
-    });
+    let asked = window
+        .state::<WindowWatch>()
+        .tell(WindowRequest::CloseAsked { sessions_at_work: u32::try_from(at_work).unwrap_or(u32::MAX) });
     if asked {
         api.prevent_close();
         tracing::info!(at_work, "closing the window asks what to do with the sessions at work");

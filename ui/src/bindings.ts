@@ -295,7 +295,9 @@ export type AppErrorKind =
 /**  Reading another tool's transcripts failed (their folder is missing or unreadable). */
 "import" | 
 /**  The session runs in another Arbor process: only its owner may drive it. */
-"owned";
+"owned" | 
+/**  The window's page shows the session already (it started or joined it). */
+"already_shown";
 
 /**  What the UI needs to draw its first screen. */
 export type AppState = {
@@ -1726,7 +1728,12 @@ export type Value = null | boolean | number | string | Value[] | { [key in strin
 /**  What the shell asks of the UI. */
 export type WindowRequest = 
 /**  The window is being closed while sessions have agents at work: ask what to do. */
-{ kind: "close_asked"; sessions_at_work: number };
+{ kind: "close_asked"; sessions_at_work: number } | 
+/**
+ *  Sessions run that the page loaded now does not show: a page that went
+ *  meanwhile had asked for them. The page joins them (`attach_session`).
+ */
+{ kind: "join_sessions" };
 
 /**  Where an agent's context window figure came from. */
 export type WindowSource = 

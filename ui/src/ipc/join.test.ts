@@ -7,9 +7,9 @@ import { uiStore } from "../store/ui";
 import { eventMaker } from "../test/events";
 import { pastSession, storedAgent } from "../test/past";
 import { frameOf, resetStores, sessionInfo } from "../test/stores";
-import { installShownMemory, joinRunning, newSession, switchSession } from "./sessions";
+import { installShownMemory, joinMissing, joinRunning, newSession, openSession, switchSession } from "./sessions";
 
-const commands = { attachSession: vi.fn(), sessionChanges: vi.fn() };
+const commands = { attachSession: vi.fn(), sessionChanges: vi.fn(), appState: vi.fn() };
 vi.mock("../bindings", async (importOriginal) => ({
   ...(await importOriginal<typeof import("../bindings")>()),
   commands: new Proxy({}, { get: (_t, k: string) => commands[k as keyof typeof commands] }),
@@ -128,14 +128,44 @@ describe("a reloaded window joins the sessions still running", () => {
     off();
   });
 
-  it("skips a session closed meanwhile without a word, and says when one cannot be shown", async () => {
+  it("leaves what the person opened meanwhile: a session joined late goes beside it", async () => {
+    const a = running("s-a");
+    let resolve: (v: unknown) => void = () => undefined;
+    commands.attachSession.mockReturnValue(new Promise((r) => (resolve = r)));
+    const done = joinRunning([a.info], "s-a");
+    await vi.waitFor(() => expect(commands.attachSession).toHaveBeenCalled());
+    // The person starts a session while the join waits.
+    const mine = openSession();
+    resolve({ status: "ok", data: attached(a) });
+    await done;
+    expect(liveStore.get().current).toBe(mine);
+    expect(liveStore.get().slots.map((s) => s.info?.session_id ?? null)).toEqual([null, "s-a"]);
+    expect(inboxEntries(liveViews.get()).map((x) => x.approval.requestId)).toEqual(["req-s-a"]);
+  });
+
+  it("joins what the shell says a page that went had started, without showing it", async () => {
     const a = running("s-a");
     const b = running("s-b");
+    commands.attachSession.mockImplementation((id: string) => ok(id === "s-a" ? attached(a) : attached(b)));
+    await joinRunning([a.info], "s-a");
+    commands.appState.mockResolvedValue({ sessions: [a.info, b.info] });
+    await joinMissing();
+    expect(commands.attachSession).toHaveBeenCalledTimes(2);
+    expect(liveStore.get().slots.map((s) => slotStateOf(s.key).sessionId)).toEqual(["s-a", "s-b"]);
+    expect(uiStore.get().session?.session_id).toBe("s-a");
+  });
+
+  it("skips a session closed meanwhile or shown already without a word, and says when one cannot be shown", async () => {
+    const a = running("s-a");
+    const b = running("s-b");
+    const c = running("s-c");
     commands.attachSession.mockImplementation((id: string) =>
-      id === "s-a" ? fail("no_session", "not running") : fail("store", "disk I/O error"),
+      id === "s-a" ? fail("no_session", "not running") : id === "s-c" ? fail("already_shown", "shown") : fail("store", "disk I/O error"),
     );
-    await joinRunning([a.info, b.info] as SessionInfo[], "s-a");
+    await joinRunning([a.info, b.info, c.info] as SessionInfo[], "s-a");
     expect(liveStore.get().slots).toHaveLength(0);
-    expect(uiStore.get().errors.map((e) => e.message)).toEqual(["Could not show a running session: disk I/O error"]);
+    expect(uiStore.get().errors.map((e) => e.message)).toEqual([
+      "Could not show a running session: disk I/O error. Reloading the window tries again.",
+    ]);
   });
 });

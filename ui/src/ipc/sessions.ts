@@ -7,9 +7,10 @@
  * page joins the sessions still running ({@link joinRunning}).
  */
 import { commands, type SessionId, type SessionInfo } from "../bindings";
-import { bookFromPast, bookStore, nextReviewGeneration, reduceBook, type Book } from "../store/review";
+import { bookFromPast, bookStore, nextReviewGeneration, reduceBook, withChanges, withChangesError, type Book } from "../store/review";
 import { initialSession } from "../store/session/reducer";
 import {
+  addSlot,
   dropSlot,
   FRESH_VIEW,
   leaveCurrent,
@@ -25,7 +26,7 @@ import { clearBanners, patchUi, pushError, pushWarnings, uiStore } from "../stor
 import { batch } from "../store/store";
 import { applyAppState, attempt, run } from "./actions";
 import { openHeldChannel } from "./channel";
-import { closeReview, loadChanges } from "./history";
+import { closeReview } from "./history";
 
 /** The window shows a session's page: its identity, and the view it was left with (or a fresh one). */
 function showPage(info: SessionInfo | null, view: SlotView | null, starting: boolean): void {
@@ -146,67 +147,72 @@ export function installShownMemory(): () => void {
   return liveStore.subscribe(() => {
     const reg = liveStore.get();
     const shown = reg.shown && reg.current !== null ? (reg.slots.find((s) => s.key === reg.current)?.info?.session_id ?? null) : null;
-    if (shown === kept || joining.size > 0) return;
+    if (shown === kept) return;
     kept = shown;
     if (shown === null) storage()?.removeItem(SHOWN_KEY);
     else storage()?.setItem(SHOWN_KEY, shown);
   });
 }
 
-/** Sessions being joined now (a second call while one is under way leaves them to it). */
-const joining = new Set<SessionId>();
+/** The joins asked for, one after another (StrictMode's second mount and the shell's requests ask again). */
+let joins: Promise<void> = Promise.resolve();
 
 /**
  * Joins the sessions this process runs that the window has no page for: its
- * page was reloaded (a person's reload, the crash screen's, a restarted web
- * process) while they ran. Each comes back live as the store holds it (its
- * tree, figures, inbox cards and the main agent's newest page) with its
- * frames from there on; the window shows again the one it showed, else a
- * fresh page. Nothing is asked again: the runtime still waits on the same calls.
+ * page was reloaded (a person's reload, the crash screen's, a web process that
+ * died) while they ran, or a page that went had asked for them. Each comes back
+ * live beside the others as the store holds it (its tree, figures, inbox cards,
+ * changes and the main agent's newest page) with its frames from there on;
+ * nothing is asked again: the runtime still waits on the same calls. When the
+ * window still shows a fresh page, the session it showed before the reload
+ * (`shown`) is shown again; anything the person opened meanwhile stays.
  */
-export async function joinRunning(sessions: readonly SessionInfo[], shown: SessionId | null = shownBefore): Promise<void> {
-  let show: SlotKey | null = null;
-  let joined = false;
-  for (const info of sessions) {
-    const id = info.session_id;
-    if (slotOfSession(id) !== null || joining.has(id)) continue;
-    joining.add(id);
-    try {
-      const key = await join(id);
-      if (key === null) continue;
-      joined = true;
-      if (id === shown) show = key;
-    } finally {
-      joining.delete(id);
-    }
-  }
-  if (!joined) return;
-  const reg = liveStore.get();
-  if (show === null) newSession();
-  else if (reg.current !== show) switchSession(show);
-  else showPage(reg.slots.find((s) => s.key === show)?.info ?? null, null, false);
+export function joinRunning(sessions: readonly SessionInfo[], shown: SessionId | null = shownBefore): Promise<void> {
+  const next = joins.then(() => joinAll(sessions, shown));
+  joins = next.catch(() => undefined);
+  return next;
 }
 
-/** One session joined: its slot; null when it could not be. */
-async function join(id: SessionId): Promise<SlotKey | null> {
+/** Asks the backend which sessions run and joins those the window lacks (the shell's `join_sessions`). */
+export async function joinMissing(): Promise<void> {
+  let app;
+  try {
+    app = await commands.appState();
+  } catch {
+    // The backend could not answer: the next page load joins them.
+    return;
+  }
+  await joinRunning(app.sessions, null);
+}
+
+async function joinAll(sessions: readonly SessionInfo[], shown: SessionId | null): Promise<void> {
+  for (const info of sessions) {
+    if (slotOfSession(info.session_id) === null) await join(info.session_id);
+  }
+  const target = slotOfSession(shown);
+  const reg = liveStore.get();
+  const fresh = reg.current === null && bookStore.get().review === null && uiStore.get().view === "session" && !uiStore.get().starting;
+  if (target !== null && fresh) switchSession(target.key);
+}
+
+/** One session joined, beside the others; false when it could not be. */
+async function join(id: SessionId): Promise<boolean> {
   const held = openHeldChannel();
   const r = await attempt(() => commands.attachSession(id, held.channel));
   if (!r.ok) {
     held.abort();
-    // Closed meanwhile: nothing to show. Anything else the person is told.
-    if (r.kind !== "no_session") pushError(`Could not show a running session: ${r.message}`);
-    return null;
+    // Closed meanwhile, or this page has it already: nothing to add. Anything else the person is told.
+    if (r.kind !== "no_session" && r.kind !== "already_shown") {
+      pushError(`Could not show a running session: ${r.message}. Reloading the window tries again.`);
+    }
+    return false;
   }
   const { info, past, through, rules } = r.data;
-  const book: Book = { ...bookFromPast(past), rules, storedThrough: through };
-  const key = batch(() => {
-    const key = openSlot(reduceBook(book), book, bookStore.get().live);
-    bookStore.set({ review: null, live: book });
-    setSlotInfo(key, info);
-    return key;
-  });
+  // Its subagents' earlier file changes are in no page loaded yet; its frames wait meanwhile.
+  const changes = await attempt(() => commands.sessionChanges(id, null));
+  const opened: Book = { ...bookFromPast(past), rules, storedThrough: through };
+  const book = changes.ok ? withChanges(opened, changes.data) : withChangesError(opened, changes.message);
+  const key = addSlot(reduceBook(book), book, info);
   held.commit(key, through);
-  // Its subagents' earlier file changes are in no page loaded yet.
-  await loadChanges(id);
-  return key;
+  return true;
 }

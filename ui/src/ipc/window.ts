@@ -1,12 +1,14 @@
 /**
  * The shell's questions about the window: closing it while agents work asks
  * the person (keep them running with the window hidden, or stop them and
- * quit); the answer goes back to the shell.
+ * quit); the answer goes back to the shell. It also says when sessions run
+ * that this page lacks (a page that went had started them): the page joins them.
  */
 import { Channel } from "@tauri-apps/api/core";
 import { commands, type CloseChoice, type WindowRequest } from "../bindings";
 import { openDialog, pushError } from "../store/ui";
 import { describe } from "./actions";
+import { joinMissing } from "./sessions";
 
 /** Listens for the shell's questions (once, at start). */
 export function installWindowWatch(): void {
@@ -16,6 +18,7 @@ export function installWindowWatch(): void {
       const channel = new Channel<WindowRequest>();
       channel.onmessage = (request) => {
         if (request.kind === "close_asked") openDialog({ kind: "close", sessionsAtWork: request.sessions_at_work });
+        else if (request.kind === "join_sessions") void joinMissing();
       };
       await commands.watchWindow(channel);
     } catch {

@@ -395,6 +395,17 @@ export function openSlot(state: SessionState = sessionStore.get(), book: Book | 
   return key;
 }
 
+/**
+ * A live session joined beside the others without showing it (the window
+ * goes on showing what it shows): its state, its book and its identity.
+ */
+export function addSlot(state: SessionState, book: Book, info: SessionInfo): SlotKey {
+  const key = `live-${nextKey++}`;
+  const slot: LiveSlot = { key, info, state, book, view: null, lookedAt: Date.now() };
+  liveStore.set((reg) => ({ ...reg, slots: [...reg.slots, slot] }));
+  return key;
+}
+
 /** The start's (or continue's) answer: the session's identity. */
 export function setSlotInfo(key: SlotKey, info: SessionInfo): void {
   patchSlot(key, (s) => ({ ...s, info }));

@@ -24,6 +24,8 @@ pub enum AppErrorKind {
     Import,
     /// The session runs in another Arbor process: only its owner may drive it.
     Owned,
+    /// The window's page shows the session already (it started or joined it).
+    AlreadyShown,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, specta::Type, thiserror::Error)]
