@@ -1,6 +1,5 @@
 import { act, fireEvent, render, screen } from "@testing-library/react";
 import { beforeEach, describe, expect, it, vi } from "vitest";
-import type { EventFrame } from "../bindings";
 import { flushEvents, sessionStore } from "../store/sessionStore";
 import { uiStore } from "../store/ui";
 import { eventMaker } from "../test/events";
@@ -8,6 +7,7 @@ import { pastSession, storedAgent } from "../test/past";
 import { frameOf, liveHere, resetStores, sessionInfo } from "../test/stores";
 import { bookFromPast, bookStore } from "../store/review";
 import { PromptBox } from "./PromptBox";
+import { channels } from "../test/channels";
 
 const sendCommand = vi.fn();
 const startSession = vi.fn();
@@ -21,15 +21,7 @@ vi.mock("../bindings", async (importOriginal) => ({
     workspaceMcp: () => Promise.resolve(null),
   },
 }));
-const channels: { onmessage: (frame: EventFrame) => void }[] = [];
-vi.mock("@tauri-apps/api/core", () => ({
-  Channel: class {
-    onmessage: (frame: EventFrame) => void = () => undefined;
-    constructor() {
-      channels.push(this);
-    }
-  },
-}));
+vi.mock("@tauri-apps/api/core", async () => ({ Channel: (await import("../test/channels")).FakeChannel }));
 
 beforeEach(() => {
   sendCommand.mockReset();

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { AgentEvent, EventFrame } from "../bindings";
+import type { AgentEvent } from "../bindings";
 import { historyStore } from "../store/history";
 import { bookStore, pagesOf } from "../store/review";
 import { enqueueFrame, flushEvents, liveStore, sessionStore, slotStateOf } from "../store/sessionStore";
@@ -23,6 +23,7 @@ import {
   setSearchText,
 } from "./history";
 import { switchSession } from "./sessions";
+import { channels } from "../test/channels";
 
 const commands = {
   listSessions: vi.fn(),
@@ -43,15 +44,7 @@ vi.mock("../bindings", async (importOriginal) => ({
 }));
 const save = vi.fn();
 vi.mock("@tauri-apps/plugin-dialog", () => ({ save: (...a: unknown[]) => save(...a), open: vi.fn() }));
-const channels: { onmessage: (frame: EventFrame) => void }[] = [];
-vi.mock("@tauri-apps/api/core", () => ({
-  Channel: class {
-    onmessage: (frame: EventFrame) => void = () => undefined;
-    constructor() {
-      channels.push(this);
-    }
-  },
-}));
+vi.mock("@tauri-apps/api/core", async () => ({ Channel: (await import("../test/channels")).FakeChannel }));
 
 const ok = <T>(data: T) => Promise.resolve({ status: "ok" as const, data });
 const fail = (message: string) => Promise.resolve({ status: "error" as const, error: { kind: "store", message } });

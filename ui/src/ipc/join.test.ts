@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
-import type { ApprovalRule, EventFrame, PastSession, SessionInfo } from "../bindings";
+import type { ApprovalRule, PastSession, SessionInfo } from "../bindings";
 import { bookStore } from "../store/review";
 import { inboxEntries } from "../store/inbox";
 import { flushEvents, liveStore, liveViews, sessionStore, slotStateOf } from "../store/sessionStore";
@@ -8,21 +8,14 @@ import { eventMaker } from "../test/events";
 import { pastSession, storedAgent } from "../test/past";
 import { frameOf, resetStores, sessionInfo } from "../test/stores";
 import { installShownMemory, joinMissing, joinRunning, newSession, openSession, switchSession } from "./sessions";
+import { channels } from "../test/channels";
 
 const commands = { attachSession: vi.fn(), sessionChanges: vi.fn(), appState: vi.fn() };
 vi.mock("../bindings", async (importOriginal) => ({
   ...(await importOriginal<typeof import("../bindings")>()),
   commands: new Proxy({}, { get: (_t, k: string) => commands[k as keyof typeof commands] }),
 }));
-const channels: { onmessage: (frame: EventFrame) => void }[] = [];
-vi.mock("@tauri-apps/api/core", () => ({
-  Channel: class {
-    onmessage: (frame: EventFrame) => void = () => undefined;
-    constructor() {
-      channels.push(this);
-    }
-  },
-}));
+vi.mock("@tauri-apps/api/core", async () => ({ Channel: (await import("../test/channels")).FakeChannel }));
 
 const ok = <T>(data: T) => Promise.resolve({ status: "ok" as const, data });
 const fail = (kind: string, message: string) => Promise.resolve({ status: "error" as const, error: { kind, message } });

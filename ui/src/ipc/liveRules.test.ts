@@ -1,6 +1,5 @@
 /** The live session's rules in force, as frames bring them, through reviews of past sessions and rebuilds of a resumed session's book. */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { EventFrame } from "../bindings";
 import { bookStore } from "../store/review";
 import { enqueueFrame, flushEvents, liveSession, sessionStore } from "../store/sessionStore";
 import { select, uiStore } from "../store/ui";
@@ -9,6 +8,7 @@ import { eventMaker } from "../test/events";
 import { pastSession, storedAgent } from "../test/past";
 import { frameOf, continuedFrom, resetStores, sessionInfo } from "../test/stores";
 import { closeReview, continueReviewed, installHistoryEffects, openPastSession } from "./history";
+import { channels } from "../test/channels";
 
 const commands = { openSession: vi.fn(), loadTranscript: vi.fn(), resumeSession: vi.fn(), workspaceMcp: vi.fn() };
 vi.mock("../bindings", async (importOriginal) => ({
@@ -17,15 +17,7 @@ vi.mock("../bindings", async (importOriginal) => ({
   commands: new Proxy({}, { get: (_t, k: string) => commands[k as keyof typeof commands] }),
 }));
 vi.mock("@tauri-apps/plugin-dialog", () => ({ save: vi.fn(), open: vi.fn() }));
-const channels: { onmessage: (frame: EventFrame) => void }[] = [];
-vi.mock("@tauri-apps/api/core", () => ({
-  Channel: class {
-    onmessage: (frame: EventFrame) => void = () => undefined;
-    constructor() {
-      channels.push(this);
-    }
-  },
-}));
+vi.mock("@tauri-apps/api/core", async () => ({ Channel: (await import("../test/channels")).FakeChannel }));
 
 const ok = <T>(data: T) => Promise.resolve({ status: "ok" as const, data });
 const ids = (rules: { rule_id: string }[]) => rules.map((r) => r.rule_id);
