@@ -44,6 +44,11 @@ async fn a_reloaded_window_shows_its_running_sessions_again_and_their_cards_stil
     .await;
     assert_eq!(app.all("[data-testid=session-row]").await.len(), 2, "both sessions listed");
     app.screenshot("reloaded").await;
+    for (width, height) in [(1024, 700), (1440, 900)] {
+        app.resize(width, height).await;
+        app.screenshot(&format!("reloaded-{width}x{height}")).await;
+    }
+    app.resize(1280, 800).await;
 
     // The subagent's transcript, read from the store.
     app.node("Write the notes").await.click().await.unwrap();
