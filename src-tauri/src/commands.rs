@@ -32,7 +32,12 @@ struct Window<'a> {
     page: u64,
 }
 
-impl Window<'_> {
+impl<'a> Window<'a> {
+    /// The page loaded now asks: noted before the launch, so a page that goes meanwhile is known.
+    fn asking(routes: &'a Routes, watch: &'a WindowWatch) -> Self {
+        Self { routes, watch, page: routes.page() }
+    }
+
     /// A launched session's events go to the UI; its info answers the command.
     fn show(&self, launched: Launched, on_events: Channel<EventFrame>) -> SessionInfo {
         self.show_from(launched, on_events).info
@@ -149,7 +154,7 @@ pub async fn start_session(
     request: StartRequest,
     on_events: Channel<EventFrame>,
 ) -> Result<SessionInfo> {
-    let window = Window { routes: &routes, watch: &watch, page: routes.page() };
+    let window = Window::asking(&routes, &watch);
     Ok(window.show(host.start_session(request).await?, on_events))
 }
 
@@ -162,7 +167,7 @@ pub async fn start_demo(
     watch: State<'_, WindowWatch>,
     on_events: Channel<EventFrame>,
 ) -> Result<SessionInfo> {
-    let window = Window { routes: &routes, watch: &watch, page: routes.page() };
+    let window = Window::asking(&routes, &watch);
     Ok(window.show(host.launch(LaunchSpec { start: Start::Demo, ..LaunchSpec::default() }).await?, on_events))
 }
 
@@ -297,7 +302,7 @@ pub async fn resume_session(
     prompt: Option<String>,
     on_events: Channel<EventFrame>,
 ) -> Result<Continued> {
-    let window = Window { routes: &routes, watch: &watch, page: routes.page() };
+    let window = Window::asking(&routes, &watch);
     Ok(window.show_from(host.resume_session(session_id, prompt).await?, on_events))
 }
 

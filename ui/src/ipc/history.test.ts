@@ -7,7 +7,7 @@ import { trustStore } from "../store/trust";
 import { select, uiStore } from "../store/ui";
 import { eventMaker } from "../test/events";
 import { pastSession, storedAgent, summary } from "../test/past";
-import { applyEvents, appState, frameOf, resetStores, sessionInfo } from "../test/stores";
+import { applyEvents, appState, continuedFrom, frameOf, resetStores, sessionInfo } from "../test/stores";
 import { agentUsage, figures, usageUpdate } from "../test/usage";
 import {
   closeReview,
@@ -83,11 +83,6 @@ function stored() {
   const agents = [storedAgent("agent-main", null), storedAgent("agent-fish", "agent-main", { description: "Find the fish" })];
   const past = pastSession([...skeleton, ...end, mainText], agents);
   return { e, past, fishTask, fishEarly, fishHit, fishLate };
-}
-
-/** `resume_session`'s answer for the stored session: its 11 stored events come before its frames. */
-function continued() {
-  return { info: sessionInfo({ session_id: "s-past" }), through: 11 };
 }
 
 function liveSession(): AgentEvent[] {
@@ -229,7 +224,7 @@ describe("continuing a reviewed session", () => {
     channels.at(-1)?.onmessage({ ...frameOf([liveMsg, e.status("agent-main", "running")]), agents: [mainNow] });
     flushEvents();
     expect(sessionStore.get().agents["agent-main"]?.status).toBe("completed");
-    resolve({ status: "ok", data: continued() });
+    resolve({ status: "ok", data: continuedFrom(past) });
     expect(await done).toBe(true);
     flushEvents();
     expect(bookStore.get()).toMatchObject({ review: null, live: { sessionId: "s-past" } });
@@ -250,7 +245,7 @@ describe("continuing a reviewed session", () => {
     const { past, fishHit } = stored();
     commands.openSession.mockReturnValue(ok(past));
     await openPastSession("s-past");
-    commands.resumeSession.mockReturnValue(ok(continued()));
+    commands.resumeSession.mockReturnValue(ok(continuedFrom(past)));
     expect(await continueReviewed("")).toBe(true);
     // The fish goes on: three chunks arrive as one frame, merged into the first (seq 12).
     const e = eventMaker("s-past");
@@ -290,7 +285,7 @@ describe("continuing a reviewed session", () => {
     const { past } = stored();
     commands.openSession.mockReturnValue(ok(past));
     await openPastSession("s-past");
-    commands.resumeSession.mockReturnValue(ok(continued()));
+    commands.resumeSession.mockReturnValue(ok(continuedFrom(past)));
     expect(await continueReviewed("")).toBe(true);
     expect(commands.closeSession).not.toHaveBeenCalled();
     expect(uiStore.get().session?.session_id).toBe("s-past");
@@ -328,7 +323,7 @@ describe("continuing a reviewed session", () => {
     expect(usage().session?.tokens).toBe(130);
 
     // Continued: the stored figures stay until frames replace them.
-    commands.resumeSession.mockReturnValue(ok(continued()));
+    commands.resumeSession.mockReturnValue(ok(continuedFrom(past)));
     expect(await continueReviewed("go on")).toBe(true);
     expect(usage().agents["agent-main"]).toEqual(mainStored);
     expect(usage().session?.tokens).toBe(130);
@@ -358,7 +353,7 @@ describe("continuing a reviewed session", () => {
     await openPastSession("s-past");
     const file = { workspace: "/home/me/code/pond", path: "/home/me/code/pond/.mcp.json", servers: [], trusted: false, changed_since_trusted: false, sha256: "seen-sha" };
     commands.workspaceMcp.mockResolvedValue(file);
-    commands.resumeSession.mockReturnValue(ok(continued()));
+    commands.resumeSession.mockReturnValue(ok(continuedFrom(past)));
 
     const cancelled = continueReviewed("go");
     await vi.waitFor(() => expect(trustStore.get()?.mcp).toEqual(file));

@@ -10,19 +10,13 @@
  */
 import { commands, type SessionId } from "../bindings";
 import { onTypingChange } from "../lib/typing";
-import { liveStore } from "../store/sessionStore";
-
-function shownSession(): SessionId | null {
-  const reg = liveStore.get();
-  if (!reg.shown || reg.current === null) return null;
-  return reg.slots.find((s) => s.key === reg.current)?.info?.session_id ?? null;
-}
+import { liveStore, shownSessionId } from "../store/sessionStore";
 
 export function installPaceEffects(): () => void {
   let told: SessionId | null | undefined;
   let typing = false;
   const tell = () => {
-    const shown = typing ? null : shownSession();
+    const shown = typing ? null : shownSessionId(liveStore.get());
     if (shown === told) return;
     told = shown;
     // A backend that could not take it keeps sending at display rate: nothing is lost.

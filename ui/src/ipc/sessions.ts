@@ -17,6 +17,7 @@ import {
   liveStore,
   openSlot,
   setSlotInfo,
+  shownSessionId,
   slotOfSession,
   switchToSlot,
   type SlotKey,
@@ -145,8 +146,7 @@ const shownBefore: SessionId | null = storage()?.getItem(SHOWN_KEY) ?? null;
 export function installShownMemory(): () => void {
   let kept: SessionId | null | undefined;
   return liveStore.subscribe(() => {
-    const reg = liveStore.get();
-    const shown = reg.shown && reg.current !== null ? (reg.slots.find((s) => s.key === reg.current)?.info?.session_id ?? null) : null;
+    const shown = shownSessionId(liveStore.get());
     if (shown === kept) return;
     kept = shown;
     if (shown === null) storage()?.removeItem(SHOWN_KEY);
@@ -195,8 +195,8 @@ async function joinAll(sessions: readonly SessionInfo[], shown: SessionId | null
   if (target !== null && fresh) switchSession(target.key);
 }
 
-/** One session joined, beside the others; false when it could not be. */
-async function join(id: SessionId): Promise<boolean> {
+/** One session joined, beside the others, unless it cannot be. */
+async function join(id: SessionId): Promise<void> {
   const held = openHeldChannel();
   const r = await attempt(() => commands.attachSession(id, held.channel));
   if (!r.ok) {
@@ -205,7 +205,7 @@ async function join(id: SessionId): Promise<boolean> {
     if (r.kind !== "no_session" && r.kind !== "already_shown") {
       pushError(`Could not show a running session: ${r.message}. Reloading the window tries again.`);
     }
-    return false;
+    return;
   }
   const { info, past, through, rules } = r.data;
   // Its subagents' earlier file changes are in no page loaded yet; its frames wait meanwhile.
@@ -214,5 +214,4 @@ async function join(id: SessionId): Promise<boolean> {
   const book = changes.ok ? withChanges(opened, changes.data) : withChangesError(opened, changes.message);
   const key = addSlot(reduceBook(book), book, info);
   held.commit(key, through);
-  return true;
 }

@@ -147,6 +147,12 @@ export function liveSessionIds(reg: LiveRegistry): string {
   return reg.slots.flatMap((s) => (s.info ? [s.info.session_id] : [])).join(" ");
 }
 
+/** The id of the live session the window displays; null on a fresh page, a review or the history. */
+export function shownSessionId(reg: LiveRegistry): SessionId | null {
+  if (!reg.shown || reg.current === null) return null;
+  return reg.slots.find((s) => s.key === reg.current)?.info?.session_id ?? null;
+}
+
 /** The live session with this id, if the window runs it. */
 export function slotOfSession(id: SessionId | null): LiveSlot | null {
   if (id === null) return null;
