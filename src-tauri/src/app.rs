@@ -2,7 +2,7 @@
 //! commands and the event bridge wired together (lib.rs says why this is
 //! apart from the unit tests).
 
-use crate::{bridge, painting, specta_builder, web_console, web_process, window};
+use crate::{bridge, painting, resent, specta_builder, web_console, web_process, window};
 use arbor_app::instance::{self, Launch};
 use arbor_app::keys::OsKeyring;
 use arbor_app::{Environment, Host, HostConfig, paths};
@@ -73,7 +73,7 @@ pub fn run() {
         .manage(host)
         .manage(window::WindowWatch::default())
         .manage(bridge::Routes::default())
-        .invoke_handler(builder.invoke_handler())
+        .invoke_handler(resent::refusing_resends(builder.invoke_handler()))
         .on_window_event(window::on_event)
         // A page loading (the first, a reload, one after its web process died): the page before
         // it, if any, is gone with its channels (bridge.rs).

@@ -12,6 +12,9 @@ mod bridge;
 mod commands;
 #[cfg(not(test))]
 mod painting;
+// Wraps the commands in app.rs, which the unit tests leave out.
+#[cfg_attr(test, allow(dead_code))]
+mod resent;
 #[cfg(not(test))]
 mod web_console;
 mod web_process;

@@ -531,6 +531,11 @@ impl App {
         std::fs::read_to_string(self._dir.path().join("data").join("arbor-desktop.log")).unwrap_or_default()
     }
 
+    /// Claude Code's user settings dir as the app sees it (`CLAUDE_CONFIG_DIR`; not created).
+    pub fn claude_dir(&self) -> PathBuf {
+        self._dir.path().join("claude")
+    }
+
     /// The app's transcript store (its data dir's `arbor.db`).
     pub fn store_path(&self) -> PathBuf {
         self._dir.path().join("data").join(arbor_store::Store::FILE_NAME)

@@ -3,12 +3,14 @@
 //! or the OOM killer would, in the real webview: the sessions go on in the
 //! process, and the new page joins them: both come back live with their cards
 //! (a subagent's too), the one it showed is shown again with its transcript,
-//! and a card's answer runs its call.
+//! and a card's answer runs its call. A session whose start was under way as
+//! the page went is joined by the new page too.
 
-use crate::harness::{App, exists};
+use crate::harness::{App, PATIENCE, exists};
 use crate::scripted;
 use crate::sessions::card_of_session;
 use fantoccini::Locator;
+use std::io::Write;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[cfg_attr(
@@ -80,6 +82,58 @@ async fn a_reloaded_window_shows_its_running_sessions_again_and_their_cards_stil
     .await;
     assert!(!app.log().contains("the page is not loaded again"), "{}", app.log());
     assert!(!exists(&app.file("side.txt")), "the other session still waits");
+    app.close().await;
+    server.shutdown().await;
+}
+
+/// A session whose start is still under way when the page reloads: it starts
+/// with no page to show it (the one that asked has gone), and the shell tells
+/// the new page to join it, card and all. The start is held on Claude Code's
+/// user settings file, made a FIFO that the start reads and the test writes
+/// only once the new page is up.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(feature = "custom-protocol"),
+    ignore = "needs the UI embedded: run with --features custom-protocol (scripts/test.sh does)"
+)]
+async fn a_session_started_as_the_page_reloads_is_joined_by_the_new_page() {
+    let server = scripted("reload_e2e").await;
+    let app = App::launch_scripted(&server).await;
+    let claude = app.claude_dir();
+    std::fs::create_dir_all(&claude).unwrap();
+    let settings = claude.join("settings.json");
+    let made = std::process::Command::new("mkfifo").arg(&settings).status().unwrap();
+    assert!(made.success(), "mkfifo {}", settings.display());
+
+    app.send_prompt("RELOAD-LATE: write the late file").await;
+    // Opening the FIFO to write returns once the start has opened it to read: it now waits for the text.
+    let opening = tokio::task::spawn_blocking(move || std::fs::OpenOptions::new().write(true).open(settings));
+    let mut held = tokio::time::timeout(PATIENCE, opening)
+        .await
+        .expect("the start never read Claude Code's settings")
+        .unwrap()
+        .unwrap();
+
+    // Tauri's page script sends a command whose request the reload aborts once more as
+    // its page goes: run twice, the start would hold both of the app's runtime threads here.
+    tokio::time::timeout(PATIENCE, app.client.refresh())
+        .await
+        .expect("the page never loaded again: was the start run a second time?")
+        .unwrap();
+    app.find("[data-testid=prompt-input]").await;
+    assert!(app.all("[data-testid=session-row]").await.is_empty(), "nothing runs yet");
+    held.write_all(b"{}").unwrap();
+    drop(held);
+
+    // The session starts with no page, and the new page joins it: listed, its card answerable.
+    let card = card_of_session(&app, "RELOAD-LATE").await;
+    assert_eq!(app.all("[data-testid=session-row]").await.len(), 1, "the session listed once");
+    assert!(app.log().contains("a page attached to the session"), "joined, not started by this page");
+    card.find(Locator::Css("[data-testid=approve]")).await.unwrap().click().await.unwrap();
+    app.wait("late.txt written", || async { exists(&app.file("late.txt")).then_some(()) }).await;
+    app.click("[data-testid=session-row]").await;
+    let output = app.wait_text("[data-testid=output]", "Late done").await;
+    assert_eq!(output.matches("Writing the late file.").count(), 1, "its text once: {output}");
     app.close().await;
     server.shutdown().await;
 }

@@ -297,7 +297,12 @@ export type AppErrorKind =
 /**  The session runs in another Arbor process: only its owner may drive it. */
 "owned" | 
 /**  The window's page shows the session already (it started or joined it). */
-"already_shown";
+"already_shown" | 
+/**
+ *  The window's page sent a command again after its request failed (a reload
+ *  aborts those in flight): refused, so nothing runs twice.
+ */
+"resent";
 
 /**  What the UI needs to draw its first screen. */
 export type AppState = {

@@ -26,6 +26,9 @@ pub enum AppErrorKind {
     Owned,
     /// The window's page shows the session already (it started or joined it).
     AlreadyShown,
+    /// The window's page sent a command again after its request failed (a reload
+    /// aborts those in flight): refused, so nothing runs twice.
+    Resent,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, specta::Type, thiserror::Error)]
