@@ -36,6 +36,7 @@ fn main() {
         "close_window",
         "show_session",
         "attach_session",
+        "this_page",
     ];
     // tauri-build reads the capabilities but does not ask to run again when they change.
     println!("cargo:rerun-if-changed=src-tauri/capabilities");

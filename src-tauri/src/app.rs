@@ -2,7 +2,7 @@
 //! commands and the event bridge wired together (lib.rs says why this is
 //! apart from the unit tests).
 
-use crate::{bridge, painting, resent, specta_builder, web_console, web_process, window};
+use crate::{bridge, pages, painting, resent, specta_builder, web_console, web_process, window};
 use arbor_app::instance::{self, Launch};
 use arbor_app::keys::OsKeyring;
 use arbor_app::{Environment, Host, HostConfig, paths};
@@ -75,14 +75,11 @@ pub fn run() {
         .manage(bridge::Routes::default())
         .invoke_handler(resent::refusing_resends(builder.invoke_handler()))
         .on_window_event(window::on_event)
-        // A page loading (the first, a reload, one after its web process died): the page before
-        // it, if any, is gone with its channels (bridge.rs).
-        .on_page_load(|webview, payload| {
-            if payload.event() == tauri::webview::PageLoadEvent::Started {
-                webview.state::<bridge::Routes>().page_loaded();
-            }
-        })
+        // A new page (the first, a reload, one after its web process died): the page before it,
+        // if any, is gone with its channels (bridge.rs).
+        .on_page_load(pages::on_page_load)
         .setup(move |app| {
+            pages::watch(app.handle());
             web_console::mirror(app.handle());
             web_process::restart_on_crash(app.handle());
             painting::tune(app.handle());

@@ -3,14 +3,16 @@
 //! display frame for the session the window shows, a few times a second for
 //! the others (set by the `show_session` command).
 //!
-//! A session's frames outlive the page that asked for them. Each page load is
-//! a new generation ([`Routes::page_loaded`]): every session is detached from
-//! the page that went (its frames are dropped, not evaluated into the new page
-//! nor queued for a fetch that never comes) until the new page attaches a
-//! channel of its own ([`Routes::attach`]) and reads from the store what it
-//! missed, up to the last frame forwarded before it attached. A session whose
-//! start was asked for by a page that has gone since starts detached, and the
-//! new page is told to join it.
+//! A session's frames outlive the page that asked for them. Each document the
+//! window commits is a new page generation ([`Routes::page_loaded`]): every
+//! session is detached from the page that went (its frames are dropped, not
+//! evaluated into the new page nor queued for a fetch that never comes) until
+//! the new page attaches a channel of its own ([`Routes::attach`]) and reads
+//! from the store what it missed, up to the last frame forwarded before it
+//! attached. A page names its generation in every command that hands over a
+//! channel (it asks `this_page` first), so a command from a page that has gone
+//! is known however late it runs: a start or a continue it asked for runs
+//! detached, and the new page is told to join it; an attach is refused.
 
 use arbor_app::batch::{self, EventFrame, Pace};
 use arbor_core::EventStream;
@@ -61,19 +63,22 @@ pub struct Attachment {
 pub enum Refusal {
     /// This process forwards no such session.
     NotRunning,
+    /// The page that asked has gone: the page loaded now attaches for itself.
+    PageGone,
     /// The page loaded now has it already (it started or joined it): taking its
     /// channel would leave that page's own slot without frames.
     Attached,
 }
 
 impl Routes {
-    /// The generation of the page loaded now: a command that will start a session
-    /// notes it first, so a page that went while the session started is known.
+    /// The generation of the page loaded now. Read on the main thread, in order
+    /// with [`Routes::page_loaded`], by the page itself when it starts (`this_page`):
+    /// no page can learn a later page's generation.
     pub fn page(&self) -> u64 {
         self.0.lock().page
     }
 
-    /// A page starts loading in the window: the one before it is gone with its
+    /// The window commits a new document: the page before it is gone with its
     /// channels, and every session waits, detached, for the new page to attach.
     pub fn page_loaded(&self) {
         let mut table = self.0.lock();
@@ -91,10 +96,17 @@ impl Routes {
         }
     }
 
-    /// From now on `session`'s frames go to `channel`, the page loaded now's, unless
-    /// that page has the session already.
-    pub fn attach(&self, session: &SessionId, channel: Channel<EventFrame>) -> Result<Attachment, Refusal> {
+    /// From now on `session`'s frames go to `channel`, of the page of generation
+    /// `page`, unless that page has gone or has the session already.
+    pub fn attach(
+        &self,
+        session: &SessionId,
+        (channel, page): (Channel<EventFrame>, u64),
+    ) -> Result<Attachment, Refusal> {
         let table = self.0.lock();
+        if page != table.page {
+            return Err(Refusal::PageGone);
+        }
         let route = table.routes.get(session).ok_or(Refusal::NotRunning)?;
         // Under the sink's lock, between two frames: the frames after `through` all reach `channel`.
         let mut sink = route.sink.lock();
@@ -221,21 +233,27 @@ mod tests {
 
         // The page that has it cannot attach again: its own slot would lose its frames.
         let (again, _) = channel();
-        assert!(matches!(routes.attach(&session, again), Err(Refusal::Attached)));
+        assert!(matches!(routes.attach(&session, (again, routes.page())), Err(Refusal::Attached)));
 
         // A reload: the old page gets nothing more; the new one attaches after event 1.
+        let went = routes.page();
         routes.page_loaded();
         tx.send(chunk(2)).unwrap();
         tokio::time::sleep(Duration::from_millis(100)).await;
         assert_eq!(*first_got.lock(), vec![1], "nothing evaluated into the page that went");
+        // The page that went attaches late (its command ran after the reload): refused, and it
+        // takes nothing from the new page.
+        let (late, late_got) = channel();
+        assert!(matches!(routes.attach(&session, (late, went)), Err(Refusal::PageGone)));
         let (second, second_got) = channel();
-        let at = routes.attach(&session, second).unwrap_or_else(|_| panic!("a new page attaches"));
+        let at = routes.attach(&session, (second, routes.page())).unwrap_or_else(|_| panic!("a new page attaches"));
         assert_eq!(at.through, 2, "event 2 went to no page: the store has it");
         tx.send(chunk(3)).unwrap();
         settled(&second_got, 3).await;
         assert_eq!(*second_got.lock(), vec![3]);
+        assert!(late_got.lock().is_empty(), "nothing to the page that went");
         let (unknown, _) = channel();
-        assert!(matches!(routes.attach(&SessionId("nope".into()), unknown), Err(Refusal::NotRunning)));
+        assert!(matches!(routes.attach(&SessionId("nope".into()), (unknown, routes.page())), Err(Refusal::NotRunning)));
     }
 
     #[tokio::test]
@@ -249,6 +267,6 @@ mod tests {
         let on = forward(SessionId("s".into()), rx, arbor_app::Seed::default(), (old, asked), routes.clone());
         assert!(!on.attached);
         let (new, _) = channel();
-        assert!(routes.attach(&SessionId("s".into()), new).is_ok(), "the page loaded now joins it");
+        assert!(routes.attach(&SessionId("s".into()), (new, routes.page())).is_ok(), "the page loaded now joins it");
     }
 }

@@ -24,8 +24,8 @@ use tauri::ipc::Channel;
 type Result<T> = std::result::Result<T, AppError>;
 
 /// Where a launched session's events go: the channel of the page that asked
-/// (`page`, the generation it was when it asked), and the page loaded now, told
-/// to join the session when that page has gone meanwhile.
+/// (`page`, the generation it named), and the page loaded now, told to join the
+/// session when that page has gone meanwhile.
 struct Window<'a> {
     routes: &'a Routes,
     watch: &'a WindowWatch,
@@ -33,9 +33,10 @@ struct Window<'a> {
 }
 
 impl<'a> Window<'a> {
-    /// The page loaded now asks: noted before the launch, so a page that goes meanwhile is known.
-    fn asking(routes: &'a Routes, watch: &'a WindowWatch) -> Self {
-        Self { routes, watch, page: routes.page() }
+    /// The page of generation `page` asks (the one it named: a page that went before or
+    /// while its command ran is known).
+    fn asking(routes: &'a Routes, watch: &'a WindowWatch, page: u64) -> Self {
+        Self { routes, watch, page }
     }
 
     /// A launched session's events go to the UI; its info answers the command.
@@ -83,6 +84,15 @@ pub fn show_session(routes: State<'_, Routes>, session_id: Option<SessionId>) {
     routes.show(session_id.as_ref());
 }
 
+/// The generation of the page asking, which it names in every command that hands
+/// over a channel. A synchronous command: it runs on the main thread, in order
+/// with the window's page loads, so a page learns its own generation, never a later one.
+#[tauri::command]
+#[specta::specta]
+pub fn this_page(routes: State<'_, Routes>) -> u64 {
+    routes.page()
+}
+
 /// A page that did not start a live session (the window reloaded) takes its
 /// frames from now on, on `on_events`, and reads the rest from the store.
 #[tauri::command]
@@ -91,13 +101,15 @@ pub async fn attach_session(
     host: State<'_, Host>,
     routes: State<'_, Routes>,
     session_id: SessionId,
+    page: u64,
     on_events: Channel<EventFrame>,
 ) -> Result<Attached> {
     let not_running =
         || AppError::new(AppErrorKind::NoSession, format!("session {session_id} is not running in this process"));
     let info = host.live_sessions().into_iter().find(|s| s.session_id == session_id).ok_or_else(not_running)?;
-    let at = routes.attach(&session_id, on_events).map_err(|refusal| match refusal {
+    let at = routes.attach(&session_id, (on_events, page)).map_err(|refusal| match refusal {
         Refusal::NotRunning => not_running(),
+        Refusal::PageGone => AppError::new(AppErrorKind::PageGone, "the page that asked has gone"),
         Refusal::Attached => {
             AppError::new(AppErrorKind::AlreadyShown, format!("this window shows session {session_id} already"))
         }
@@ -152,9 +164,10 @@ pub async fn start_session(
     routes: State<'_, Routes>,
     watch: State<'_, WindowWatch>,
     request: StartRequest,
+    page: u64,
     on_events: Channel<EventFrame>,
 ) -> Result<SessionInfo> {
-    let window = Window::asking(&routes, &watch);
+    let window = Window::asking(&routes, &watch, page);
     Ok(window.show(host.start_session(request).await?, on_events))
 }
 
@@ -165,9 +178,10 @@ pub async fn start_demo(
     host: State<'_, Host>,
     routes: State<'_, Routes>,
     watch: State<'_, WindowWatch>,
+    page: u64,
     on_events: Channel<EventFrame>,
 ) -> Result<SessionInfo> {
-    let window = Window::asking(&routes, &watch);
+    let window = Window::asking(&routes, &watch, page);
     Ok(window.show(host.launch(LaunchSpec { start: Start::Demo, ..LaunchSpec::default() }).await?, on_events))
 }
 
@@ -300,9 +314,10 @@ pub async fn resume_session(
     watch: State<'_, WindowWatch>,
     session_id: SessionId,
     prompt: Option<String>,
+    page: u64,
     on_events: Channel<EventFrame>,
 ) -> Result<Continued> {
-    let window = Window::asking(&routes, &watch);
+    let window = Window::asking(&routes, &watch, page);
     Ok(window.show_from(host.resume_session(session_id, prompt).await?, on_events))
 }
 

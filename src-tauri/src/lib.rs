@@ -11,6 +11,8 @@ mod app;
 mod bridge;
 mod commands;
 #[cfg(not(test))]
+mod pages;
+#[cfg(not(test))]
 mod painting;
 // Wraps the commands in app.rs, which the unit tests leave out.
 #[cfg_attr(test, allow(dead_code))]
@@ -67,6 +69,7 @@ pub fn specta_builder() -> tauri_specta::Builder<tauri::Wry> {
             window::close_window,
             commands::show_session,
             commands::attach_session,
+            commands::this_page,
         ])
         // Every list the UI needs of a Rust rule, so TypeScript never re-types one.
         .constant("AGENT_STATUSES", AgentStatus::ALL)

@@ -11,9 +11,9 @@ export const commands = {
 	 *  Starts a new session beside the live ones and sends it the prompt; its
 	 *  events arrive on `on_events`, in order, a batch per frame.
 	 */
-	startSession: (request: StartRequest, onEvents: Channel<EventFrame>) => typedError<SessionInfo, AppError>(__TAURI_INVOKE("start_session", { request, onEvents })),
+	startSession: (request: StartRequest, page: number, onEvents: Channel<EventFrame>) => typedError<SessionInfo, AppError>(__TAURI_INVOKE("start_session", { request, page, onEvents })),
 	/**  The built-in scripted demonstration (no key, no network). */
-	startDemo: (onEvents: Channel<EventFrame>) => typedError<SessionInfo, AppError>(__TAURI_INVOKE("start_demo", { onEvents })),
+	startDemo: (page: number, onEvents: Channel<EventFrame>) => typedError<SessionInfo, AppError>(__TAURI_INVOKE("start_demo", { page, onEvents })),
 	/**  A message, an approval answer, a stop or a delegation for a live session. */
 	sendCommand: (sessionId: SessionId, command: Command) => typedError<CommandReply, AppError>(__TAURI_INVOKE("send_command", { sessionId, command })),
 	/**
@@ -60,7 +60,7 @@ export const commands = {
 	/**  Writes a session (or one agent's transcript) to the file the person chose. */
 	exportSession: (sessionId: SessionId, agentId: AgentId | null, format: ExportFormat, path: string) => typedError<string, AppError>(__TAURI_INVOKE("export_session", { sessionId, agentId, format, path })),
 	/**  Continues a stored session live, beside the others; `prompt` goes to its main agent. */
-	resumeSession: (sessionId: SessionId, prompt: string | null, onEvents: Channel<EventFrame>) => typedError<Continued, AppError>(__TAURI_INVOKE("resume_session", { sessionId, prompt, onEvents })),
+	resumeSession: (sessionId: SessionId, prompt: string | null, page: number, onEvents: Channel<EventFrame>) => typedError<Continued, AppError>(__TAURI_INVOKE("resume_session", { sessionId, prompt, page, onEvents })),
 	/**  Every file change of a session (of one agent, when given), in order; live or stored. */
 	sessionChanges: (sessionId: SessionId, agentId: AgentId | null) => typedError<AgentChange[], AppError>(__TAURI_INVOKE("session_changes", { sessionId, agentId })),
 	/**  A session's timeline: each agent's queued time, model turns, tool calls and waits for a person. */
@@ -88,7 +88,13 @@ export const commands = {
 	 *  A page that did not start a live session (the window reloaded) takes its
 	 *  frames from now on, on `on_events`, and reads the rest from the store.
 	 */
-	attachSession: (sessionId: SessionId, onEvents: Channel<EventFrame>) => typedError<Attached, AppError>(__TAURI_INVOKE("attach_session", { sessionId, onEvents })),
+	attachSession: (sessionId: SessionId, page: number, onEvents: Channel<EventFrame>) => typedError<Attached, AppError>(__TAURI_INVOKE("attach_session", { sessionId, page, onEvents })),
+	/**
+	 *  The generation of the page asking, which it names in every command that hands
+	 *  over a channel. A synchronous command: it runs on the main thread, in order
+	 *  with the window's page loads, so a page learns its own generation, never a later one.
+	 */
+	thisPage: () => __TAURI_INVOKE<number>("this_page"),
 };
 
 /* Constants */
@@ -302,7 +308,12 @@ export type AppErrorKind =
  *  The window's page sent a command again after its request failed (a reload
  *  aborts those in flight): refused, so nothing runs twice.
  */
-"resent";
+"resent" | 
+/**
+ *  The page that asked has gone (the window reloaded): the page loaded now
+ *  shows what it asked for.
+ */
+"page_gone";
 
 /**  What the UI needs to draw its first screen. */
 export type AppState = {

@@ -11,7 +11,7 @@ const startDemoCmd = vi.fn();
 vi.mock("../bindings", async (importOriginal) => ({
   // The real constants (they are Rust's rules); only the commands are faked.
   ...(await importOriginal<typeof import("../bindings")>()),
-  commands: { startDemo: (...a: unknown[]) => startDemoCmd(...a) },
+  commands: { startDemo: (...a: unknown[]) => startDemoCmd(...a), thisPage: () => Promise.resolve(7) },
 }));
 vi.mock("@tauri-apps/api/core", () => ({ Channel: class {} }));
 

@@ -12,6 +12,8 @@ import { OutputView } from "./output/OutputView";
 import { PromptBox } from "./PromptBox";
 
 const commands = {
+  // The generation of the page asking (the shell's, src-tauri/src/bridge.rs).
+  thisPage: vi.fn(() => Promise.resolve(7)),
   appState: vi.fn(),
   dismissInterrupted: vi.fn(),
   openSession: vi.fn(),
@@ -80,7 +82,7 @@ describe("the offer to continue interrupted sessions", () => {
     });
     // The resume path of "Continue this session": no prompt (Rust resumes every interrupted agent).
     expect(commands.openSession).toHaveBeenCalledWith("s-int");
-    expect(commands.resumeSession).toHaveBeenCalledWith("s-int", null, expect.anything());
+    expect(commands.resumeSession).toHaveBeenCalledWith("s-int", null, 7, expect.anything());
     expect(uiStore.get().session?.session_id).toBe("s-int");
     expect(bookStore.get()).toMatchObject({ review: null, live: { sessionId: "s-int" } });
     expect(commands.appState).toHaveBeenCalledTimes(1);
@@ -127,7 +129,7 @@ describe("the offer to continue interrupted sessions", () => {
     await act(async () => {
       fireEvent.click(screen.getByTestId("resume-session"));
     });
-    expect(commands.resumeSession).toHaveBeenCalledWith("s-int", null, expect.anything());
+    expect(commands.resumeSession).toHaveBeenCalledWith("s-int", null, 7, expect.anything());
     expect(commands.appState).toHaveBeenCalledTimes(1);
     expect(uiStore.get().app?.interrupted).toEqual([]);
   });

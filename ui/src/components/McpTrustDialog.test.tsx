@@ -15,6 +15,8 @@ import { McpTrustDialog } from "./McpTrustDialog";
 import { PromptBox } from "./PromptBox";
 
 const commands = {
+  // The generation of the page asking (the shell's, src-tauri/src/bridge.rs).
+  thisPage: vi.fn(() => Promise.resolve(7)),
   startSession: vi.fn(),
   startDemo: vi.fn(),
   workspaceMcp: vi.fn(),

@@ -17,6 +17,7 @@ vi.mock("../bindings", async (importOriginal) => ({
   commands: {
     sendCommand: (_session: unknown, command: unknown) => sendCommand(command),
     startSession: (...a: unknown[]) => startSession(...a),
+    thisPage: () => Promise.resolve(7),
     // No .mcp.json in the workspace: nothing to ask before starting (McpTrustDialog.test.tsx asks).
     workspaceMcp: () => Promise.resolve(null),
   },

@@ -16,7 +16,9 @@ import { ReviewBanner } from "./ReviewBanner";
 import { StatusBar } from "./StatusBar";
 import { withLayout } from "../test/layout";
 
-const commands = { openSession: vi.fn(), loadTranscript: vi.fn(), resumeSession: vi.fn(), sendCommand: vi.fn() };
+const commands = {
+  thisPage: vi.fn(() => Promise.resolve(7)),
+  openSession: vi.fn(), loadTranscript: vi.fn(), resumeSession: vi.fn(), sendCommand: vi.fn() };
 vi.mock("../bindings", async (importOriginal) => ({
   // The real constants (they are Rust's rules); only the commands are faked.
   ...(await importOriginal<typeof import("../bindings")>()),
@@ -123,7 +125,7 @@ describe("a past session under review", () => {
     await act(async () => {
       fireEvent.click(screen.getByTestId("resume-session"));
     });
-    expect(commands.resumeSession).toHaveBeenCalledWith("s-past", null, expect.anything());
+    expect(commands.resumeSession).toHaveBeenCalledWith("s-past", null, 7, expect.anything());
     expect(uiStore.get().session?.session_id).toBe("s-past");
     expect(screen.getByTestId("send")).toBeTruthy();
   });

@@ -150,12 +150,14 @@ export async function startSession(prompt: string): Promise<boolean> {
   // A type chosen for another workspace is not this one's: Arbor's own main agent then.
   const offered = foundFor(foundTypesStore.get(), workspace)?.some((t) => t.name === agentType) ?? false;
   const agent_type = offered ? agentType : null;
-  return begin((channel) => commands.startSession({ workspace, provider, model, prompt, agent_type }, channel));
+  return begin(async (channel) =>
+    commands.startSession({ workspace, provider, model, prompt, agent_type }, await commands.thisPage(), channel),
+  );
 }
 
 /** The scripted demo: it has no workspace servers, so nothing is asked. */
 export async function startDemo(): Promise<boolean> {
-  return begin((channel) => commands.startDemo(channel));
+  return begin(async (channel) => commands.startDemo(await commands.thisPage(), channel));
 }
 
 /**

@@ -26,6 +26,8 @@ import { switchSession } from "./sessions";
 import { channels } from "../test/channels";
 
 const commands = {
+  // The generation of the page asking (the shell's, src-tauri/src/bridge.rs).
+  thisPage: vi.fn(() => Promise.resolve(7)),
   listSessions: vi.fn(),
   openSession: vi.fn(),
   loadTranscript: vi.fn(),
@@ -211,7 +213,7 @@ describe("continuing a reviewed session", () => {
     let resolve: (v: unknown) => void = () => undefined;
     commands.resumeSession.mockReturnValue(new Promise((r) => (resolve = r)));
     const done = continueReviewed("  keep going ");
-    await vi.waitFor(() => expect(commands.resumeSession).toHaveBeenCalledWith("s-past", "keep going", expect.anything()));
+    await vi.waitFor(() => expect(commands.resumeSession).toHaveBeenCalledWith("s-past", "keep going", 7, expect.anything()));
     expect(uiStore.get().starting).toBe(true);
     // Events that come before the answer wait for it.
     const e = eventMaker("s-past");
@@ -381,7 +383,7 @@ describe("continuing a reviewed session", () => {
     await openPastSession("s-past");
     commands.resumeSession.mockReturnValue(fail("no provider is set up"));
     expect(await continueReviewed("")).toBe(false);
-    expect(commands.resumeSession).toHaveBeenCalledWith("s-past", null, expect.anything());
+    expect(commands.resumeSession).toHaveBeenCalledWith("s-past", null, 7, expect.anything());
     expect(uiStore.get().errors.map((e) => e.message)).toEqual(["Could not continue the session: no provider is set up"]);
     expect(bookStore.get().review?.sessionId).toBe("s-past");
     closeReview();

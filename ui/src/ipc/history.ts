@@ -310,7 +310,9 @@ export async function continueReviewed(prompt: string): Promise<boolean> {
   if (bookStore.get().review === null) return false;
   const held = openHeldChannel();
   patchUi({ starting: true });
-  const r = await attempt(() => commands.resumeSession(sessionId, prompt.trim() || null, held.channel));
+  const r = await attempt(async () =>
+    commands.resumeSession(sessionId, prompt.trim() || null, await commands.thisPage(), held.channel),
+  );
   if (!r.ok) {
     held.abort();
     patchUi({ starting: false });

@@ -10,7 +10,9 @@ import { frameOf, resetStores, sessionInfo } from "../test/stores";
 import { installShownMemory, joinMissing, joinRunning, newSession, openSession, switchSession } from "./sessions";
 import { channels } from "../test/channels";
 
-const commands = { attachSession: vi.fn(), sessionChanges: vi.fn(), appState: vi.fn() };
+const commands = {
+  thisPage: vi.fn(() => Promise.resolve(7)),
+  attachSession: vi.fn(), sessionChanges: vi.fn(), appState: vi.fn() };
 vi.mock("../bindings", async (importOriginal) => ({
   ...(await importOriginal<typeof import("../bindings")>()),
   commands: new Proxy({}, { get: (_t, k: string) => commands[k as keyof typeof commands] }),
@@ -148,14 +150,20 @@ describe("a reloaded window joins the sessions still running", () => {
     expect(uiStore.get().session?.session_id).toBe("s-a");
   });
 
-  it("skips a session closed meanwhile or shown already without a word, and says when one cannot be shown", async () => {
+  it("skips a session closed meanwhile, shown already or refused to a page that is going without a word, and says when one cannot be shown", async () => {
     const a = running("s-a");
     const b = running("s-b");
     const c = running("s-c");
-    commands.attachSession.mockImplementation((id: string) =>
-      id === "s-a" ? fail("no_session", "not running") : id === "s-c" ? fail("already_shown", "shown") : fail("store", "disk I/O error"),
-    );
-    await joinRunning([a.info, b.info, c.info] as SessionInfo[], "s-a");
+    const d = running("s-d");
+    const refusals: Record<string, Promise<unknown>> = {
+      "s-a": fail("no_session", "not running"),
+      "s-c": fail("already_shown", "shown"),
+      "s-d": fail("page_gone", "the page that asked has gone"),
+    };
+    commands.attachSession.mockImplementation((id: string) => refusals[id] ?? fail("store", "disk I/O error"));
+    await joinRunning([a.info, b.info, c.info, d.info] as SessionInfo[], "s-a");
+    // Each asked as this page: the shell knows a page that went by the generation it names.
+    expect(commands.attachSession.mock.calls.map((c) => c[1])).toEqual([7, 7, 7, 7]);
     expect(liveStore.get().slots).toHaveLength(0);
     expect(uiStore.get().errors.map((e) => e.message)).toEqual([
       "Could not show a running session: disk I/O error. Reloading the window tries again.",

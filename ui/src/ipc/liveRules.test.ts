@@ -10,7 +10,9 @@ import { frameOf, continuedFrom, resetStores, sessionInfo } from "../test/stores
 import { closeReview, continueReviewed, installHistoryEffects, openPastSession } from "./history";
 import { channels } from "../test/channels";
 
-const commands = { openSession: vi.fn(), loadTranscript: vi.fn(), resumeSession: vi.fn(), workspaceMcp: vi.fn() };
+const commands = {
+  thisPage: vi.fn(() => Promise.resolve(7)),
+  openSession: vi.fn(), loadTranscript: vi.fn(), resumeSession: vi.fn(), workspaceMcp: vi.fn() };
 vi.mock("../bindings", async (importOriginal) => ({
   // The real constants (they are Rust's rules); only the commands are faked.
   ...(await importOriginal<typeof import("../bindings")>()),

@@ -198,11 +198,12 @@ async function joinAll(sessions: readonly SessionInfo[], shown: SessionId | null
 /** One session joined, beside the others, unless it cannot be. */
 async function join(id: SessionId): Promise<void> {
   const held = openHeldChannel();
-  const r = await attempt(() => commands.attachSession(id, held.channel));
+  const r = await attempt(async () => commands.attachSession(id, await commands.thisPage(), held.channel));
   if (!r.ok) {
     held.abort();
-    // Closed meanwhile, or this page has it already: nothing to add. Anything else the person is told.
-    if (r.kind !== "no_session" && r.kind !== "already_shown") {
+    // Closed meanwhile, this page has it already, or this page is going (the page loaded
+    // next joins it): nothing to add. Anything else the person is told.
+    if (r.kind !== "no_session" && r.kind !== "already_shown" && r.kind !== "page_gone") {
       pushError(`Could not show a running session: ${r.message}. Reloading the window tries again.`);
     }
     return;

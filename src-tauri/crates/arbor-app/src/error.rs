@@ -29,6 +29,9 @@ pub enum AppErrorKind {
     /// The window's page sent a command again after its request failed (a reload
     /// aborts those in flight): refused, so nothing runs twice.
     Resent,
+    /// The page that asked has gone (the window reloaded): the page loaded now
+    /// shows what it asked for.
+    PageGone,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, specta::Type, thiserror::Error)]
