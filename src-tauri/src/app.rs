@@ -2,7 +2,7 @@
 //! commands and the event bridge wired together (lib.rs says why this is
 //! apart from the unit tests).
 
-use crate::{bridge, pages, painting, resent, specta_builder, web_console, web_process, window};
+use crate::{bridge, painting, resent, specta_builder, web_console, web_process, window};
 use arbor_app::instance::{self, Launch};
 use arbor_app::keys::OsKeyring;
 use arbor_app::{Environment, Host, HostConfig, paths};
@@ -76,10 +76,14 @@ pub fn run() {
         .invoke_handler(resent::refusing_resends(builder.invoke_handler()))
         .on_window_event(window::on_event)
         // A new page (the first, a reload, one after its web process died): the page before it,
-        // if any, is gone with its channels (bridge.rs).
-        .on_page_load(pages::on_page_load)
+        // if any, is gone with its channels (bridge.rs). Tauri's "started" is the commit of the
+        // new document (wry sends it on WebKit's `Committed`), on the main thread.
+        .on_page_load(|webview, payload| {
+            if payload.event() == tauri::webview::PageLoadEvent::Started {
+                webview.state::<bridge::Routes>().page_loaded();
+            }
+        })
         .setup(move |app| {
-            pages::watch(app.handle());
             web_console::mirror(app.handle());
             web_process::restart_on_crash(app.handle());
             painting::tune(app.handle());

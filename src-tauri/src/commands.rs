@@ -86,7 +86,8 @@ pub fn show_session(routes: State<'_, Routes>, session_id: Option<SessionId>) {
 
 /// The generation of the page asking, which it names in every command that hands
 /// over a channel. A synchronous command: it runs on the main thread, in order
-/// with the window's page loads, so a page learns its own generation, never a later one.
+/// with the commits of the window's documents, so a page learns its own
+/// generation, never a later one.
 #[tauri::command]
 #[specta::specta]
 pub fn this_page(routes: State<'_, Routes>) -> u64 {

@@ -11,8 +11,6 @@ mod app;
 mod bridge;
 mod commands;
 #[cfg(not(test))]
-mod pages;
-#[cfg(not(test))]
 mod painting;
 // Wraps the commands in app.rs, which the unit tests leave out.
 #[cfg_attr(test, allow(dead_code))]

@@ -1,4 +1,5 @@
-//! Commands a going page sends a second time are refused, never run twice.
+//! App commands a going page sends a second time are refused, never run twice
+//! (plugin commands are Tauri's: they do not pass through here).
 //!
 //! Tauri's page script sends each command as a fetch over its custom protocol
 //! and, when that fetch fails, sends it again over its postMessage fallback
@@ -41,8 +42,8 @@ fn refuse<R: Runtime>(invoke: Invoke<R>) {
     invoke.resolver.reject(AppError::new(
         AppErrorKind::Resent,
         format!(
-            "the window lost its connection to Arbor while {command} ran, so it was not run again; \
-             reload the window (its running sessions come back)"
+            "the window lost its connection to Arbor with {command} on its way, so it was not sent again; \
+             reload the window (its running sessions come back) and check whether it ran"
         ),
     ));
 }

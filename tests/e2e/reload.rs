@@ -11,6 +11,10 @@ use crate::scripted;
 use crate::sessions::card_of_session;
 use fantoccini::Locator;
 use std::io::Write;
+use std::os::unix::fs::OpenOptionsExt;
+
+/// Linux's `O_NONBLOCK`: a FIFO opened to write with it fails at once while no one reads it.
+const O_NONBLOCK: i32 = 0o4000;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[cfg_attr(
@@ -106,16 +110,17 @@ async fn a_session_started_as_the_page_reloads_is_joined_by_the_new_page() {
     assert!(made.success(), "mkfifo {}", settings.display());
 
     app.send_prompt("RELOAD-LATE: write the late file").await;
-    // Opening the FIFO to write returns once the start has opened it to read: it now waits for the text.
-    let opening = tokio::task::spawn_blocking(move || std::fs::OpenOptions::new().write(true).open(settings));
-    let mut held = tokio::time::timeout(PATIENCE, opening)
-        .await
-        .expect("the start never read Claude Code's settings")
-        .unwrap()
-        .unwrap();
+    // The FIFO opens to write (without waiting) once the start has opened it to read: the start
+    // then waits for the text.
+    let mut held = app
+        .wait("the start to read Claude Code's settings", || async {
+            std::fs::OpenOptions::new().write(true).custom_flags(O_NONBLOCK).open(&settings).ok()
+        })
+        .await;
 
-    // Tauri's page script sends a command whose request the reload aborts once more as
-    // its page goes: run twice, the start would hold both of the app's runtime threads here.
+    // Tauri's page script sends a command whose request the reload aborts once more as its
+    // page goes. Run twice, the start would also hold the app's runtime threads (on two cores,
+    // all of them, and the page would never load again).
     tokio::time::timeout(PATIENCE, app.client.refresh())
         .await
         .expect("the page never loaded again: was the start run a second time?")
@@ -129,6 +134,11 @@ async fn a_session_started_as_the_page_reloads_is_joined_by_the_new_page() {
     let card = card_of_session(&app, "RELOAD-LATE").await;
     assert_eq!(app.all("[data-testid=session-row]").await.len(), 1, "the session listed once");
     assert!(app.log().contains("a page attached to the session"), "joined, not started by this page");
+    assert!(
+        app.log().contains("refused a command the window's page sent again"),
+        "the page that went sent the start again, and the shell refused it: {}",
+        app.log()
+    );
     card.find(Locator::Css("[data-testid=approve]")).await.unwrap().click().await.unwrap();
     app.wait("late.txt written", || async { exists(&app.file("late.txt")).then_some(()) }).await;
     app.click("[data-testid=session-row]").await;
