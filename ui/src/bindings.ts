@@ -92,7 +92,8 @@ export const commands = {
 	/**
 	 *  The generation of the page asking, which it names in every command that hands
 	 *  over a channel. A synchronous command: it runs on the main thread, in order
-	 *  with the window's page loads, so a page learns its own generation, never a later one.
+	 *  with the commits of the window's documents, so a page learns its own
+	 *  generation, never a later one.
 	 */
 	thisPage: () => __TAURI_INVOKE<number>("this_page"),
 };
