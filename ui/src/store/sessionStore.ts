@@ -394,11 +394,15 @@ function stowCurrent(book: Book | null): void {
 export function openSlot(state: SessionState = sessionStore.get(), book: Book | null = null, currentBook: Book | null = null): SlotKey {
   flushEvents();
   stowCurrent(currentBook);
-  const key = `live-${nextKey++}`;
-  const slot: LiveSlot = { key, info: null, state, book, view: null, lookedAt: Date.now() };
-  liveStore.set((reg) => ({ slots: [...reg.slots, slot], current: key, shown: true }));
+  const slot = freshSlot(state, book, null);
+  liveStore.set((reg) => ({ slots: [...reg.slots, slot], current: slot.key, shown: true }));
   sessionStore.set(state);
-  return key;
+  return slot.key;
+}
+
+/** A slot under a key of its own, not yet in the registry. */
+function freshSlot(state: SessionState, book: Book | null, info: SessionInfo | null): LiveSlot {
+  return { key: `live-${nextKey++}`, info, state, book, view: null, lookedAt: Date.now() };
 }
 
 /**
@@ -406,10 +410,9 @@ export function openSlot(state: SessionState = sessionStore.get(), book: Book | 
  * goes on showing what it shows): its state, its book and its identity.
  */
 export function addSlot(state: SessionState, book: Book, info: SessionInfo): SlotKey {
-  const key = `live-${nextKey++}`;
-  const slot: LiveSlot = { key, info, state, book, view: null, lookedAt: Date.now() };
+  const slot = freshSlot(state, book, info);
   liveStore.set((reg) => ({ ...reg, slots: [...reg.slots, slot] }));
-  return key;
+  return slot.key;
 }
 
 /** The start's (or continue's) answer: the session's identity. */
