@@ -11,18 +11,18 @@
 //! came the other way is such a resend.
 
 use arbor_app::{AppError, AppErrorKind};
+use tauri::Runtime;
 use tauri::http::HeaderMap;
 use tauri::ipc::Invoke;
-use tauri::{Runtime, Wry};
 
 /// The header Tauri's script sets on a command sent over the custom protocol
 /// (the page's callback for the answer); the fallback carries none.
 const OVER_CUSTOM_PROTOCOL: &str = "Tauri-Callback";
 
 /// `commands`, but for a resend, which is answered with [`AppErrorKind::Resent`].
-pub fn refusing_resends(
-    commands: impl Fn(Invoke<Wry>) -> bool + Send + Sync + 'static,
-) -> impl Fn(Invoke<Wry>) -> bool + Send + Sync + 'static {
+pub fn refusing_resends<R: Runtime>(
+    commands: impl Fn(Invoke<R>) -> bool + Send + Sync + 'static,
+) -> impl Fn(Invoke<R>) -> bool + Send + Sync + 'static {
     move |invoke| {
         if !is_resend(invoke.message.headers()) {
             return commands(invoke);
@@ -38,7 +38,7 @@ fn is_resend(headers: &HeaderMap) -> bool {
 
 fn refuse<R: Runtime>(invoke: Invoke<R>) {
     let command = invoke.message.command().to_string();
-    tracing::warn!(command, "refused a command the window's page sent again as it went (it runs once)");
+    tracing::warn!(command, "refused a command the window's page sent again as it went (only its first request runs)");
     invoke.resolver.reject(AppError::new(
         AppErrorKind::Resent,
         format!(
