@@ -9,6 +9,7 @@ pub mod batch;
 pub mod catalog;
 pub mod changes;
 pub mod claude_settings;
+mod configure;
 pub mod demo;
 pub mod env;
 pub mod error;

@@ -464,3 +464,43 @@ async fn the_settings_context_window_is_every_agents_and_says_so() {
     host.close_session(&info.session_id);
     server.shutdown().await;
 }
+
+/// A start held by a settings file that never answers (a FIFO nobody writes, as a
+/// dead network mount would) holds only itself: with the runtime's one worker, other
+/// tasks still run meanwhile, and the start goes on once the file answers.
+#[tokio::test(flavor = "multi_thread", worker_threads = 1)]
+async fn a_start_held_by_a_hung_settings_file_leaves_the_runtime_working() {
+    let dir = tempfile::tempdir().unwrap();
+    let claude = dir.path().join("claude");
+    std::fs::create_dir_all(&claude).unwrap();
+    let fifo = claude.join("settings.json");
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let env = Environment::default().with("CLAUDE_CONFIG_DIR", &claude.display().to_string());
+    let host = std::sync::Arc::new(host_with(dir.path(), env));
+    let start = tokio::spawn({
+        let host = host.clone();
+        async move { host.launch(demo()).await.map(|l| l.info.session_id) }
+    });
+    // Opening the FIFO to write returns once the start has opened it to read; its read
+    // then waits for the writer to close.
+    let (opened, writer) = std::sync::mpsc::channel();
+    let path = fifo.clone();
+    std::thread::spawn(move || opened.send(std::fs::OpenOptions::new().write(true).open(path)));
+    let mut writer =
+        writer.recv_timeout(std::time::Duration::from_secs(30)).expect("the start opens the settings file").unwrap();
+
+    let probe = tokio::spawn(async { "ran" });
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while !probe.is_finished() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let ran = probe.is_finished();
+    // Released before asserting, so a failure does not leave the worker blocked.
+    std::io::Write::write_all(&mut writer, b"{}").unwrap();
+    drop(writer);
+    assert!(ran, "a start blocked on a file held the runtime's only worker");
+    assert_eq!(probe.await.unwrap(), "ran");
+    let session = tokio::time::timeout(std::time::Duration::from_secs(30), start).await.unwrap().unwrap().unwrap();
+    assert!(host.state().sessions.iter().any(|s| s.session_id == session));
+    host.close_and_settle(&session).await;
+}
