@@ -76,11 +76,12 @@ pub fn run() {
         .invoke_handler(resent::refusing_resends(builder.invoke_handler()))
         .on_window_event(window::on_event)
         // A new page (the first, a reload, one after its web process died): the page before it,
-        // if any, is gone with its channels (bridge.rs). Tauri's "started" is the commit of the
-        // new document (wry sends it on WebKit's `Committed`), on the main thread.
+        // if any, is gone with its channels (bridge.rs, window.rs). Tauri's "started" is the
+        // commit of the new document (wry sends it on WebKit's `Committed`), on the main thread.
         .on_page_load(|webview, payload| {
             if payload.event() == tauri::webview::PageLoadEvent::Started {
                 webview.state::<bridge::Routes>().page_loaded();
+                webview.state::<window::WindowWatch>().page_loaded();
             }
         })
         .setup(move |app| {

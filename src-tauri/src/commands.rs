@@ -49,8 +49,9 @@ impl<'a> Window<'a> {
         let (events, seed) = launched.events.into_parts();
         let id = launched.info.session_id.clone();
         let on = bridge::forward(id, events, seed, (on_events, self.page), self.routes.clone());
-        if !on.attached && !self.watch.tell(WindowRequest::JoinSessions) {
-            tracing::info!("no page listens yet: the page loading joins the session when it starts");
+        if !on.attached {
+            // Held for the page loading when none listens yet.
+            self.watch.tell(WindowRequest::JoinSessions);
         }
         Continued { info: launched.info, through: on.through }
     }

@@ -1,7 +1,8 @@
 //! The main window's life beside its sessions: closing it while agents work
 //! asks the person first (keep them running with the window hidden, or stop
-//! them and quit; the UI shows the question), and a later launch on the same
-//! data dir brings the window back (`arbor_app::instance`).
+//! them and quit; the UI shows the question, held for the page while one
+//! loads), and a later launch on the same data dir brings the window back
+//! (`arbor_app::instance`).
 
 use parking_lot::Mutex;
 use serde::{Deserialize, Serialize};
@@ -13,7 +14,6 @@ use tauri::{AppHandle, State, Window};
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum WindowRequest {
     /// The window is being closed while sessions have agents at work: ask what to do.
-    #[cfg_attr(test, allow(dead_code))]
     CloseAsked { sessions_at_work: u32 },
     /// Sessions run that the page loaded now does not show: a page that went
     /// meanwhile had asked for them. The page joins them (`attach_session`).
@@ -30,22 +30,127 @@ pub enum CloseChoice {
     Stop,
 }
 
-/// The UI's channel for [`WindowRequest`]s, once it listens.
+/// The page's channel for [`WindowRequest`]s, and what came while no page listened.
+///
+/// A page's channel goes with its page: a request sent into it after a reload would
+/// reach no one (a close swallowed, a session never joined). So each new document
+/// drops it ([`WindowWatch::page_loaded`]) and a request that comes before the new
+/// page listens is held for it ([`WindowWatch::listen`]).
 #[derive(Default)]
-pub struct WindowWatch(Mutex<Option<Channel<WindowRequest>>>);
+pub struct WindowWatch(Mutex<Listener>);
+
+#[derive(Default)]
+struct Listener {
+    channel: Option<Channel<WindowRequest>>,
+    /// At most one of each kind; a close's count is taken again when it is told.
+    held: Vec<WindowRequest>,
+}
+
+/// What becomes of a close of the window while agents work.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CloseAnswer {
+    /// The page asks the person; the window stays until they answer.
+    Asked,
+    /// No page listens (it is loading): the question waits for it, and the window stays.
+    Held,
+    /// A second close while the first still waits for a page: the person insists, and
+    /// the window closes (its sessions are interrupted and offered at the next start).
+    Close,
+}
+
+/// What a page that starts listening is to do about a close held for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Listened {
+    /// Nothing held, or the question sent to the page.
+    Listening,
+    /// A close was held and nothing is at work any more: the window closes now.
+    CloseNow,
+}
 
 impl WindowWatch {
-    /// Sends `request` to the page listening; false when none listens or it is gone.
-    pub fn tell(&self, request: WindowRequest) -> bool {
-        self.0.lock().as_ref().is_some_and(|ch| ch.send(request).is_ok())
+    /// The window commits a new document: the page before it, and its channel, are gone.
+    pub fn page_loaded(&self) {
+        self.0.lock().channel = None;
+    }
+
+    /// Sends `request` to the page listening, or holds it until a page listens.
+    pub fn tell(&self, request: WindowRequest) {
+        let mut listener = self.0.lock();
+        if !listener.send(request.clone()) {
+            listener.hold(request);
+        }
+    }
+
+    /// The window is being closed with `at_work` sessions at work (more than none).
+    pub fn close_requested(&self, at_work: usize) -> CloseAnswer {
+        let mut listener = self.0.lock();
+        if listener.send(close_asked(at_work)) {
+            return CloseAnswer::Asked;
+        }
+        let before = listener.held.len();
+        listener.held.retain(|r| !matches!(r, WindowRequest::CloseAsked { .. }));
+        if listener.held.len() < before {
+            return CloseAnswer::Close;
+        }
+        listener.held.push(close_asked(at_work));
+        CloseAnswer::Held
+    }
+
+    /// The page loaded now listens on `channel`; what was held for it is told now
+    /// (a close with the count of sessions at work now, `at_work`).
+    pub fn listen(&self, channel: Channel<WindowRequest>, at_work: usize) -> Listened {
+        let mut listener = self.0.lock();
+        listener.channel = Some(channel);
+        let mut listened = Listened::Listening;
+        for request in std::mem::take(&mut listener.held) {
+            let request = match request {
+                WindowRequest::CloseAsked { .. } if at_work == 0 => {
+                    listened = Listened::CloseNow;
+                    continue;
+                }
+                WindowRequest::CloseAsked { .. } => close_asked(at_work),
+                other => other,
+            };
+            if !listener.send(request.clone()) {
+                listener.hold(request);
+            }
+        }
+        listened
     }
 }
 
-/// The UI listens for the shell's questions.
+impl Listener {
+    fn send(&self, request: WindowRequest) -> bool {
+        self.channel.as_ref().is_some_and(|ch| ch.send(request).is_ok())
+    }
+
+    fn hold(&mut self, request: WindowRequest) {
+        let kind = std::mem::discriminant(&request);
+        self.held.retain(|r| std::mem::discriminant(r) != kind);
+        self.held.push(request);
+    }
+}
+
+fn close_asked(at_work: usize) -> WindowRequest {
+    WindowRequest::CloseAsked { sessions_at_work: u32::try_from(at_work).unwrap_or(u32::MAX) }
+}
+
+/// The UI listens for the shell's questions; one that came while the page was
+/// loading is asked now.
 #[tauri::command]
 #[specta::specta]
-pub fn watch_window(watch: State<'_, WindowWatch>, on_request: Channel<WindowRequest>) {
-    *watch.0.lock() = Some(on_request);
+pub fn watch_window(
+    window: Window,
+    host: State<'_, arbor_app::Host>,
+    watch: State<'_, WindowWatch>,
+    on_request: Channel<WindowRequest>,
+) {
+    if watch.listen(on_request, host.sessions_at_work()) == Listened::CloseNow {
+        tracing::info!("the close held while the page loaded goes ahead: nothing is at work now");
+        if let Err(e) = window.close() {
+            tracing::warn!(error = %e, "the window could not be closed");
+        }
+    }
 }
 
 /// The person's answer to the close question.
@@ -64,7 +169,8 @@ pub fn close_window(app: AppHandle, window: Window, choice: CloseChoice) {
 }
 
 /// A close of the window (its title bar, the desktop) while agents work is held
-/// until the person answers; with nothing at work, or no UI to ask, it closes.
+/// until the person answers (asked as soon as a page listens); with nothing at work,
+/// or closed again while no page listens, it closes.
 #[cfg(not(test))]
 pub fn on_event(window: &Window, event: &tauri::WindowEvent) {
     use tauri::Manager;
@@ -73,12 +179,16 @@ pub fn on_event(window: &Window, event: &tauri::WindowEvent) {
     if at_work == 0 {
         return;
     }
-    let asked = window
-        .state::<WindowWatch>()
-        .tell(WindowRequest::CloseAsked { sessions_at_work: u32::try_from(at_work).unwrap_or(u32::MAX) });
-    if asked {
-        api.prevent_close();
-        tracing::info!(at_work, "closing the window asks what to do with the sessions at work");
+    match window.state::<WindowWatch>().close_requested(at_work) {
+        CloseAnswer::Asked => {
+            api.prevent_close();
+            tracing::info!(at_work, "closing the window asks what to do with the sessions at work");
+        }
+        CloseAnswer::Held => {
+            api.prevent_close();
+            tracing::info!(at_work, "closing the window waits for the page loading to ask (close again to quit)");
+        }
+        CloseAnswer::Close => tracing::info!(at_work, "closed again before the page could ask: the app quits"),
     }
 }
 
@@ -91,4 +201,85 @@ pub fn come_forward(app: &AppHandle, args: &[String]) {
     let _ = window.show();
     let _ = window.unminimize();
     let _ = window.set_focus();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    /// A page's channel that keeps every request it is sent, as JSON.
+    fn page() -> (Channel<WindowRequest>, Arc<Mutex<Vec<String>>>) {
+        let got = Arc::new(Mutex::new(Vec::new()));
+        let mine = got.clone();
+        let channel = Channel::new(move |body| {
+            if let tauri::ipc::InvokeResponseBody::Json(json) = body {
+                mine.lock().push(json);
+            }
+            Ok(())
+        });
+        (channel, got)
+    }
+
+    const ASKED_2: &str = r#"{"kind":"close_asked","sessions_at_work":2}"#;
+    const JOIN: &str = r#"{"kind":"join_sessions"}"#;
+
+    #[test]
+    fn a_page_that_listens_is_asked_at_once() {
+        let watch = WindowWatch::default();
+        let (channel, got) = page();
+        assert_eq!(watch.listen(channel, 3), Listened::Listening);
+        assert_eq!(watch.close_requested(2), CloseAnswer::Asked);
+        watch.tell(WindowRequest::JoinSessions);
+        assert_eq!(*got.lock(), [ASKED_2, JOIN]);
+    }
+
+    #[test]
+    fn a_close_while_the_page_reloads_is_asked_by_the_new_page_with_the_count_then() {
+        let watch = WindowWatch::default();
+        let (old, old_got) = page();
+        watch.listen(old, 1);
+        watch.page_loaded();
+        assert_eq!(watch.close_requested(1), CloseAnswer::Held, "the window stays for the new page to ask");
+        watch.tell(WindowRequest::JoinSessions);
+        assert!(old_got.lock().is_empty(), "nothing goes to the page that went");
+        let (new, new_got) = page();
+        assert_eq!(watch.listen(new, 2), Listened::Listening);
+        assert_eq!(*new_got.lock(), [ASKED_2, JOIN]);
+        // Told once: a later page is not asked again.
+        watch.page_loaded();
+        let (later, later_got) = page();
+        watch.listen(later, 2);
+        assert!(later_got.lock().is_empty());
+    }
+
+    #[test]
+    fn a_second_close_while_no_page_listens_closes() {
+        let watch = WindowWatch::default();
+        watch.page_loaded();
+        assert_eq!(watch.close_requested(1), CloseAnswer::Held);
+        assert_eq!(watch.close_requested(1), CloseAnswer::Close);
+        let (channel, got) = page();
+        assert_eq!(watch.listen(channel, 1), Listened::Listening, "the close it held went ahead");
+        assert!(got.lock().is_empty());
+    }
+
+    #[test]
+    fn a_held_close_goes_ahead_when_nothing_is_at_work_by_the_time_a_page_listens() {
+        let watch = WindowWatch::default();
+        assert_eq!(watch.close_requested(1), CloseAnswer::Held);
+        let (channel, got) = page();
+        assert_eq!(watch.listen(channel, 0), Listened::CloseNow);
+        assert!(got.lock().is_empty(), "no question about nothing");
+    }
+
+    #[test]
+    fn requests_held_for_a_page_are_told_once_each() {
+        let watch = WindowWatch::default();
+        watch.tell(WindowRequest::JoinSessions);
+        watch.tell(WindowRequest::JoinSessions);
+        let (channel, got) = page();
+        watch.listen(channel, 0);
+        assert_eq!(*got.lock(), [JOIN]);
+    }
 }

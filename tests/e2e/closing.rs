@@ -78,3 +78,49 @@ async fn closing_the_window_asks_keeps_running_or_stops_and_a_second_launch_brin
     app.close().await;
     server.shutdown().await;
 }
+
+/// A close while no page listens (the window's page is loading: here it shows
+/// another document first) is held for the page: the window stays, and the app's
+/// page asks once it is back. A second close before any page listens quits as
+/// "Stop and quit" does: the next start offers the session.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(feature = "custom-protocol"),
+    ignore = "needs the UI embedded: run with --features custom-protocol (scripts/test.sh does)"
+)]
+async fn a_close_while_the_page_loads_is_asked_by_the_page_once_it_listens() {
+    let server = scripted("sessions_e2e").await;
+    let app = App::launch_scripted(&server).await;
+    app.send_prompt("SESS-A: write a").await;
+    app.wait_cards(1).await;
+    let page = app.client.current_url().await.unwrap();
+    let held = |log: &str| log.matches("closing the window waits for the page loading to ask").count();
+
+    app.client.goto("about:blank").await.unwrap();
+    app.close_window_as_the_desktop_does();
+    app.wait("the close held for a page", || async { (held(&app.log()) == 1).then_some(()) }).await;
+    assert!(app.window_shown(), "the window stays for the page to ask");
+
+    // The app's page again: it joins the session and asks.
+    app.client.goto(page.as_str()).await.unwrap();
+    let dialog = app.find("[data-testid=close-dialog]").await;
+    assert!(app.text_of(&dialog).await.contains("Agents are at work in a session."));
+    app.click("[data-testid=close-cancel]").await;
+    app.wait("the dialog gone", || async { app.all("[data-testid=close-dialog]").await.is_empty().then_some(()) })
+        .await;
+    app.wait_cards(1).await;
+    assert!(app.window_shown(), "Cancel keeps the window");
+
+    // Closed twice while no page listens: the app quits, the session interrupted.
+    app.client.goto("about:blank").await.unwrap();
+    app.close_window_as_the_desktop_does();
+    app.wait("the second close held", || async { (held(&app.log()) == 2).then_some(()) }).await;
+    app.close_window_as_the_desktop_does();
+    let app = app.relaunch().await;
+    assert!(app.log().contains("closed again before the page could ask: the app quits"), "{}", app.log());
+    let offered = app.find("[data-testid=interrupted-session]").await;
+    assert!(app.text_of(&offered).await.contains("SESS-A"));
+    assert!(!exists(&app.file("a.txt")), "nothing ran without an answer");
+    app.close().await;
+    server.shutdown().await;
+}

@@ -75,7 +75,10 @@ export const commands = {
 	worktreeAction: (sessionId: SessionId, agentId: AgentId, action: WorktreeAction) => typedError<WorktreeUpdate, AppError>(__TAURI_INVOKE("worktree_action", { sessionId, agentId, action })),
 	/**  Arbor's worktrees in the workspace's repository (also those a crash left). */
 	listWorktrees: (workspace: string) => typedError<WorktreeInfo[], AppError>(__TAURI_INVOKE("list_worktrees", { workspace })),
-	/**  The UI listens for the shell's questions. */
+	/**
+	 *  The UI listens for the shell's questions; one that came while the page was
+	 *  loading is asked now.
+	 */
 	watchWindow: (onRequest: Channel<WindowRequest>) => __TAURI_INVOKE<void>("watch_window", { onRequest }),
 	/**  The person's answer to the close question. */
 	closeWindow: (choice: CloseChoice) => __TAURI_INVOKE<void>("close_window", { choice }),

@@ -3,7 +3,7 @@ import type { ApprovalRule, PastSession, SessionInfo } from "../bindings";
 import { bookStore } from "../store/review";
 import { inboxEntries } from "../store/inbox";
 import { flushEvents, liveStore, liveViews, sessionStore, slotStateOf } from "../store/sessionStore";
-import { uiStore } from "../store/ui";
+import { openDialog, uiStore } from "../store/ui";
 import { eventMaker } from "../test/events";
 import { pastSession, storedAgent } from "../test/past";
 import { frameOf, resetStores, sessionInfo } from "../test/stores";
@@ -168,5 +168,20 @@ describe("a reloaded window joins the sessions still running", () => {
     expect(uiStore.get().errors.map((e) => e.message)).toEqual([
       "Could not show a running session: disk I/O error. Reloading the window tries again.",
     ]);
+  });
+
+  it("leaves the close question open as it shows a joined session; a dialog about an agent goes with its page", async () => {
+    const a = running("s-a");
+    const b = running("s-b");
+    commands.attachSession.mockImplementation((id: string) => ok(id === "s-a" ? attached(a) : attached(b)));
+    // The shell asked as the page listened, before the page's join showed the session it showed.
+    openDialog({ kind: "close", sessionsAtWork: 2 });
+    await joinRunning([a.info, b.info], "s-b");
+    expect(uiStore.get().session?.session_id).toBe("s-b");
+    expect(uiStore.get().dialog).toEqual({ kind: "close", sessionsAtWork: 2 });
+
+    openDialog({ kind: "message", agentId: "agent-main" as never });
+    switchSession(liveStore.get().slots[0]?.key ?? "");
+    expect(uiStore.get().dialog).toBeNull();
   });
 });

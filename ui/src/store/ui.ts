@@ -201,9 +201,21 @@ export function openDialog(dialog: Dialog): void {
   patchUi({ dialog });
 }
 
+/**
+ * The dialog left open when the window shows another page (a session, a review,
+ * the history): the close question stays, since it is about the window, and the
+ * shell may ask it while a page is still joining its sessions; a dialog about a
+ * session's agent goes with the page.
+ */
+export function dialogAcrossPages(): Dialog {
+  const dialog = uiStore.get().dialog;
+  return dialog?.kind === "close" ? dialog : null;
+}
+
 /** Shows or hides the history panel (the top-bar button and Ctrl/Cmd+H). */
 export function toggleHistory(): void {
-  uiStore.set((s) => ({ ...s, view: s.view === "history" ? "session" : "history", dialog: null }));
+  const dialog = dialogAcrossPages();
+  uiStore.set((s) => ({ ...s, view: s.view === "history" ? "session" : "history", dialog }));
 }
 
 export function dismissProblem(problem: string): void {
