@@ -2,7 +2,8 @@
 //! workspace's files, the keyring and the launch's own flags. All of it may block
 //! (a settings file on a dead mount, a keyring that waits on its unlock prompt), so
 //! [`Host::launch`] runs it through [`off_worker`], never on one of the runtime's
-//! few worker threads: one hung start must not stall every live session.
+//! few worker threads: one hung start must not stall every live session. The MCP
+//! listing reads the same files the same way.
 
 use crate::catalog::AgentTypeInfo;
 use crate::claude_settings::{Applying, SettingsRule};

@@ -426,33 +426,33 @@ impl Host {
     /// `fresh`): each server starts once for this, then stops. A workspace's
     /// `.mcp.json` that is not trusted is described, never started.
     pub async fn mcp_servers(&self, workspace: Option<String>, files: &[PathBuf], listing: McpListing) -> McpReport {
-        let workspace = workspace
-            .filter(|w| !w.trim().is_empty())
-            .or_else(|| self.settings().last_workspace)
-            .map(PathBuf::from)
-            .filter(|w| w.is_dir());
-        let definitions = workspace.as_deref().map(|w| self.agent_types(w).definitions).unwrap_or_default();
-        let (trusted, trust) = match workspace.as_deref() {
-            Some(w) => self.trusted_workspace(w, &definitions, listing.trust_workspace),
-            None => (None, None),
-        };
-        let sources = McpSources {
-            config_dir: self.config.config_dir.clone(),
-            workspace: workspace.as_deref(),
-            files,
-            agent_types: &definitions,
-            env: &self.config.env,
-            trusted,
-            client: None,
-        };
-        let (catalog, problems) = self.mcp.get(&sources);
+        // The files read may hang (a dead mount): not on one of the runtime's workers.
+        let (catalog, problems, files, trust) = crate::configure::off_worker(|| {
+            let workspace = workspace
+                .filter(|w| !w.trim().is_empty())
+                .or_else(|| self.settings().last_workspace)
+                .map(PathBuf::from)
+                .filter(|w| w.is_dir());
+            let definitions = workspace.as_deref().map(|w| self.agent_types(w).definitions).unwrap_or_default();
+            let (trusted, trust) = match workspace.as_deref() {
+                Some(w) => self.trusted_workspace(w, &definitions, listing.trust_workspace),
+                None => (None, None),
+            };
+            let sources = McpSources {
+                config_dir: self.config.config_dir.clone(),
+                workspace: workspace.as_deref(),
+                files,
+                agent_types: &definitions,
+                env: &self.config.env,
+                trusted,
+                client: None,
+            };
+            let (catalog, problems) = self.mcp.get(&sources);
+            let files: Vec<String> = sources.paths().iter().map(|f| f.display().to_string()).collect();
+            (catalog, problems, files, trust)
+        });
         catalog.check(listing.fresh).await;
-        McpReport {
-            servers: catalog.describe(),
-            problems,
-            files: sources.paths().iter().map(|f| f.display().to_string()).collect(),
-            workspace: trust,
-        }
+        McpReport { servers: catalog.describe(), problems, files, workspace: trust }
     }
 
     pub(crate) fn store_settings(&self, settings: Settings) -> Result<(), AppError> {

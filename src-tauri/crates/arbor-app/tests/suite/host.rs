@@ -2,6 +2,7 @@
 //! demo with a delegation, persist-before-display with review and export, resume.
 
 use arbor_app::keys::{KeySource, MemoryStore};
+use arbor_app::mcp::McpListing;
 use arbor_app::sessions::StartRequest;
 use arbor_app::settings::Settings;
 use arbor_app::transcripts::{ExportFormat, HistoryQuery};
@@ -465,42 +466,64 @@ async fn the_settings_context_window_is_every_agents_and_says_so() {
     server.shutdown().await;
 }
 
-/// A start held by a settings file that never answers (a FIFO nobody writes, as a
-/// dead network mount would) holds only itself: with the runtime's one worker, other
-/// tasks still run meanwhile, and the start goes on once the file answers.
-#[tokio::test(flavor = "multi_thread", worker_threads = 1)]
-async fn a_start_held_by_a_hung_settings_file_leaves_the_runtime_working() {
-    let dir = tempfile::tempdir().unwrap();
-    let claude = dir.path().join("claude");
-    std::fs::create_dir_all(&claude).unwrap();
-    let fifo = claude.join("settings.json");
-    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
-    let env = Environment::default().with("CLAUDE_CONFIG_DIR", &claude.display().to_string());
-    let host = std::sync::Arc::new(host_with(dir.path(), env));
-    let start = tokio::spawn({
-        let host = host.clone();
-        async move { host.launch(demo()).await.map(|l| l.info.session_id) }
-    });
-    // Opening the FIFO to write returns once the start has opened it to read; its read
+/// Runs `task` while `fifo`, a FIFO a file it reads is made into, holds it (as a file
+/// on a dead network mount would), on a runtime of one worker: true when another task
+/// still ran meanwhile. The FIFO is then answered with `{}`, and `task` ends.
+async fn runs_beside_a_hung_read<T: Send + 'static>(
+    fifo: &Path,
+    task: impl std::future::Future<Output = T> + Send + 'static,
+) -> (bool, T) {
+    std::fs::create_dir_all(fifo.parent().unwrap()).unwrap();
+    assert!(std::process::Command::new("mkfifo").arg(fifo).status().unwrap().success());
+    let task = tokio::spawn(task);
+    // Opening the FIFO to write returns once the task has opened it to read; its read
     // then waits for the writer to close.
     let (opened, writer) = std::sync::mpsc::channel();
-    let path = fifo.clone();
+    let path = fifo.to_path_buf();
     std::thread::spawn(move || opened.send(std::fs::OpenOptions::new().write(true).open(path)));
-    let mut writer =
-        writer.recv_timeout(std::time::Duration::from_secs(30)).expect("the start opens the settings file").unwrap();
-
+    let mut writer = writer.recv_timeout(std::time::Duration::from_secs(30)).expect("the task opens the file").unwrap();
     let probe = tokio::spawn(async { "ran" });
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
     while !probe.is_finished() && std::time::Instant::now() < deadline {
         std::thread::sleep(std::time::Duration::from_millis(10));
     }
     let ran = probe.is_finished();
-    // Released before asserting, so a failure does not leave the worker blocked.
+    // Answered before the caller asserts, so a failure does not leave the worker blocked.
     std::io::Write::write_all(&mut writer, b"{}").unwrap();
     drop(writer);
+    let done = tokio::time::timeout(std::time::Duration::from_secs(30), task).await.unwrap().unwrap();
+    (ran, done)
+}
+
+/// A start held by Claude Code's settings file holds only itself: other tasks run
+/// meanwhile, and the start goes on once the file answers.
+#[tokio::test(flavor = "multi_thread", worker_threads = 1)]
+async fn a_start_held_by_a_hung_settings_file_leaves_the_runtime_working() {
+    let dir = tempfile::tempdir().unwrap();
+    let claude = dir.path().join("claude");
+    let env = Environment::default().with("CLAUDE_CONFIG_DIR", &claude.display().to_string());
+    let host = std::sync::Arc::new(host_with(dir.path(), env));
+    let starting = host.clone();
+    let (ran, started) =
+        runs_beside_a_hung_read(&claude.join("settings.json"), async move { starting.launch(demo()).await }).await;
     assert!(ran, "a start blocked on a file held the runtime's only worker");
-    assert_eq!(probe.await.unwrap(), "ran");
-    let session = tokio::time::timeout(std::time::Duration::from_secs(30), start).await.unwrap().unwrap().unwrap();
+    let session = started.unwrap().info.session_id;
     assert!(host.state().sessions.iter().any(|s| s.session_id == session));
     host.close_and_settle(&session).await;
+}
+
+/// Listing MCP servers held by the person's `mcp.json` holds only itself too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 1)]
+async fn an_mcp_listing_held_by_a_hung_file_leaves_the_runtime_working() {
+    let dir = tempfile::tempdir().unwrap();
+    let host = std::sync::Arc::new(host(dir.path()));
+    let listing = McpListing { fresh: false, trust_workspace: false };
+    let asking = host.clone();
+    let workspace = Some(dir.path().display().to_string());
+    let (ran, report) = runs_beside_a_hung_read(&dir.path().join("config/mcp.json"), async move {
+        asking.mcp_servers(workspace, &[], listing).await
+    })
+    .await;
+    assert!(ran, "a listing blocked on a file held the runtime's only worker");
+    assert!(report.servers.is_empty(), "an empty file names no server: {:?}", report.problems);
 }
