@@ -80,8 +80,10 @@ pub fn run() {
         // commit of the new document (wry sends it on WebKit's `Committed`), on the main thread.
         .on_page_load(|webview, payload| {
             if payload.event() == tauri::webview::PageLoadEvent::Started {
+                // The channel first: a start that sees the new generation then finds no
+                // channel of the old page to tell its join to, and holds it for the new one.
+                webview.state::<window::WindowWatch>().page_gone();
                 webview.state::<bridge::Routes>().page_loaded();
-                webview.state::<window::WindowWatch>().page_loaded();
             }
         })
         .setup(move |app| {

@@ -2,7 +2,7 @@
 //! Errors cross to the UI typed ([`AppError`]).
 
 use crate::bridge::{self, Refusal, Routes};
-use crate::window::{WindowRequest, WindowWatch};
+use crate::window::WindowWatch;
 use arbor_app::batch::EventFrame;
 use arbor_app::catalog::CatalogReport;
 use arbor_app::changes::AgentChange;
@@ -51,7 +51,7 @@ impl<'a> Window<'a> {
         let on = bridge::forward(id, events, seed, (on_events, self.page), self.routes.clone());
         if !on.attached {
             // Held for the page loading when none listens yet.
-            self.watch.tell(WindowRequest::JoinSessions);
+            self.watch.join_sessions();
         }
         Continued { info: launched.info, through: on.through }
     }

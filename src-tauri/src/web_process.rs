@@ -17,10 +17,13 @@ pub fn restart_on_crash(app: &AppHandle) {
     use tauri::Manager;
     use webkit2gtk::{WebProcessTerminationReason, WebViewExt};
     let Some(window) = app.get_webview_window("main") else { return };
-    let done = window.with_webview(|webview| {
+    let app = app.clone();
+    let done = window.with_webview(move |webview| {
         let recent = std::cell::RefCell::new(Reloads::default());
         webview.inner().connect_web_process_terminated(move |view, reason| {
             tracing::error!(?reason, "the window's web process ended");
+            // Its page's channel is dead: the window's questions wait for the next page.
+            app.state::<crate::window::WindowWatch>().page_gone();
             // Ended on purpose (the window closing): nothing to bring back.
             if reason == WebProcessTerminationReason::TerminatedByApi {
                 return;

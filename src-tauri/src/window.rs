@@ -6,6 +6,7 @@
 
 use parking_lot::Mutex;
 use serde::{Deserialize, Serialize};
+use std::time::{Duration, Instant};
 use tauri::ipc::Channel;
 use tauri::{AppHandle, State, Window};
 
@@ -32,19 +33,26 @@ pub enum CloseChoice {
 
 /// The page's channel for [`WindowRequest`]s, and what came while no page listened.
 ///
-/// A page's channel goes with its page: a request sent into it after a reload would
-/// reach no one (a close swallowed, a session never joined). So each new document
-/// drops it ([`WindowWatch::page_loaded`]) and a request that comes before the new
-/// page listens is held for it ([`WindowWatch::listen`]).
+/// A page's channel goes with its page: a request sent into it after a reload or
+/// its web process's death would reach no one (a close swallowed, a session never
+/// joined). So the channel is dropped when the page goes ([`WindowWatch::page_gone`])
+/// and a request that comes before the next page listens is held for it
+/// ([`WindowWatch::listen`]).
 #[derive(Default)]
 pub struct WindowWatch(Mutex<Listener>);
 
 #[derive(Default)]
 struct Listener {
     channel: Option<Channel<WindowRequest>>,
-    /// At most one of each kind; a close's count is taken again when it is told.
-    held: Vec<WindowRequest>,
+    /// When a close came that no page could be asked about yet.
+    close_held: Option<Instant>,
+    /// Sessions the page loading is to join.
+    join_held: bool,
 }
+
+/// A second close counts as the person insisting only this long after the first: a
+/// double click on the close button is one close.
+const INSIST_AFTER: Duration = Duration::from_secs(1);
 
 /// What becomes of a close of the window while agents work.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,8 +61,8 @@ pub enum CloseAnswer {
     Asked,
     /// No page listens (it is loading): the question waits for it, and the window stays.
     Held,
-    /// A second close while the first still waits for a page: the person insists, and
-    /// the window closes (its sessions are interrupted and offered at the next start).
+    /// Closed again while the first close still waits for a page: the person insists,
+    /// and the window closes (its sessions are interrupted and offered at the next start).
     Close,
 }
 
@@ -68,32 +76,37 @@ pub enum Listened {
 }
 
 impl WindowWatch {
-    /// The window commits a new document: the page before it, and its channel, are gone.
-    pub fn page_loaded(&self) {
+    /// The page has gone (the window committed a new document, or its web process
+    /// died), and its channel with it.
+    pub fn page_gone(&self) {
         self.0.lock().channel = None;
     }
 
-    /// Sends `request` to the page listening, or holds it until a page listens.
-    pub fn tell(&self, request: WindowRequest) {
+    /// Tells the page to join the sessions it lacks, or the next page that listens.
+    pub fn join_sessions(&self) {
         let mut listener = self.0.lock();
-        if !listener.send(request.clone()) {
-            listener.hold(request);
+        if !listener.send(WindowRequest::JoinSessions) {
+            listener.join_held = true;
         }
     }
 
-    /// The window is being closed with `at_work` sessions at work (more than none).
-    pub fn close_requested(&self, at_work: usize) -> CloseAnswer {
+    /// The window is being closed at `now` with `at_work` sessions at work (more than none).
+    pub fn close_requested(&self, at_work: usize, now: Instant) -> CloseAnswer {
         let mut listener = self.0.lock();
         if listener.send(close_asked(at_work)) {
             return CloseAnswer::Asked;
         }
-        let before = listener.held.len();
-        listener.held.retain(|r| !matches!(r, WindowRequest::CloseAsked { .. }));
-        if listener.held.len() < before {
-            return CloseAnswer::Close;
+        match listener.close_held {
+            Some(first) if now.saturating_duration_since(first) >= INSIST_AFTER => {
+                listener.close_held = None;
+                CloseAnswer::Close
+            }
+            Some(_) => CloseAnswer::Held,
+            None => {
+                listener.close_held = Some(now);
+                CloseAnswer::Held
+            }
         }
-        listener.held.push(close_asked(at_work));
-        CloseAnswer::Held
     }
 
     /// The page loaded now listens on `channel`; what was held for it is told now
@@ -101,21 +114,20 @@ impl WindowWatch {
     pub fn listen(&self, channel: Channel<WindowRequest>, at_work: usize) -> Listened {
         let mut listener = self.0.lock();
         listener.channel = Some(channel);
-        let mut listened = Listened::Listening;
-        for request in std::mem::take(&mut listener.held) {
-            let request = match request {
-                WindowRequest::CloseAsked { .. } if at_work == 0 => {
-                    listened = Listened::CloseNow;
-                    continue;
-                }
-                WindowRequest::CloseAsked { .. } => close_asked(at_work),
-                other => other,
-            };
-            if !listener.send(request.clone()) {
-                listener.hold(request);
-            }
+        if listener.join_held && listener.send(WindowRequest::JoinSessions) {
+            listener.join_held = false;
         }
-        listened
+        if listener.close_held.is_none() {
+            return Listened::Listening;
+        }
+        if at_work == 0 {
+            listener.close_held = None;
+            return Listened::CloseNow;
+        }
+        if listener.send(close_asked(at_work)) {
+            listener.close_held = None;
+        }
+        Listened::Listening
     }
 }
 
@@ -123,28 +135,29 @@ impl Listener {
     fn send(&self, request: WindowRequest) -> bool {
         self.channel.as_ref().is_some_and(|ch| ch.send(request).is_ok())
     }
-
-    fn hold(&mut self, request: WindowRequest) {
-        let kind = std::mem::discriminant(&request);
-        self.held.retain(|r| std::mem::discriminant(r) != kind);
-        self.held.push(request);
-    }
 }
 
 fn close_asked(at_work: usize) -> WindowRequest {
     WindowRequest::CloseAsked { sessions_at_work: u32::try_from(at_work).unwrap_or(u32::MAX) }
 }
 
-/// The UI listens for the shell's questions; one that came while the page was
-/// loading is asked now.
+/// The UI listens for the shell's questions (`page`: its generation, as `this_page`
+/// answered); one that came while the page was loading is asked now.
 #[tauri::command]
 #[specta::specta]
 pub fn watch_window(
     window: Window,
     host: State<'_, arbor_app::Host>,
+    routes: State<'_, crate::bridge::Routes>,
     watch: State<'_, WindowWatch>,
+    page: u64,
     on_request: Channel<WindowRequest>,
 ) {
+    // A page that has gone must not take the questions meant for the one loaded now.
+    if page != routes.page() {
+        tracing::info!(page, "a page that has gone asked to hear the window's questions: refused");
+        return;
+    }
     if watch.listen(on_request, host.sessions_at_work()) == Listened::CloseNow {
         tracing::info!("the close held while the page loaded goes ahead: nothing is at work now");
         if let Err(e) = window.close() {
@@ -179,7 +192,7 @@ pub fn on_event(window: &Window, event: &tauri::WindowEvent) {
     if at_work == 0 {
         return;
     }
-    match window.state::<WindowWatch>().close_requested(at_work) {
+    match window.state::<WindowWatch>().close_requested(at_work, Instant::now()) {
         CloseAnswer::Asked => {
             api.prevent_close();
             tracing::info!(at_work, "closing the window asks what to do with the sessions at work");
@@ -229,8 +242,8 @@ mod tests {
         let watch = WindowWatch::default();
         let (channel, got) = page();
         assert_eq!(watch.listen(channel, 3), Listened::Listening);
-        assert_eq!(watch.close_requested(2), CloseAnswer::Asked);
-        watch.tell(WindowRequest::JoinSessions);
+        assert_eq!(watch.close_requested(2, Instant::now()), CloseAnswer::Asked);
+        watch.join_sessions();
         assert_eq!(*got.lock(), [ASKED_2, JOIN]);
     }
 
@@ -239,26 +252,28 @@ mod tests {
         let watch = WindowWatch::default();
         let (old, old_got) = page();
         watch.listen(old, 1);
-        watch.page_loaded();
-        assert_eq!(watch.close_requested(1), CloseAnswer::Held, "the window stays for the new page to ask");
-        watch.tell(WindowRequest::JoinSessions);
+        watch.page_gone();
+        assert_eq!(watch.close_requested(1, Instant::now()), CloseAnswer::Held, "the window stays for the new page");
+        watch.join_sessions();
         assert!(old_got.lock().is_empty(), "nothing goes to the page that went");
         let (new, new_got) = page();
         assert_eq!(watch.listen(new, 2), Listened::Listening);
-        assert_eq!(*new_got.lock(), [ASKED_2, JOIN]);
+        assert_eq!(*new_got.lock(), [JOIN, ASKED_2]);
         // Told once: a later page is not asked again.
-        watch.page_loaded();
+        watch.page_gone();
         let (later, later_got) = page();
         watch.listen(later, 2);
         assert!(later_got.lock().is_empty());
     }
 
     #[test]
-    fn a_second_close_while_no_page_listens_closes() {
+    fn closing_again_a_moment_later_while_no_page_listens_closes_but_a_double_click_does_not() {
         let watch = WindowWatch::default();
-        watch.page_loaded();
-        assert_eq!(watch.close_requested(1), CloseAnswer::Held);
-        assert_eq!(watch.close_requested(1), CloseAnswer::Close);
+        watch.page_gone();
+        let first = Instant::now();
+        assert_eq!(watch.close_requested(1, first), CloseAnswer::Held);
+        assert_eq!(watch.close_requested(1, first + Duration::from_millis(300)), CloseAnswer::Held, "a double click");
+        assert_eq!(watch.close_requested(1, first + INSIST_AFTER), CloseAnswer::Close);
         let (channel, got) = page();
         assert_eq!(watch.listen(channel, 1), Listened::Listening, "the close it held went ahead");
         assert!(got.lock().is_empty());
@@ -267,17 +282,17 @@ mod tests {
     #[test]
     fn a_held_close_goes_ahead_when_nothing_is_at_work_by_the_time_a_page_listens() {
         let watch = WindowWatch::default();
-        assert_eq!(watch.close_requested(1), CloseAnswer::Held);
+        assert_eq!(watch.close_requested(1, Instant::now()), CloseAnswer::Held);
         let (channel, got) = page();
         assert_eq!(watch.listen(channel, 0), Listened::CloseNow);
         assert!(got.lock().is_empty(), "no question about nothing");
     }
 
     #[test]
-    fn requests_held_for_a_page_are_told_once_each() {
+    fn joins_held_for_a_page_are_told_once() {
         let watch = WindowWatch::default();
-        watch.tell(WindowRequest::JoinSessions);
-        watch.tell(WindowRequest::JoinSessions);
+        watch.join_sessions();
+        watch.join_sessions();
         let (channel, got) = page();
         watch.listen(channel, 0);
         assert_eq!(*got.lock(), [JOIN]);

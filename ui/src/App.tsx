@@ -120,6 +120,8 @@ export function App() {
             Retry
           </button>
         </div>
+        {/* The window's own question: sessions may run in the backend this page could not load. */}
+        {dialog?.kind === "close" ? <CloseDialog sessionsAtWork={dialog.sessionsAtWork} /> : null}
       </div>
     );
   }

@@ -76,10 +76,10 @@ export const commands = {
 	/**  Arbor's worktrees in the workspace's repository (also those a crash left). */
 	listWorktrees: (workspace: string) => typedError<WorktreeInfo[], AppError>(__TAURI_INVOKE("list_worktrees", { workspace })),
 	/**
-	 *  The UI listens for the shell's questions; one that came while the page was
-	 *  loading is asked now.
+	 *  The UI listens for the shell's questions (`page`: its generation, as `this_page`
+	 *  answered); one that came while the page was loading is asked now.
 	 */
-	watchWindow: (onRequest: Channel<WindowRequest>) => __TAURI_INVOKE<void>("watch_window", { onRequest }),
+	watchWindow: (page: number, onRequest: Channel<WindowRequest>) => __TAURI_INVOKE<void>("watch_window", { page, onRequest }),
 	/**  The person's answer to the close question. */
 	closeWindow: (choice: CloseChoice) => __TAURI_INVOKE<void>("close_window", { choice }),
 	/**

@@ -9,6 +9,7 @@ import { appState, resetStores } from "../test/stores";
 const commands = {
   appState: vi.fn(),
   showSession: vi.fn(() => Promise.resolve(null)),
+  thisPage: vi.fn(),
   watchWindow: vi.fn(),
   closeWindow: vi.fn(),
   listSessions: vi.fn(),
@@ -25,7 +26,7 @@ vi.mock("@tauri-apps/api/core", () => ({
 
 /** The shell's channel, as the window registered it. */
 function shell(): { onmessage: (r: WindowRequest) => void } {
-  const channel = commands.watchWindow.mock.calls.at(-1)?.[0];
+  const channel = commands.watchWindow.mock.calls.at(-1)?.[1];
   if (!channel) throw new Error("the window never listened");
   return channel;
 }
@@ -33,6 +34,7 @@ function shell(): { onmessage: (r: WindowRequest) => void } {
 beforeEach(async () => {
   for (const f of Object.values(commands)) f.mockReset();
   commands.appState.mockResolvedValue(appState());
+  commands.thisPage.mockResolvedValue(1);
   commands.watchWindow.mockResolvedValue(null);
   commands.closeWindow.mockResolvedValue(null);
   commands.listSessions.mockResolvedValue({ status: "ok", data: [] });
@@ -68,5 +70,12 @@ describe("closing the window while agents work", () => {
     expect(screen.queryByTestId("close-dialog")).toBeNull();
     expect(commands.closeWindow).not.toHaveBeenCalled();
     expect(uiStore.get().dialog).toBeNull();
+  });
+
+  it("asks on the screen a page shows when it could not reach the backend, too", () => {
+    act(() => uiStore.set((s) => ({ ...s, appError: "the backend did not answer" })));
+    expect(screen.getByText("Could not reach Arbor's backend")).toBeTruthy();
+    act(() => shell().onmessage({ kind: "close_asked", sessions_at_work: 1 }));
+    expect(screen.getByTestId("close-dialog").textContent).toContain("Agents are at work in a session");
   });
 });

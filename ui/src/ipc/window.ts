@@ -21,7 +21,7 @@ export function installWindowWatch(): void {
         if (request.kind === "close_asked") openDialog({ kind: "close", sessionsAtWork: request.sessions_at_work });
         else if (request.kind === "join_sessions") void joinMissing();
       };
-      await commands.watchWindow(channel);
+      await commands.watchWindow(await commands.thisPage(), channel);
     } catch {
       // Outside the app (a test page) or an old backend: nothing to tell the person; closing stays safe.
     }

@@ -341,9 +341,10 @@ impl Host {
                     let main = state.agents.iter().find(|a| a.state.parent_id.is_none());
                     config.main_agent.agent_type = main.and_then(|a| a.state.subagent_type.clone());
                 }
-                Session::resume(config, state)
+                // Its start reads the workspace (its path resolved, its instruction files).
+                off_worker(|| Session::resume(config, state))
             }
-            None => Session::start(config),
+            None => off_worker(|| Session::start(config)),
         };
         let (session, events) = started.map_err(|e| err(AppErrorKind::Session, e))?;
         let main_type = session.main_agent_type().map(str::to_string);

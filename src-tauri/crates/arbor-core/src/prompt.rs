@@ -16,23 +16,28 @@ const INSTRUCTION_FILES: [&str; 2] = ["AGENTS.md", "CLAUDE.md"];
 /// Instructions longer than this are cut, so a stray huge file cannot fill the context.
 const MAX_INSTRUCTIONS: usize = 40_000;
 
-/// `base` plus the workspace's location and its project instruction files.
-pub fn main_system_prompt(base: &str, workspace: &Path, today: &str, with_instructions: bool) -> String {
-    let mut prompt = format!("{base}\n\nWorkspace root: {}\nToday's date: {today}", workspace.display());
-    if with_instructions {
-        for name in INSTRUCTION_FILES {
-            let Ok(text) = std::fs::read_to_string(workspace.join(name)) else { continue };
-            let text = text.trim();
-            if text.is_empty() {
-                continue;
-            }
-            let text = crate::tools::cap_output(text, MAX_INSTRUCTIONS);
-            prompt.push_str(&format!(
-                "\n\n# Project instructions ({name})\nThe user keeps these in {name} at the workspace root; follow them.\n\n{text}"
-            ));
+/// The workspace's project instruction files, each under its own heading ("" when
+/// it has none). Read once, at the session's start: the main agent's prompt and every
+/// subagent type's take them from there, so a spawn never waits on the file system.
+pub fn project_instructions(workspace: &Path) -> String {
+    let mut out = String::new();
+    for name in INSTRUCTION_FILES {
+        let Ok(text) = std::fs::read_to_string(workspace.join(name)) else { continue };
+        let text = text.trim();
+        if text.is_empty() {
+            continue;
         }
+        let text = crate::tools::cap_output(text, MAX_INSTRUCTIONS);
+        out.push_str(&format!(
+            "\n\n# Project instructions ({name})\nThe user keeps these in {name} at the workspace root; follow them.\n\n{text}"
+        ));
     }
-    prompt
+    out
+}
+
+/// `base` plus the workspace's location and its `instructions` ([`project_instructions`]).
+pub fn main_system_prompt(base: &str, workspace: &Path, today: &str, instructions: &str) -> String {
+    format!("{base}\n\nWorkspace root: {}\nToday's date: {today}{instructions}", workspace.display())
 }
 
 /// `YYYY-MM-DD` of a Unix time in milliseconds (UTC), without a date crate.
@@ -56,12 +61,12 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("AGENTS.md"), "Use tabs.").unwrap();
         std::fs::write(dir.path().join("CLAUDE.md"), "Run make test.").unwrap();
-        let p = main_system_prompt("base", dir.path(), "2026-11-22", true);
+        let p = main_system_prompt("base", dir.path(), "2026-11-22", &project_instructions(dir.path()));
         assert!(p.starts_with("base"));
         assert!(p.contains("(AGENTS.md)") && p.contains("Use tabs."));
         assert!(p.contains("(CLAUDE.md)") && p.contains("Run make test."));
         assert!(p.find("Use tabs.") < p.find("Run make test."));
-        let without = main_system_prompt("base", dir.path(), "2026-11-22", false);
+        let without = main_system_prompt("base", dir.path(), "2026-11-22", "");
         assert!(!without.contains("Use tabs."));
     }
 }

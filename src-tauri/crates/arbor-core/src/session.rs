@@ -104,8 +104,9 @@ impl Session {
             .ok_or_else(|| SessionError::UnknownProvider(main_def.provider.clone()))?;
         let today = prompt::iso_date(config.clock.now_ms());
         let (events, stream) = EventSink::new(session_id.clone(), config.clock.clone(), last_seq);
-        let system =
-            prompt::main_system_prompt(&main_def.system_prompt, workspace.root(), &today, config.project_instructions);
+        let instructions =
+            if config.project_instructions { prompt::project_instructions(workspace.root()) } else { String::new() };
+        let system = prompt::main_system_prompt(&main_def.system_prompt, workspace.root(), &today, &instructions);
         let agent_types: BTreeMap<String, AgentDefinition> =
             config.agent_types.into_iter().map(|d| (d.name.clone(), d)).collect();
         let task_description = children::task_description(&agent_types);
@@ -127,7 +128,7 @@ impl Session {
             limits: config.limits,
             providers: config.providers,
             agent_types: parking_lot::RwLock::new(Arc::new(agent_types)),
-            project_instructions: config.project_instructions,
+            instructions,
             today,
             task_description,
             root_cancel: CancellationToken::new(),

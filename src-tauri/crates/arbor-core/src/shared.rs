@@ -36,7 +36,8 @@ pub(crate) struct Context {
     pub(crate) providers: Providers,
     /// Loaded subagent types by name; a person's reload replaces them (`Session::set_agent_types`).
     pub(crate) agent_types: parking_lot::RwLock<Arc<BTreeMap<String, AgentDefinition>>>,
-    pub(crate) project_instructions: bool,
+    /// The workspace's project instructions as the session started ([`crate::prompt::project_instructions`]).
+    pub(crate) instructions: String,
     /// `YYYY-MM-DD` at the session's start, for system prompts.
     pub(crate) today: String,
     /// The Task tool's description: it lists the loaded types, so it is built once.

@@ -512,6 +512,22 @@ async fn a_start_held_by_a_hung_settings_file_leaves_the_runtime_working() {
     host.close_and_settle(&session).await;
 }
 
+/// So does a start held by the workspace's `CLAUDE.md`, which the session reads as it
+/// starts (once: its subagents take the instructions from there).
+#[tokio::test(flavor = "multi_thread", worker_threads = 1)]
+async fn a_start_held_by_a_hung_instruction_file_leaves_the_runtime_working() {
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = dir.path().join("project");
+    let host = std::sync::Arc::new(host(dir.path()));
+    let starting = host.clone();
+    let spec = LaunchSpec { workspace: Some(workspace.clone()), ..demo() };
+    let (ran, started) =
+        runs_beside_a_hung_read(&workspace.join("CLAUDE.md"), async move { starting.launch(spec).await }).await;
+    assert!(ran, "a start blocked on a file held the runtime's only worker");
+    let session = started.unwrap().info.session_id;
+    host.close_and_settle(&session).await;
+}
+
 /// Listing MCP servers held by the person's `mcp.json` holds only itself too.
 #[tokio::test(flavor = "multi_thread", worker_threads = 1)]
 async fn an_mcp_listing_held_by_a_hung_file_leaves_the_runtime_working() {

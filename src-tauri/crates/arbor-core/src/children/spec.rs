@@ -245,12 +245,8 @@ pub(crate) fn child_spec(
     let (system, tools, policy, mcp) = match def {
         None => (parent.system.clone(), parent.tools.clone(), parent.policy.clone(), parent.mcp.clone()),
         Some(d) => {
-            let system = prompt::main_system_prompt(
-                &d.system_prompt,
-                ctx.workspace.root(),
-                &ctx.today,
-                ctx.project_instructions,
-            );
+            let system =
+                prompt::main_system_prompt(&d.system_prompt, ctx.workspace.root(), &ctx.today, &ctx.instructions);
             // What the parent may never call, the child may not either.
             let mut tools = d.tools.clone();
             for t in &parent.tools.deny {
