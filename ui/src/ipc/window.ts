@@ -12,8 +12,8 @@ import { joinMissing } from "./sessions";
 
 /** Listens for the shell's questions (once, at start). */
 export function installWindowWatch(): void {
-  // Until a page listens, the shell holds a close for it (a second close quits: the sessions end
-  // interrupted and are offered at the next start).
+  // Until a page listens, the shell holds a close for it (closing again a moment later quits: the
+  // sessions end interrupted and are offered at the next start).
   void (async () => {
     try {
       const channel = new Channel<WindowRequest>();
