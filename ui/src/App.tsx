@@ -96,6 +96,9 @@ export function App() {
   const folded = useInboxFolded();
   const layout = useSessionLayout(folded);
   useWindowTitle();
+  // The window's own question, shown whatever the page shows (sessions may run in a
+  // backend this page could not load).
+  const closeQuestion = dialog?.kind === "close" ? <CloseDialog sessionsAtWork={dialog.sessionsAtWork} /> : null;
 
   if (loading) {
     return (
@@ -120,8 +123,7 @@ export function App() {
             Retry
           </button>
         </div>
-        {/* The window's own question: sessions may run in the backend this page could not load. */}
-        {dialog?.kind === "close" ? <CloseDialog sessionsAtWork={dialog.sessionsAtWork} /> : null}
+        {closeQuestion}
       </div>
     );
   }
@@ -206,7 +208,7 @@ export function App() {
       {dialog?.kind === "delegate" ? <DelegateDialog parentId={dialog.parentId} /> : null}
       {dialog?.kind === "message" ? <MessageDialog agentId={dialog.agentId} /> : null}
       {dialog?.kind === "budget" ? <BudgetDialog agentId={dialog.agentId} /> : null}
-      {dialog?.kind === "close" ? <CloseDialog sessionsAtWork={dialog.sessionsAtWork} /> : null}
+      {closeQuestion}
       <McpTrustDialog />
       <ErrorBanners />
     </div>
