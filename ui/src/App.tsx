@@ -98,7 +98,8 @@ export function App() {
   useWindowTitle();
   // The window's own question, shown whatever the page shows (sessions may run in a
   // backend this page could not load).
-  const closeQuestion = dialog?.kind === "close" ? <CloseDialog sessionsAtWork={dialog.sessionsAtWork} /> : null;
+  const asked = useStore(uiStore, (s) => s.closeQuestion);
+  const closeQuestion = asked === null ? null : <CloseDialog sessionsAtWork={asked.sessionsAtWork} />;
 
   if (loading) {
     return (

@@ -4,7 +4,8 @@ import { beforeEach, describe, expect, it, vi } from "vitest";
 import type { WindowRequest } from "../bindings";
 import { App } from "../App";
 import { uiStore } from "../store/ui";
-import { appState, resetStores } from "../test/stores";
+import { eventMaker } from "../test/events";
+import { appState, applyEvents, resetStores, sessionInfo } from "../test/stores";
 
 const commands = {
   appState: vi.fn(),
@@ -13,6 +14,7 @@ const commands = {
   watchWindow: vi.fn(),
   closeWindow: vi.fn(),
   listSessions: vi.fn(),
+  describeTask: vi.fn(),
 };
 vi.mock("../bindings", async (importOriginal) => ({
   ...(await importOriginal<typeof import("../bindings")>()),
@@ -38,6 +40,7 @@ beforeEach(async () => {
   commands.watchWindow.mockResolvedValue(null);
   commands.closeWindow.mockResolvedValue(null);
   commands.listSessions.mockResolvedValue({ status: "ok", data: [] });
+  commands.describeTask.mockResolvedValue("A label");
   resetStores({ app: null, appLoading: true });
   await act(async () => {
     render(<App />);
@@ -69,7 +72,33 @@ describe("closing the window while agents work", () => {
     fireEvent.click(screen.getByTestId("close-cancel"));
     expect(screen.queryByTestId("close-dialog")).toBeNull();
     expect(commands.closeWindow).not.toHaveBeenCalled();
-    expect(uiStore.get().dialog).toBeNull();
+    expect(uiStore.get().closeQuestion).toBeNull();
+  });
+
+  it("asks above an open Delegate… form, whose draft is still there after Cancel or Escape", () => {
+    const e = eventMaker();
+    act(() => {
+      uiStore.set((s) => ({ ...s, session: sessionInfo(), dialog: { kind: "delegate", parentId: "agent-main" } }));
+      applyEvents([e.started("agent-main", null, "main"), e.status("agent-main", "running")]);
+    });
+    const prompt = () => screen.getByTestId("delegate-prompt") as HTMLTextAreaElement;
+    fireEvent.change(prompt(), { target: { value: "Count the text files, then the lines" } });
+
+    act(() => shell().onmessage({ kind: "close_asked", sessions_at_work: 1 }));
+    // The question is the last dialog drawn (on top), and the keys are its own.
+    const modals = screen.getAllByRole("dialog");
+    expect(modals.at(-1)).toBe(screen.getByTestId("close-dialog"));
+    expect(document.activeElement).toBe(screen.getByTestId("close-keep"));
+    fireEvent.click(screen.getByTestId("close-cancel"));
+    expect(screen.queryByTestId("close-dialog")).toBeNull();
+    expect(prompt().value).toBe("Count the text files, then the lines");
+    expect(uiStore.get().dialog).toEqual({ kind: "delegate", parentId: "agent-main" });
+
+    act(() => shell().onmessage({ kind: "close_asked", sessions_at_work: 1 }));
+    fireEvent.keyDown(screen.getByTestId("close-keep"), { key: "Escape" });
+    expect(screen.queryByTestId("close-dialog")).toBeNull();
+    expect(prompt().value).toBe("Count the text files, then the lines");
+    expect(commands.closeWindow).not.toHaveBeenCalled();
   });
 
   it("asks on the screen a page shows when it could not reach the backend, too", () => {

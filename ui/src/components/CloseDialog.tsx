@@ -2,14 +2,15 @@
  * Closing the window while agents work: keep them running in the background
  * (the window hides; launching Arbor again brings it back, approvals still
  * waiting), or stop them and quit (they are marked interrupted and offered at
- * the next start). Cancel, or Escape, keeps the window.
+ * the next start). Cancel, or Escape, keeps the window; a dialog it covered
+ * (a Delegate… draft) is still there.
  */
 import { closeWindow } from "../ipc/window";
-import { openDialog } from "../store/ui";
+import { askClose } from "../store/ui";
 import { Modal } from "./Modal";
 
 export function CloseDialog({ sessionsAtWork }: { sessionsAtWork: number }) {
-  const close = () => openDialog(null);
+  const close = () => askClose(null);
   const sessions = sessionsAtWork === 1 ? "a session" : `${sessionsAtWork} sessions`;
   return (
     <Modal title="Agents are still at work" onClose={close} testId="close-dialog">

@@ -51,7 +51,7 @@ import {
   showPastSession,
   slotOfSession,
 } from "../store/sessionStore";
-import { dialogAcrossPages, patchUi, pushError, pushNotice, pushWarnings, uiStore } from "../store/ui";
+import { patchUi, pushError, pushNotice, pushWarnings, uiStore } from "../store/ui";
 import { attempt, describe, sendPrompt } from "./actions";
 import { openHeldChannel } from "./channel";
 import { switchSession } from "./sessions";
@@ -177,7 +177,7 @@ export async function openPastSession(sessionId: SessionId, target?: { agentId: 
     view: "session",
     selected: target?.agentId ?? null,
     collapsed: {},
-    dialog: dialogAcrossPages(),
+    dialog: null,
     focus: target ?? null,
     ...onPassage,
   });
@@ -285,7 +285,7 @@ export function closeReview(): void {
     sessionStore.set(reduceBook(live));
   }
   const view = slot?.view ?? FRESH_VIEW;
-  patchUi({ view: "session", focus: null, dialog: dialogAcrossPages(), ...view });
+  patchUi({ view: "session", focus: null, dialog: null, ...view });
 }
 
 /**
@@ -327,7 +327,7 @@ export async function continueReviewed(prompt: string): Promise<boolean> {
   const key = openSlot(reduceBook(latest), latest, bookStore.get().live);
   bookStore.set({ review: null, live: latest });
   setSlotInfo(key, info);
-  patchUi({ session: info, starting: false, view: "session", dialog: dialogAcrossPages() });
+  patchUi({ session: info, starting: false, view: "session", dialog: null });
   pushWarnings(info.warnings);
   held.commit(key, through);
   return true;

@@ -3,7 +3,7 @@ import type { ApprovalRule, PastSession, SessionInfo } from "../bindings";
 import { bookStore } from "../store/review";
 import { inboxEntries } from "../store/inbox";
 import { flushEvents, liveStore, liveViews, sessionStore, slotStateOf } from "../store/sessionStore";
-import { openDialog, uiStore } from "../store/ui";
+import { askClose, openDialog, uiStore } from "../store/ui";
 import { eventMaker } from "../test/events";
 import { pastSession, storedAgent } from "../test/past";
 import { frameOf, resetStores, sessionInfo } from "../test/stores";
@@ -175,13 +175,14 @@ describe("a reloaded window joins the sessions still running", () => {
     const b = running("s-b");
     commands.attachSession.mockImplementation((id: string) => ok(id === "s-a" ? attached(a) : attached(b)));
     // The shell asked as the page listened, before the page's join showed the session it showed.
-    openDialog({ kind: "close", sessionsAtWork: 2 });
+    askClose({ sessionsAtWork: 2 });
     await joinRunning([a.info, b.info], "s-b");
     expect(uiStore.get().session?.session_id).toBe("s-b");
-    expect(uiStore.get().dialog).toEqual({ kind: "close", sessionsAtWork: 2 });
+    expect(uiStore.get().closeQuestion).toEqual({ sessionsAtWork: 2 });
 
     openDialog({ kind: "message", agentId: "agent-main" as never });
     switchSession(liveStore.get().slots[0]?.key ?? "");
     expect(uiStore.get().dialog).toBeNull();
+    expect(uiStore.get().closeQuestion).toEqual({ sessionsAtWork: 2 });
   });
 });

@@ -23,7 +23,7 @@ import {
   type SlotKey,
   type SlotView,
 } from "../store/sessionStore";
-import { clearBanners, dialogAcrossPages, patchUi, pushError, pushWarnings, uiStore } from "../store/ui";
+import { clearBanners, patchUi, pushError, pushWarnings, uiStore } from "../store/ui";
 import { batch } from "../store/store";
 import { applyAppState, attempt, run } from "./actions";
 import { openHeldChannel } from "./channel";
@@ -31,7 +31,7 @@ import { closeReview } from "./history";
 
 /** The window shows a session's page: its identity, and the view it was left with (or a fresh one). */
 function showPage(info: SessionInfo | null, view: SlotView | null, starting: boolean): void {
-  patchUi({ session: info, starting, ...(view ?? FRESH_VIEW), view: "session", dialog: dialogAcrossPages(), focus: null });
+  patchUi({ session: info, starting, ...(view ?? FRESH_VIEW), view: "session", dialog: null, focus: null });
 }
 
 /** A session about to start: current and displayed (empty) while its command is under way. */
@@ -67,7 +67,7 @@ export function switchSession(key: SlotKey): void {
   const reg = liveStore.get();
   const books = bookStore.get();
   if (reg.current === key && reg.shown && books.review === null) {
-    if (uiStore.get().view !== "session") patchUi({ view: "session", dialog: dialogAcrossPages() });
+    if (uiStore.get().view !== "session") patchUi({ view: "session", dialog: null });
     return;
   }
   // Behind a review: leaving the review shows it (with the pages its book gained meanwhile).

@@ -6,7 +6,7 @@
  */
 import { Channel } from "@tauri-apps/api/core";
 import { commands, type CloseChoice, type WindowRequest } from "../bindings";
-import { openDialog, pushError } from "../store/ui";
+import { askClose, pushError } from "../store/ui";
 import { describe } from "./actions";
 import { joinMissing } from "./sessions";
 
@@ -18,7 +18,7 @@ export function installWindowWatch(): void {
     try {
       const channel = new Channel<WindowRequest>();
       channel.onmessage = (request) => {
-        if (request.kind === "close_asked") openDialog({ kind: "close", sessionsAtWork: request.sessions_at_work });
+        if (request.kind === "close_asked") askClose({ sessionsAtWork: request.sessions_at_work });
         else if (request.kind === "join_sessions") void joinMissing();
       };
       await commands.watchWindow(await commands.thisPage(), channel);
@@ -30,7 +30,7 @@ export function installWindowWatch(): void {
 
 /** The person's answer: the window hides (the sessions go on), or every session is closed and the app quits. */
 export async function closeWindow(choice: CloseChoice): Promise<void> {
-  openDialog(null);
+  askClose(null);
   try {
     await commands.closeWindow(choice);
   } catch (e) {

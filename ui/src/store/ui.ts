@@ -20,9 +20,16 @@ export type Dialog =
   | { kind: "message"; agentId: AgentId }
   | { kind: "budget"; agentId: AgentId }
   | { kind: "import" }
-  /** The window is being closed while sessions have agents at work. */
-  | { kind: "close"; sessionsAtWork: number }
   | null;
+
+/**
+ * The shell asks before the window closes while agents work. It is about the
+ * window, not a page or an agent: it sits above any dialog (a Delegate… draft
+ * stays under it) and stays while the page joins or shows other sessions.
+ */
+export interface CloseQuestion {
+  sessionsAtWork: number;
+}
 
 export interface ErrorNote {
   id: number;
@@ -72,6 +79,8 @@ export interface UiState {
   /** The transcript-store problem the person dismissed (a new one shows again). */
   dismissedProblem: string | null;
   dialog: Dialog;
+  /** Closing the window while agents work, asked and not answered yet. */
+  closeQuestion: CloseQuestion | null;
   workspace: string;
   provider: ProviderKind;
   model: string;
@@ -111,6 +120,7 @@ export function initialUi(): UiState {
     focus: null,
     dismissedProblem: null,
     dialog: null,
+    closeQuestion: null,
     workspace: "",
     // Until the app state says which provider is ready (applyAppState picks then).
     provider: PROVIDER_KINDS[0],
@@ -201,21 +211,14 @@ export function openDialog(dialog: Dialog): void {
   patchUi({ dialog });
 }
 
-/**
- * The dialog left open when the window shows another page (a session, a review,
- * the history): the close question stays, since it is about the window, and the
- * shell may ask it while a page is still joining its sessions; a dialog about a
- * session's agent goes with the page.
- */
-export function dialogAcrossPages(): Dialog {
-  const dialog = uiStore.get().dialog;
-  return dialog?.kind === "close" ? dialog : null;
+/** The shell asks whether to close the window (null: answered, or Cancel). */
+export function askClose(question: CloseQuestion | null): void {
+  patchUi({ closeQuestion: question });
 }
 
 /** Shows or hides the history panel (the top-bar button and Ctrl/Cmd+H). */
 export function toggleHistory(): void {
-  const dialog = dialogAcrossPages();
-  uiStore.set((s) => ({ ...s, view: s.view === "history" ? "session" : "history", dialog }));
+  uiStore.set((s) => ({ ...s, view: s.view === "history" ? "session" : "history", dialog: null }));
 }
 
 export function dismissProblem(problem: string): void {
