@@ -1,5 +1,12 @@
 //! The commands the UI calls: one-line wrappers over [`arbor_app::host::Host`].
 //! Errors cross to the UI typed ([`AppError`]).
+//!
+//! A synchronous command runs on the window's main thread, so one that reads the
+//! keyring or the disk (a keyring waiting on its unlock prompt, a file on a dead
+//! mount) would freeze the window while it waits. Those run on the async runtime
+//! (`#[tauri::command(async)]`), through [`off_worker`] so that they do not hold one
+//! of its few workers either. They then answer in any order: an [`AppState`] says
+//! where it stands (`taken`), and the page keeps the newest.
 
 use crate::bridge::{self, Refusal, Routes};
 use crate::window::WindowWatch;
@@ -13,7 +20,7 @@ use arbor_app::settings::Settings;
 use arbor_app::transcripts::{ExportFormat, HistoryQuery, PastSession};
 use arbor_app::trust::WorkspaceMcp;
 use arbor_app::worktrees::WorktreeInfo;
-use arbor_app::{AppError, AppErrorKind, Host, LaunchSpec, ProviderKind, SessionInfo, Start};
+use arbor_app::{AppError, AppErrorKind, Host, LaunchSpec, ProviderKind, SessionInfo, Start, off_worker};
 use arbor_protocol::{
     AgentId, Command, CommandReply, EventPage, RevertOutcome, SearchHit, SessionId, SessionSummary, WorktreeAction,
     WorktreeUpdate,
@@ -122,24 +129,24 @@ pub async fn attach_session(
 }
 
 /// The workspace's `.mcp.json` and whether its servers may start; null when it has none.
-#[tauri::command]
+#[tauri::command(async)]
 #[specta::specta]
 pub fn workspace_mcp(host: State<'_, Host>, workspace: String) -> Option<WorkspaceMcp> {
-    host.workspace_mcp(std::path::Path::new(&workspace))
+    off_worker(|| host.workspace_mcp(std::path::Path::new(&workspace)))
 }
 
 /// Lets the workspace's servers start, as the person saw them (`sha256` of what was shown).
-#[tauri::command]
+#[tauri::command(async)]
 #[specta::specta]
 pub fn trust_workspace_mcp(host: State<'_, Host>, workspace: String, sha256: String) -> Result<WorkspaceMcp> {
-    host.trust_workspace_mcp(std::path::Path::new(&workspace), &sha256)
+    off_worker(|| host.trust_workspace_mcp(std::path::Path::new(&workspace), &sha256))
 }
 
 /// Withdraws that trust; true if there was a decision to withdraw.
-#[tauri::command]
+#[tauri::command(async)]
 #[specta::specta]
 pub fn untrust_workspace_mcp(host: State<'_, Host>, workspace: String) -> Result<bool> {
-    host.untrust_workspace_mcp(std::path::Path::new(&workspace))
+    off_worker(|| host.untrust_workspace_mcp(std::path::Path::new(&workspace)))
 }
 
 /// The label a subagent gets when its delegation names none (what the
@@ -151,10 +158,10 @@ pub fn describe_task(prompt: String) -> String {
 }
 
 /// Everything the first screen needs.
-#[tauri::command]
+#[tauri::command(async)]
 #[specta::specta]
 pub fn app_state(host: State<'_, Host>) -> AppState {
-    host.state()
+    off_worker(|| host.state())
 }
 
 /// Starts a new session beside the live ones and sends it the prompt; its
@@ -200,33 +207,33 @@ pub async fn send_command(host: State<'_, Host>, session_id: SessionId, command:
 #[specta::specta]
 pub async fn close_session(host: State<'_, Host>, session_id: SessionId) -> Result<AppState> {
     host.close_and_settle(&session_id).await;
-    Ok(host.state())
+    Ok(off_worker(|| host.state()))
 }
 
-#[tauri::command]
+#[tauri::command(async)]
 #[specta::specta]
 pub fn save_settings(host: State<'_, Host>, settings: Settings) -> Result<AppState> {
-    host.save_settings(settings)
+    off_worker(|| host.save_settings(settings))
 }
 
 /// Saves the key in the OS keyring; the UI never reads a saved key back.
-#[tauri::command]
+#[tauri::command(async)]
 #[specta::specta]
 pub fn set_api_key(host: State<'_, Host>, provider: ProviderKind, key: String) -> Result<AppState> {
-    host.set_api_key(provider, key)
+    off_worker(|| host.set_api_key(provider, key))
 }
 
-#[tauri::command]
+#[tauri::command(async)]
 #[specta::specta]
 pub fn clear_api_key(host: State<'_, Host>, provider: ProviderKind) -> Result<AppState> {
-    host.clear_api_key(provider)
+    off_worker(|| host.clear_api_key(provider))
 }
 
 /// The subagent types found for a workspace, and the files that failed to load.
-#[tauri::command]
+#[tauri::command(async)]
 #[specta::specta]
 pub fn agent_catalog(host: State<'_, Host>, workspace: Option<String>) -> CatalogReport {
-    host.catalog(workspace)
+    off_worker(|| host.catalog(workspace))
 }
 
 /// The external ACP agents Settings offers to add, with the commands that start them.
@@ -237,20 +244,20 @@ pub fn acp_presets() -> Vec<arbor_app::acp_agents::AcpPreset> {
 }
 
 /// Adds an external ACP agent as the user's own agent file: the type as the catalog lists it.
-#[tauri::command]
+#[tauri::command(async)]
 #[specta::specta]
 pub fn add_acp_agent(
     host: State<'_, Host>,
     agent: arbor_app::acp_agents::NewAcpAgent,
 ) -> Result<arbor_app::catalog::AgentTypeInfo> {
-    host.add_acp_agent(agent)
+    off_worker(|| host.add_acp_agent(agent))
 }
 
 /// Removes an external ACP agent the user added (its agent file).
-#[tauri::command]
+#[tauri::command(async)]
 #[specta::specta]
 pub fn remove_acp_agent(host: State<'_, Host>, name: String) -> Result<()> {
-    host.remove_acp_agent(&name)
+    off_worker(|| host.remove_acp_agent(&name))
 }
 
 /// The MCP servers a session in `workspace` would have, with their state and
@@ -324,11 +331,11 @@ pub async fn resume_session(
 }
 
 /// Forgets the sessions start-up found interrupted (the person will not continue them now).
-#[tauri::command]
+#[tauri::command(async)]
 #[specta::specta]
 pub fn dismiss_interrupted(host: State<'_, Host>) -> AppState {
     host.dismiss_interrupted();
-    host.state()
+    off_worker(|| host.state())
 }
 
 /// Imports Claude Code's transcripts (its projects folder when `dir` is null) as read-only sessions.

@@ -2,15 +2,18 @@
 //! answerable while a past session is open, a session-wide rule that answers a
 //! pending sibling and marks the calls it decides, revoking it, an overwrite's
 //! diff, the keyboard, a denial's reason reaching the model, a spawn card whose
-//! edits the child gets, and a workspace's MCP servers trusted before they run.
+//! edits the child gets, and a workspace's MCP servers trusted before they run
+//! (a `.mcp.json` that hangs when read keeps that question waiting, not the window).
 
-use crate::harness::App;
+use crate::harness::{App, O_NONBLOCK};
 use crate::scripted;
 use fantoccini::Locator;
 use fantoccini::elements::Element;
 use fantoccini::key::Key;
-use std::os::unix::fs::PermissionsExt;
+use std::io::Write;
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::Path;
+use std::time::Duration;
 
 /// The pending card whose agent label contains `agent`.
 async fn card_of(app: &App, agent: &str) -> Element {
@@ -238,6 +241,57 @@ async fn a_workspace_mcp_server_starts_only_once_the_person_trusts_it() {
     app.click("[data-testid=mcp-trust-accept]").await;
     app.wait_text("[data-testid=output]", "Echo: hello from the desktop").await;
     assert!(marker.exists(), "started after trust");
+    app.close().await;
+    server.shutdown().await;
+}
+
+/// A workspace whose `.mcp.json` hangs when read (a FIFO here; a file on a dead
+/// network mount does the same): the question about its servers waits for the
+/// file, the window does not. While the read waits, the page answers clicks and
+/// another command is answered (the history's list); once the file reads, the
+/// question is asked and the session starts. The commands that read files or the
+/// keyring used to run on the window's main thread, which froze with them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(feature = "custom-protocol"),
+    ignore = "needs the UI embedded: run with --features custom-protocol (scripts/test.sh does)"
+)]
+async fn a_workspace_file_that_hangs_keeps_its_question_waiting_not_the_window() {
+    let server = scripted("mcp_e2e").await;
+    let app = App::launch_scripted(&server).await;
+    app.find("[data-testid=prompt-input]").await;
+    let mcp = app.file(".mcp.json");
+    let made = std::process::Command::new("mkfifo").arg(&mcp).status().unwrap();
+    assert!(made.success(), "mkfifo {}", mcp.display());
+
+    // The FIFO opens to write (without waiting) once the page's question has opened it to read.
+    // The send and the wait go together: a window frozen by the read would never finish the click.
+    let asked = tokio::time::timeout(Duration::from_secs(30), async {
+        let opened = || async { std::fs::OpenOptions::new().write(true).custom_flags(O_NONBLOCK).open(&mcp).ok() };
+        let ((), held) = tokio::join!(
+            app.send_prompt("Echo something through MCP"),
+            app.wait("the page to read the workspace's .mcp.json", opened)
+        );
+        app.click("[data-testid=history-button]").await;
+        app.find("[data-testid=history-empty]").await;
+        app.click("[data-testid=history-close]").await;
+        held
+    })
+    .await;
+    // Given up, the FIFO's writer goes with the future: the read ends and the window thaws.
+    let Ok(mut held) = asked else { panic!("the window froze while a workspace file hung") };
+
+    // The file as it stays, in place before the waiting read gets its text: the start reads it again.
+    let config = serde_json::json!({"mcpServers": {"slow-mount": {"command": "/bin/true"}}}).to_string();
+    std::fs::write(app.file(".mcp.json.new"), &config).unwrap();
+    std::fs::rename(app.file(".mcp.json.new"), &mcp).unwrap();
+    held.write_all(config.as_bytes()).unwrap();
+    drop(held);
+    let dialog = app.find("[data-testid=mcp-trust-dialog]").await;
+    let text = app.text_of(&dialog).await;
+    assert!(text.contains("slow-mount"), "asked about the file as it read: {text}");
+    app.click("[data-testid=mcp-trust-skip]").await;
+    app.node_status("main", "completed").await;
     app.close().await;
     server.shutdown().await;
 }

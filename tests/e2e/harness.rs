@@ -12,6 +12,8 @@ use std::time::{Duration, Instant};
 
 /// How long a step may take before the test fails (first paint alone can take seconds here).
 pub const PATIENCE: Duration = Duration::from_secs(40);
+/// Linux's `O_NONBLOCK`: a FIFO opened to write with it fails at once while no one reads it.
+pub const O_NONBLOCK: i32 = 0o4000;
 /// The driver's and the app's output, in the test's own directory.
 const APP_OUTPUT: &str = "app-output.log";
 /// How much of the page's console a failed wait quotes.

@@ -6,15 +6,12 @@
 //! and a card's answer runs its call. A session whose start was under way as
 //! the page went is joined by the new page too.
 
-use crate::harness::{App, PATIENCE, exists};
+use crate::harness::{App, O_NONBLOCK, PATIENCE, exists};
 use crate::scripted;
 use crate::sessions::card_of_session;
 use fantoccini::Locator;
 use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
-
-/// Linux's `O_NONBLOCK`: a FIFO opened to write with it fails at once while no one reads it.
-const O_NONBLOCK: i32 = 0o4000;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[cfg_attr(

@@ -321,6 +321,13 @@ export type AppErrorKind =
 
 /**  What the UI needs to draw its first screen. */
 export type AppState = {
+	/**
+	 *  Where this answer stands among the host's: each is numbered as it starts to be
+	 *  read, and read after. The commands that answer one run side by side (a keyring
+	 *  or a file may keep one waiting), so they may arrive out of order; the page keeps
+	 *  the highest it has.
+	 */
+	taken: number,
 	settings: Settings,
 	/**  A settings file that could not be read (the app runs on defaults, the file is left alone). */
 	settings_problem: string | null,

@@ -19,6 +19,7 @@ vi.mock("../bindings", async (importOriginal) => ({
 const ok = <T,>(data: T) => Promise.resolve({ status: "ok" as const, data });
 
 const app: AppState = {
+  taken: 1,
   settings: { default_provider: null, last_workspace: "/work/demo", approvals: {} },
   settings_problem: null,
   providers: [],

@@ -159,6 +159,7 @@ describe("a live session", () => {
   it("shows the transcript store's problem until dismissed", () => {
     resetStores({
       app: {
+        taken: 1,
         settings: {},
         settings_problem: null,
         providers: [],

@@ -20,6 +20,7 @@ vi.mock("../bindings", async (importOriginal) => ({
 
 function app(extra: Partial<AppState> = {}, anthropicModel = "claude-a"): AppState {
   return {
+    taken: 1,
     settings: { default_provider: null, last_workspace: "/last", approvals: {} },
     settings_problem: null,
     providers: [
@@ -59,6 +60,17 @@ describe("applyAppState", () => {
     uiStore.set((s) => ({ ...s, model: "my-own-model" }));
     applyAppState(app({ settings: { default_provider: "anthropic" } }, "claude-c"));
     expect(uiStore.get().model).toBe("my-own-model");
+  });
+
+  it("keeps the newest answer when an older one arrives after it", () => {
+    // A state read before a save (a keyring kept it waiting) answers after the save's own.
+    const saved = app({ taken: 8, settings: { default_provider: "anthropic", last_workspace: "/saved", approvals: {} } });
+    applyAppState(saved);
+    applyAppState(app({ taken: 7, settings: { default_provider: null, last_workspace: "/before", approvals: {} } }));
+    expect(uiStore.get().app).toBe(saved);
+    const later = app({ taken: 9 });
+    applyAppState(later);
+    expect(uiStore.get().app).toBe(later);
   });
 });
 

@@ -90,13 +90,16 @@ export function sendToSession(id: SessionId | null, command: Command): Promise<C
 const send = sendToLive;
 
 /**
- * Takes in a fresh AppState. The first time it fills the session form's
+ * Takes in a fresh AppState, unless it is older than the one held. The first time it fills the session form's
  * defaults; later, a model still at its provider's old default follows the new one.
  * The sessions the backend already runs (the page was reloaded) are joined by
  * `loadAppState`, not here.
  */
 export function applyAppState(app: AppState): void {
   const ui = uiStore.get();
+  // The commands that answer one run side by side in the backend: an answer older than the
+  // one shown (taken before a save's, say) would undo what the person just did.
+  if (ui.app !== null && app.taken < ui.app.taken) return;
   const patch: Partial<typeof ui> = { app, appLoading: false, appError: null };
   if (ui.app === null) {
     patch.workspace = app.settings.last_workspace ?? app.default_workspace;

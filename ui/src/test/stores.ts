@@ -106,6 +106,7 @@ export function sessionInfo(extra: Partial<SessionInfo> = {}): SessionInfo {
 
 export function appState(extra: Partial<AppState> = {}): AppState {
   return {
+    taken: 1,
     settings: { default_provider: null, last_workspace: "/work/demo", approvals: {} },
     settings_problem: null,
     providers: [],

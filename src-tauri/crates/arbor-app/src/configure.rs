@@ -22,8 +22,9 @@ use std::time::Duration;
 
 /// Runs `f`, which may block, without holding a worker of a multi-threaded runtime:
 /// the runtime hands the worker's queue to another thread meanwhile. On a
-/// current-thread runtime (tests) or outside one, it simply runs `f`.
-pub(crate) fn off_worker<R>(f: impl FnOnce() -> R) -> R {
+/// current-thread runtime (tests) or outside one, it simply runs `f`. The desktop's
+/// commands that read the keyring or the disk run through it too.
+pub fn off_worker<R>(f: impl FnOnce() -> R) -> R {
     match tokio::runtime::Handle::try_current().map(|h| h.runtime_flavor()) {
         Ok(tokio::runtime::RuntimeFlavor::MultiThread) => tokio::task::block_in_place(f),
         _ => f(),

@@ -27,6 +27,11 @@ use std::sync::Arc;
 /// What the UI needs to draw its first screen.
 #[derive(Debug, Clone, Serialize, specta::Type)]
 pub struct AppState {
+    /// Where this answer stands among the host's: each is numbered as it starts to be
+    /// read, and read after. The commands that answer one run side by side (a keyring
+    /// or a file may keep one waiting), so they may arrive out of order; the page keeps
+    /// the highest it has.
+    pub taken: u64,
     pub settings: Settings,
     /// A settings file that could not be read (the app runs on defaults, the file is left alone).
     pub settings_problem: Option<String>,
@@ -125,6 +130,8 @@ pub struct Host {
     sandboxing: std::sync::OnceLock<Arc<Sandboxing>>,
     /// The sessions start-up found interrupted, not yet continued or dismissed.
     pub(crate) interrupted: Mutex<Vec<arbor_protocol::SessionId>>,
+    /// The number the last [`AppState`] was given.
+    states_taken: std::sync::atomic::AtomicU64,
 }
 
 /// The sessions the last quit closed with agents at work, in the data dir: offered at the next start.
@@ -177,6 +184,7 @@ impl Host {
             trust,
             sandboxing: std::sync::OnceLock::new(),
             interrupted: Mutex::new(interrupted),
+            states_taken: std::sync::atomic::AtomicU64::new(0),
         }
         .with_closed_busy()
     }
@@ -240,19 +248,20 @@ impl Host {
         self.settings.lock().0.clone()
     }
 
+    /// Everything the UI's first screen needs. It reads the keyring and the disk, which may
+    /// wait (a keyring's unlock prompt, a dead mount): not for a thread that must not wait.
     pub fn state(&self) -> AppState {
+        // Numbered before anything is read: a higher number saw every change a lower one saw.
+        let taken = self.states_taken.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
         let (settings, settings_problem) = self.settings.lock().clone();
         let keyring = match self.config.secrets.status() {
             Ok(()) => KeyringState { available: true, problem: None },
             Err(e) => KeyringState { available: false, problem: Some(e.to_string()) },
         };
         let providers = ProviderKind::ALL.iter().map(|k| self.provider_state(*k, &settings)).collect();
-        let default_workspace = settings
-            .last_workspace
-            .clone()
-            .filter(|w| Path::new(w).is_dir())
-            .unwrap_or_else(|| self.config.default_workspace.display().to_string());
+        let default_workspace = self.default_workspace(&settings);
         AppState {
+            taken,
             settings,
             settings_problem,
             providers,
@@ -274,6 +283,15 @@ impl Host {
             interrupted: self.interrupted_sessions(),
             claude_code_dir: self.claude_code_dir().map(|d| d.display().to_string()),
         }
+    }
+
+    /// The workspace the session form offers first: the last one used, while it is there.
+    fn default_workspace(&self, settings: &Settings) -> String {
+        settings
+            .last_workspace
+            .clone()
+            .filter(|w| Path::new(w).is_dir())
+            .unwrap_or_else(|| self.config.default_workspace.display().to_string())
     }
 
     /// What this machine can sandbox commands with: bubblewrap from `PATH`, if it
@@ -388,7 +406,7 @@ impl Host {
         let ws = workspace
             .filter(|w| !w.trim().is_empty())
             .map(PathBuf::from)
-            .unwrap_or_else(|| PathBuf::from(self.state().default_workspace));
+            .unwrap_or_else(|| PathBuf::from(self.default_workspace(&self.settings())));
         let catalog = self.agent_types(&ws);
         self.reload_agent_types(&ws, &catalog.definitions);
         CatalogReport::from(&catalog)

@@ -29,6 +29,7 @@ pub mod transcripts;
 pub mod trust;
 pub mod worktrees;
 
+pub use configure::off_worker;
 pub use env::Environment;
 pub use error::{AppError, AppErrorKind};
 pub use host::{Host, HostConfig};

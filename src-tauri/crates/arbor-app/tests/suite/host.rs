@@ -543,3 +543,68 @@ async fn an_mcp_listing_held_by_a_hung_file_leaves_the_runtime_working() {
     assert!(ran, "a listing blocked on a file held the runtime's only worker");
     assert!(report.servers.is_empty(), "an empty file names no server: {:?}", report.problems);
 }
+
+/// A keyring whose first read waits until the test lets it go (an unlock prompt nobody
+/// has answered yet); the keys themselves are kept in memory.
+struct KeyringHeldOnce {
+    reached: std::sync::Mutex<Option<std::sync::mpsc::Sender<()>>>,
+    go: std::sync::Mutex<Option<std::sync::mpsc::Receiver<()>>>,
+    keys: MemoryStore,
+}
+
+impl arbor_app::keys::SecretStore for KeyringHeldOnce {
+    fn status(&self) -> Result<(), arbor_app::keys::KeyringError> {
+        let reached = self.reached.lock().unwrap().take();
+        if let Some(reached) = reached {
+            reached.send(()).unwrap();
+            let go = self.go.lock().unwrap().take().unwrap();
+            go.recv_timeout(std::time::Duration::from_secs(30)).unwrap();
+        }
+        Ok(())
+    }
+    fn get(&self, kind: ProviderKind) -> Result<Option<String>, arbor_app::keys::KeyringError> {
+        self.keys.get(kind)
+    }
+    fn set(&self, kind: ProviderKind, key: &str) -> Result<(), arbor_app::keys::KeyringError> {
+        self.keys.set(kind, key)
+    }
+    fn delete(&self, kind: ProviderKind) -> Result<(), arbor_app::keys::KeyringError> {
+        self.keys.delete(kind)
+    }
+}
+
+/// The desktop reads the app state beside a save (a keyring kept that read waiting):
+/// the read that began first answers last, with the settings from before the save,
+/// and its number says so, so the page keeps the save's answer.
+#[test]
+fn an_app_state_read_before_a_save_is_numbered_below_the_saves_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    let (reached, on_reached) = std::sync::mpsc::channel();
+    let (go, on_go) = std::sync::mpsc::channel();
+    let secrets = KeyringHeldOnce {
+        reached: std::sync::Mutex::new(Some(reached)),
+        go: std::sync::Mutex::new(Some(on_go)),
+        keys: MemoryStore::default(),
+    };
+    let host = std::sync::Arc::new(Host::new(HostConfig {
+        env: Environment::default(),
+        settings_file: Some(dir.path().join("config/settings.json")),
+        config_dir: Some(dir.path().join("config")),
+        secrets: Box::new(secrets),
+        default_workspace: dir.path().to_path_buf(),
+        scratch_dir: dir.path().join("scratch"),
+        data_dir: Some(dir.path().join("data")),
+    }));
+    let reading = host.clone();
+    let first = std::thread::spawn(move || reading.state());
+    on_reached.recv_timeout(std::time::Duration::from_secs(30)).expect("the read reaches the keyring");
+    let mut settings = host.settings();
+    settings.default_provider = Some(ProviderKind::Openai);
+    let saved = host.save_settings(settings).unwrap();
+    go.send(()).unwrap();
+    let first = first.join().unwrap();
+    assert_eq!(first.settings.default_provider, None, "the first read saw the settings before the save");
+    assert_eq!(saved.settings.default_provider, Some(ProviderKind::Openai));
+    assert!(first.taken < saved.taken, "{} before {}", first.taken, saved.taken);
+    assert!(host.state().taken > saved.taken, "each answer numbered after the last");
+}
