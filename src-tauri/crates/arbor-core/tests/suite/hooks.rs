@@ -24,8 +24,11 @@ pub(super) fn command(cmd: &str) -> Value {
 }
 
 /// A hook command that appends its stdin (one JSON line) to `log`, then runs `then`.
+/// Hooks of agents running side by side run at once: the line is written under a
+/// lock, or two lines' halves interleave (`cat` and `echo` are two writes).
 pub(super) fn recording(log: &std::path::Path, then: &str) -> String {
-    format!("{{ cat; echo; }} >> '{}'; {then}", log.display())
+    let log = log.display();
+    format!("( flock 9; {{ cat; echo; }} >> '{log}' ) 9>> '{log}.lock'; {then}")
 }
 
 /// Every stdin the hooks of `log` were given, in order.
