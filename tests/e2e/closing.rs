@@ -1,6 +1,7 @@
 //! Closing the window while agents work, in the real webview and a real X
 //! display: the desktop's close asks first; "Keep running" hides the window
-//! while the session goes on; a second launch on the same data dir brings the
+//! while the session goes on (asked over an open Delegate… form, Escape goes back
+//! to the form with its draft); a second launch on the same data dir brings the
 //! window back and starts nothing, the card still answerable; "Stop and quit"
 //! ends the app with the session interrupted, and the next start offers to
 //! continue it, asking its waiting call again.
@@ -39,6 +40,29 @@ async fn closing_the_window_asks_keeps_running_or_stops_and_a_second_launch_brin
     app.wait("the dialog gone", || async { app.all("[data-testid=close-dialog]").await.is_empty().then_some(()) })
         .await;
     assert!(app.window_shown(), "Cancel keeps the window");
+
+    // Asked while a Delegate… form is open: the question comes over it, and Escape goes back
+    // to the form with what the person had typed.
+    let main = app.node("main").await;
+    main.find(fantoccini::Locator::Css("[data-testid=node-delegate]")).await.unwrap().click().await.unwrap();
+    app.find("[data-testid=delegate-prompt]").await.send_keys("Count the text files").await.unwrap();
+    app.close_window_as_the_desktop_does();
+    app.find("[data-testid=close-dialog]").await;
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    app.screenshot("close-dialog-over-delegate").await;
+    let key = app.client.active_element().await.unwrap();
+    assert_eq!(key.attr("data-testid").await.unwrap().as_deref(), Some("close-keep"), "the keys are the question's");
+    key.send_keys(&char::from(fantoccini::key::Key::Escape).to_string()).await.unwrap();
+    app.wait("the question gone", || async { app.all("[data-testid=close-dialog]").await.is_empty().then_some(()) })
+        .await;
+    let prompt = app.find("[data-testid=delegate-prompt]").await;
+    assert_eq!(
+        prompt.prop("value").await.unwrap().as_deref(),
+        Some("Count the text files"),
+        "the draft is still there"
+    );
+    prompt.send_keys(&char::from(fantoccini::key::Key::Escape).to_string()).await.unwrap();
+    app.wait("the form gone", || async { app.all("[data-testid=delegate-form]").await.is_empty().then_some(()) }).await;
 
     // Keep running: the window hides, the session waits on.
     app.close_window_as_the_desktop_does();
