@@ -60,7 +60,7 @@ impl Root {
         std::fs::write(
             &record,
             format!(
-                "#!/bin/sh\ninput=$(cat)\nprintf '%s\\n' \"$input\" >> '{}/'\"$1\".jsonl\n\
+                "#!/bin/sh\ninput=$(cat)\n( flock 9; printf '%s\\n' \"$input\" >> '{0}/'\"$1\".jsonl ) 9>> '{0}/'\"$1\".lock\n\
                  case \"$1:$input\" in PreToolUse:*'rm -rf'*) echo 'rm -rf is not allowed' >&2; exit 2;; esac\nexit 0\n",
                 root.join("log").display()
             ),
