@@ -322,10 +322,11 @@ export type AppErrorKind =
 /**  What the UI needs to draw its first screen. */
 export type AppState = {
 	/**
-	 *  Where this answer stands among the host's: each is numbered as it starts to be
-	 *  read, and read after. The commands that answer one run side by side (a keyring
-	 *  or a file may keep one waiting), so they may arrive out of order; the page keeps
-	 *  the highest it has.
+	 *  Where this answer stands among the host's: each is numbered before anything in it
+	 *  is read, so it holds every change made before then, and a change answers with one
+	 *  numbered after it. The commands that answer one run side by side (a keyring or a
+	 *  file may keep one waiting), so they may arrive out of order; the page keeps the
+	 *  highest it has.
 	 */
 	taken: number,
 	settings: Settings,

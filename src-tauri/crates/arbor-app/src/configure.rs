@@ -1,7 +1,7 @@
 //! The session a launch will start, built from the settings, the person's and the
 //! workspace's files, the keyring and the launch's own flags. All of it may block
 //! (a settings file on a dead mount, a keyring that waits on its unlock prompt), so
-//! [`Host::launch`] runs it through [`off_worker`], never on one of the runtime's
+//! [`Host::launch`] runs it through [`crate::off_worker`], never on one of the runtime's
 //! few worker threads: one hung start must not stall every live session. The MCP
 //! listing reads the same files the same way.
 
@@ -19,17 +19,6 @@ use arbor_core::{ApprovalPolicy, Providers, SandboxPolicy, SessionConfig};
 use arbor_protocol::ProviderKind;
 use std::path::Path;
 use std::time::Duration;
-
-/// Runs `f`, which may block, without holding a worker of a multi-threaded runtime:
-/// the runtime hands the worker's queue to another thread meanwhile. On a
-/// current-thread runtime (tests) or outside one, it simply runs `f`. The desktop's
-/// commands that read the keyring or the disk run through it too.
-pub fn off_worker<R>(f: impl FnOnce() -> R) -> R {
-    match tokio::runtime::Handle::try_current().map(|h| h.runtime_flavor()) {
-        Ok(tokio::runtime::RuntimeFlavor::MultiThread) => tokio::task::block_in_place(f),
-        _ => f(),
-    }
-}
 
 /// Where and on what a launch runs, as decided before it is configured.
 pub(crate) struct Target<'a> {

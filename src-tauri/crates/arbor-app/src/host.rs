@@ -27,10 +27,11 @@ use std::sync::Arc;
 /// What the UI needs to draw its first screen.
 #[derive(Debug, Clone, Serialize, specta::Type)]
 pub struct AppState {
-    /// Where this answer stands among the host's: each is numbered as it starts to be
-    /// read, and read after. The commands that answer one run side by side (a keyring
-    /// or a file may keep one waiting), so they may arrive out of order; the page keeps
-    /// the highest it has.
+    /// Where this answer stands among the host's: each is numbered before anything in it
+    /// is read, so it holds every change made before then, and a change answers with one
+    /// numbered after it. The commands that answer one run side by side (a keyring or a
+    /// file may keep one waiting), so they may arrive out of order; the page keeps the
+    /// highest it has.
     pub taken: u64,
     pub settings: Settings,
     /// A settings file that could not be read (the app runs on defaults, the file is left alone).
@@ -132,6 +133,8 @@ pub struct Host {
     pub(crate) interrupted: Mutex<Vec<arbor_protocol::SessionId>>,
     /// The number the last [`AppState`] was given.
     states_taken: std::sync::atomic::AtomicU64,
+    /// Held while the settings are written ([`Host::update_settings`]).
+    settings_writes: Mutex<()>,
 }
 
 /// The sessions the last quit closed with agents at work, in the data dir: offered at the next start.
@@ -185,6 +188,7 @@ impl Host {
             sandboxing: std::sync::OnceLock::new(),
             interrupted: Mutex::new(interrupted),
             states_taken: std::sync::atomic::AtomicU64::new(0),
+            settings_writes: Mutex::new(()),
         }
         .with_closed_busy()
     }
@@ -251,7 +255,8 @@ impl Host {
     /// Everything the UI's first screen needs. It reads the keyring and the disk, which may
     /// wait (a keyring's unlock prompt, a dead mount): not for a thread that must not wait.
     pub fn state(&self) -> AppState {
-        // Numbered before anything is read: a higher number saw every change a lower one saw.
+        // Numbered before anything is read, so an answer holds every change made before its
+        // number was drawn; a write answers with a state drawn after it.
         let taken = self.states_taken.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
         let (settings, settings_problem) = self.settings.lock().clone();
         let keyring = match self.config.secrets.status() {
@@ -445,7 +450,7 @@ impl Host {
     /// `.mcp.json` that is not trusted is described, never started.
     pub async fn mcp_servers(&self, workspace: Option<String>, files: &[PathBuf], listing: McpListing) -> McpReport {
         // The files read may hang (a dead mount): not on one of the runtime's workers.
-        let (catalog, problems, files, trust) = crate::configure::off_worker(|| {
+        let (catalog, problems, files, trust) = crate::off_worker(|| {
             let workspace = workspace
                 .filter(|w| !w.trim().is_empty())
                 .or_else(|| self.settings().last_workspace)
@@ -474,6 +479,17 @@ impl Host {
     }
 
     pub(crate) fn store_settings(&self, settings: Settings) -> Result<(), AppError> {
+        self.update_settings(|s| *s = settings)
+    }
+
+    /// Changes the settings as they are now, in the file and in memory, one change at a
+    /// time: saves run side by side (the desktop's commands, a start remembering its
+    /// workspace), the file is written through one temporary name, and a change made on
+    /// a copy read earlier would undo whatever was saved since.
+    pub(crate) fn update_settings(&self, change: impl FnOnce(&mut Settings)) -> Result<(), AppError> {
+        let _one_at_a_time = self.settings_writes.lock();
+        let mut settings = self.settings();
+        change(&mut settings);
         settings.validate().map_err(|e| err(AppErrorKind::Settings, e))?;
         if let Some(path) = &self.config.settings_file {
             settings.save(path).map_err(|e| err(AppErrorKind::Settings, e))?;

@@ -6,6 +6,7 @@
 
 pub mod acp_agents;
 pub mod batch;
+mod blocking;
 pub mod catalog;
 pub mod changes;
 pub mod claude_settings;
@@ -29,7 +30,7 @@ pub mod transcripts;
 pub mod trust;
 pub mod worktrees;
 
-pub use configure::off_worker;
+pub use blocking::off_worker;
 pub use env::Environment;
 pub use error::{AppError, AppErrorKind};
 pub use host::{Host, HostConfig};

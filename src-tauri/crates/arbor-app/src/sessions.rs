@@ -5,11 +5,12 @@
 //! put in the [`LaunchSpec`] and how they show the [`SessionEvents`].
 
 use crate::catalog::AgentTypeInfo;
-use crate::configure::{Configured, Target, off_worker};
+use crate::configure::{Configured, Target};
 use crate::demo;
 use crate::error::{AppError, AppErrorKind};
 use crate::host::{Host, err};
 use crate::live::Running;
+use crate::off_worker;
 use crate::record::{Recorder, Writing};
 use crate::transcripts::{NotResumable, resumable_provider, resume_state};
 use arbor_core::{Clock, EventStream, Limits, Session, SystemClock};
@@ -234,7 +235,7 @@ impl Host {
         {
             return Err(AppError::new(AppErrorKind::Session, format!("session {session} is already running here")));
         }
-        let mut settings = self.settings();
+        let settings = self.settings();
         // A stored session is this process's to continue only if no other process runs it:
         // claimed before anything is read or built, so a refusal sends no request.
         let mut claim = None;
@@ -421,8 +422,9 @@ impl Host {
         };
         tracing::info!(session = %info.session_id, provider = %info.provider, model = %info.model, "session started");
         if matches!(spec.start, Start::New { .. }) {
-            settings.last_workspace = Some(info.workspace.clone());
-            if let Err(e) = off_worker(|| self.store_settings(settings)) {
+            // On the settings as they are now: a save made while this started stays.
+            let workspace = Some(info.workspace.clone());
+            if let Err(e) = off_worker(|| self.update_settings(|s| s.last_workspace = workspace)) {
                 tracing::warn!("remembering the workspace: {}", e.message);
             }
         }

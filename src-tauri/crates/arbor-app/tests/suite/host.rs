@@ -608,3 +608,29 @@ fn an_app_state_read_before_a_save_is_numbered_below_the_saves_answer() {
     assert!(first.taken < saved.taken, "{} before {}", first.taken, saved.taken);
     assert!(host.state().taken > saved.taken, "each answer numbered after the last");
 }
+
+/// Saves side by side (the desktop runs its commands at once) each land whole: none
+/// fails on another's temporary file, and the file ends as memory does.
+#[test]
+fn settings_saved_side_by_side_each_land_and_the_file_ends_as_memory_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let host = std::sync::Arc::new(host(dir.path()));
+    let savers: Vec<_> = (0..4)
+        .map(|t| {
+            let host = host.clone();
+            std::thread::spawn(move || {
+                for i in 0..50 {
+                    let mut settings = host.settings();
+                    settings.last_workspace = Some(format!("/w/{t}/{i}"));
+                    host.save_settings(settings).map_err(|e| e.message)?;
+                }
+                Ok::<(), String>(())
+            })
+        })
+        .collect();
+    for saver in savers {
+        saver.join().unwrap().unwrap();
+    }
+    let file = Settings::load(&dir.path().join("config/settings.json")).unwrap();
+    assert_eq!(file.last_workspace, host.settings().last_workspace);
+}
