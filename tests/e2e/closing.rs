@@ -55,7 +55,8 @@ async fn closing_the_window_asks_keeps_running_or_stops_and_a_second_launch_brin
     key.send_keys(&char::from(fantoccini::key::Key::Escape).to_string()).await.unwrap();
     app.wait("the question gone", || async { app.all("[data-testid=close-dialog]").await.is_empty().then_some(()) })
         .await;
-    let prompt = app.find("[data-testid=delegate-prompt]").await;
+    let prompt = app.client.active_element().await.unwrap();
+    assert_eq!(prompt.attr("data-testid").await.unwrap().as_deref(), Some("delegate-prompt"), "back in the form");
     assert_eq!(
         prompt.prop("value").await.unwrap().as_deref(),
         Some("Count the text files"),

@@ -47,11 +47,11 @@ import { Spinner } from "./components/Spinner";
 
 const TREE_PANE_ID = "agent-tree-pane";
 
-/** Ctrl+H (Cmd+H on macOS) shows or hides the history. */
+/** Ctrl+H (Cmd+H on macOS) shows or hides the history; not over a dialog, whose draft it would drop. */
 function onGlobalKey(e: KeyboardEvent): void {
   if ((e.ctrlKey || e.metaKey) && !e.altKey && !e.shiftKey && e.key.toLowerCase() === "h") {
     e.preventDefault();
-    toggleHistory();
+    if (document.querySelector('[aria-modal="true"]') === null) toggleHistory();
   }
 }
 
@@ -76,6 +76,20 @@ export function App() {
       window.removeEventListener("keydown", onGlobalKey);
     };
   }, []);
+  const asked = useStore(uiStore, (s) => s.closeQuestion);
+  return (
+    <>
+      <Screen />
+      {/* The window's own question, whatever the screen (sessions may run in a backend this
+          page could not load, or whose first answer is still to come) and over every other
+          dialog; here, so that a screen changing under it does not draw it anew. */}
+      {asked === null ? null : <CloseDialog sessionsAtWork={asked.sessionsAtWork} />}
+    </>
+  );
+}
+
+/** What the window shows: starting, the backend unreachable, or the app's layout with its dialogs. */
+function Screen() {
   const loading = useStore(uiStore, (s) => s.appLoading && s.app === null);
   // The first screen after loading is what a cold start is measured to.
   useEffect(() => {
@@ -96,10 +110,6 @@ export function App() {
   const folded = useInboxFolded();
   const layout = useSessionLayout(folded);
   useWindowTitle();
-  // The window's own question, shown whatever the page shows (sessions may run in a
-  // backend this page could not load).
-  const asked = useStore(uiStore, (s) => s.closeQuestion);
-  const closeQuestion = asked === null ? null : <CloseDialog sessionsAtWork={asked.sessionsAtWork} />;
 
   if (loading) {
     return (
@@ -124,7 +134,6 @@ export function App() {
             Retry
           </button>
         </div>
-        {closeQuestion}
       </div>
     );
   }
@@ -209,7 +218,6 @@ export function App() {
       {dialog?.kind === "delegate" ? <DelegateDialog parentId={dialog.parentId} /> : null}
       {dialog?.kind === "message" ? <MessageDialog agentId={dialog.agentId} /> : null}
       {dialog?.kind === "budget" ? <BudgetDialog agentId={dialog.agentId} /> : null}
-      {closeQuestion}
       <McpTrustDialog />
       <ErrorBanners />
     </div>

@@ -3,6 +3,7 @@ import { act, fireEvent, render, screen } from "@testing-library/react";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import type { WindowRequest } from "../bindings";
 import { App } from "../App";
+import { askTrust, trustStore } from "../store/trust";
 import { uiStore } from "../store/ui";
 import { eventMaker } from "../test/events";
 import { appState, applyEvents, resetStores, sessionInfo } from "../test/stores";
@@ -89,16 +90,56 @@ describe("closing the window while agents work", () => {
     const modals = screen.getAllByRole("dialog");
     expect(modals.at(-1)).toBe(screen.getByTestId("close-dialog"));
     expect(document.activeElement).toBe(screen.getByTestId("close-keep"));
+    // Ctrl+H would leave for the history and drop the form: not while a dialog is open.
+    fireEvent.keyDown(window, { key: "h", ctrlKey: true });
+    expect(uiStore.get().view).toBe("session");
     fireEvent.click(screen.getByTestId("close-cancel"));
     expect(screen.queryByTestId("close-dialog")).toBeNull();
     expect(prompt().value).toBe("Count the text files, then the lines");
+    expect(document.activeElement).toBe(prompt());
     expect(uiStore.get().dialog).toEqual({ kind: "delegate", parentId: "agent-main" });
 
     act(() => shell().onmessage({ kind: "close_asked", sessions_at_work: 1 }));
     fireEvent.keyDown(screen.getByTestId("close-keep"), { key: "Escape" });
     expect(screen.queryByTestId("close-dialog")).toBeNull();
     expect(prompt().value).toBe("Count the text files, then the lines");
+    expect(document.activeElement).toBe(prompt());
     expect(commands.closeWindow).not.toHaveBeenCalled();
+  });
+
+  it("asks above the question about a workspace's servers, which stays for after", () => {
+    act(() => {
+      void askTrust({
+        workspace: "/w",
+        path: "/w/.mcp.json",
+        servers: [{ name: "slow-mount", transport: "stdio", command: "/bin/true", args: [], env_names: [], defined_in: ".mcp.json" }],
+        hooks: [],
+        allows: [],
+        trusted: false,
+        changed_since_trusted: false,
+        sha256: "abc",
+      });
+    });
+    expect(screen.getByTestId("mcp-trust-dialog")).toBeTruthy();
+    act(() => shell().onmessage({ kind: "close_asked", sessions_at_work: 1 }));
+    expect(screen.getAllByRole("dialog").at(-1)).toBe(screen.getByTestId("close-dialog"));
+    expect(document.activeElement).toBe(screen.getByTestId("close-keep"));
+    fireEvent.click(screen.getByTestId("close-cancel"));
+    expect(screen.getByTestId("mcp-trust-dialog")).toBeTruthy();
+    expect(trustStore.get()).not.toBeNull();
+    act(() => trustStore.set(() => null));
+  });
+
+  it("asks while the page still waits for the backend's first answer", () => {
+    act(() => uiStore.set((s) => ({ ...s, app: null, appLoading: true })));
+    expect(screen.getByText("Starting Arbor…")).toBeTruthy();
+    act(() => shell().onmessage({ kind: "close_asked", sessions_at_work: 2 }));
+    const question = screen.getByTestId("close-dialog");
+    expect(question.textContent).toContain("Agents are at work in 2 sessions");
+    // The answer comes and the screen changes under the question: the same one, not drawn anew.
+    act(() => uiStore.set((s) => ({ ...s, app: appState(), appLoading: false })));
+    expect(screen.queryByText("Starting Arbor…")).toBeNull();
+    expect(screen.getByTestId("close-dialog")).toBe(question);
   });
 
   it("asks on the screen a page shows when it could not reach the backend, too", () => {

@@ -99,7 +99,10 @@ export function applyAppState(app: AppState): void {
   const ui = uiStore.get();
   // The commands that answer one run side by side in the backend: an answer older than the
   // one shown (taken before a save's, say) would undo what the person just did.
-  if (ui.app !== null && app.taken < ui.app.taken) return;
+  if (ui.app !== null && app.taken < ui.app.taken) {
+    patchUi({ appLoading: false, appError: null });
+    return;
+  }
   const patch: Partial<typeof ui> = { app, appLoading: false, appError: null };
   if (ui.app === null) {
     patch.workspace = app.settings.last_workspace ?? app.default_workspace;

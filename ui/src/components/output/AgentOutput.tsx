@@ -33,7 +33,7 @@ export function AgentOutput({ id }: { id: AgentId }) {
   const showThoughts = useStore(uiStore, (s) => s.showSubagentThoughts);
   const node = useSession((s) => s.agents[id]);
   // Behind a dialog the output waits: the dialog's keys come first (hooks/useHeld.ts).
-  const behindDialog = useStore(uiStore, (s) => s.dialog !== null);
+  const behindDialog = useStore(uiStore, (s) => s.dialog !== null || s.closeQuestion !== null);
   const all = useHeld(
     useSession((s) => visibleItems(s, id, showThoughts)),
     behindDialog,
