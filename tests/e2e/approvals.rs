@@ -5,13 +5,13 @@
 //! edits the child gets, and a workspace's MCP servers trusted before they run
 //! (a `.mcp.json` that hangs when read keeps that question waiting, not the window).
 
-use crate::harness::{App, O_NONBLOCK};
+use crate::harness::{App, make_fifo};
 use crate::scripted;
 use fantoccini::Locator;
 use fantoccini::elements::Element;
 use fantoccini::key::Key;
 use std::io::Write;
-use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::time::Duration;
 
@@ -261,16 +261,14 @@ async fn a_workspace_file_that_hangs_keeps_its_question_waiting_not_the_window()
     let app = App::launch_scripted(&server).await;
     app.find("[data-testid=prompt-input]").await;
     let mcp = app.file(".mcp.json");
-    let made = std::process::Command::new("mkfifo").arg(&mcp).status().unwrap();
-    assert!(made.success(), "mkfifo {}", mcp.display());
+    make_fifo(&mcp);
 
     // The FIFO opens to write (without waiting) once the page's question has opened it to read.
     // The send and the wait go together: a window frozen by the read would never finish the click.
     let asked = tokio::time::timeout(Duration::from_secs(30), async {
-        let opened = || async { std::fs::OpenOptions::new().write(true).custom_flags(O_NONBLOCK).open(&mcp).ok() };
         let ((), held) = tokio::join!(
             app.send_prompt("Echo something through MCP"),
-            app.wait("the page to read the workspace's .mcp.json", opened)
+            app.fifo_read_by_app(&mcp, "the page to read the workspace's .mcp.json")
         );
         app.click("[data-testid=history-button]").await;
         app.find("[data-testid=history-empty]").await;

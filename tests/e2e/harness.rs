@@ -13,7 +13,14 @@ use std::time::{Duration, Instant};
 /// How long a step may take before the test fails (first paint alone can take seconds here).
 pub const PATIENCE: Duration = Duration::from_secs(40);
 /// Linux's `O_NONBLOCK`: a FIFO opened to write with it fails at once while no one reads it.
-pub const O_NONBLOCK: i32 = 0o4000;
+const O_NONBLOCK: i32 = 0o4000;
+
+/// Makes `path` a FIFO, standing in for a file that hangs when read (a dead mount): a
+/// read of it waits until the test writes and closes it.
+pub fn make_fifo(path: &Path) {
+    let made = Command::new("mkfifo").arg(path).status().unwrap();
+    assert!(made.success(), "mkfifo {}", path.display());
+}
 /// The driver's and the app's output, in the test's own directory.
 const APP_OUTPUT: &str = "app-output.log";
 /// How much of the page's console a failed wait quotes.
@@ -529,6 +536,14 @@ impl App {
     }
 
     /// The app's log (its data dir's `arbor-desktop.log`).
+    /// The FIFO at `path` ([`make_fifo`]) opened to write, once the app has opened it to
+    /// read (`what` names that read); the read then waits for what the test writes.
+    pub async fn fifo_read_by_app(&self, path: &Path, what: &str) -> std::fs::File {
+        use std::os::unix::fs::OpenOptionsExt;
+        self.wait(what, || async { std::fs::OpenOptions::new().write(true).custom_flags(O_NONBLOCK).open(path).ok() })
+            .await
+    }
+
     pub fn log(&self) -> String {
         std::fs::read_to_string(self._dir.path().join("data").join("arbor-desktop.log")).unwrap_or_default()
     }

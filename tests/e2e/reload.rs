@@ -6,12 +6,11 @@
 //! and a card's answer runs its call. A session whose start was under way as
 //! the page went is joined by the new page too.
 
-use crate::harness::{App, O_NONBLOCK, PATIENCE, exists};
+use crate::harness::{App, PATIENCE, exists, make_fifo};
 use crate::scripted;
 use crate::sessions::card_of_session;
 use fantoccini::Locator;
 use std::io::Write;
-use std::os::unix::fs::OpenOptionsExt;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[cfg_attr(
@@ -103,17 +102,12 @@ async fn a_session_started_as_the_page_reloads_is_joined_by_the_new_page() {
     let claude = app.claude_dir();
     std::fs::create_dir_all(&claude).unwrap();
     let settings = claude.join("settings.json");
-    let made = std::process::Command::new("mkfifo").arg(&settings).status().unwrap();
-    assert!(made.success(), "mkfifo {}", settings.display());
+    make_fifo(&settings);
 
     app.send_prompt("RELOAD-LATE: write the late file").await;
     // The FIFO opens to write (without waiting) once the start has opened it to read: the start
     // then waits for the text.
-    let mut held = app
-        .wait("the start to read Claude Code's settings", || async {
-            std::fs::OpenOptions::new().write(true).custom_flags(O_NONBLOCK).open(&settings).ok()
-        })
-        .await;
+    let mut held = app.fifo_read_by_app(&settings, "the start to read Claude Code's settings").await;
 
     // Tauri's page script sends a command whose request the reload aborts once more as its
     // page goes. Run twice, the start would also hold the app's runtime threads (on two cores,

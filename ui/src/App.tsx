@@ -38,6 +38,7 @@ import { installPaceEffects } from "./ipc/pace";
 import { installShownMemory } from "./ipc/sessions";
 import { installStillWhileTyping } from "./lib/stillWhileTyping";
 import { installWindowWatch } from "./ipc/window";
+import { modalOpen } from "./lib/approvalKeys";
 import { markInteractive } from "./lib/perf";
 import { bookStore } from "./store/review";
 import { liveStore, sessionStore } from "./store/sessionStore";
@@ -51,7 +52,7 @@ const TREE_PANE_ID = "agent-tree-pane";
 function onGlobalKey(e: KeyboardEvent): void {
   if ((e.ctrlKey || e.metaKey) && !e.altKey && !e.shiftKey && e.key.toLowerCase() === "h") {
     e.preventDefault();
-    if (document.querySelector('[aria-modal="true"]') === null) toggleHistory();
+    if (!modalOpen()) toggleHistory();
   }
 }
 

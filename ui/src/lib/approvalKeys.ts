@@ -64,12 +64,17 @@ export function isTextEntry(el: Element | null): boolean {
   return !["checkbox", "radio", "button", "submit", "reset", "range", "color", "file"].includes(type);
 }
 
+/** Whether a modal dialog is open in `doc` (any store's: they all draw through Modal): the keys are its own. */
+export function modalOpen(doc: Document = document): boolean {
+  return doc.querySelector('[aria-modal="true"]') !== null;
+}
+
 /** Keys act only outside text fields and while no dialog is open. */
 export function keysMayAct(target: Element | null, dialogOpen: boolean): boolean {
   if (dialogOpen || isTextEntry(target)) return false;
   // A dialog drawn by anything else (a portal, another store's modal) counts too.
   if (target?.closest('[role="dialog"]')) return false;
-  return (target?.ownerDocument ?? document).querySelector('[aria-modal="true"]') === null;
+  return !modalOpen(target?.ownerDocument ?? document);
 }
 
 /** The hint line under the inbox's header, in the order a person uses them. */

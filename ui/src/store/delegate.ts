@@ -7,7 +7,7 @@
  * live session's own.
  */
 import type { AgentId, AgentTypeInfo, SessionInfo, Value } from "../bindings";
-import { isTextEntry } from "../lib/approvalKeys";
+import { isTextEntry, modalOpen } from "../lib/approvalKeys";
 import { isDelegateShortcut, taskPrefill } from "../lib/delegate";
 import { bookStore } from "./review";
 import { effectiveSelection } from "./selectors";
@@ -65,7 +65,7 @@ export function delegateShortcut(e: KeyboardEvent): boolean {
   const ui = uiStore.get();
   if (ui.view !== "session" || ui.dialog !== null || trustStore.get() !== null) return false;
   // Any other modal (one a card opened, say) keeps the keys to itself.
-  if (document.querySelector('[aria-modal="true"]') !== null) return false;
+  if (modalOpen()) return false;
   if (bookStore.get().review !== null) return false;
   const parent = effectiveSelection(sessionStore.get(), ui.selected);
   if (parent === null) return false;
