@@ -102,8 +102,10 @@ pub async fn pump(
     let main = live.info.main_agent_id.clone();
     let mut translator = Translator::new(&session, main.clone(), subagents, false);
     let mut main_end = None;
-    // The requests the client is being asked, each told when it is resolved otherwise.
-    let mut asking: std::collections::HashMap<String, oneshot::Sender<()>> = std::collections::HashMap::new();
+    // The requests the client is being asked, each told when it is resolved otherwise; it
+    // answers once its question is withdrawn from the client.
+    let mut asking: std::collections::HashMap<String, oneshot::Sender<oneshot::Sender<()>>> =
+        std::collections::HashMap::new();
     while let Some(ev) = events.recv().await {
         for update in translator.translate(&ev) {
             if let Err(e) = cx.send_notification(update) {
@@ -126,7 +128,13 @@ pub async fn pump(
             }
             EventKind::ApprovalResolved(r) => {
                 if let Some(settled) = asking.remove(&r.request_id) {
-                    let _ = settled.send(());
+                    // Withdrawn before anything after it is sent (the turn's end, say): the
+                    // client never holds a question about a turn it was told had ended. An
+                    // ask that got its answer meanwhile drops `withdrawn` unanswered.
+                    let (withdrawn, on_withdrawn) = oneshot::channel();
+                    if settled.send(withdrawn).is_ok() {
+                        let _ = on_withdrawn.await;
+                    }
                 }
             }
             EventKind::AgentFinished(f) if ev.agent_id == main => main_end = Some(f.clone()),
@@ -173,8 +181,9 @@ struct Ask {
     route: String,
     request: ApprovalRequest,
     session: arbor_protocol::SessionId,
-    /// Told when the request is resolved (by the client's answer, a rule, a Stop).
-    resolved: oneshot::Receiver<()>,
+    /// Told when the request is resolved (by the client's answer, a rule, a Stop), with
+    /// whom to tell once the client's question is withdrawn.
+    resolved: oneshot::Receiver<oneshot::Sender<()>>,
 }
 
 impl Ask {
@@ -198,13 +207,16 @@ impl Ask {
             acp::ToolCallUpdate::new(r.call_id.clone(), fields),
             options,
         );
-        let asked = self.cx.send_request(ask).block_task();
+        // Boxed, so that it can be dropped (its `$/cancel_request` sent) before the withdrawal is told.
+        let mut asked = Box::pin(self.cx.send_request(ask).block_task());
         let response = tokio::select! {
-            response = asked => response,
+            response = asked.as_mut() => response,
             // Resolved otherwise (a rule another answer set, a Stop, its session closing): the
             // question is dropped, and dropping it sends the client `$/cancel_request` for it.
-            Ok(()) = self.resolved => {
+            Ok(withdrawn) = self.resolved => {
+                drop(asked);
                 tracing::info!(request = %r.request_id, "permission request withdrawn from the ACP client");
+                let _ = withdrawn.send(());
                 return;
             }
         };
